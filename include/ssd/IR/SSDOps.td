@@ -1,0 +1,158 @@
+//===- SSDOps.td - ssd dialect operations -----------------*- tablegen -*-===//
+
+#ifndef SSD_IR_SSDOPS_TD
+#define SSD_IR_SSDOPS_TD
+
+include "ssd/IR/SSDDialect.td"
+include "ssd/IR/SSDAttrs.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/IR/OpBase.td"
+
+class SSD_Op<string mnemonic, list<Trait> traits = []>
+    : Op<SSD_Dialect, mnemonic, traits>;
+
+// Element types and shapes are checked by the op verifier, which names the
+// operand and the numbers involved; the ODS constraints only fix the kind of
+// container so that the op never holds an unranked or non-shaped value.
+def SSD_TensorOrMemRef : AnyTypeOf<[AnyRankedTensor, AnyMemRef],
+                                   "ranked tensor or memref">;
+
+def SSD_ChunkScanVarlenOp : SSD_Op<"chunk_scan_varlen", [
+    AttrSizedOperandSegments,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Mamba-2 SSD scan over packed variable-length sequences, "
+                "with the recurrent state updated in place in a pool";
+  let description = [{
+    Forward Mamba-2 state-space-duality (SSD) scan over a packed batch of
+    variable-length sequences. Each sequence reads its recurrent state from a
+    slot of `ssm_pool`, scans its tokens, produces `y`, and writes its final
+    state back into the same slot, in place.
+
+    Shapes: T total tokens, H heads, P head_dim, G groups, N dstate,
+    S pool slots, batch sequences.
+
+    Operands (in the order of the reference function):
+
+    | operand             | shape              | element type                |
+    |---------------------|--------------------|-----------------------------|
+    | `x`                 | [T, H, P]          | model dtype (f32, f16, bf16)|
+    | `dt`                | [T, H]             | model dtype                 |
+    | `A`                 | [H]                | model dtype, `-exp(A_log)`  |
+    | `B`                 | [T, G, N]          | model dtype                 |
+    | `C`                 | [T, G, N]          | model dtype                 |
+    | `D` (optional)      | [H]                | model dtype                 |
+    | `dt_bias` (optional)| [H]                | model dtype                 |
+    | `ssm_pool`          | [S, H, P, N]       | f32, or bf16 (storage only) |
+    | `query_start_loc`   | [batch + 1]        | i32                         |
+    | `has_initial_state` (optional) | [batch] | i1                          |
+    | `cache_indices`     | [batch] or [1, batch] | i32 or ui32, read unsigned |
+    | `update_state` (optional) | [batch]      | i1                          |
+    | `y`                 | [T, H, P]          | model dtype                 |
+
+    Semantics, for every sequence b over tokens
+    t in [query_start_loc[b], query_start_loc[b+1]):
+
+    ```
+    slot = cache_indices[b]
+    S    = has_initial_state[b] ? ssm_pool[slot] : 0      # [H, P, N], f32
+    for t in order, for every head h, with g = h / (H / G):
+      d        = dt_bias ? softplus(dt[t,h] + dt_bias[h]) : dt[t,h]
+      S[h]     = exp(d * A[h]) * S[h] + d * outer(x[t,h,:], B[t,g,:])
+      y[t,h,:] = S[h] @ C[t,g,:] (+ D[h] * x[t,h,:] when D is present)
+    if update_state is absent or update_state[b]: ssm_pool[slot] = S
+    ```
+
+    `softplus(v) = v > 20 ? v : log1p(exp(v))`. Arithmetic accumulates in
+    f32; y is rounded once to the model dtype; a bf16 pool is rounded to
+    nearest-even on write.
+
+    In-place pool contract:
+    - `ssm_pool` is always a memref; the op reads and writes it in place and
+      has no other effect on memory (other memref operands are read, the `y`
+      output memref is written).
+    - A slot that no writing sequence names stays bit-identical; so does the
+      slot of a sequence whose `update_state` is false, although it was read.
+    - Several sequences may name one slot if at most one of them writes it.
+    - Cache index 0xFFFFFFFF (-1 as i32) marks a padding sequence: it starts
+      from zero and writes no state; its rows of `y` are still computed.
+    - A sequence of length 0 produces no rows of `y`; if it writes, it writes
+      its initial state.
+
+    Two forms of the op:
+    - tensor form: every operand but `ssm_pool` is a tensor, and `y` is the
+      result;
+    - memref form: every operand is a memref, `y` is passed with `outs(...)`
+      and the op has no results.
+
+    The optional `form` attribute (`#ssd<form serial>` or
+    `#ssd<form chunked>`) and `chunk_size` record the algorithm chosen by
+    `ssd-select-form`.
+
+    Example (memref form, decode of 8 sequences, Mamba2-2.7B shapes):
+
+    ```mlir
+    ssd.chunk_scan_varlen
+        x(%x : memref<8x80x64xbf16>) dt(%dt : memref<8x80xbf16>)
+        A(%A : memref<80xbf16>) B(%B : memref<8x1x128xbf16>)
+        C(%C : memref<8x1x128xbf16>) D(%D : memref<80xbf16>)
+        dt_bias(%dt_bias : memref<80xbf16>)
+        ssm_pool(%pool : memref<64x80x64x128xf32>)
+        query_start_loc(%qsl : memref<9xi32>)
+        has_initial_state(%init : memref<8xi1>)
+        cache_indices(%slots : memref<8xi32>)
+        outs(%y : memref<8x80x64xbf16>)
+    ```
+  }];
+
+  let arguments = (ins
+    SSD_TensorOrMemRef:$x,
+    SSD_TensorOrMemRef:$dt,
+    SSD_TensorOrMemRef:$A,
+    SSD_TensorOrMemRef:$B,
+    SSD_TensorOrMemRef:$C,
+    Optional<SSD_TensorOrMemRef>:$D,
+    Optional<SSD_TensorOrMemRef>:$dt_bias,
+    AnyMemRef:$ssm_pool,
+    SSD_TensorOrMemRef:$query_start_loc,
+    Optional<SSD_TensorOrMemRef>:$has_initial_state,
+    SSD_TensorOrMemRef:$cache_indices,
+    Optional<SSD_TensorOrMemRef>:$update_state,
+    Optional<AnyMemRef>:$y_out,
+    OptionalAttr<SSD_FormAttr>:$form,
+    OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$chunk_size
+  );
+  let results = (outs Optional<AnyRankedTensor>:$y);
+
+  let assemblyFormat = [{
+    `x` `(` $x `:` type($x) `)`
+    `dt` `(` $dt `:` type($dt) `)`
+    `A` `(` $A `:` type($A) `)`
+    `B` `(` $B `:` type($B) `)`
+    `C` `(` $C `:` type($C) `)`
+    (`D` `(` $D^ `:` type($D) `)`)?
+    (`dt_bias` `(` $dt_bias^ `:` type($dt_bias) `)`)?
+    `ssm_pool` `(` $ssm_pool `:` type($ssm_pool) `)`
+    `query_start_loc` `(` $query_start_loc `:` type($query_start_loc) `)`
+    (`has_initial_state` `(` $has_initial_state^ `:`
+        type($has_initial_state) `)`)?
+    `cache_indices` `(` $cache_indices `:` type($cache_indices) `)`
+    (`update_state` `(` $update_state^ `:` type($update_state) `)`)?
+    (`outs` `(` $y_out^ `:` type($y_out) `)`)?
+    attr-dict (`->` type($y)^)?
+  }];
+
+  let extraClassDeclaration = [{
+    /// True for the tensor form (y is a result), false for the memref form.
+    bool hasTensorSemantics() { return getNumResults() == 1; }
+    /// The value that holds y: the result in the tensor form, the `outs`
+    /// buffer in the memref form.
+    ::mlir::Value getYValue() {
+      return hasTensorSemantics() ? ::mlir::Value(getY())
+                                  : ::mlir::Value(getYOut());
+    }
+  }];
+
+  let hasVerifier = 1;
+}
+
+#endif // SSD_IR_SSDOPS_TD

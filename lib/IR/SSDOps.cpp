@@ -1,0 +1,252 @@
+//===- SSDOps.cpp - ssd dialect operations --------------------------------===//
+
+#include "ssd/IR/SSDOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/StringMap.h"
+
+using namespace mlir;
+using namespace mlir::ssd;
+
+#define GET_OP_CLASSES
+#include "ssd/IR/SSDOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Verifier
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// One named operand with its expected rank and the extents its dimensions
+/// carry, e.g. x = [T, H, P]. A null value means the operand is absent.
+struct OperandSpec {
+  StringRef name;
+  Value value;
+  SmallVector<StringRef, 4> dims;
+};
+
+/// Binds the op's extents (T, H, P, ...) to numbers. Dynamic dimensions are
+/// free; the first static dimension naming an extent fixes it and every later
+/// static one must agree, so that a message can name both operands involved.
+class ExtentBinder {
+public:
+  explicit ExtentBinder(Operation *op) : op(op) {}
+
+  LogicalResult bind(StringRef extent, int64_t size, const Twine &where) {
+    if (ShapedType::isDynamic(size))
+      return success();
+    auto [it, inserted] = bound.try_emplace(extent, size, where.str());
+    if (inserted || it->second.first == size)
+      return success();
+    return op->emitOpError()
+           << where << " (" << size << ") does not match " << extent << " ("
+           << it->second.first << ") given by " << it->second.second;
+  }
+
+  std::optional<int64_t> get(StringRef extent) const {
+    auto it = bound.find(extent);
+    if (it == bound.end())
+      return std::nullopt;
+    return it->second.first;
+  }
+
+private:
+  Operation *op;
+  llvm::StringMap<std::pair<int64_t, std::string>> bound;
+};
+
+std::string describeDims(ArrayRef<StringRef> dims) {
+  std::string text = "[";
+  llvm::raw_string_ostream os(text);
+  llvm::interleaveComma(dims, os);
+  os << "]";
+  return text;
+}
+
+bool isModelDType(Type type) { return type.isF32() || type.isF16() || type.isBF16(); }
+
+} // namespace
+
+LogicalResult ChunkScanVarlenOp::verify() {
+  Operation *op = getOperation();
+  const bool tensorForm = isa<RankedTensorType>(getX().getType());
+
+  // Every operand other than the pool and y has the container kind of x: a
+  // mixed op has no bufferization story and no lowering.
+  SmallVector<std::pair<StringRef, Value>> formOperands = {
+      {"dt", getDt()},
+      {"A", getA()},
+      {"B", getB()},
+      {"C", getC()},
+      {"D", getD()},
+      {"dt_bias", getDtBias()},
+      {"query_start_loc", getQueryStartLoc()},
+      {"has_initial_state", getHasInitialState()},
+      {"cache_indices", getCacheIndices()},
+      {"update_state", getUpdateState()}};
+  for (auto [name, value] : formOperands) {
+    if (!value || isa<RankedTensorType>(value.getType()) == tensorForm)
+      continue;
+    return emitOpError() << "operand '" << name << "' is a "
+                         << (tensorForm ? "memref" : "tensor") << " but 'x' is a "
+                         << (tensorForm ? "tensor" : "memref")
+                         << ": every operand but ssm_pool must be a tensor "
+                            "(tensor form) or every one a memref (memref form)";
+  }
+  if (tensorForm && (getYOut() || getNumResults() != 1))
+    return emitOpError() << "the tensor form returns y as its one result and "
+                            "takes no 'outs' buffer";
+  if (!tensorForm && (!getYOut() || getNumResults() != 0))
+    return emitOpError() << "the memref form takes y as an 'outs' memref and "
+                            "has no results";
+
+  Value y = getYValue();
+  auto cacheIndicesType = cast<ShapedType>(getCacheIndices().getType());
+  bool cacheIndicesRow = cacheIndicesType.getRank() == 2;
+  SmallVector<OperandSpec> specs = {
+      {"x", getX(), {"T", "H", "P"}},
+      {"dt", getDt(), {"T", "H"}},
+      {"A", getA(), {"H"}},
+      {"B", getB(), {"T", "G", "N"}},
+      {"C", getC(), {"T", "G", "N"}},
+      {"D", getD(), {"H"}},
+      {"dt_bias", getDtBias(), {"H"}},
+      {"ssm_pool", getSsmPool(), {"S", "H", "P", "N"}},
+      {"query_start_loc", getQueryStartLoc(), {"batch + 1"}},
+      {"has_initial_state", getHasInitialState(), {"batch"}},
+      {"cache_indices", getCacheIndices(),
+       cacheIndicesRow ? SmallVector<StringRef, 4>{"1", "batch"}
+                       : SmallVector<StringRef, 4>{"batch"}},
+      {"update_state", getUpdateState(), {"batch"}},
+      {"y", y, {"T", "H", "P"}}};
+
+  for (const OperandSpec &spec : specs) {
+    if (!spec.value)
+      continue;
+    int64_t rank = cast<ShapedType>(spec.value.getType()).getRank();
+    if (spec.name == "cache_indices" && rank != 1 && rank != 2)
+      return emitOpError() << "'cache_indices' must have rank 1 ([batch]) or 2 "
+                              "([1, batch]), got rank "
+                           << rank;
+    if (rank != static_cast<int64_t>(spec.dims.size()))
+      return emitOpError() << "'" << spec.name << "' must have rank "
+                           << spec.dims.size() << " (" << describeDims(spec.dims)
+                           << "), got rank " << rank;
+  }
+
+  // Element types.
+  Type modelType = getElementTypeOrSelf(getX().getType());
+  if (!isModelDType(modelType))
+    return emitOpError() << "'x' element type must be f32, f16 or bf16 (the "
+                            "model dtype), got "
+                         << modelType;
+  for (StringRef name : {"dt", "A", "B", "C", "D", "dt_bias", "y"}) {
+    auto it = llvm::find_if(specs, [&](const OperandSpec &s) { return s.name == name; });
+    if (!it->value)
+      continue;
+    Type elementType = getElementTypeOrSelf(it->value.getType());
+    if (elementType != modelType)
+      return emitOpError() << "'" << name << "' element type " << elementType
+                           << " must match the model dtype " << modelType
+                           << " of 'x'";
+  }
+  Type poolType = getElementTypeOrSelf(getSsmPool().getType());
+  if (!poolType.isF32() && !poolType.isBF16())
+    return emitOpError() << "'ssm_pool' element type must be f32 or bf16, got "
+                         << poolType;
+  Type qslType = getElementTypeOrSelf(getQueryStartLoc().getType());
+  if (!qslType.isSignlessInteger(32))
+    return emitOpError() << "'query_start_loc' element type must be i32, got "
+                         << qslType;
+  Type indexType = cacheIndicesType.getElementType();
+  if (!indexType.isSignlessInteger(32) && !indexType.isUnsignedInteger(32))
+    return emitOpError() << "'cache_indices' element type must be i32 or ui32, got "
+                         << indexType;
+  for (auto [name, value] : {std::pair<StringRef, Value>{"has_initial_state",
+                                                         getHasInitialState()},
+                             {"update_state", getUpdateState()}}) {
+    if (!value)
+      continue;
+    Type elementType = getElementTypeOrSelf(value.getType());
+    if (!elementType.isSignlessInteger(1))
+      return emitOpError() << "'" << name << "' element type must be i1, got "
+                           << elementType;
+  }
+
+  // Extents shared between operands.
+  ExtentBinder extents(op);
+  for (const OperandSpec &spec : specs) {
+    if (!spec.value)
+      continue;
+    ArrayRef<int64_t> shape = cast<ShapedType>(spec.value.getType()).getShape();
+    for (auto [dim, extent] : llvm::enumerate(spec.dims)) {
+      int64_t size = shape[dim];
+      if (extent == "1") {
+        if (!ShapedType::isDynamic(size) && size != 1)
+          return emitOpError() << "'cache_indices' of rank 2 must have shape "
+                                  "[1, batch], got leading dimension "
+                               << size;
+        continue;
+      }
+      if (extent == "batch + 1") {
+        if (ShapedType::isDynamic(size))
+          continue;
+        if (size < 1)
+          return emitOpError() << "'query_start_loc' must hold batch + 1 >= 1 "
+                                  "offsets, got dimension "
+                               << size;
+        if (failed(extents.bind("batch", size - 1,
+                                Twine("'query_start_loc' dim 0 minus one"))))
+          return failure();
+        continue;
+      }
+      if (failed(extents.bind(extent, size,
+                              Twine("'") + spec.name + "' dim " + Twine(dim))))
+        return failure();
+    }
+  }
+
+  std::optional<int64_t> heads = extents.get("H");
+  std::optional<int64_t> groups = extents.get("G");
+  if (groups && *groups < 1)
+    return emitOpError() << "ngroups (" << *groups << ") must be positive";
+  if (heads && groups && *heads % *groups != 0)
+    return emitOpError() << "nheads (" << *heads
+                         << ") must be a multiple of ngroups (" << *groups << ")";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Side effects
+//===----------------------------------------------------------------------===//
+
+void ChunkScanVarlenOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
+  // Only memref operands touch memory: the pool is read and updated in place,
+  // the y buffer is written, every other buffer is read. Tensor operands are
+  // values and have no effect.
+  OpOperand &pool = getSsmPoolMutable();
+  for (OpOperand &operand : getOperation()->getOpOperands()) {
+    if (!isa<MemRefType>(operand.get().getType()))
+      continue;
+    if (&operand == &pool) {
+      effects.emplace_back(MemoryEffects::Read::get(), &operand,
+                           SideEffects::DefaultResource::get());
+      effects.emplace_back(MemoryEffects::Write::get(), &operand,
+                           SideEffects::DefaultResource::get());
+      continue;
+    }
+    bool isYOut = getYOut() && operand.getOperandNumber() ==
+                                   getOperation()->getNumOperands() - 1;
+    if (isYOut)
+      effects.emplace_back(MemoryEffects::Write::get(), &operand,
+                           SideEffects::DefaultResource::get());
+    else
+      effects.emplace_back(MemoryEffects::Read::get(), &operand,
+                           SideEffects::DefaultResource::get());
+  }
+}

@@ -1,0 +1,81 @@
+// RUN: ssd-opt %s | ssd-opt | FileCheck %s
+// RUN: ssd-opt %s -mlir-print-op-generic | ssd-opt | FileCheck %s
+// RUN: ssd-opt %s -emit-bytecode | ssd-opt | FileCheck %s
+
+// Both forms, every optional operand present and absent, both cache_indices
+// layouts and element types, static and dynamic extents, survive printing and
+// parsing in the custom, generic and bytecode syntaxes.
+
+// CHECK-LABEL: func.func @memref_form_all_operands
+// CHECK:      ssd.chunk_scan_varlen x(%{{[^ ]+}} : memref<?x80x64xbf16>) dt(%{{[^ ]+}} : memref<?x80xbf16>)
+// CHECK-SAME:   A(%{{[^ ]+}} : memref<80xbf16>) B(%{{[^ ]+}} : memref<?x1x128xbf16>) C(%{{[^ ]+}} : memref<?x1x128xbf16>)
+// CHECK-SAME:   D(%{{[^ ]+}} : memref<80xbf16>) dt_bias(%{{[^ ]+}} : memref<80xbf16>)
+// CHECK-SAME:   ssm_pool(%{{[^ ]+}} : memref<64x80x64x128xf32>) query_start_loc(%{{[^ ]+}} : memref<?xi32>)
+// CHECK-SAME:   has_initial_state(%{{[^ ]+}} : memref<?xi1>) cache_indices(%{{[^ ]+}} : memref<?xi32>)
+// CHECK-SAME:   update_state(%{{[^ ]+}} : memref<?xi1>) outs(%{{[^ ]+}} : memref<?x80x64xbf16>)
+// CHECK-SAME:   {chunk_size = 256 : i64, form = #ssd<form chunked>}
+// CHECK-NOT:  ->
+func.func @memref_form_all_operands(%x: memref<?x80x64xbf16>, %dt: memref<?x80xbf16>, %A: memref<80xbf16>,
+    %B: memref<?x1x128xbf16>, %C: memref<?x1x128xbf16>, %D: memref<80xbf16>, %bias: memref<80xbf16>,
+    %pool: memref<64x80x64x128xf32>, %qsl: memref<?xi32>, %init: memref<?xi1>, %ci: memref<?xi32>,
+    %upd: memref<?xi1>, %y: memref<?x80x64xbf16>) {
+  ssd.chunk_scan_varlen x(%x : memref<?x80x64xbf16>) dt(%dt : memref<?x80xbf16>) A(%A : memref<80xbf16>)
+      B(%B : memref<?x1x128xbf16>) C(%C : memref<?x1x128xbf16>) D(%D : memref<80xbf16>)
+      dt_bias(%bias : memref<80xbf16>) ssm_pool(%pool : memref<64x80x64x128xf32>)
+      query_start_loc(%qsl : memref<?xi32>) has_initial_state(%init : memref<?xi1>)
+      cache_indices(%ci : memref<?xi32>) update_state(%upd : memref<?xi1>)
+      outs(%y : memref<?x80x64xbf16>) {form = #ssd<form chunked>, chunk_size = 256}
+  return
+}
+
+// CHECK-LABEL: func.func @memref_form_required_only
+// CHECK:      ssd.chunk_scan_varlen x(%{{[^ ]+}} : memref<4x8x16xf16>) dt(%{{[^ ]+}} : memref<4x8xf16>)
+// CHECK-SAME:   A(%{{[^ ]+}} : memref<8xf16>) B(%{{[^ ]+}} : memref<4x8x32xf16>) C(%{{[^ ]+}} : memref<4x8x32xf16>)
+// CHECK-SAME:   ssm_pool(%{{[^ ]+}} : memref<16x8x16x32xbf16>) query_start_loc(%{{[^ ]+}} : memref<5xi32>)
+// CHECK-SAME:   cache_indices(%{{[^ ]+}} : memref<1x4xui32>) outs(%{{[^ ]+}} : memref<4x8x16xf16>)
+// CHECK-SAME:   {form = #ssd<form serial>}
+func.func @memref_form_required_only(%x: memref<4x8x16xf16>, %dt: memref<4x8xf16>, %A: memref<8xf16>,
+    %B: memref<4x8x32xf16>, %C: memref<4x8x32xf16>, %pool: memref<16x8x16x32xbf16>,
+    %qsl: memref<5xi32>, %ci: memref<1x4xui32>, %y: memref<4x8x16xf16>) {
+  ssd.chunk_scan_varlen x(%x : memref<4x8x16xf16>) dt(%dt : memref<4x8xf16>) A(%A : memref<8xf16>)
+      B(%B : memref<4x8x32xf16>) C(%C : memref<4x8x32xf16>) ssm_pool(%pool : memref<16x8x16x32xbf16>)
+      query_start_loc(%qsl : memref<5xi32>) cache_indices(%ci : memref<1x4xui32>)
+      outs(%y : memref<4x8x16xf16>) {form = #ssd<form serial>}
+  return
+}
+
+// CHECK-LABEL: func.func @tensor_form
+// CHECK:      %[[Y:.*]] = ssd.chunk_scan_varlen x(%{{[^ ]+}} : tensor<8x4x2xf32>) dt(%{{[^ ]+}} : tensor<8x4xf32>)
+// CHECK-SAME:   A(%{{[^ ]+}} : tensor<4xf32>) B(%{{[^ ]+}} : tensor<8x2x3xf32>) C(%{{[^ ]+}} : tensor<8x2x3xf32>)
+// CHECK-SAME:   D(%{{[^ ]+}} : tensor<4xf32>)
+// CHECK-NOT:    dt_bias
+// CHECK-SAME:   ssm_pool(%{{[^ ]+}} : memref<5x4x2x3xf32>) query_start_loc(%{{[^ ]+}} : tensor<3xi32>)
+// CHECK-NOT:    has_initial_state
+// CHECK-SAME:   cache_indices(%{{[^ ]+}} : tensor<1x2xui32>) update_state(%{{[^ ]+}} : tensor<2xi1>)
+// CHECK-SAME:   -> tensor<8x4x2xf32>
+// CHECK:      return %[[Y]]
+func.func @tensor_form(%x: tensor<8x4x2xf32>, %dt: tensor<8x4xf32>, %A: tensor<4xf32>,
+    %B: tensor<8x2x3xf32>, %C: tensor<8x2x3xf32>, %D: tensor<4xf32>, %pool: memref<5x4x2x3xf32>,
+    %qsl: tensor<3xi32>, %ci: tensor<1x2xui32>, %upd: tensor<2xi1>) -> tensor<8x4x2xf32> {
+  %y = ssd.chunk_scan_varlen x(%x : tensor<8x4x2xf32>) dt(%dt : tensor<8x4xf32>) A(%A : tensor<4xf32>)
+      B(%B : tensor<8x2x3xf32>) C(%C : tensor<8x2x3xf32>) D(%D : tensor<4xf32>)
+      ssm_pool(%pool : memref<5x4x2x3xf32>) query_start_loc(%qsl : tensor<3xi32>)
+      cache_indices(%ci : tensor<1x2xui32>) update_state(%upd : tensor<2xi1>) -> tensor<8x4x2xf32>
+  return %y : tensor<8x4x2xf32>
+}
+
+// CHECK-LABEL: func.func @tensor_form_dynamic
+// CHECK:      ssd.chunk_scan_varlen x(%{{[^ ]+}} : tensor<?x?x?xf32>)
+// CHECK-SAME:   dt_bias(%{{[^ ]+}} : tensor<?xf32>)
+// CHECK-SAME:   ssm_pool(%{{[^ ]+}} : memref<?x?x?x?xf32>)
+// CHECK-SAME:   has_initial_state(%{{[^ ]+}} : tensor<?xi1>) cache_indices(%{{[^ ]+}} : tensor<?xi32>)
+// CHECK-SAME:   -> tensor<?x?x?xf32>
+func.func @tensor_form_dynamic(%x: tensor<?x?x?xf32>, %dt: tensor<?x?xf32>, %A: tensor<?xf32>,
+    %B: tensor<?x?x?xf32>, %C: tensor<?x?x?xf32>, %bias: tensor<?xf32>, %pool: memref<?x?x?x?xf32>,
+    %qsl: tensor<?xi32>, %init: tensor<?xi1>, %ci: tensor<?xi32>) -> tensor<?x?x?xf32> {
+  %y = ssd.chunk_scan_varlen x(%x : tensor<?x?x?xf32>) dt(%dt : tensor<?x?xf32>) A(%A : tensor<?xf32>)
+      B(%B : tensor<?x?x?xf32>) C(%C : tensor<?x?x?xf32>) dt_bias(%bias : tensor<?xf32>)
+      ssm_pool(%pool : memref<?x?x?x?xf32>) query_start_loc(%qsl : tensor<?xi32>)
+      has_initial_state(%init : tensor<?xi1>) cache_indices(%ci : tensor<?xi32>) -> tensor<?x?x?xf32>
+  return %y : tensor<?x?x?xf32>
+}
