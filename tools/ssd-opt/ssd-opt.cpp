@@ -10,15 +10,21 @@
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "ssd/Conversion/Passes.h"
 #include "ssd/IR/SSDDialect.h"
+#include "ssd/Pipelines/Pipelines.h"
+#include "ssd/Transforms/Passes.h"
 
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
+  mlir::ssd::registerSSDTransformsPasses();
+  mlir::ssd::registerSSDConversionPasses();
+  mlir::ssd::registerSSDPipelines();
 
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
-  registry.insert<mlir::ssd::SSDDialect>();
+  mlir::ssd::registerSSDPipelineDependencies(registry);
 
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, "ssd optimizer driver: mlir-opt plus the ssd dialect\n",

@@ -1,0 +1,34 @@
+//===- Passes.h - ssd conversion passes -------------------------*- C++ -*-===//
+
+#ifndef SSD_CONVERSION_PASSES_H
+#define SSD_CONVERSION_PASSES_H
+
+#include "mlir/Pass/Pass.h"
+
+namespace mlir {
+class RewritePatternSet;
+namespace ssd {
+
+#define GEN_PASS_DECL
+#include "ssd/Conversion/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "ssd/Conversion/Passes.h.inc"
+
+/// Options of the loop lowering shared by the pass and the pattern entry
+/// point.
+struct LowerToLoopsOptions {
+  /// head_dim rows per parallel task of the serial form.
+  int64_t serialPTile = 16;
+};
+
+/// Adds the pattern that rewrites memref-form ssd.chunk_scan_varlen ops
+/// carrying a `form` attribute into scf loops, for hosts that run it in
+/// their own greedy or conversion driver.
+void populateSSDToLoopsPatterns(RewritePatternSet &patterns,
+                                const LowerToLoopsOptions &options = {});
+
+} // namespace ssd
+} // namespace mlir
+
+#endif // SSD_CONVERSION_PASSES_H

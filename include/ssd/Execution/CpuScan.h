@@ -1,0 +1,71 @@
+//===- CpuScan.h - compile one scan op for the host and run it --*- C++ -*-===//
+//
+// What `ssd-run --target cpu` and `ssd-bench` share: the module holding one
+// memref-form op for a problem's signature, its compilation through the
+// `ssd-to-cpu` pipeline into a JIT, and calls on host buffers.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SSD_EXECUTION_CPUSCAN_H
+#define SSD_EXECUTION_CPUSCAN_H
+
+#include "ssd/Runner/Problem.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ssd {
+
+struct CompileOptions {
+  std::string form = "auto";   ///< auto, chunked or serial
+  int64_t chunkSize = 256;
+  bool staticShapes = false;   ///< else T and batch are dynamic
+  bool openmp = true;          ///< outer loops on all cores
+};
+
+/// The module `ssd-run` compiles for `problem`'s signature: one func,
+/// `@chunk_scan_varlen`, whose arguments are the op's memrefs in operand
+/// order, holding the memref-form op. Before any pass.
+std::string buildScanModuleText(const ScanProblem &problem, bool staticShapes);
+
+/// The operands of one call in the memory layout the compiled function
+/// reads: model-dtype arrays as f32 or 16-bit patterns, masks as bytes.
+class HostOperands {
+public:
+  explicit HostOperands(const ScanProblem &problem);
+  /// y as float32 holding model-dtype values, and the pool as float32.
+  void readOutputs(std::vector<float> &y, std::vector<float> &pool) const;
+
+private:
+  friend class CpuScanKernel;
+  struct Buffer {
+    std::vector<uint8_t> bytes;
+    std::vector<int64_t> shape;
+  };
+  const ScanProblem &problem;
+  // In operand order; absent optional operands have no entry.
+  std::vector<Buffer> buffers;
+  size_t yIndex = 0, poolIndex = 0;
+};
+
+/// One compiled op, callable on any problem with the signature it was
+/// compiled for (with dynamic shapes: any T and batch).
+class CpuScanKernel {
+public:
+  ~CpuScanKernel();
+  static std::unique_ptr<CpuScanKernel>
+  compile(const ScanProblem &signature, const CompileOptions &options,
+          std::string &error);
+  /// Runs the op in place on `operands`; `seconds` gets the call's wall time.
+  bool run(HostOperands &operands, double &seconds, std::string &error);
+
+private:
+  CpuScanKernel();
+  struct Impl;
+  std::unique_ptr<Impl> impl;
+};
+
+} // namespace ssd
+
+#endif // SSD_EXECUTION_CPUSCAN_H

@@ -1,0 +1,82 @@
+//===- Problem.h - One ssd.chunk_scan_varlen problem on the host -*- C++ -*-===//
+//
+// Loads the input directory of ssd-run (SPEC section 3), validates it
+// against the operation's contract (SPEC section 1) and writes the outputs.
+// Plain C++17 with no exceptions; failures are one-line messages naming the
+// file and the problem.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SSD_RUNNER_PROBLEM_H
+#define SSD_RUNNER_PROBLEM_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ssd {
+
+enum class ModelDType { F32, F16, BF16 };
+
+/// Parses "f32", "f16" or "bf16".
+bool parseModelDType(const std::string &s, ModelDType &out);
+/// "f32", "f16" or "bf16".
+const char *toString(ModelDType t);
+/// Rounds to the nearest value of the model dtype (ties to even) and returns
+/// it widened back to float.
+float roundToModelDType(float v, ModelDType t);
+/// Same, straight from double with a single rounding (going through float
+/// first could round twice and differ in the last bit).
+float roundDoubleToModelDType(double v, ModelDType t);
+
+struct ScanProblem {
+  int64_t T = 0, H = 0, P = 0, G = 0, N = 0, S = 0, batch = 0;
+  ModelDType dtype = ModelDType::F32;
+  /// Row-major per the SPEC shapes, already rounded to `dtype`:
+  /// x [T,H,P], dt [T,H], A [H], B [T,G,N], C [T,G,N].
+  std::vector<float> x, dt, A, B, C;
+  bool hasD = false, hasDtBias = false;
+  /// [H] each, rounded to `dtype`; empty when absent.
+  std::vector<float> D, dtBias;
+  /// [S,H,P,N] float32 exactly as read (never rounded).
+  std::vector<float> pool;
+  /// [batch+1], validated: starts at 0, non-decreasing, ends at T.
+  std::vector<int32_t> queryStartLoc;
+  /// [batch], as unsigned; each is kPaddingSlot or < S.
+  std::vector<uint32_t> cacheIndices;
+  bool cacheIndicesRow = false;      ///< The file was [1,batch].
+  bool cacheIndicesUnsigned = false; ///< The file was uint32 (else int32).
+  bool hasInitialStatePresent = false, updateStatePresent = false;
+  /// [batch] of 0/1 each; empty when the file is absent.
+  std::vector<uint8_t> hasInitialState, updateState;
+
+  /// True when sequence b reads its slot (not padding, has_initial_state).
+  bool readsState(int64_t b) const;
+  /// True when sequence b writes its slot (not padding, update_state absent
+  /// or true).
+  bool writesState(int64_t b) const;
+};
+
+/// cache_indices value that marks a padding sequence (-1 as int32).
+constexpr uint32_t kPaddingSlot = 0xFFFFFFFFu;
+
+/// Loads DIR/x.npy, dt.npy, A.npy, B.npy, C.npy, ssm_pool.npy,
+/// query_start_loc.npy, cache_indices.npy and, when present, D.npy,
+/// dt_bias.npy, has_initial_state.npy, update_state.npy, and validates
+/// shapes, dtypes and the index contract. On failure returns false with a
+/// one-line error naming the file (as DIR/name.npy) and the problem, e.g.
+/// "in/cache_indices.npy: index 9 of sequence 2 is out of range for a pool of
+/// 4 slots".
+bool loadProblem(const std::string &dir, ModelDType dtype, ScanProblem &out,
+                 std::string &error);
+
+/// Writes y ([T,H,P]) and the pool ([S,H,P,N]) as float32 DIR/y.npy and
+/// DIR/ssm_pool.npy, creating DIR if needed. Both are written under
+/// temporary names first and renamed only when both succeeded.
+bool writeOutputs(const std::string &dir, const ScanProblem &p,
+                  const std::vector<float> &y, const std::vector<float> &pool,
+                  std::string &error);
+
+} // namespace ssd
+
+#endif // SSD_RUNNER_PROBLEM_H

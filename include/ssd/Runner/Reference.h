@@ -1,0 +1,37 @@
+//===- Reference.h - Double-precision reference of the SSD scan -*- C++ -*-===//
+//
+// The token-serial recurrence of SPEC section 1, evaluated in double on the
+// (already rounded) inputs of a ScanProblem. It is deliberately the most
+// direct transcription possible: it is what every compiled form is checked
+// against.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SSD_RUNNER_REFERENCE_H
+#define SSD_RUNNER_REFERENCE_H
+
+#include "ssd/Runner/Problem.h"
+
+#include <vector>
+
+namespace ssd {
+
+/// softplus(v) = v for v > 20, else log1p(exp(v)).
+double referenceSoftplus(double v);
+
+/// y: [T,H,P]. pool: [S,H,P,N], starting as a copy of p.pool; only the slots
+/// of writing sequences change. Padding sequences start from zero and write
+/// nothing. p must have passed loadProblem's validation (or be built to the
+/// same rules).
+void referenceScan(const ScanProblem &p, std::vector<double> &y,
+                   std::vector<double> &pool);
+
+/// y rounded once to the model dtype (held as float), pool rounded to
+/// float32.
+void roundOutputs(const ScanProblem &p, const std::vector<double> &y,
+                  const std::vector<double> &pool, std::vector<float> &yOut,
+                  std::vector<float> &poolOut);
+
+} // namespace ssd
+
+#endif // SSD_RUNNER_REFERENCE_H

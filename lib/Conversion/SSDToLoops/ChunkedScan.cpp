@@ -1,0 +1,345 @@
+//===- ChunkedScan.cpp - the chunked SSD scan as loops --------------------===//
+//
+// The SSD block decomposition. Each sequence is cut into chunks of at most
+// L = chunk_size tokens that never cross a sequence boundary. Within chunk k
+// of sequence b, head h (group g), with d_t the processed dt and
+// a_t = d_t A_h, let cum_t = sum_{r = first..t} a_r (inclusive) and
+// seg(s, t) = sum_{r = s+1..t} a_r, the log-decay from token s to token t:
+//
+//   1. cumsum:  d_t and cum_t                          per (chunk, head)
+//   2. state:   dS_k[p, n] = sum_s exp(seg(s, last)) d_s x[s, p] B[s, n]
+//               = Xwᵀ B, an (P x L)(L x N) matmul      per (chunk, head)
+//   3. CBᵀ:     G_k[i, j] = sum_n C[i, n] B[j, n], j <= i
+//               an (L x N)(N x L) matmul               per (chunk, group)
+//   4. passing: S_prev(k) = state entering chunk k:
+//               S_prev(first) = initial, S_prev(k+1) = exp(cum_last) S_prev(k) + dS_k
+//               serial over the chunks of a sequence, then pool[slot] = final S
+//                                                      per (sequence, head, p)
+//   5. output:  y[i, p] = exp(cum_i) sum_n C[i, n] S_prev[p, n]      (L x N)(N x P)
+//                       + sum_{j <= i} G[i, j] exp(seg(j, i)) d_j x[j, p]  (L x L)(L x P)
+//                       + D_h x[i, p]                  per (chunk, head, row)
+//
+// seg is accumulated from the later token backwards instead of formed as a
+// difference of cumsums: a difference of two large sums loses the digits
+// that matter for recent tokens. Every decay is exp(min(., 0)), so a masked
+// or out-of-order lane cannot overflow into inf * 0 = NaN.
+//
+// The work list (chunk -> sequence, first token, length) makes every phase a
+// flat parallel loop over chunks with data-independent structure; phase 5
+// runs rows up to L with a guard, the shape the GPU mapping needs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ScanEmitter.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+using namespace mlir;
+using namespace mlir::ssd;
+using namespace mlir::ssd::detail;
+
+namespace {
+
+/// Buffers the chunked form allocates for one op and frees after it.
+struct ChunkWorkspace {
+  Value chunkBegin;   // [batch + 1] index: first chunk of each sequence
+  Value chunkSeq;     // [K] index: sequence of each chunk
+  Value chunkFirst;   // [K] index: first token of each chunk
+  Value chunkLen;     // [K] index: tokens in each chunk (1..L)
+  Value numChunks;    // index: K, the number of chunks in use
+  Value dts;          // [T, H] f32: processed dt
+  Value cums;         // [T, H] f32: in-chunk inclusive cumsum of d A
+  Value states;       // [Kmax, H, P, N] f32: dS_k, then S_prev(k)
+  Value cb;           // [Kmax, G, L, L] f32: C Bᵀ per chunk and group
+
+  SmallVector<Value> all() const {
+    return {chunkBegin, chunkSeq, chunkFirst, chunkLen, dts, cums, states, cb};
+  }
+};
+
+/// One entry of the work list.
+struct Chunk {
+  Value seq, first, len, last;
+};
+
+class ChunkedScanBuilder {
+public:
+  ChunkedScanBuilder(ImplicitLocOpBuilder &b, ChunkScanVarlenOp op,
+                     int64_t chunkSize)
+      : e(b, op), chunkSize(chunkSize) {}
+
+  void build(ImplicitLocOpBuilder &b) {
+    allocate(b);
+    buildWorkList(b);
+    emitCumsum(b);
+    emitChunkStates(b);
+    emitChunkCB(b);
+    PoolWritePlan plan = e.planPoolWrites(b);
+    emitStatePassing(b, plan);
+    e.finishPoolWrites(b, plan);
+    emitOutput(b);
+    for (Value buffer : ws.all())
+      memref::DeallocOp::create(b, buffer);
+  }
+
+private:
+  ScanEmitter e;
+  int64_t chunkSize;
+  ChunkWorkspace ws;
+  Value maxChunks;
+
+  Value add(ImplicitLocOpBuilder &b, Value l, Value r) {
+    return arith::AddIOp::create(b, l, r);
+  }
+  Value sub(ImplicitLocOpBuilder &b, Value l, Value r) {
+    return arith::SubIOp::create(b, l, r);
+  }
+  Value fadd(ImplicitLocOpBuilder &b, Value l, Value r) {
+    return arith::AddFOp::create(b, l, r);
+  }
+  Value fmul(ImplicitLocOpBuilder &b, Value l, Value r) {
+    return arith::MulFOp::create(b, l, r);
+  }
+  Value load(ImplicitLocOpBuilder &b, Value memref, ValueRange indices) {
+    return memref::LoadOp::create(b, memref, indices);
+  }
+  void store(ImplicitLocOpBuilder &b, Value v, Value memref, ValueRange indices) {
+    memref::StoreOp::create(b, v, memref, indices);
+  }
+  Value alloc(ImplicitLocOpBuilder &b, ArrayRef<Value> sizes, Type elementType) {
+    SmallVector<int64_t> shape(sizes.size(), ShapedType::kDynamic);
+    return memref::AllocOp::create(b, MemRefType::get(shape, elementType),
+                                   sizes);
+  }
+
+  Chunk chunk(ImplicitLocOpBuilder &b, Value k) {
+    Chunk c;
+    c.seq = load(b, ws.chunkSeq, k);
+    c.first = load(b, ws.chunkFirst, k);
+    c.len = load(b, ws.chunkLen, k);
+    c.last = sub(b, add(b, c.first, c.len), e.index(b, 1));
+    return c;
+  }
+
+  // Sum over sequences of ceil(len / L) <= ceil(T / L) + batch.
+  void allocate(ImplicitLocOpBuilder &b) {
+    Value L = e.index(b, chunkSize);
+    maxChunks = add(b, arith::CeilDivUIOp::create(b, e.tokens, L), e.batch);
+    Type index = b.getIndexType();
+    ws.chunkBegin = alloc(b, {add(b, e.batch, e.index(b, 1))}, index);
+    ws.chunkSeq = alloc(b, {maxChunks}, index);
+    ws.chunkFirst = alloc(b, {maxChunks}, index);
+    ws.chunkLen = alloc(b, {maxChunks}, index);
+    ws.dts = alloc(b, {e.tokens, e.heads}, e.f32);
+    ws.cums = alloc(b, {e.tokens, e.heads}, e.f32);
+    ws.states = alloc(b, {maxChunks, e.heads, e.headDim, e.dstate}, e.f32);
+    ws.cb = alloc(b, {maxChunks, e.groups, L, L}, e.f32);
+  }
+
+  // Serial over sequences; cheap (batch + K stores) next to any phase below.
+  void buildWorkList(ImplicitLocOpBuilder &b) {
+    Value zero = e.index(b, 0), L = e.index(b, chunkSize);
+    ws.numChunks = e.reduce(
+        b, zero, e.batch, zero,
+        [&](ImplicitLocOpBuilder &b, Value seq, Value next) -> Value {
+          store(b, next, ws.chunkBegin, seq);
+          SequenceInfo s = e.sequence(b, seq);
+          Value len = sub(b, arith::MaxSIOp::create(b, s.end, s.begin), s.begin);
+          Value count = arith::CeilDivUIOp::create(b, len, L);
+          // Never write past the work list, even for offsets that break the
+          // op's contract.
+          count = arith::MinUIOp::create(b, count, sub(b, maxChunks, next));
+          e.loop(b, zero, count, [&](ImplicitLocOpBuilder &b, Value c) {
+            Value k = add(b, next, c);
+            Value first = add(b, s.begin, arith::MulIOp::create(b, c, L));
+            store(b, seq, ws.chunkSeq, k);
+            store(b, first, ws.chunkFirst, k);
+            store(b, arith::MinUIOp::create(b, L, sub(b, s.end, first)),
+                  ws.chunkLen, k);
+          });
+          return add(b, next, count);
+        });
+    store(b, ws.numChunks, ws.chunkBegin, e.batch);
+  }
+
+  // Phase 1: d_t and cum_t for every token of every chunk and head.
+  void emitCumsum(ImplicitLocOpBuilder &b) {
+    e.parallel(b, {ws.numChunks, e.heads}, [&](ImplicitLocOpBuilder &b,
+                                               ValueRange ivs) {
+      Value head = ivs[1];
+      Chunk c = chunk(b, ivs[0]);
+      Value a = e.loadF32(b, e.A, {head});
+      e.reduce(b, c.first, add(b, c.first, c.len), e.f32Const(b, 0.0),
+               [&](ImplicitLocOpBuilder &b, Value t, Value cum) -> Value {
+                 Value d = e.processedDt(b, t, head);
+                 store(b, d, ws.dts, {t, head});
+                 Value next = fadd(b, cum, fmul(b, d, a));
+                 store(b, next, ws.cums, {t, head});
+                 return next;
+               });
+    });
+  }
+
+  // Phase 2: dS_k[p, :] = sum_s exp(seg(s, last)) d_s x[s, p] B[s, :],
+  // walking s from the chunk's last token back so seg is a running sum.
+  void emitChunkStates(ImplicitLocOpBuilder &b) {
+    e.parallel(b, {ws.numChunks, e.heads, e.headDim},
+               [&](ImplicitLocOpBuilder &b, ValueRange ivs) {
+      Value k = ivs[0], head = ivs[1], p = ivs[2];
+      Chunk c = chunk(b, k);
+      Value group = e.groupOf(b, head);
+      Value a = e.loadF32(b, e.A, {head});
+      Value zero = e.index(b, 0);
+      e.loop(b, zero, e.dstate, [&](ImplicitLocOpBuilder &b, Value n) {
+        store(b, e.f32Const(b, 0.0), ws.states, {k, head, p, n});
+      });
+      e.reduce(b, zero, c.len, e.f32Const(b, 0.0),
+               [&](ImplicitLocOpBuilder &b, Value back, Value seg) -> Value {
+                 Value s = sub(b, c.last, back);
+                 Value d = load(b, ws.dts, {s, head});
+                 Value weight = fmul(b, fmul(b, e.decay(b, seg), d),
+                                     e.loadF32(b, e.x, {s, head, p}));
+                 e.loop(b, zero, e.dstate, [&](ImplicitLocOpBuilder &b, Value n) {
+                   Value acc = load(b, ws.states, {k, head, p, n});
+                   Value bv = e.loadF32(b, e.B, {s, group, n});
+                   store(b, fadd(b, acc, fmul(b, weight, bv)), ws.states,
+                         {k, head, p, n});
+                 });
+                 return fadd(b, seg, fmul(b, d, a));
+               });
+    });
+  }
+
+  // Phase 3: G_k = C Bᵀ (lower triangle) per chunk and group, shared by the
+  // H / G heads of the group.
+  void emitChunkCB(ImplicitLocOpBuilder &b) {
+    Value L = e.index(b, chunkSize);
+    e.parallel(b, {ws.numChunks, e.groups, L}, [&](ImplicitLocOpBuilder &b,
+                                                  ValueRange ivs) {
+      Value k = ivs[0], group = ivs[1], i = ivs[2];
+      Chunk c = chunk(b, k);
+      Value inChunk =
+          arith::CmpIOp::create(b, arith::CmpIPredicate::ult, i, c.len);
+      e.ifThen(b, inChunk, [&](ImplicitLocOpBuilder &b) {
+        Value ti = add(b, c.first, i);
+        Value zero = e.index(b, 0);
+        e.loop(b, zero, add(b, i, e.index(b, 1)),
+               [&](ImplicitLocOpBuilder &b, Value j) {
+          Value tj = add(b, c.first, j);
+          Value dot = e.reduce(
+              b, zero, e.dstate, e.f32Const(b, 0.0),
+              [&](ImplicitLocOpBuilder &b, Value n, Value acc) -> Value {
+                return fadd(b, acc,
+                            fmul(b, e.loadF32(b, e.C, {ti, group, n}),
+                                 e.loadF32(b, e.B, {tj, group, n})));
+              });
+          store(b, dot, ws.cb, {k, group, i, j});
+        });
+      });
+    });
+  }
+
+  // Phase 4: carry the state across each sequence's chunks. Element (p, n)
+  // of the state evolves independently, so each task owns a row p and walks
+  // the chunks in order, leaving S_prev(k) where dS_k was.
+  void emitStatePassing(ImplicitLocOpBuilder &b, const PoolWritePlan &plan) {
+    e.parallel(b, {e.batch, e.heads, e.headDim}, [&](ImplicitLocOpBuilder &b,
+                                                     ValueRange ivs) {
+      Value seq = ivs[0], head = ivs[1], p = ivs[2];
+      SequenceInfo s = e.sequence(b, seq);
+      Value firstChunk = load(b, ws.chunkBegin, seq);
+      Value endChunk = load(b, ws.chunkBegin, add(b, seq, e.index(b, 1)));
+      e.loop(b, e.index(b, 0), e.dstate, [&](ImplicitLocOpBuilder &b, Value n) {
+        Value initial = e.ifElse(
+            b, s.readsInitial, e.f32,
+            [&](ImplicitLocOpBuilder &b) {
+              return e.loadF32(b, e.pool, {s.slot, head, p, n});
+            },
+            [&](ImplicitLocOpBuilder &b) { return e.f32Const(b, 0.0); });
+        Value final = e.reduce(
+            b, firstChunk, endChunk, initial,
+            [&](ImplicitLocOpBuilder &b, Value k, Value state) -> Value {
+              Chunk c = chunk(b, k);
+              Value chunkDecay = e.decay(b, load(b, ws.cums, {c.last, head}));
+              Value contribution = load(b, ws.states, {k, head, p, n});
+              store(b, state, ws.states, {k, head, p, n});
+              return fadd(b, fmul(b, chunkDecay, state), contribution);
+            });
+        e.ifThen(b, s.writesState, [&](ImplicitLocOpBuilder &b) {
+          e.writeFinalState(b, plan, seq, s, head, p, n, final);
+        });
+      });
+    });
+  }
+
+  // Phase 5: y for row i of chunk k and head h, accumulated over p in a
+  // small buffer so each decay weight is formed once per (i, j), not per p.
+  void emitOutput(ImplicitLocOpBuilder &b) {
+    Value L = e.index(b, chunkSize);
+    e.parallel(b, {ws.numChunks, e.heads, L}, [&](ImplicitLocOpBuilder &b,
+                                                  ValueRange ivs) {
+      Value k = ivs[0], head = ivs[1], i = ivs[2];
+      Chunk c = chunk(b, k);
+      Value inChunk =
+          arith::CmpIOp::create(b, arith::CmpIPredicate::ult, i, c.len);
+      e.ifThen(b, inChunk, [&](ImplicitLocOpBuilder &b) {
+        Value zero = e.index(b, 0);
+        Value t = add(b, c.first, i);
+        Value group = e.groupOf(b, head);
+        Value a = e.loadF32(b, e.A, {head});
+        Value acc = memref::AllocaOp::create(
+            b, MemRefType::get({ShapedType::kDynamic}, e.f32),
+            ValueRange{e.headDim});
+
+        // Inter-chunk term (+ skip): exp(cum_i) C_i · S_prev[p, :] + D x.
+        Value inter = e.decay(b, load(b, ws.cums, {t, head}));
+        e.loop(b, zero, e.headDim, [&](ImplicitLocOpBuilder &b, Value p) {
+          Value dot = e.reduce(
+              b, zero, e.dstate, e.f32Const(b, 0.0),
+              [&](ImplicitLocOpBuilder &b, Value n, Value sum) -> Value {
+                return fadd(b, sum,
+                            fmul(b, e.loadF32(b, e.C, {t, group, n}),
+                                 load(b, ws.states, {k, head, p, n})));
+              });
+          Value v = fmul(b, inter, dot);
+          if (e.D)
+            v = fadd(b, v, fmul(b, e.loadF32(b, e.D, {head}),
+                                e.loadF32(b, e.x, {t, head, p})));
+          store(b, v, acc, p);
+        });
+
+        // Intra-chunk term, j from i down to the chunk's first row.
+        e.reduce(b, zero, add(b, i, e.index(b, 1)), e.f32Const(b, 0.0),
+                 [&](ImplicitLocOpBuilder &b, Value back, Value seg) -> Value {
+          Value j = sub(b, i, back);
+          Value s = add(b, c.first, j);
+          Value d = load(b, ws.dts, {s, head});
+          Value weight = fmul(b, fmul(b, load(b, ws.cb, {k, group, i, j}),
+                                      e.decay(b, seg)),
+                              d);
+          e.loop(b, zero, e.headDim, [&](ImplicitLocOpBuilder &b, Value p) {
+            Value term = fmul(b, weight, e.loadF32(b, e.x, {s, head, p}));
+            store(b, fadd(b, load(b, acc, p), term), acc, p);
+          });
+          return fadd(b, seg, fmul(b, d, a));
+        });
+
+        e.loop(b, zero, e.headDim, [&](ImplicitLocOpBuilder &b, Value p) {
+          e.storeRounded(b, load(b, acc, p), e.y, {t, head, p});
+        });
+      });
+    });
+  }
+};
+
+} // namespace
+
+void mlir::ssd::detail::buildChunkedScan(RewriterBase &rewriter,
+                                         ChunkScanVarlenOp op,
+                                         int64_t chunkSize) {
+  ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+  ChunkedScanBuilder(b, op, chunkSize).build(b);
+  rewriter.eraseOp(op);
+}

@@ -1,0 +1,103 @@
+//===- LowerToLoops.cpp - ssd-lower-to-loops pass and its pattern ---------===//
+//
+// Replaces memref-form scan ops with the loop nest of the form that
+// ssd-select-form recorded on them. The pass and the public pattern entry
+// point share one pattern, so a host compiler gets exactly what the pass does.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ssd/Conversion/Passes.h"
+
+#include "ScanEmitter.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
+#include "ssd/IR/SSDOps.h"
+
+namespace mlir {
+namespace ssd {
+#define GEN_PASS_DEF_SSDLOWERTOLOOPS
+#include "ssd/Conversion/Passes.h.inc"
+} // namespace ssd
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::ssd;
+
+namespace {
+
+/// Default chunk length when an op is pinned to the chunked form without a
+/// chunk_size; the value upstream Mamba-2 kernels use.
+constexpr int64_t kDefaultChunkSize = 256;
+
+struct LowerChunkScanVarlen : public OpRewritePattern<ChunkScanVarlenOp> {
+  LowerChunkScanVarlen(MLIRContext *ctx, const LowerToLoopsOptions &options)
+      : OpRewritePattern(ctx), options(options) {}
+
+  LogicalResult matchAndRewrite(ChunkScanVarlenOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.hasTensorSemantics())
+      return rewriter.notifyMatchFailure(op, "tensor form: bufferize first");
+    if (!op.getFormAttr())
+      return rewriter.notifyMatchFailure(op, "no form: run ssd-select-form");
+    rewriter.setInsertionPoint(op);
+    if (*op.getForm() == Form::serial) {
+      ssd::detail::buildSerialScan(rewriter, op, options.serialPTile);
+      return success();
+    }
+    ssd::detail::buildChunkedScan(rewriter, op,
+                             op.getChunkSize().value_or(kDefaultChunkSize));
+    return success();
+  }
+
+  LowerToLoopsOptions options;
+};
+
+struct SSDLowerToLoopsPass
+    : public mlir::ssd::impl::SSDLowerToLoopsBase<SSDLowerToLoopsPass> {
+  using SSDLowerToLoopsBase::SSDLowerToLoopsBase;
+
+  void runOnOperation() override {
+    if (serialPTile < 1) {
+      getOperation()->emitError()
+          << "ssd-lower-to-loops: serial-p-tile must be positive, got "
+          << serialPTile;
+      return signalPassFailure();
+    }
+    int64_t serial = 0, chunked = 0;
+    getOperation()->walk([&](ChunkScanVarlenOp op) {
+      if (op.getFormAttr())
+        ++(*op.getForm() == Form::serial ? serial : chunked);
+    });
+
+    RewritePatternSet patterns(&getContext());
+    populateSSDToLoopsPatterns(patterns, LowerToLoopsOptions{serialPTile});
+    walkAndApplyPatterns(getOperation(), std::move(patterns));
+
+    bool failedAny = false;
+    getOperation()->walk([&](ChunkScanVarlenOp op) {
+      failedAny = true;
+      if (op.hasTensorSemantics())
+        op.emitError("ssd-lower-to-loops: op is in the tensor form; "
+                     "bufferize it first (one-shot-bufferize)");
+      else
+        op.emitError("ssd-lower-to-loops: op has no form; run "
+                     "ssd-select-form first");
+    });
+    if (failedAny)
+      return signalPassFailure();
+    numSerialLowered += serial;
+    numChunkedLowered += chunked;
+  }
+};
+
+} // namespace
+
+void mlir::ssd::populateSSDToLoopsPatterns(RewritePatternSet &patterns,
+                                           const LowerToLoopsOptions &options) {
+  patterns.add<LowerChunkScanVarlen>(patterns.getContext(), options);
+}

@@ -1,0 +1,269 @@
+//===- ScanEmitter.cpp - shared pieces of the scan loop builders ----------===//
+
+#include "ScanEmitter.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace mlir::ssd;
+using namespace mlir::ssd::detail;
+
+ScanEmitter::ScanEmitter(ImplicitLocOpBuilder &b, ChunkScanVarlenOp op)
+    : op(op), x(op.getX()), dt(op.getDt()), A(op.getA()), B(op.getB()),
+      C(op.getC()), D(op.getD()), dtBias(op.getDtBias()), pool(op.getSsmPool()),
+      queryStartLoc(op.getQueryStartLoc()),
+      hasInitialState(op.getHasInitialState()),
+      cacheIndices(op.getCacheIndices()), updateState(op.getUpdateState()),
+      y(op.getYOut()), f32(b.getF32Type()) {
+  // ui32 and i32 indices share their bits; arith works on signless integers,
+  // so view an unsigned index buffer as signless once, here.
+  auto indexType = cast<MemRefType>(cacheIndices.getType());
+  if (indexType.getElementType().isUnsignedInteger()) {
+    auto signless = indexType.clone(b.getI32Type());
+    cacheIndices =
+        UnrealizedConversionCastOp::create(b, signless, cacheIndices).getResult(0);
+  }
+  tokens = memref::DimOp::create(b, x, 0);
+  heads = memref::DimOp::create(b, x, 1);
+  headDim = memref::DimOp::create(b, x, 2);
+  groups = memref::DimOp::create(b, B, 1);
+  dstate = memref::DimOp::create(b, B, 2);
+  Value offsets = memref::DimOp::create(b, queryStartLoc, 0);
+  batch = arith::SubIOp::create(b, offsets, index(b, 1));
+  headsPerGroup = arith::DivUIOp::create(b, heads, groups);
+}
+
+Value ScanEmitter::index(ImplicitLocOpBuilder &b, int64_t v) const {
+  return arith::ConstantIndexOp::create(b, v);
+}
+
+Value ScanEmitter::f32Const(ImplicitLocOpBuilder &b, double v) const {
+  return arith::ConstantOp::create(b, b.getF32FloatAttr(v));
+}
+
+Value ScanEmitter::loadF32(ImplicitLocOpBuilder &b, Value memref,
+                           ValueRange indices) const {
+  Value v = memref::LoadOp::create(b, memref, indices);
+  if (v.getType() == f32)
+    return v;
+  return arith::ExtFOp::create(b, f32, v);
+}
+
+void ScanEmitter::storeRounded(ImplicitLocOpBuilder &b, Value value,
+                               Value memref, ValueRange indices) const {
+  Type elementType = cast<MemRefType>(memref.getType()).getElementType();
+  if (elementType != f32)
+    value = arith::TruncFOp::create(b, elementType, value);
+  memref::StoreOp::create(b, value, memref, indices);
+}
+
+Value ScanEmitter::groupOf(ImplicitLocOpBuilder &b, Value head) const {
+  return arith::DivUIOp::create(b, head, headsPerGroup);
+}
+
+Value ScanEmitter::processedDt(ImplicitLocOpBuilder &b, Value token,
+                               Value head) const {
+  Value d = loadF32(b, dt, {token, head});
+  if (!dtBias)
+    return d;
+  // softplus(v) = v for v > 20, else log1p(exp(v)); exp of a large v may
+  // overflow to inf in the untaken lane, which select discards.
+  Value v = arith::AddFOp::create(b, d, loadF32(b, dtBias, {head}));
+  Value soft = math::Log1pOp::create(b, math::ExpOp::create(b, v));
+  Value large = arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, v,
+                                      f32Const(b, 20.0));
+  return arith::SelectOp::create(b, large, v, soft);
+}
+
+Value ScanEmitter::decay(ImplicitLocOpBuilder &b, Value delta) const {
+  Value clamped = arith::MinimumFOp::create(b, delta, f32Const(b, 0.0));
+  return math::ExpOp::create(b, clamped);
+}
+
+SequenceInfo ScanEmitter::sequence(ImplicitLocOpBuilder &b, Value seq) const {
+  SequenceInfo info;
+  auto offset = [&](Value i) {
+    Value v = memref::LoadOp::create(b, queryStartLoc, i);
+    return arith::IndexCastOp::create(b, b.getIndexType(), v).getResult();
+  };
+  info.begin = offset(seq);
+  info.end = offset(arith::AddIOp::create(b, seq, index(b, 1)));
+
+  SmallVector<Value, 2> slotIndices;
+  if (cast<MemRefType>(cacheIndices.getType()).getRank() == 2)
+    slotIndices.push_back(index(b, 0));
+  slotIndices.push_back(seq);
+  Value rawSlot = memref::LoadOp::create(b, cacheIndices, slotIndices);
+  // Slots are unsigned: zero-extend, so that indices >= 2^31 stay positive.
+  info.slot = arith::IndexCastUIOp::create(b, b.getIndexType(), rawSlot);
+  Value padding = arith::ConstantOp::create(b, b.getI32IntegerAttr(-1));
+  Value isPadding =
+      arith::CmpIOp::create(b, arith::CmpIPredicate::eq, rawSlot, padding);
+  Value notPadding = arith::XOrIOp::create(
+      b, isPadding, arith::ConstantOp::create(b, b.getBoolAttr(true)));
+
+  // Absent has_initial_state: every sequence starts from zero.
+  info.readsInitial = arith::ConstantOp::create(b, b.getBoolAttr(false));
+  if (hasInitialState)
+    info.readsInitial = arith::AndIOp::create(
+        b, notPadding, memref::LoadOp::create(b, hasInitialState, seq));
+  // Absent update_state: every (non-padding) sequence writes its state.
+  info.writesState = notPadding;
+  if (updateState)
+    info.writesState = arith::AndIOp::create(
+        b, notPadding, memref::LoadOp::create(b, updateState, seq));
+  return info;
+}
+
+void ScanEmitter::parallel(ImplicitLocOpBuilder &b, ValueRange upperBounds,
+                           BodyFn body) const {
+  SmallVector<Value> zeros(upperBounds.size(), index(b, 0));
+  SmallVector<Value> ones(upperBounds.size(), index(b, 1));
+  scf::ParallelOp::create(
+      b, zeros, upperBounds, ones,
+      [&](OpBuilder &nested, Location loc, ValueRange ivs) {
+        ImplicitLocOpBuilder inner(loc, nested);
+        body(inner, ivs);
+      });
+}
+
+void ScanEmitter::loop(ImplicitLocOpBuilder &b, Value lower, Value upper,
+                       IndexBodyFn body) const {
+  scf::ForOp::create(b, lower, upper, index(b, 1), ValueRange{},
+                     [&](OpBuilder &nested, Location loc, Value iv, ValueRange) {
+                       ImplicitLocOpBuilder inner(loc, nested);
+                       body(inner, iv);
+                       scf::YieldOp::create(inner);
+                     });
+}
+
+Value ScanEmitter::reduce(ImplicitLocOpBuilder &b, Value lower, Value upper,
+                          Value init, ReduceBodyFn body) const {
+  auto forOp = scf::ForOp::create(
+      b, lower, upper, index(b, 1), ValueRange{init},
+      [&](OpBuilder &nested, Location loc, Value iv, ValueRange args) {
+        ImplicitLocOpBuilder inner(loc, nested);
+        scf::YieldOp::create(inner, body(inner, iv, args.front()));
+      });
+  return forOp.getResult(0);
+}
+
+void ScanEmitter::ifThen(ImplicitLocOpBuilder &b, Value cond,
+                         function_ref<void(ImplicitLocOpBuilder &)> body) const {
+  auto ifOp = scf::IfOp::create(b, TypeRange{}, cond, /*withElseRegion=*/false);
+  ImplicitLocOpBuilder inner(b.getLoc(), b.getContext());
+  inner.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  body(inner);
+}
+
+Value ScanEmitter::ifElse(ImplicitLocOpBuilder &b, Value cond, Type type,
+                          function_ref<Value(ImplicitLocOpBuilder &)> thenValue,
+                          function_ref<Value(ImplicitLocOpBuilder &)> elseValue) const {
+  auto ifOp = scf::IfOp::create(b, TypeRange{type}, cond, /*withElseRegion=*/true);
+  ImplicitLocOpBuilder inner(b.getLoc(), b.getContext());
+  inner.setInsertionPointToStart(ifOp.thenBlock());
+  scf::YieldOp::create(inner, thenValue(inner));
+  inner.setInsertionPointToStart(ifOp.elseBlock());
+  scf::YieldOp::create(inner, elseValue(inner));
+  return ifOp.getResult(0);
+}
+
+PoolWritePlan ScanEmitter::planPoolWrites(ImplicitLocOpBuilder &b) const {
+  PoolWritePlan plan;
+  Type i32 = b.getI32Type();
+  Value zero = index(b, 0), minusOne = index(b, -1);
+  Value slots = memref::DimOp::create(b, pool, 0);
+  auto dynamic1d = [&](Type t) {
+    return MemRefType::get({ShapedType::kDynamic}, t);
+  };
+  plan.readers = memref::AllocOp::create(b, dynamic1d(i32), ValueRange{slots});
+  Value i32Zero = arith::ConstantOp::create(b, b.getI32IntegerAttr(0));
+  Value i32One = arith::ConstantOp::create(b, b.getI32IntegerAttr(1));
+  loop(b, zero, slots, [&](ImplicitLocOpBuilder &b, Value slot) {
+    memref::StoreOp::create(b, i32Zero, plan.readers, slot);
+  });
+  loop(b, zero, batch, [&](ImplicitLocOpBuilder &b, Value seq) {
+    SequenceInfo s = sequence(b, seq);
+    ifThen(b, s.readsInitial, [&](ImplicitLocOpBuilder &b) {
+      Value n = memref::LoadOp::create(b, plan.readers, s.slot);
+      memref::StoreOp::create(b, arith::AddIOp::create(b, n, i32One),
+                              plan.readers, s.slot);
+    });
+  });
+
+  plan.stagedPosition =
+      memref::AllocOp::create(b, dynamic1d(b.getIndexType()), ValueRange{batch});
+  plan.count = reduce(
+      b, zero, batch, zero,
+      [&](ImplicitLocOpBuilder &b, Value seq, Value next) -> Value {
+        SequenceInfo s = sequence(b, seq);
+        Value readByOthers = ifElse(
+            b, s.writesState, b.getI1Type(),
+            [&](ImplicitLocOpBuilder &b) -> Value {
+              Value readers = memref::LoadOp::create(b, plan.readers, s.slot);
+              Value self = arith::ExtUIOp::create(b, i32, s.readsInitial);
+              Value others = arith::SubIOp::create(b, readers, self);
+              return arith::CmpIOp::create(b, arith::CmpIPredicate::sgt,
+                                           others, i32Zero);
+            },
+            [&](ImplicitLocOpBuilder &b) -> Value {
+              return arith::ConstantOp::create(b, b.getBoolAttr(false));
+            });
+        Value position = arith::SelectOp::create(b, readByOthers, next, minusOne);
+        memref::StoreOp::create(b, position, plan.stagedPosition, seq);
+        Value step = arith::IndexCastUIOp::create(b, b.getIndexType(), readByOthers);
+        return arith::AddIOp::create(b, next, step);
+      });
+
+  plan.stagedSlot =
+      memref::AllocOp::create(b, dynamic1d(b.getIndexType()), ValueRange{plan.count});
+  loop(b, zero, batch, [&](ImplicitLocOpBuilder &b, Value seq) {
+    Value position = memref::LoadOp::create(b, plan.stagedPosition, seq);
+    Value staged =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::sge, position, zero);
+    ifThen(b, staged, [&](ImplicitLocOpBuilder &b) {
+      memref::StoreOp::create(b, sequence(b, seq).slot, plan.stagedSlot,
+                              position);
+    });
+  });
+  SmallVector<int64_t> shape(4, ShapedType::kDynamic);
+  plan.staged = memref::AllocOp::create(
+      b, MemRefType::get(shape, f32),
+      ValueRange{plan.count, heads, headDim, dstate});
+  return plan;
+}
+
+void ScanEmitter::writeFinalState(ImplicitLocOpBuilder &b,
+                                  const PoolWritePlan &plan, Value seq,
+                                  const SequenceInfo &s, Value head, Value row,
+                                  Value n, Value value) const {
+  Value position = memref::LoadOp::create(b, plan.stagedPosition, seq);
+  Value staged = arith::CmpIOp::create(b, arith::CmpIPredicate::sge, position,
+                                       index(b, 0));
+  auto ifOp = scf::IfOp::create(b, TypeRange{}, staged, /*withElseRegion=*/true);
+  ImplicitLocOpBuilder inner(b.getLoc(), b.getContext());
+  inner.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  memref::StoreOp::create(inner, value, plan.staged,
+                          ValueRange{position, head, row, n});
+  inner.setInsertionPoint(ifOp.elseBlock()->getTerminator());
+  storeRounded(inner, value, pool, {s.slot, head, row, n});
+}
+
+void ScanEmitter::finishPoolWrites(ImplicitLocOpBuilder &b,
+                                   const PoolWritePlan &plan) const {
+  parallel(b, {plan.count, heads, headDim},
+           [&](ImplicitLocOpBuilder &b, ValueRange ivs) {
+    Value position = ivs[0], head = ivs[1], row = ivs[2];
+    Value slot = memref::LoadOp::create(b, plan.stagedSlot, position);
+    loop(b, index(b, 0), dstate, [&](ImplicitLocOpBuilder &b, Value n) {
+      Value v = memref::LoadOp::create(b, plan.staged,
+                                       ValueRange{position, head, row, n});
+      storeRounded(b, v, pool, {slot, head, row, n});
+    });
+  });
+  for (Value buffer : {plan.readers, plan.stagedPosition, plan.stagedSlot, plan.staged})
+    memref::DeallocOp::create(b, buffer);
+}

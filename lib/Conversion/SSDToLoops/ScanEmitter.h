@@ -1,0 +1,119 @@
+//===- ScanEmitter.h - shared pieces of the scan loop builders --*- C++ -*-===//
+//
+// What both algorithms need in the same way: the op's extents as index
+// values, reads that widen the model dtype to f32 and writes that round it
+// back, the per-sequence bookkeeping (token range, slot, whether the pool is
+// read and written), the processed dt, and small loop helpers. Keeping them
+// here lets each builder read as its math.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SSD_LIB_CONVERSION_SSDTOLOOPS_SCANEMITTER_H
+#define SSD_LIB_CONVERSION_SSDTOLOOPS_SCANEMITTER_H
+
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "mlir/IR/PatternMatch.h"
+#include "ssd/IR/SSDOps.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+namespace mlir {
+namespace ssd {
+namespace detail {
+
+/// The token range, slot and pool traffic of one sequence.
+struct SequenceInfo {
+  Value begin;         // index: first token
+  Value end;           // index: one past the last token
+  Value slot;          // index: pool slot (garbage for padding sequences)
+  Value readsInitial;  // i1: start from pool[slot] rather than zero
+  Value writesState;   // i1: store the final state into pool[slot]
+};
+
+/// Where final states go. A writer whose slot another sequence reads must
+/// not store into the pool while that reader may still load its initial
+/// state (tree speculation: one writer, many readers of one slot), so such
+/// writers stage their state in a side buffer that is copied into the pool
+/// once every task has finished. All other writers store in place.
+struct PoolWritePlan {
+  Value stagedPosition; // [batch] index: row in `staged`, or -1: in place
+  Value stagedSlot;     // [count] index: pool slot of each staged row
+  Value staged;         // [count, H, P, N] f32
+  Value readers;        // [S] i32: sequences reading each slot
+  Value count;          // index
+};
+
+using BodyFn = function_ref<void(ImplicitLocOpBuilder &, ValueRange)>;
+using IndexBodyFn = function_ref<void(ImplicitLocOpBuilder &, Value)>;
+using ReduceBodyFn = function_ref<Value(ImplicitLocOpBuilder &, Value, Value)>;
+
+class ScanEmitter {
+public:
+  /// Reads the operands of `op` (memref form) and materialises its extents
+  /// at the builder's insertion point.
+  ScanEmitter(ImplicitLocOpBuilder &b, ChunkScanVarlenOp op);
+
+  ChunkScanVarlenOp op;
+  // Memrefs; optional ones are null when absent. cacheIndices is signless.
+  Value x, dt, A, B, C, D, dtBias, pool, queryStartLoc, hasInitialState,
+      cacheIndices, updateState, y;
+  // Extents (index).
+  Value tokens, heads, headDim, groups, dstate, batch, headsPerGroup;
+  Type f32;
+
+  // Constants.
+  Value index(ImplicitLocOpBuilder &b, int64_t v) const;
+  Value f32Const(ImplicitLocOpBuilder &b, double v) const;
+
+  /// memref[indices] widened to f32.
+  Value loadF32(ImplicitLocOpBuilder &b, Value memref, ValueRange indices) const;
+  /// Stores an f32 value into memref[indices], rounded (nearest-even) to the
+  /// memref's element type.
+  void storeRounded(ImplicitLocOpBuilder &b, Value value, Value memref,
+                    ValueRange indices) const;
+
+  /// The group that head `h` reads B and C from: h / (H / G).
+  Value groupOf(ImplicitLocOpBuilder &b, Value head) const;
+  /// d = softplus(dt + dt_bias) with dt_bias, else dt; in f32.
+  Value processedDt(ImplicitLocOpBuilder &b, Value token, Value head) const;
+  /// exp(min(delta, 0)): a decay factor that cannot overflow, whatever lane
+  /// or masked term it is formed for.
+  Value decay(ImplicitLocOpBuilder &b, Value delta) const;
+  SequenceInfo sequence(ImplicitLocOpBuilder &b, Value seq) const;
+
+  /// Finds the writers that must stage their state (see PoolWritePlan).
+  /// Serial over the batch; O(batch + S).
+  PoolWritePlan planPoolWrites(ImplicitLocOpBuilder &b) const;
+  /// Stores element (head, row, n) of sequence `seq`'s final state, which
+  /// must be a writer.
+  void writeFinalState(ImplicitLocOpBuilder &b, const PoolWritePlan &plan,
+                       Value seq, const SequenceInfo &s, Value head, Value row,
+                       Value n, Value value) const;
+  /// Copies the staged states into the pool and frees the plan's buffers.
+  void finishPoolWrites(ImplicitLocOpBuilder &b, const PoolWritePlan &plan) const;
+
+  // Loop helpers; bodies get a builder positioned inside the loop.
+  void parallel(ImplicitLocOpBuilder &b, ValueRange upperBounds, BodyFn body) const;
+  void loop(ImplicitLocOpBuilder &b, Value lower, Value upper, IndexBodyFn body) const;
+  Value reduce(ImplicitLocOpBuilder &b, Value lower, Value upper, Value init,
+               ReduceBodyFn body) const;
+  void ifThen(ImplicitLocOpBuilder &b, Value cond,
+              function_ref<void(ImplicitLocOpBuilder &)> body) const;
+  /// cond ? thenValue() : elseValue(), evaluating only the taken branch (so
+  /// that a load from an invalid slot is never executed).
+  Value ifElse(ImplicitLocOpBuilder &b, Value cond, Type type,
+               function_ref<Value(ImplicitLocOpBuilder &)> thenValue,
+               function_ref<Value(ImplicitLocOpBuilder &)> elseValue) const;
+};
+
+/// Replace `op` (memref form, serial) with the token-serial loop nest.
+void buildSerialScan(RewriterBase &rewriter, ChunkScanVarlenOp op,
+                     int64_t pTile);
+/// Replace `op` (memref form, chunked) with the chunked SSD loop nests.
+void buildChunkedScan(RewriterBase &rewriter, ChunkScanVarlenOp op,
+                      int64_t chunkSize);
+
+} // namespace detail
+} // namespace ssd
+} // namespace mlir
+
+#endif // SSD_LIB_CONVERSION_SSDTOLOOPS_SCANEMITTER_H

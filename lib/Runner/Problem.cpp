@@ -1,0 +1,461 @@
+//===- Problem.cpp - Load, validate and store an ssd-run problem -----------===//
+
+#include "ssd/Runner/Problem.h"
+#include "ssd/Runner/Npy.h"
+
+#include <cerrno>
+#include <cfloat>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the .npy element bytes are reinterpreted in place: little-endian only"
+#endif
+
+using namespace ssd;
+
+bool ssd::parseModelDType(const std::string &s, ModelDType &out) {
+  if (s == "f32")
+    out = ModelDType::F32;
+  else if (s == "f16")
+    out = ModelDType::F16;
+  else if (s == "bf16")
+    out = ModelDType::BF16;
+  else
+    return false;
+  return true;
+}
+
+const char *ssd::toString(ModelDType t) {
+  switch (t) {
+  case ModelDType::F32:
+    return "f32";
+  case ModelDType::F16:
+    return "f16";
+  case ModelDType::BF16:
+    return "bf16";
+  }
+  return "?";
+}
+
+float ssd::roundToModelDType(float v, ModelDType t) {
+  switch (t) {
+  case ModelDType::F32:
+    return v;
+  case ModelDType::F16:
+    return halfBitsToFloat(floatToHalfBits(v));
+  case ModelDType::BF16:
+    return bf16BitsToFloat(floatToBF16Bits(v));
+  }
+  return v;
+}
+
+float ssd::roundDoubleToModelDType(double v, ModelDType t) {
+  float f = float(v);
+  if (t == ModelDType::F32 || std::isnan(v) || double(f) == v)
+    return roundToModelDType(f, t);
+  // Round to odd into float first: with at least two spare bits below the
+  // target's last bit (float keeps 24, f16 11, bf16 8), a second
+  // round-to-nearest-even then equals a single rounding of the double.
+  if (std::isinf(f))
+    f = std::copysign(FLT_MAX, float(v));
+  else if (std::fabs(double(f)) > std::fabs(v))
+    f = std::nextafter(f, 0.0f);
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  bits |= 1u;
+  std::memcpy(&f, &bits, 4);
+  return roundToModelDType(f, t);
+}
+
+bool ScanProblem::readsState(int64_t b) const {
+  return cacheIndices[b] != kPaddingSlot && hasInitialStatePresent &&
+         hasInitialState[b];
+}
+
+bool ScanProblem::writesState(int64_t b) const {
+  return cacheIndices[b] != kPaddingSlot &&
+         (!updateStatePresent || updateState[b]);
+}
+
+//===----------------------------------------------------------------------===//
+// Loading
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+std::string shapeStr(const std::vector<int64_t> &shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i)
+      s += ", ";
+    s += std::to_string(shape[i]);
+  }
+  return s + "]";
+}
+
+bool fileExists(const std::string &path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 || errno != ENOENT;
+}
+
+/// Loads everything from one directory, remembering each file's full path
+/// so every message can name it.
+class Loader {
+public:
+  Loader(const std::string &dir, std::string &error)
+      : dir(dir), error(error) {}
+
+  std::string path(const char *name) const {
+    if (dir.empty())
+      return name;
+    if (dir.back() == '/')
+      return dir + name;
+    return dir + "/" + name;
+  }
+
+  bool fail(const char *name, const std::string &what) {
+    error = path(name) + ": " + what;
+    return false;
+  }
+
+  /// Reads a file; when `optional` and the file does not exist, sets
+  /// `present` to false and succeeds.
+  bool read(const char *name, bool optional, NpyArray &a, bool &present) {
+    std::string p = path(name);
+    present = false;
+    if (!fileExists(p)) {
+      if (optional)
+        return true;
+      return fail(name, "missing required input file");
+    }
+    if (!readNpy(p, a, error))
+      return false;
+    present = true;
+    return true;
+  }
+
+  bool expectRank(const char *name, const NpyArray &a, size_t rank,
+                  const char *dims) {
+    if (a.shape.size() == rank)
+      return true;
+    return fail(name, "expected rank " + std::to_string(rank) + " " + dims +
+                          ", got shape " + shapeStr(a.shape));
+  }
+
+  bool expectShape(const char *name, const NpyArray &a,
+                   const std::vector<int64_t> &shape, const char *dims,
+                   const char *from) {
+    if (a.shape == shape)
+      return true;
+    return fail(name, "shape " + shapeStr(a.shape) + " does not match " +
+                          dims + " = " + shapeStr(shape) + " from " + from);
+  }
+
+  /// Converts a float32/float16 array to float and optionally rounds it to
+  /// the model dtype.
+  bool toFloats(const char *name, const NpyArray &a, bool round,
+                ModelDType dtype, std::vector<float> &out) {
+    int64_t n = a.numElements();
+    out.resize(size_t(n));
+    if (a.descr == "<f4") {
+      if (n)
+        std::memcpy(out.data(), a.data.data(), size_t(n) * 4);
+    } else if (a.descr == "<f2") {
+      for (int64_t i = 0; i < n; ++i) {
+        uint16_t h = uint16_t(a.data[2 * i] | (a.data[2 * i + 1] << 8));
+        out[i] = halfBitsToFloat(h);
+      }
+    } else {
+      return fail(name, "dtype '" + a.descr +
+                            "' is not float32 ('<f4') or float16 ('<f2')");
+    }
+    if (round && dtype != ModelDType::F32)
+      for (float &v : out)
+        v = roundToModelDType(v, dtype);
+    return true;
+  }
+
+  bool toMask(const char *name, const NpyArray &a, int64_t batch,
+              std::vector<uint8_t> &out) {
+    if (a.descr != "|b1")
+      return fail(name, "dtype '" + a.descr + "' is not bool ('|b1')");
+    if (!expectRank(name, a, 1, "[batch]") ||
+        !expectShape(name, a, {batch}, "[batch]", "query_start_loc.npy"))
+      return false;
+    out.resize(size_t(batch));
+    for (int64_t i = 0; i < batch; ++i)
+      out[i] = a.data[i] ? 1 : 0;
+    return true;
+  }
+
+private:
+  std::string dir;
+  std::string &error;
+};
+
+} // namespace
+
+bool ssd::loadProblem(const std::string &dir, ModelDType dtype,
+                      ScanProblem &out, std::string &error) {
+  Loader L(dir, error);
+  out = ScanProblem();
+  out.dtype = dtype;
+
+  NpyArray x, dt, A, B, C, D, dtBias, pool, qsl, ci, hasInit, update;
+  bool present;
+  if (!L.read("x.npy", false, x, present) ||
+      !L.read("dt.npy", false, dt, present) ||
+      !L.read("A.npy", false, A, present) ||
+      !L.read("B.npy", false, B, present) ||
+      !L.read("C.npy", false, C, present) ||
+      !L.read("D.npy", true, D, out.hasD) ||
+      !L.read("dt_bias.npy", true, dtBias, out.hasDtBias) ||
+      !L.read("ssm_pool.npy", false, pool, present) ||
+      !L.read("query_start_loc.npy", false, qsl, present) ||
+      !L.read("cache_indices.npy", false, ci, present) ||
+      !L.read("has_initial_state.npy", true, hasInit,
+              out.hasInitialStatePresent) ||
+      !L.read("update_state.npy", true, update, out.updateStatePresent))
+    return false;
+
+  // Sizes come from x (T, H, P), B (G, N), the pool (S) and
+  // query_start_loc (batch); every other file is checked against them.
+  if (!L.expectRank("x.npy", x, 3, "[T, H, P]"))
+    return false;
+  out.T = x.shape[0];
+  out.H = x.shape[1];
+  out.P = x.shape[2];
+  if (out.H < 1 || out.P < 1)
+    return L.fail("x.npy", "H and P must be at least 1, got shape " +
+                               shapeStr(x.shape));
+  if (!L.expectRank("dt.npy", dt, 2, "[T, H]") ||
+      !L.expectShape("dt.npy", dt, {out.T, out.H}, "[T, H]", "x.npy") ||
+      !L.expectRank("A.npy", A, 1, "[H]") ||
+      !L.expectShape("A.npy", A, {out.H}, "[H]", "x.npy") ||
+      !L.expectRank("B.npy", B, 3, "[T, G, N]"))
+    return false;
+  out.G = B.shape[1];
+  out.N = B.shape[2];
+  if (!L.expectShape("B.npy", B, {out.T, out.G, out.N}, "[T, G, N]",
+                     "x.npy (T) and B.npy (G, N)"))
+    return false;
+  if (out.G < 1 || out.N < 1)
+    return L.fail("B.npy", "G and N must be at least 1, got shape " +
+                               shapeStr(B.shape));
+  if (out.H % out.G != 0)
+    return L.fail("B.npy", "H = " + std::to_string(out.H) +
+                               " (from x.npy) is not a multiple of G = " +
+                               std::to_string(out.G));
+  if (!L.expectRank("C.npy", C, 3, "[T, G, N]") ||
+      !L.expectShape("C.npy", C, B.shape, "[T, G, N]", "B.npy"))
+    return false;
+  if (out.hasD && (!L.expectRank("D.npy", D, 1, "[H]") ||
+                   !L.expectShape("D.npy", D, {out.H}, "[H]", "x.npy")))
+    return false;
+  if (out.hasDtBias &&
+      (!L.expectRank("dt_bias.npy", dtBias, 1, "[H]") ||
+       !L.expectShape("dt_bias.npy", dtBias, {out.H}, "[H]", "x.npy")))
+    return false;
+  if (!L.expectRank("ssm_pool.npy", pool, 4, "[S, H, P, N]"))
+    return false;
+  out.S = pool.shape[0];
+  if (!L.expectShape("ssm_pool.npy", pool, {out.S, out.H, out.P, out.N},
+                     "[S, H, P, N]", "x.npy (H, P) and B.npy (N)"))
+    return false;
+
+  if (!L.toFloats("x.npy", x, true, dtype, out.x) ||
+      !L.toFloats("dt.npy", dt, true, dtype, out.dt) ||
+      !L.toFloats("A.npy", A, true, dtype, out.A) ||
+      !L.toFloats("B.npy", B, true, dtype, out.B) ||
+      !L.toFloats("C.npy", C, true, dtype, out.C) ||
+      (out.hasD && !L.toFloats("D.npy", D, true, dtype, out.D)) ||
+      (out.hasDtBias &&
+       !L.toFloats("dt_bias.npy", dtBias, true, dtype, out.dtBias)) ||
+      !L.toFloats("ssm_pool.npy", pool, false, dtype, out.pool))
+    return false;
+
+  // query_start_loc: batch + 1 int32 offsets from 0 to T, never decreasing.
+  if (qsl.descr != "<i4")
+    return L.fail("query_start_loc.npy",
+                  "dtype '" + qsl.descr + "' is not int32 ('<i4')");
+  if (!L.expectRank("query_start_loc.npy", qsl, 1, "[batch + 1]"))
+    return false;
+  if (qsl.shape[0] < 1)
+    return L.fail("query_start_loc.npy",
+                  "needs at least one offset (shape [batch + 1])");
+  out.batch = qsl.shape[0] - 1;
+  out.queryStartLoc.resize(size_t(qsl.shape[0]));
+  std::memcpy(out.queryStartLoc.data(), qsl.data.data(), qsl.data.size());
+  const std::vector<int32_t> &q = out.queryStartLoc;
+  if (q[0] != 0)
+    return L.fail("query_start_loc.npy",
+                  "first offset is " + std::to_string(q[0]) + ", expected 0");
+  for (int64_t b = 0; b < out.batch; ++b)
+    if (q[b + 1] < q[b])
+      return L.fail("query_start_loc.npy",
+                    "offsets decrease at sequence " + std::to_string(b) +
+                        " (" + std::to_string(q[b]) + " then " +
+                        std::to_string(q[b + 1]) + ")");
+  if (int64_t(q[out.batch]) != out.T)
+    return L.fail("query_start_loc.npy",
+                  "last offset is " + std::to_string(q[out.batch]) +
+                      ", expected T = " + std::to_string(out.T) +
+                      " (from x.npy)");
+
+  // cache_indices: one slot per sequence, read as unsigned.
+  if (ci.descr != "<i4" && ci.descr != "<u4")
+    return L.fail("cache_indices.npy", "dtype '" + ci.descr +
+                                           "' is not int32 ('<i4') or "
+                                           "uint32 ('<u4')");
+  out.cacheIndicesUnsigned = ci.descr == "<u4";
+  if (ci.shape == std::vector<int64_t>{out.batch}) {
+    out.cacheIndicesRow = false;
+  } else if (ci.shape == std::vector<int64_t>{1, out.batch}) {
+    out.cacheIndicesRow = true;
+  } else {
+    return L.fail("cache_indices.npy",
+                  "shape " + shapeStr(ci.shape) + " is neither [batch] = [" +
+                      std::to_string(out.batch) + "] nor [1, batch] = [1, " +
+                      std::to_string(out.batch) +
+                      "] (batch from query_start_loc.npy)");
+  }
+  out.cacheIndices.resize(size_t(out.batch));
+  if (out.batch)
+    std::memcpy(out.cacheIndices.data(), ci.data.data(), ci.data.size());
+
+  if (out.hasInitialStatePresent &&
+      !L.toMask("has_initial_state.npy", hasInit, out.batch,
+                out.hasInitialState))
+    return false;
+  if (out.updateStatePresent &&
+      !L.toMask("update_state.npy", update, out.batch, out.updateState))
+    return false;
+
+  // Slot checks come last: whether a sequence writes depends on the mask.
+  std::map<uint32_t, int64_t> writerOf;
+  for (int64_t b = 0; b < out.batch; ++b) {
+    uint32_t slot = out.cacheIndices[b];
+    if (slot == kPaddingSlot)
+      continue;
+    if (int64_t(slot) >= out.S) {
+      // Show the value as the file spells it: -2, not 4294967294.
+      std::string value = out.cacheIndicesUnsigned
+                              ? std::to_string(slot)
+                              : std::to_string(int32_t(slot));
+      return L.fail("cache_indices.npy",
+                    "index " + value + " of sequence " + std::to_string(b) +
+                        " is out of range for a pool of " +
+                        std::to_string(out.S) + " slots" +
+                        (out.cacheIndicesUnsigned
+                             ? std::string(" (only 0xFFFFFFFF marks padding)")
+                             : std::string(" (only -1 marks padding)")));
+    }
+    if (!out.writesState(b))
+      continue;
+    auto it = writerOf.find(slot);
+    if (it != writerOf.end())
+      return L.fail("cache_indices.npy",
+                    "sequences " + std::to_string(it->second) + " and " +
+                        std::to_string(b) + " both write slot " +
+                        std::to_string(slot) +
+                        " (at most one writer per slot)");
+    writerOf[slot] = b;
+  }
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Writing
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// mkdir -p.
+bool makeDirs(const std::string &dir, std::string &error) {
+  if (dir.empty())
+    return true;
+  for (size_t i = 1; i <= dir.size(); ++i) {
+    if (i != dir.size() && dir[i] != '/')
+      continue;
+    std::string prefix = dir.substr(0, i);
+    struct stat st;
+    if (::stat(prefix.c_str(), &st) == 0) {
+      if (!S_ISDIR(st.st_mode)) {
+        error = prefix + ": not a directory";
+        return false;
+      }
+      continue;
+    }
+    if (::mkdir(prefix.c_str(), 0777) != 0 && errno != EEXIST) {
+      error = prefix + ": cannot create directory (" + std::strerror(errno) +
+              ")";
+      return false;
+    }
+  }
+  return true;
+}
+
+NpyArray floatArray(const std::vector<int64_t> &shape,
+                    const std::vector<float> &v) {
+  NpyArray a;
+  a.descr = "<f4";
+  a.shape = shape;
+  a.data.resize(v.size() * 4);
+  if (!v.empty())
+    std::memcpy(a.data.data(), v.data(), a.data.size());
+  return a;
+}
+
+} // namespace
+
+bool ssd::writeOutputs(const std::string &dir, const ScanProblem &p,
+                       const std::vector<float> &y,
+                       const std::vector<float> &pool, std::string &error) {
+  std::string base = dir.empty() || dir.back() == '/' ? dir : dir + "/";
+  std::string yPath = base + "y.npy", poolPath = base + "ssm_pool.npy";
+  if (int64_t(y.size()) != p.T * p.H * p.P) {
+    error = yPath + ": internal error: y has " + std::to_string(y.size()) +
+            " elements, expected T*H*P = " + std::to_string(p.T * p.H * p.P);
+    return false;
+  }
+  if (int64_t(pool.size()) != p.S * p.H * p.P * p.N) {
+    error = poolPath + ": internal error: pool has " +
+            std::to_string(pool.size()) + " elements, expected S*H*P*N = " +
+            std::to_string(p.S * p.H * p.P * p.N);
+    return false;
+  }
+  if (!makeDirs(dir, error))
+    return false;
+
+  std::string suffix = ".tmp." + std::to_string(long(::getpid()));
+  std::string yTmp = yPath + suffix, poolTmp = poolPath + suffix;
+  if (!writeNpy(yTmp, floatArray({p.T, p.H, p.P}, y), error)) {
+    std::remove(yTmp.c_str());
+    return false;
+  }
+  if (!writeNpy(poolTmp, floatArray({p.S, p.H, p.P, p.N}, pool), error)) {
+    std::remove(yTmp.c_str());
+    std::remove(poolTmp.c_str());
+    return false;
+  }
+  if (std::rename(yTmp.c_str(), yPath.c_str()) != 0) {
+    error = yPath + ": cannot rename into place (" + std::strerror(errno) + ")";
+    std::remove(yTmp.c_str());
+    std::remove(poolTmp.c_str());
+    return false;
+  }
+  if (std::rename(poolTmp.c_str(), poolPath.c_str()) != 0) {
+    error = poolPath + ": cannot rename into place (" + std::strerror(errno) +
+            ")";
+    // Do not leave a y.npy that belongs to no pool.
+    std::remove(yPath.c_str());
+    std::remove(poolTmp.c_str());
+    return false;
+  }
+  return true;
+}

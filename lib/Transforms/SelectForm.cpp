@@ -1,0 +1,144 @@
+//===- SelectForm.cpp - choose the algorithm of each scan op ---------------===//
+//
+// Records on each ssd.chunk_scan_varlen op whether the serial or the chunked
+// algorithm computes it. The choice depends only on the launch shape: total
+// tokens T and the number of sequences. Static shapes decide here; dynamic
+// ones get both forms behind an scf.if on the runtime values.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ssd/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "ssd/IR/SSDOps.h"
+#include "ssd/Transforms/FormSelection.h"
+
+namespace mlir {
+namespace ssd {
+#define GEN_PASS_DEF_SSDSELECTFORM
+#include "ssd/Transforms/Passes.h.inc"
+} // namespace ssd
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::ssd;
+
+namespace {
+
+/// The selection rule as IR on runtime values of T and batch; mirrors
+/// FormThresholds::choosesChunked.
+Value emitChoosesChunked(OpBuilder &b, Location loc,
+                         const FormThresholds &thresholds, Value tokens,
+                         Value batch) {
+  auto constant = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  Value batchAtLeastOne = arith::MaxSIOp::create(b, loc, batch, constant(1));
+  Value longLaunch =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, tokens,
+                            constant(thresholds.minChunkedTokens));
+  Value perSeqBound = arith::MulIOp::create(
+      b, loc, batchAtLeastOne, constant(thresholds.minChunkedTokensPerSeq));
+  Value longSequences = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::sge, tokens, perSeqBound);
+  return arith::AndIOp::create(b, loc, longLaunch, longSequences);
+}
+
+Value emitDim(OpBuilder &b, Location loc, Value shaped, int64_t dim) {
+  if (isa<RankedTensorType>(shaped.getType()))
+    return tensor::DimOp::create(b, loc, shaped, dim);
+  return memref::DimOp::create(b, loc, shaped, dim);
+}
+
+struct SSDSelectFormPass
+    : public mlir::ssd::impl::SSDSelectFormBase<SSDSelectFormPass> {
+  using SSDSelectFormBase::SSDSelectFormBase;
+
+  void runOnOperation() override {
+    std::optional<Form> forced;
+    if (form == "chunked")
+      forced = Form::chunked;
+    else if (form == "serial")
+      forced = Form::serial;
+    else if (form != "auto") {
+      getOperation()->emitError()
+          << "ssd-select-form: unknown form '" << form
+          << "' (expected auto, chunked or serial)";
+      return signalPassFailure();
+    }
+    if (chunkSize < 1) {
+      getOperation()->emitError()
+          << "ssd-select-form: chunk-size must be positive, got " << chunkSize;
+      return signalPassFailure();
+    }
+    FormThresholds rule{minChunkedTokens, minChunkedTokensPerSeq};
+
+    SmallVector<ChunkScanVarlenOp> ops;
+    getOperation()->walk([&](ChunkScanVarlenOp op) {
+      if (!op.getFormAttr())
+        ops.push_back(op);
+    });
+    for (ChunkScanVarlenOp op : ops)
+      select(op, forced, rule);
+  }
+
+  void pin(ChunkScanVarlenOp op, Form chosen) {
+    MLIRContext *ctx = op.getContext();
+    op.setFormAttr(FormAttr::get(ctx, chosen));
+    if (chosen == Form::chunked && !op.getChunkSizeAttr())
+      op.setChunkSizeAttr(IntegerAttr::get(IntegerType::get(ctx, 64), chunkSize));
+  }
+
+  void select(ChunkScanVarlenOp op, std::optional<Form> forced,
+              const FormThresholds &rule) {
+    auto pinAndCount = [&](Form chosen) {
+      pin(op, chosen);
+      ++(chosen == Form::chunked ? numChunked : numSerial);
+    };
+    if (forced)
+      return pinAndCount(*forced);
+
+    int64_t tokens = cast<ShapedType>(op.getX().getType()).getDimSize(0);
+    int64_t offsets =
+        cast<ShapedType>(op.getQueryStartLoc().getType()).getDimSize(0);
+    if (!ShapedType::isDynamic(tokens) && !ShapedType::isDynamic(offsets))
+      return pinAndCount(rule.choosesChunked(tokens, offsets - 1)
+                             ? Form::chunked
+                             : Form::serial);
+
+    // Shape known only at run time: emit both forms and branch on the
+    // runtime values of the rule.
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    Value tokensValue = emitDim(b, loc, op.getX(), 0);
+    Value offsetsValue = emitDim(b, loc, op.getQueryStartLoc(), 0);
+    Value batchValue = arith::SubIOp::create(
+        b, loc, offsetsValue, arith::ConstantIndexOp::create(b, loc, 1));
+    Value chunked =
+        emitChoosesChunked(b, loc, rule, tokensValue, batchValue);
+
+    auto ifOp = scf::IfOp::create(b, loc, op->getResultTypes(), chunked,
+                                    /*withElseRegion=*/true);
+    for (auto [block, chosen] :
+         {std::pair{ifOp.thenBlock(), Form::chunked},
+          std::pair{ifOp.elseBlock(), Form::serial}}) {
+      OpBuilder branch = OpBuilder::atBlockBegin(block);
+      auto clone = cast<ChunkScanVarlenOp>(branch.clone(*op));
+      pin(clone, chosen);
+      // The yields are created by scf.if only when there are no results.
+      if (op->getNumResults() == 0)
+        continue;
+      branch.setInsertionPointToEnd(block);
+      scf::YieldOp::create(branch, loc, clone->getResults());
+    }
+    ++numRuntimeSelected;
+    op->replaceAllUsesWith(ifOp);
+    op->erase();
+  }
+};
+
+} // namespace

@@ -1,0 +1,190 @@
+//===- ssd-run.cpp - run one chunk_scan_varlen op on .npy arrays ----------===//
+//
+//   ssd-run --inputs DIR --outputs DIR [--dtype f32|f16|bf16]
+//           [--target cpu|cuda|reference] [--form auto|chunked|serial]
+//           [--chunk-size N] [--static-shapes] [--print-ir] [--no-openmp]
+//
+// Reads the op's operands from DIR/*.npy, runs it on the chosen target and
+// writes y.npy and ssm_pool.npy. Bad input ends with one line naming the file
+// and the problem, a non-zero exit code, and nothing written.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "ssd/Execution/CpuScan.h"
+#include "ssd/Pipelines/Pipelines.h"
+#include "ssd/Runner/Problem.h"
+#include "ssd/Runner/Reference.h"
+#include "ssd/Transforms/FormSelection.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <string>
+
+namespace {
+
+constexpr const char *kUsage =
+    "usage: ssd-run --inputs DIR --outputs DIR [--dtype f32|f16|bf16]\n"
+    "               [--target cpu|cuda|reference] [--form auto|chunked|serial]\n"
+    "               [--chunk-size N] [--static-shapes] [--print-ir] [--no-openmp]\n";
+
+int fail(const std::string &message) {
+  std::fprintf(stderr, "ssd-run: %s\n", message.c_str());
+  return 1;
+}
+
+struct Options {
+  std::string inputs, outputs, dtype = "f32", target = "cpu", form = "auto";
+  int64_t chunkSize = 256;
+  bool staticShapes = false, printIR = false, openmp = true;
+};
+
+/// Parses the command line; false with a one-line message on any problem.
+bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
+  const std::map<std::string, std::string *> valued = {
+      {"--inputs", &o.inputs}, {"--outputs", &o.outputs},
+      {"--dtype", &o.dtype},   {"--target", &o.target},
+      {"--form", &o.form}};
+  std::string chunkSize;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i], value;
+    bool inlineValue = false;
+    if (size_t eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
+      value = arg.substr(eq + 1);
+      arg = arg.substr(0, eq);
+      inlineValue = true;
+    }
+    if (arg == "--static-shapes" || arg == "--print-ir" || arg == "--no-openmp") {
+      if (inlineValue) {
+        error = "flag '" + arg + "' takes no value";
+        return false;
+      }
+      (arg == "--static-shapes" ? o.staticShapes
+       : arg == "--print-ir"    ? o.printIR
+                                : o.openmp) = arg != "--no-openmp";
+      continue;
+    }
+    std::string *target = nullptr;
+    if (auto it = valued.find(arg); it != valued.end())
+      target = it->second;
+    else if (arg == "--chunk-size")
+      target = &chunkSize;
+    else {
+      error = "unknown flag '" + std::string(argv[i]) + "'";
+      return false;
+    }
+    if (!inlineValue) {
+      if (i + 1 >= argc) {
+        error = "flag '" + arg + "' needs a value";
+        return false;
+      }
+      value = argv[++i];
+    }
+    *target = value;
+  }
+  if (!chunkSize.empty()) {
+    char *end = nullptr;
+    long long v = std::strtoll(chunkSize.c_str(), &end, 10);
+    if (*end != '\0' || v < 1 || v > (1 << 16)) {
+      error = "--chunk-size must be an integer in [1, 65536], got '" +
+              chunkSize + "'";
+      return false;
+    }
+    o.chunkSize = v;
+  }
+  if (o.inputs.empty()) {
+    error = "--inputs DIR is required";
+    return false;
+  }
+  if (o.outputs.empty() && !o.printIR) {
+    error = "--outputs DIR is required";
+    return false;
+  }
+  if (o.target != "cpu" && o.target != "cuda" && o.target != "reference") {
+    error = "unknown --target '" + o.target + "' (expected cpu, cuda or reference)";
+    return false;
+  }
+  if (o.form != "auto" && o.form != "chunked" && o.form != "serial") {
+    error = "unknown --form '" + o.form + "' (expected auto, chunked or serial)";
+    return false;
+  }
+  return true;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (argc == 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  Options o;
+  std::string error;
+  if (!parseArgs(argc, argv, o, error))
+    return fail(error);
+  ssd::ModelDType dtype;
+  if (!ssd::parseModelDType(o.dtype, dtype))
+    return fail("unknown --dtype '" + o.dtype + "' (expected f32, f16 or bf16)");
+
+  ssd::ScanProblem problem;
+  if (!ssd::loadProblem(o.inputs, dtype, problem, error))
+    return fail(error);
+
+  if (o.printIR) {
+    mlir::DialectRegistry registry;
+    mlir::ssd::registerSSDPipelineDependencies(registry);
+    mlir::MLIRContext context(registry);
+    auto module = mlir::parseSourceString<mlir::ModuleOp>(
+        ssd::buildScanModuleText(problem, o.staticShapes), &context);
+    if (!module)
+      return fail("internal error: the generated module does not parse");
+    module->print(llvm::outs());
+    llvm::outs() << "\n";
+    return 0;
+  }
+
+  std::vector<float> y, pool;
+  std::string ran;
+  double seconds = 0;
+  if (o.target == "reference") {
+    std::vector<double> yRef, poolRef;
+    ssd::referenceScan(problem, yRef, poolRef);
+    ssd::roundOutputs(problem, yRef, poolRef, y, pool);
+    ran = "reference";
+  } else if (o.target == "cuda") {
+    return fail("--target cuda is not available in this build: the GPU "
+                "runtime is not built yet");
+  } else {
+    ssd::CompileOptions compile;
+    compile.form = o.form;
+    compile.chunkSize = o.chunkSize;
+    compile.staticShapes = o.staticShapes;
+    compile.openmp = o.openmp;
+    auto kernel = ssd::CpuScanKernel::compile(problem, compile, error);
+    if (!kernel)
+      return fail(error);
+    ssd::HostOperands operands(problem);
+    if (!kernel->run(operands, seconds, error))
+      return fail(error);
+    operands.readOutputs(y, pool);
+    bool chunked = o.form == "chunked" ||
+                   (o.form == "auto" && mlir::ssd::FormThresholds().choosesChunked(
+                                            problem.T, problem.batch));
+    ran = std::string("cpu form=") + (chunked ? "chunked" : "serial");
+  }
+
+  if (!ssd::writeOutputs(o.outputs, problem, y, pool, error))
+    return fail(error);
+  std::printf("ssd-run: %s dtype=%s T=%lld batch=%lld H=%lld P=%lld G=%lld "
+              "N=%lld time=%.3f ms\n",
+              ran.c_str(), ssd::toString(dtype), (long long)problem.T,
+              (long long)problem.batch, (long long)problem.H,
+              (long long)problem.P, (long long)problem.G, (long long)problem.N,
+              seconds * 1e3);
+  return 0;
+}

@@ -1,0 +1,605 @@
+#!/usr/bin/python3
+"""Inputs, references, checks and broken inputs for ssd-run.
+
+  ssdgen.py gen OUTDIR --seqlens 0,1,5 [...]    write a random valid input dir
+  ssdgen.py ref INPUTDIR OUTDIR [--dtype D]     float64 reference in NumPy
+  ssdgen.py check INPUTDIR REFDIR OUTDIR --dtype D [--tol X]
+                                                compare an output dir to a
+                                                reference dir
+  ssdgen.py bad OUTDIR KIND                     write a deliberately broken dir
+
+Only the standard library and NumPy. `ref` is an independent NumPy
+transcription of the recurrence, used to cross-check the C++ reference.
+"""
+
+import argparse
+import os
+import shutil
+import sys
+
+import numpy as np
+
+# SPEC section 4: max|out - ref| / max|ref| per model dtype.
+TOLERANCES = {"f32": 5e-4, "f16": 1e-2, "bf16": 3e-2}
+PADDING = 0xFFFFFFFF
+
+FLOAT_INPUTS = ["x", "dt", "A", "B", "C", "D", "dt_bias"]
+
+
+# ----------------------------------------------------------------------------
+# Rounding to the model dtype (round-to-nearest-even)
+# ----------------------------------------------------------------------------
+
+def _bf16_from_f32(f):
+    """Round float32 values to bfloat16 (RNE), returned as float32."""
+    bits = np.ascontiguousarray(f, dtype=np.float32).view(np.uint32)
+    nan = (bits & 0x7FFFFFFF) > 0x7F800000
+    rounded = (bits.astype(np.uint64) + 0x7FFF + ((bits >> 16) & 1)) >> 16
+    rounded = rounded.astype(np.uint32) << 16
+    rounded = np.where(nan, bits | 0x00400000, rounded) & 0xFFFF0000
+    return rounded.astype(np.uint32).view(np.float32)
+
+
+def _round_to_odd_f32(d):
+    """float64 -> float32 rounding to odd. A later RNE to a format with at
+    least two fewer significand bits then equals one rounding of d."""
+    d = np.asarray(d, dtype=np.float64)
+    with np.errstate(over="ignore"):
+        f = d.astype(np.float32)
+    exact = f.astype(np.float64) == d
+    fmax = np.float32(np.finfo(np.float32).max)
+    f = np.where(np.isinf(f) & np.isfinite(d), np.copysign(fmax, d), f)
+    f = f.astype(np.float32)
+    too_big = np.abs(f.astype(np.float64)) > np.abs(d)
+    f = np.where(too_big, np.nextafter(f, np.float32(0)), f).astype(np.float32)
+    bits = f.view(np.uint32)
+    bits = np.where(exact | np.isnan(d), bits, bits | 1).astype(np.uint32)
+    return bits.view(np.float32)
+
+
+def round_to_dtype(a, dtype):
+    """Round float32 or float64 values to the model dtype; float32 result."""
+    a = np.asarray(a)
+    if dtype == "f32":
+        return a.astype(np.float32)
+    if dtype == "f16":
+        # NumPy converts float64 -> float16 directly, with a single rounding.
+        return a.astype(np.float16).astype(np.float32)
+    if a.dtype == np.float64:
+        a = _round_to_odd_f32(a)
+    return _bf16_from_f32(a.astype(np.float32))
+
+
+# ----------------------------------------------------------------------------
+# Reading an input directory
+# ----------------------------------------------------------------------------
+
+def _path(d, name):
+    return os.path.join(d, name + ".npy")
+
+
+def load_inputs(d):
+    """All files of an input dir as NumPy arrays (absent optionals: None)."""
+    arrs = {}
+    for name in FLOAT_INPUTS + ["ssm_pool", "query_start_loc", "cache_indices",
+                                "has_initial_state", "update_state"]:
+        p = _path(d, name)
+        arrs[name] = np.load(p) if os.path.exists(p) else None
+    return arrs
+
+
+def writers(arrs):
+    """Per sequence: its slot (None for padding) and whether it writes."""
+    ci = arrs["cache_indices"].reshape(-1).astype(np.int64) & 0xFFFFFFFF
+    upd = arrs["update_state"]
+    out = []
+    for b, slot in enumerate(ci):
+        slot = int(slot)
+        if slot == PADDING:
+            out.append((None, False))
+        else:
+            out.append((slot, upd is None or bool(upd[b])))
+    return out
+
+
+def inv_softplus(d):
+    return np.log(np.expm1(d))
+
+
+# ----------------------------------------------------------------------------
+# gen
+# ----------------------------------------------------------------------------
+
+def _mask(mode, batch, rng):
+    if mode == "absent":
+        return None
+    if mode == "all":
+        return np.ones(batch, dtype=np.bool_)
+    if mode == "none":
+        return np.zeros(batch, dtype=np.bool_)
+    m = rng.random(batch) < 0.5
+    if batch >= 2:  # "mixed" should really mix.
+        m[0], m[1] = True, False
+        rng.shuffle(m)
+    return m
+
+
+def generate(outdir, seqlens, H=4, P=8, N=16, G=2, slots=None, seed=0,
+             with_D=True, with_dt_bias=True, initial="mixed", update="mixed",
+             ci_shape="1d", ci_dtype="int32", padding=(), float16_files=False,
+             tree=False):
+    """Writes a valid input directory; returns the arrays written."""
+    if H % G:
+        raise SystemExit("ssdgen: H=%d is not a multiple of G=%d" % (H, G))
+    rng = np.random.default_rng(seed)
+    batch = len(seqlens)
+    T = int(sum(seqlens))
+    S = slots if slots is not None else 2 * batch + 2
+    if not tree and S < batch:
+        raise SystemExit("ssdgen: %d slots cannot hold %d distinct sequences"
+                         % (S, batch))
+    if S < 1:
+        raise SystemExit("ssdgen: need at least one slot")
+
+    # Model ranges of SPEC section 4: A in [-8, -1], the effective step
+    # d = softplus(dt + dt_bias) (or dt itself) log-uniform in [1e-3, 1e-1].
+    A = rng.uniform(-8.0, -1.0, size=H)
+    d = np.exp(rng.uniform(np.log(1e-3), np.log(1e-1), size=(T, H)))
+    if with_dt_bias:
+        # Models initialise dt_bias as softplus⁻¹ of a step in the same range.
+        dt_bias = inv_softplus(np.exp(rng.uniform(np.log(1e-3), np.log(1e-1),
+                                                  size=H)))
+        dt = inv_softplus(d) - dt_bias[None, :]
+    else:
+        dt_bias = None
+        dt = d
+    arrs = {
+        "x": rng.standard_normal((T, H, P)),
+        "dt": dt,
+        "A": A,
+        "B": rng.standard_normal((T, G, N)),
+        "C": rng.standard_normal((T, G, N)),
+        "D": rng.standard_normal(H) if with_D else None,
+        "dt_bias": dt_bias,
+        "ssm_pool": rng.standard_normal((S, H, P, N)),
+    }
+    fdt = np.float16 if float16_files else np.float32
+    for k in FLOAT_INPUTS + ["ssm_pool"]:
+        if arrs[k] is not None:
+            arrs[k] = arrs[k].astype(fdt)
+
+    arrs["query_start_loc"] = np.concatenate(
+        [[0], np.cumsum(seqlens)]).astype(np.int32)
+
+    if tree:
+        # Tree speculation: everyone reads one slot, only sequence 0 writes.
+        slots_of = np.zeros(batch, dtype=np.int64) + int(rng.integers(S))
+        initial, update = "all", "tree"
+    else:
+        slots_of = rng.choice(S, size=batch, replace=False).astype(np.int64)
+    for i in padding:
+        if not 0 <= i < batch:
+            raise SystemExit("ssdgen: --padding %d is not a sequence index" % i)
+        slots_of[i] = PADDING
+    ci = slots_of.astype(np.uint32)
+    ci = ci.astype(np.uint32) if ci_dtype == "uint32" else ci.view(np.int32)
+    arrs["cache_indices"] = ci.reshape(1, batch) if ci_shape == "2d" else ci
+
+    arrs["has_initial_state"] = _mask(initial, batch, rng)
+    if update == "tree":
+        u = np.zeros(batch, dtype=np.bool_)
+        u[:1] = True
+        arrs["update_state"] = u
+    else:
+        arrs["update_state"] = _mask(update, batch, rng)
+
+    os.makedirs(outdir, exist_ok=True)
+    for k, v in arrs.items():
+        p = _path(outdir, k)
+        if os.path.exists(p):
+            os.remove(p)  # A stale optional file would change the problem.
+        if v is not None:
+            np.save(p, v)
+    return arrs
+
+
+# ----------------------------------------------------------------------------
+# ref
+# ----------------------------------------------------------------------------
+
+def reference(arrs, dtype):
+    """(y, pool) in float64: the SPEC section 1 recurrence on rounded inputs."""
+    def rounded(name):
+        v = arrs[name]
+        if v is None:
+            return None
+        return round_to_dtype(v.astype(np.float32), dtype).astype(np.float64)
+
+    x, dt, A, B, C = (rounded(k) for k in ["x", "dt", "A", "B", "C"])
+    D, dt_bias = rounded("D"), rounded("dt_bias")
+    pool_in = arrs["ssm_pool"].astype(np.float32).astype(np.float64)
+    T, H, P = x.shape
+    G = B.shape[1]
+    heads_group = np.arange(H) // (H // G)
+    qsl = arrs["query_start_loc"]
+    init = arrs["has_initial_state"]
+    y = np.zeros((T, H, P))
+    pool = pool_in.copy()
+    for b, (slot, writes) in enumerate(writers(arrs)):
+        if slot is not None and init is not None and init[b]:
+            state = pool_in[slot].copy()  # Readers see the pre-op state.
+        else:
+            state = np.zeros(pool_in.shape[1:])
+        for t in range(int(qsl[b]), int(qsl[b + 1])):
+            d = dt[t]
+            if dt_bias is not None:
+                v = d + dt_bias
+                with np.errstate(over="ignore"):
+                    d = np.where(v > 20, v, np.log1p(np.exp(np.minimum(v, 20))))
+            Bt, Ct = B[t][heads_group], C[t][heads_group]  # [H, N]
+            state = (np.exp(d * A)[:, None, None] * state
+                     + d[:, None, None] * x[t][:, :, None] * Bt[:, None, :])
+            y[t] = np.einsum("hpn,hn->hp", state, Ct)
+            if D is not None:
+                y[t] += D[:, None] * x[t]
+        if writes:
+            pool[slot] = state
+    return y, pool
+
+
+def cmd_ref(args):
+    arrs = load_inputs(args.inputdir)
+    y, pool = reference(arrs, args.dtype)
+    os.makedirs(args.outdir, exist_ok=True)
+    np.save(_path(args.outdir, "y"), round_to_dtype(y, args.dtype))
+    np.save(_path(args.outdir, "ssm_pool"), pool.astype(np.float32))
+    print("ssdgen ref: wrote %s (T=%d, %d sequences, dtype %s)"
+          % (args.outdir, y.shape[0], len(arrs["query_start_loc"]) - 1,
+             args.dtype))
+    return 0
+
+
+# ----------------------------------------------------------------------------
+# check
+# ----------------------------------------------------------------------------
+
+def _rel_err(out, ref):
+    if out.size == 0:
+        return 0.0
+    diff = np.max(np.abs(out.astype(np.float64) - ref.astype(np.float64)))
+    scale = np.max(np.abs(ref.astype(np.float64)))
+    return float(diff / scale) if scale > 0 else float(diff)
+
+
+def cmd_check(args):
+    tol = args.tol if args.tol is not None else TOLERANCES[args.dtype]
+
+    def fail(msg):
+        print("FAIL: %s" % msg)
+        return 1
+
+    try:
+        arrs = load_inputs(args.inputdir)
+        ref_y = np.load(_path(args.refdir, "y"))
+        ref_pool = np.load(_path(args.refdir, "ssm_pool"))
+        out_y = np.load(_path(args.outdir, "y"))
+        out_pool = np.load(_path(args.outdir, "ssm_pool"))
+    except (OSError, ValueError) as e:
+        return fail("cannot load: %s" % e)
+    in_pool = arrs["ssm_pool"].astype(np.float32)
+
+    for name, out, ref in [("y", out_y, ref_y), ("ssm_pool", out_pool, ref_pool)]:
+        if out.dtype != np.float32:
+            return fail("%s/%s.npy is %s, not float32" % (args.outdir, name,
+                                                          out.dtype))
+        if out.shape != ref.shape:
+            return fail("%s.npy shape %s != reference %s"
+                        % (name, out.shape, ref.shape))
+    if out_pool.shape != in_pool.shape:
+        return fail("ssm_pool.npy shape %s != input %s"
+                    % (out_pool.shape, in_pool.shape))
+    if not np.all(np.isfinite(out_y)):
+        return fail("y has %d non-finite values"
+                    % int(np.sum(~np.isfinite(out_y))))
+
+    written = sorted({s for s, w in writers(arrs) if w})
+    untouched = [s for s in range(in_pool.shape[0]) if s not in written]
+    if written and not np.all(np.isfinite(out_pool[written])):
+        return fail("a written pool slot holds NaN or Inf")
+    same = (out_pool.view(np.uint32) == in_pool.view(np.uint32)).reshape(
+        in_pool.shape[0], -1).all(axis=1)
+    changed = [s for s in untouched if not same[s]]
+    if changed:
+        return fail("slots %s that no writer names changed (must stay "
+                    "bit-identical)" % changed[:10])
+
+    y_err = _rel_err(out_y, ref_y)
+    pool_err = _rel_err(out_pool[written], ref_pool[written]) if written else 0.0
+    status = "PASS" if y_err <= tol and pool_err <= tol else "FAIL"
+    print("%s dtype=%s y_err=%.3e pool_err=%.3e tol=%.1e written_slots=%d "
+          "untouched_slots=%d (bit-identical)"
+          % (status, args.dtype, y_err, pool_err, tol, len(written),
+             len(untouched)))
+    return 0 if status == "PASS" else 1
+
+
+# ----------------------------------------------------------------------------
+# bad
+# ----------------------------------------------------------------------------
+
+def _base(outdir, **kw):
+    """A small valid dir to break: 3 sequences of 2, 3, 1 tokens, 6 slots."""
+    opts = dict(H=4, P=4, N=4, G=2, slots=6, seed=1, initial="mixed",
+                update="all")
+    opts.update(kw)
+    return generate(outdir, [2, 3, 1], **opts)
+
+
+def _save(d, name, arr, fortran=False):
+    np.save(_path(d, name), np.asfortranarray(arr) if fortran else arr)
+
+
+def _truncate(d, name, keep):
+    p = _path(d, name)
+    size = os.path.getsize(p)
+    with open(p, "r+b") as f:
+        f.truncate(size - keep if keep > 0 else size // 2)
+
+
+def _bad_missing(d, a):
+    os.remove(_path(d, "C"))
+    return "C.npy"
+
+
+def _bad_truncated(d, a):
+    _truncate(d, "x", 100)
+    return "x.npy"
+
+
+def _bad_not_npy(d, a):
+    with open(_path(d, "dt"), "w") as f:
+        f.write("this is a text file, not an array\n")
+    return "dt.npy"
+
+
+def _bad_wrong_dtype(d, a):
+    _save(d, "x", a["x"].astype(np.float64))
+    return "x.npy"
+
+
+def _bad_int_dtype(d, a):
+    _save(d, "A", a["A"].astype(np.int32))
+    return "A.npy"
+
+
+def _bad_qsl_dtype(d, a):
+    _save(d, "query_start_loc", a["query_start_loc"].astype(np.int64))
+    return "query_start_loc.npy"
+
+
+def _bad_ci_dtype(d, a):
+    _save(d, "cache_indices", a["cache_indices"].astype(np.int64))
+    return "cache_indices.npy"
+
+
+def _bad_mask_dtype(d, a):
+    _save(d, "update_state", a["update_state"].astype(np.uint8))
+    return "update_state.npy"
+
+
+def _bad_fortran(d, a):
+    _save(d, "B", a["B"], fortran=True)
+    return "B.npy"
+
+
+def _bad_wrong_rank(d, a):
+    _save(d, "dt", a["dt"].reshape(-1))
+    return "dt.npy"
+
+
+def _bad_inconsistent(d, a):
+    _save(d, "C", a["C"][:, :, :-1])
+    return "C.npy"
+
+
+def _bad_pool_shape(d, a):
+    _save(d, "ssm_pool", a["ssm_pool"][:, :, :, :-1])
+    return "ssm_pool.npy"
+
+
+def _bad_groups(d, a):
+    # G = 3 does not divide H = 4.
+    T, _, N = a["B"].shape
+    _save(d, "B", np.ones((T, 3, N), np.float32))
+    _save(d, "C", np.ones((T, 3, N), np.float32))
+    return "B.npy"
+
+
+def _bad_qsl_start(d, a):
+    q = a["query_start_loc"].copy()
+    q[0] = 1
+    _save(d, "query_start_loc", q)
+    return "query_start_loc.npy"
+
+
+def _bad_qsl_decreasing(d, a):
+    q = a["query_start_loc"].copy()  # [0, 2, 5, 6] -> [0, 4, 3, 6]
+    q[1], q[2] = 4, 3
+    _save(d, "query_start_loc", q)
+    return "query_start_loc.npy"
+
+
+def _bad_qsl_end(d, a):
+    q = a["query_start_loc"].copy()
+    q[-1] -= 1
+    _save(d, "query_start_loc", q)
+    return "query_start_loc.npy"
+
+
+def _bad_ci_range(d, a):
+    ci = a["cache_indices"].copy()
+    ci.reshape(-1)[1] = a["ssm_pool"].shape[0]
+    _save(d, "cache_indices", ci)
+    return "cache_indices.npy"
+
+
+def _bad_ci_negative(d, a):
+    ci = a["cache_indices"].copy()
+    ci.reshape(-1)[1] = -2  # Only -1 means padding.
+    _save(d, "cache_indices", ci)
+    return "cache_indices.npy"
+
+
+def _bad_ci_length(d, a):
+    _save(d, "cache_indices", a["cache_indices"][:-1])
+    return "cache_indices.npy"
+
+
+def _bad_two_writers(d, a):
+    ci = a["cache_indices"].copy()
+    ci[2] = ci[0]
+    _save(d, "cache_indices", ci)
+    _save(d, "update_state", np.ones(3, np.bool_))
+    return "cache_indices.npy"
+
+
+def _bad_mask_length(d, a):
+    _save(d, "has_initial_state", np.ones(4, np.bool_))
+    return "has_initial_state.npy"
+
+
+def _bad_update_length(d, a):
+    _save(d, "update_state", np.ones(2, np.bool_))
+    return "update_state.npy"
+
+
+BAD_KINDS = {
+    "missing-file": (_bad_missing, "a required file (C.npy) is absent"),
+    "truncated": (_bad_truncated, "x.npy loses its last 100 bytes"),
+    "not-npy": (_bad_not_npy, "dt.npy is a text file"),
+    "wrong-dtype": (_bad_wrong_dtype, "x.npy is float64"),
+    "int-float-operand": (_bad_int_dtype, "A.npy is int32"),
+    "qsl-dtype": (_bad_qsl_dtype, "query_start_loc.npy is int64"),
+    "ci-dtype": (_bad_ci_dtype, "cache_indices.npy is int64"),
+    "mask-dtype": (_bad_mask_dtype, "update_state.npy is uint8, not bool"),
+    "fortran-order": (_bad_fortran, "B.npy is stored in Fortran order"),
+    "wrong-rank": (_bad_wrong_rank, "dt.npy is flattened to rank 1"),
+    "inconsistent-shapes": (_bad_inconsistent, "C.npy has N-1 columns"),
+    "pool-shape": (_bad_pool_shape, "ssm_pool.npy has N-1 columns"),
+    "groups": (_bad_groups, "B.npy and C.npy have G=3, which does not "
+                            "divide H=4"),
+    "qsl-start": (_bad_qsl_start, "query_start_loc does not start at 0"),
+    "qsl-decreasing": (_bad_qsl_decreasing, "query_start_loc decreases"),
+    "qsl-end": (_bad_qsl_end, "query_start_loc does not end at T"),
+    "ci-out-of-range": (_bad_ci_range, "a cache index equals the slot count"),
+    "ci-negative": (_bad_ci_negative, "a cache index is -2 (only -1 is "
+                                      "padding)"),
+    "ci-length": (_bad_ci_length, "cache_indices has batch-1 entries"),
+    "two-writers": (_bad_two_writers, "two writing sequences name one slot"),
+    "mask-length": (_bad_mask_length, "has_initial_state has batch+1 entries"),
+    "update-length": (_bad_update_length, "update_state has batch-1 entries"),
+}
+
+
+def make_bad(outdir, kind):
+    if os.path.isdir(outdir):
+        shutil.rmtree(outdir)
+    arrs = _base(outdir)
+    fn, _ = BAD_KINDS[kind]
+    return fn(outdir, arrs)
+
+
+def cmd_bad(args):
+    if args.kind == "all":
+        for kind in BAD_KINDS:
+            f = make_bad(os.path.join(args.outdir, kind), kind)
+            print("%s: expect an error naming %s" % (kind, f))
+    else:
+        f = make_bad(args.outdir, args.kind)
+        print("%s: expect an error naming %s" % (args.kind, f))
+    return 0
+
+
+# ----------------------------------------------------------------------------
+# Command line
+# ----------------------------------------------------------------------------
+
+def _int_list(s):
+    return [int(v) for v in s.split(",") if v.strip() != ""]
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+
+    g = sub.add_parser("gen", help="write a random valid input directory")
+    g.add_argument("outdir")
+    g.add_argument("--seqlens", type=_int_list, required=True,
+                   help="comma-separated tokens per sequence, e.g. 0,1,5")
+    g.add_argument("--H", type=int, default=4)
+    g.add_argument("--P", type=int, default=8)
+    g.add_argument("--N", type=int, default=16)
+    g.add_argument("--G", type=int, default=2)
+    g.add_argument("--slots", type=int, default=None,
+                   help="pool slots S (default 2*batch+2)")
+    g.add_argument("--seed", type=int, default=0)
+    g.add_argument("--no-D", dest="D", action="store_false")
+    g.add_argument("--no-dt-bias", dest="dt_bias", action="store_false")
+    g.add_argument("--initial", choices=["mixed", "none", "all", "absent"],
+                   default="mixed", help="has_initial_state")
+    g.add_argument("--update", choices=["mixed", "absent", "all", "none"],
+                   default="mixed", help="update_state")
+    g.add_argument("--ci-shape", choices=["1d", "2d"], default="1d")
+    g.add_argument("--ci-dtype", choices=["int32", "uint32"], default="int32")
+    g.add_argument("--padding", type=_int_list, default=[],
+                   help="comma-separated sequence indices to make padding")
+    g.add_argument("--float16-files", action="store_true",
+                   help="store every float array as float16")
+    g.add_argument("--tree", action="store_true",
+                   help="tree speculation: all sequences read one slot, only "
+                        "sequence 0 writes it (overrides --initial/--update)")
+
+    r = sub.add_parser("ref", help="float64 NumPy reference of an input dir")
+    r.add_argument("inputdir")
+    r.add_argument("outdir")
+    r.add_argument("--dtype", choices=list(TOLERANCES), default="f32")
+
+    c = sub.add_parser("check", help="compare OUTDIR to REFDIR (SPEC 4)")
+    c.add_argument("inputdir")
+    c.add_argument("refdir")
+    c.add_argument("outdir")
+    c.add_argument("--dtype", choices=list(TOLERANCES), default="f32")
+    c.add_argument("--tol", type=float, default=None,
+                   help="override the SPEC tolerance for the dtype")
+
+    kinds = "\n".join("  %-20s %s" % (k, v[1]) for k, v in BAD_KINDS.items())
+    b = sub.add_parser(
+        "bad", help="write a deliberately broken input directory",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="kinds (all = one subdirectory per kind):\n" + kinds)
+    b.add_argument("outdir")
+    b.add_argument("kind", choices=list(BAD_KINDS) + ["all"], metavar="KIND")
+
+    args = ap.parse_args(argv)
+    if args.cmd == "gen":
+        arrs = generate(args.outdir, args.seqlens, H=args.H, P=args.P, N=args.N,
+                        G=args.G, slots=args.slots, seed=args.seed,
+                        with_D=args.D, with_dt_bias=args.dt_bias,
+                        initial=args.initial, update=args.update,
+                        ci_shape=args.ci_shape, ci_dtype=args.ci_dtype,
+                        padding=args.padding, float16_files=args.float16_files,
+                        tree=args.tree)
+        print("ssdgen gen: wrote %s (T=%d, batch=%d, S=%d)"
+              % (args.outdir, arrs["x"].shape[0], len(args.seqlens),
+                 arrs["ssm_pool"].shape[0]))
+        return 0
+    if args.cmd == "ref":
+        return cmd_ref(args)
+    if args.cmd == "check":
+        return cmd_check(args)
+    return cmd_bad(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
