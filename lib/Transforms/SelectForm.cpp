@@ -72,7 +72,8 @@ struct SSDSelectFormPass
     }
     if (chunkSize < 1) {
       getOperation()->emitError()
-          << "ssd-select-form: chunk-size must be positive, got " << chunkSize;
+          << "ssd-select-form: chunk-size must be positive, got "
+          << static_cast<int64_t>(chunkSize);
       return signalPassFailure();
     }
     FormThresholds rule{minChunkedTokens, minChunkedTokensPerSeq};

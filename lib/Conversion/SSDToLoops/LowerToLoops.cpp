@@ -65,7 +65,7 @@ struct SSDLowerToLoopsPass
     if (serialPTile < 1) {
       getOperation()->emitError()
           << "ssd-lower-to-loops: serial-p-tile must be positive, got "
-          << serialPTile;
+          << static_cast<int64_t>(serialPTile);
       return signalPassFailure();
     }
     int64_t serial = 0, chunked = 0;

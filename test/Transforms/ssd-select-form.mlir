@@ -1,0 +1,127 @@
+// RUN: ssd-opt %s -ssd-select-form -split-input-file | FileCheck %s
+// RUN: ssd-opt %s -ssd-select-form="form=chunked chunk-size=64" -split-input-file | FileCheck %s --check-prefix=FORCED
+// RUN: ssd-opt %s -ssd-select-form="min-chunked-tokens=8 min-chunked-tokens-per-seq=4" -split-input-file | FileCheck %s --check-prefix=LOW
+// RUN: not ssd-opt %s -ssd-select-form="form=fastest" -split-input-file 2>&1 | FileCheck %s --check-prefix=BADFORM
+// RUN: not ssd-opt %s -ssd-select-form="chunk-size=0" -split-input-file 2>&1 | FileCheck %s --check-prefix=BADCHUNK
+
+// BADFORM: ssd-select-form: unknown form 'fastest' (expected auto, chunked or serial)
+// BADCHUNK: ssd-select-form: chunk-size must be positive, got 0
+
+// Decode: 8 sequences of one token each stay serial.
+// CHECK-LABEL: func.func @decode_is_serial
+// CHECK:       ssd.chunk_scan_varlen
+// CHECK-SAME:  form = #ssd<form serial>
+// CHECK-NOT:   chunk_size
+// FORCED-LABEL: func.func @decode_is_serial
+// FORCED:       {chunk_size = 64 : i64, form = #ssd<form chunked>}
+// LOW-LABEL:    func.func @decode_is_serial
+// LOW:          form = #ssd<form serial>
+func.func @decode_is_serial(%x: memref<8x4x2xf32>, %dt: memref<8x4xf32>, %A: memref<4xf32>,
+    %B: memref<8x1x3xf32>, %pool: memref<16x4x2x3xf32>, %qsl: memref<9xi32>, %ci: memref<8xi32>,
+    %y: memref<8x4x2xf32>) {
+  ssd.chunk_scan_varlen x(%x : memref<8x4x2xf32>) dt(%dt : memref<8x4xf32>) A(%A : memref<4xf32>)
+      B(%B : memref<8x1x3xf32>) C(%B : memref<8x1x3xf32>) ssm_pool(%pool : memref<16x4x2x3xf32>)
+      query_start_loc(%qsl : memref<9xi32>) cache_indices(%ci : memref<8xi32>) outs(%y : memref<8x4x2xf32>)
+  return
+}
+
+// -----
+
+// A prefill of 2 sequences of 2048 tokens on average is chunked.
+// CHECK-LABEL: func.func @long_prefill_is_chunked
+// CHECK:       {chunk_size = 256 : i64, form = #ssd<form chunked>}
+func.func @long_prefill_is_chunked(%x: memref<4096x4x2xf32>, %dt: memref<4096x4xf32>, %A: memref<4xf32>,
+    %B: memref<4096x1x3xf32>, %pool: memref<16x4x2x3xf32>, %qsl: memref<3xi32>, %ci: memref<2xi32>,
+    %y: memref<4096x4x2xf32>) {
+  ssd.chunk_scan_varlen x(%x : memref<4096x4x2xf32>) dt(%dt : memref<4096x4xf32>) A(%A : memref<4xf32>)
+      B(%B : memref<4096x1x3xf32>) C(%B : memref<4096x1x3xf32>) ssm_pool(%pool : memref<16x4x2x3xf32>)
+      query_start_loc(%qsl : memref<3xi32>) cache_indices(%ci : memref<2xi32>) outs(%y : memref<4096x4x2xf32>)
+  return
+}
+
+// -----
+
+// Many short sequences: long launch, but T / batch is below the threshold.
+// CHECK-LABEL: func.func @many_short_sequences_are_serial
+// CHECK:       form = #ssd<form serial>
+// LOW-LABEL:   func.func @many_short_sequences_are_serial
+// LOW:         form = #ssd<form chunked>
+func.func @many_short_sequences_are_serial(%x: memref<2048x4x2xf32>, %dt: memref<2048x4xf32>, %A: memref<4xf32>,
+    %B: memref<2048x1x3xf32>, %pool: memref<512x4x2x3xf32>, %qsl: memref<257xi32>, %ci: memref<256xi32>,
+    %y: memref<2048x4x2xf32>) {
+  ssd.chunk_scan_varlen x(%x : memref<2048x4x2xf32>) dt(%dt : memref<2048x4xf32>) A(%A : memref<4xf32>)
+      B(%B : memref<2048x1x3xf32>) C(%B : memref<2048x1x3xf32>) ssm_pool(%pool : memref<512x4x2x3xf32>)
+      query_start_loc(%qsl : memref<257xi32>) cache_indices(%ci : memref<256xi32>) outs(%y : memref<2048x4x2xf32>)
+  return
+}
+
+// -----
+
+// Dynamic T and batch: both forms behind a runtime test of the same rule.
+// CHECK-LABEL: func.func @dynamic_memref_form
+// CHECK-DAG:   %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG:   %[[T:.*]] = memref.dim %{{.*}}, %[[C0]] : memref<?x4x2xf32>
+// CHECK-DAG:   %[[OFFSETS:.*]] = memref.dim %{{.*}}, %{{.*}} : memref<?xi32>
+// CHECK:       %[[BATCH:.*]] = arith.subi %[[OFFSETS]]
+// CHECK:       %[[LONG:.*]] = arith.cmpi sge, %[[T]], %{{.*}}
+// CHECK:       %[[PERSEQ:.*]] = arith.cmpi sge, %[[T]], %{{.*}}
+// CHECK:       %[[CHUNKED:.*]] = arith.andi %[[LONG]], %[[PERSEQ]]
+// CHECK:       scf.if %[[CHUNKED]] {
+// CHECK-NEXT:    ssd.chunk_scan_varlen {{.*}} {chunk_size = 256 : i64, form = #ssd<form chunked>}
+// CHECK-NEXT:  } else {
+// CHECK-NEXT:    ssd.chunk_scan_varlen {{.*}}{form = #ssd<form serial>}
+// CHECK-NEXT:  }
+// CHECK-NOT:   ssd.chunk_scan_varlen
+// FORCED-LABEL: func.func @dynamic_memref_form
+// FORCED-NOT:   scf.if
+// FORCED:       form = #ssd<form chunked>
+func.func @dynamic_memref_form(%x: memref<?x4x2xf32>, %dt: memref<?x4xf32>, %A: memref<4xf32>,
+    %B: memref<?x1x3xf32>, %pool: memref<16x4x2x3xf32>, %qsl: memref<?xi32>, %ci: memref<?xi32>,
+    %y: memref<?x4x2xf32>) {
+  ssd.chunk_scan_varlen x(%x : memref<?x4x2xf32>) dt(%dt : memref<?x4xf32>) A(%A : memref<4xf32>)
+      B(%B : memref<?x1x3xf32>) C(%B : memref<?x1x3xf32>) ssm_pool(%pool : memref<16x4x2x3xf32>)
+      query_start_loc(%qsl : memref<?xi32>) cache_indices(%ci : memref<?xi32>) outs(%y : memref<?x4x2xf32>)
+  return
+}
+
+// -----
+
+// Tensor form: the scf.if yields the y of whichever op ran.
+// CHECK-LABEL: func.func @dynamic_tensor_form
+// CHECK:       %[[T:.*]] = tensor.dim
+// CHECK:       %[[Y:.*]] = scf.if %{{.*}} -> (tensor<?x4x2xf32>) {
+// CHECK-NEXT:    %[[YC:.*]] = ssd.chunk_scan_varlen {{.*}} form = #ssd<form chunked>
+// CHECK-NEXT:    scf.yield %[[YC]]
+// CHECK-NEXT:  } else {
+// CHECK-NEXT:    %[[YS:.*]] = ssd.chunk_scan_varlen {{.*}}form = #ssd<form serial>
+// CHECK-NEXT:    scf.yield %[[YS]]
+// CHECK:       return %[[Y]]
+func.func @dynamic_tensor_form(%x: tensor<?x4x2xf32>, %dt: tensor<?x4xf32>, %A: tensor<4xf32>,
+    %B: tensor<?x1x3xf32>, %pool: memref<16x4x2x3xf32>, %qsl: tensor<?xi32>, %ci: tensor<?xi32>)
+    -> tensor<?x4x2xf32> {
+  %y = ssd.chunk_scan_varlen x(%x : tensor<?x4x2xf32>) dt(%dt : tensor<?x4xf32>) A(%A : tensor<4xf32>)
+      B(%B : tensor<?x1x3xf32>) C(%B : tensor<?x1x3xf32>) ssm_pool(%pool : memref<16x4x2x3xf32>)
+      query_start_loc(%qsl : tensor<?xi32>) cache_indices(%ci : tensor<?xi32>) -> tensor<?x4x2xf32>
+  return %y : tensor<?x4x2xf32>
+}
+
+// -----
+
+// A form pinned by the producer is kept, whatever the options say.
+// CHECK-LABEL: func.func @pinned_form_is_kept
+// CHECK:       {chunk_size = 32 : i64, form = #ssd<form chunked>}
+// FORCED-LABEL: func.func @pinned_form_is_kept
+// FORCED:       {form = #ssd<form serial>}
+func.func @pinned_form_is_kept(%x: memref<8x4x2xf32>, %dt: memref<8x4xf32>, %A: memref<4xf32>,
+    %B: memref<8x1x3xf32>, %pool: memref<16x4x2x3xf32>, %qsl: memref<9xi32>, %ci: memref<8xi32>,
+    %y: memref<8x4x2xf32>, %y2: memref<8x4x2xf32>) {
+  ssd.chunk_scan_varlen x(%x : memref<8x4x2xf32>) dt(%dt : memref<8x4xf32>) A(%A : memref<4xf32>)
+      B(%B : memref<8x1x3xf32>) C(%B : memref<8x1x3xf32>) ssm_pool(%pool : memref<16x4x2x3xf32>)
+      query_start_loc(%qsl : memref<9xi32>) cache_indices(%ci : memref<8xi32>) outs(%y : memref<8x4x2xf32>)
+      {form = #ssd<form chunked>, chunk_size = 32}
+  ssd.chunk_scan_varlen x(%x : memref<8x4x2xf32>) dt(%dt : memref<8x4xf32>) A(%A : memref<4xf32>)
+      B(%B : memref<8x1x3xf32>) C(%B : memref<8x1x3xf32>) ssm_pool(%pool : memref<16x4x2x3xf32>)
+      query_start_loc(%qsl : memref<9xi32>) cache_indices(%ci : memref<8xi32>) outs(%y2 : memref<8x4x2xf32>)
+      {form = #ssd<form serial>}
+  return
+}
