@@ -1,10 +1,24 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs the project's main job on an
-# example: parse, verify and print a Mamba-2 decode step.
+# example: a mixed prefill/decode launch at Mamba2-2.7B shapes (H=80 P=64
+# N=128 G=1, bf16) compiled through --ssd-to-cpu and run on this CPU, then
+# checked against the double-precision reference target.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/install-deps.sh
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-ninja -C build
-build/bin/ssd-opt examples/mamba2-decode.mlir
+ninja -C build >/dev/null
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+/usr/bin/python3 utils/ssdgen.py gen "$work/in" --H 80 --P 64 --N 128 --G 1 \
+  --seqlens 1,1,1,1,37,300,0,5 --initial mixed --update mixed --seed 7 >/dev/null
+
+echo "== the op ssd-run compiles (T and batch dynamic):"
+build/bin/ssd-run --inputs "$work/in" --dtype bf16 --print-ir | grep 'ssd.chunk_scan_varlen'
+echo "== run on the CPU, and on the reference:"
+build/bin/ssd-run --inputs "$work/in" --outputs "$work/cpu" --dtype bf16 --target cpu
+build/bin/ssd-run --inputs "$work/in" --outputs "$work/ref" --dtype bf16 --target reference
+echo "== agreement with the reference (SPEC tolerance for bf16: 3e-2):"
+/usr/bin/python3 utils/ssdgen.py check "$work/in" "$work/ref" "$work/cpu" --dtype bf16

@@ -127,7 +127,7 @@ def _mask(mode, batch, rng):
 def generate(outdir, seqlens, H=4, P=8, N=16, G=2, slots=None, seed=0,
              with_D=True, with_dt_bias=True, initial="mixed", update="mixed",
              ci_shape="1d", ci_dtype="int32", padding=(), float16_files=False,
-             tree=False):
+             tree=False, large_dt=0.0):
     """Writes a valid input directory; returns the arrays written."""
     if H % G:
         raise SystemExit("ssdgen: H=%d is not a multiple of G=%d" % (H, G))
@@ -153,6 +153,11 @@ def generate(outdir, seqlens, H=4, P=8, N=16, G=2, slots=None, seed=0,
     else:
         dt_bias = None
         dt = d
+    if large_dt > 0 and with_dt_bias:
+        # A fraction of steps with dt + dt_bias in (20, 24]: the branch of
+        # softplus that passes its argument through.
+        big = rng.uniform(size=(T, H)) < large_dt
+        dt = np.where(big, rng.uniform(20.5, 24.0, size=(T, H)) - dt_bias[None, :], dt)
     arrs = {
         "x": rng.standard_normal((T, H, P)),
         "dt": dt,
@@ -301,6 +306,12 @@ def cmd_check(args):
     if not np.all(np.isfinite(out_y)):
         return fail("y has %d non-finite values"
                     % int(np.sum(~np.isfinite(out_y))))
+    # SPEC 3: y.npy is float32 holding model-dtype values (rounded once).
+    unrounded = round_to_dtype(out_y, args.dtype).view(np.uint32) != \
+        out_y.view(np.uint32)
+    if np.any(unrounded):
+        return fail("y has %d values that are not %s values"
+                    % (int(np.sum(unrounded)), args.dtype))
 
     written = sorted({s for s, w in writers(arrs) if w})
     untouched = [s for s in range(in_pool.shape[0]) if s not in written]
@@ -556,6 +567,9 @@ def main(argv=None):
                    help="comma-separated sequence indices to make padding")
     g.add_argument("--float16-files", action="store_true",
                    help="store every float array as float16")
+    g.add_argument("--large-dt", type=float, default=0.0,
+                   help="fraction of dt entries with dt + dt_bias > 20 "
+                        "(softplus passes them through)")
     g.add_argument("--tree", action="store_true",
                    help="tree speculation: all sequences read one slot, only "
                         "sequence 0 writes it (overrides --initial/--update)")
@@ -589,7 +603,7 @@ def main(argv=None):
                         initial=args.initial, update=args.update,
                         ci_shape=args.ci_shape, ci_dtype=args.ci_dtype,
                         padding=args.padding, float16_files=args.float16_files,
-                        tree=args.tree)
+                        tree=args.tree, large_dt=args.large_dt)
         print("ssdgen gen: wrote %s (T=%d, batch=%d, S=%d)"
               % (args.outdir, arrs["x"].shape[0], len(args.seqlens),
                  arrs["ssm_pool"].shape[0]))

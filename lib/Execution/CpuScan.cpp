@@ -76,11 +76,12 @@ std::string ssd::buildScanModuleText(const ScanProblem &p, bool staticShapes) {
   auto typeOf = [&](const OperandLayout &o) {
     std::ostringstream os;
     os << "memref<";
-    // T and batch are the launch-dependent extents; every other one is a
-    // property of the model and stays static.
+    // T and batch are the launch-dependent extents, and the pool's slot count
+    // is the deployment's; every other extent is the model's and stays static.
     for (size_t i = 0; i < o.shape.size(); ++i) {
       bool tokenDim = (o.name == "x" || o.name == "dt" || o.name == "B" ||
-                       o.name == "C" || o.name == "outs") &&
+                       o.name == "C" || o.name == "outs" ||
+                       o.name == "ssm_pool") &&
                       i == 0;
       bool batchDim = o.name == "query_start_loc" || o.name == "has_initial_state" ||
                       o.name == "update_state" ||

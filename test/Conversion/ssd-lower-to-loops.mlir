@@ -52,8 +52,8 @@ func.func @serial(%x: memref<?x4x32xbf16>, %dt: memref<?x4xbf16>, %A: memref<4xb
 
 // -----
 
-// Chunked form, chunk_size 64: workspaces sized from T, batch and 64, five
-// parallel phases, every workspace freed.
+// Chunked form, chunk_size 64: workspaces sized from T, batch and 64 (C Bᵀ
+// rows: min(64, T)), five parallel phases, every workspace freed.
 // CHECK-LABEL: func.func @chunked
 // CHECK:       %[[BEGIN:.*]] = memref.alloc(%{{.*}}) : memref<?xindex>
 // CHECK:       %[[SEQS:.*]] = memref.alloc(%[[K:.*]]) : memref<?xindex>
@@ -61,7 +61,7 @@ func.func @serial(%x: memref<?x4x32xbf16>, %dt: memref<?x4xbf16>, %A: memref<4xb
 // CHECK:       %[[DTS:.*]] = memref.alloc(%[[T:.*]]) : memref<?x4xf32>
 // CHECK:       %[[CUMS:.*]] = memref.alloc(%[[T]]) : memref<?x4xf32>
 // CHECK:       %[[STATES:.*]] = memref.alloc(%[[K]]) : memref<?x4x32x3xf32>
-// CHECK:       %[[CB:.*]] = memref.alloc(%[[K]]) : memref<?x2x64x64xf32>
+// CHECK:       %[[CB:.*]] = memref.alloc(%[[K]], %[[ROWS:.*]], %[[ROWS]]) : memref<?x2x?x?xf32>
 // The work list is built serially.
 // CHECK:       %[[NUM:.*]] = scf.for
 // Phase 1, cumsum with softplus(dt + dt_bias), per (chunk, head).
@@ -74,13 +74,13 @@ func.func @serial(%x: memref<?x4x32xbf16>, %dt: memref<?x4xbf16>, %A: memref<4xb
 // CHECK:         math.exp
 // CHECK:         memref.store %{{.*}}, %[[STATES]]
 // Phase 3, C Bᵀ per (chunk, group, row).
-// CHECK:       scf.parallel (%{{.*}}, %{{.*}}, %{{.*}}) = (%c0, %c0, %c0) to (%[[NUM]], %c2, %c64)
+// CHECK:       scf.parallel (%{{.*}}, %{{.*}}, %{{.*}}) = (%c0, %c0, %c0) to (%[[NUM]], %c2, %[[ROWS]])
 // CHECK:         memref.store %{{.*}}, %[[CB]]
 // Phase 4, state passing per (sequence, head, p), reading the pool per has_initial_state.
 // CHECK:       scf.parallel (%{{.*}}, %{{.*}}, %{{.*}}) = (%c0, %c0, %c0) to (%{{.*}}, %c4, %c32)
 // CHECK:         memref.load %{{.*}} : memref<16x4x32x3xf32>
 // Phase 5, output per (chunk, head, row), rounded to f16.
-// CHECK:       scf.parallel (%{{.*}}, %{{.*}}, %{{.*}}) = (%c0, %c0, %c0) to (%[[NUM]], %c4, %c64)
+// CHECK:       scf.parallel (%{{.*}}, %{{.*}}, %{{.*}}) = (%c0, %c0, %c0) to (%[[NUM]], %c4, %[[ROWS]])
 // CHECK:         memref.alloca() : memref<32xf32>
 // CHECK:         memref.load %[[CB]]
 // CHECK:         arith.truncf %{{.*}} : f32 to f16

@@ -27,21 +27,24 @@ func.func @decode_is_serial(%x: memref<8x4x2xf32>, %dt: memref<8x4xf32>, %A: mem
 
 // -----
 
-// A prefill of 2 sequences of 2048 tokens on average is chunked.
+// A prefill of one 128k-token sequence is chunked.
 // CHECK-LABEL: func.func @long_prefill_is_chunked
 // CHECK:       {chunk_size = 256 : i64, form = #ssd<form chunked>}
-func.func @long_prefill_is_chunked(%x: memref<4096x4x2xf32>, %dt: memref<4096x4xf32>, %A: memref<4xf32>,
-    %B: memref<4096x1x3xf32>, %pool: memref<16x4x2x3xf32>, %qsl: memref<3xi32>, %ci: memref<2xi32>,
-    %y: memref<4096x4x2xf32>) {
-  ssd.chunk_scan_varlen x(%x : memref<4096x4x2xf32>) dt(%dt : memref<4096x4xf32>) A(%A : memref<4xf32>)
-      B(%B : memref<4096x1x3xf32>) C(%B : memref<4096x1x3xf32>) ssm_pool(%pool : memref<16x4x2x3xf32>)
-      query_start_loc(%qsl : memref<3xi32>) cache_indices(%ci : memref<2xi32>) outs(%y : memref<4096x4x2xf32>)
+// LOW-LABEL:   func.func @long_prefill_is_chunked
+// LOW:         form = #ssd<form chunked>
+func.func @long_prefill_is_chunked(%x: memref<131072x4x2xf32>, %dt: memref<131072x4xf32>, %A: memref<4xf32>,
+    %B: memref<131072x1x3xf32>, %pool: memref<16x4x2x3xf32>, %qsl: memref<2xi32>, %ci: memref<1xi32>,
+    %y: memref<131072x4x2xf32>) {
+  ssd.chunk_scan_varlen x(%x : memref<131072x4x2xf32>) dt(%dt : memref<131072x4xf32>) A(%A : memref<4xf32>)
+      B(%B : memref<131072x1x3xf32>) C(%B : memref<131072x1x3xf32>) ssm_pool(%pool : memref<16x4x2x3xf32>)
+      query_start_loc(%qsl : memref<2xi32>) cache_indices(%ci : memref<1xi32>) outs(%y : memref<131072x4x2xf32>)
   return
 }
 
 // -----
 
-// Many short sequences: long launch, but T / batch is below the threshold.
+// Many short sequences stay serial by default; with low thresholds
+// (8 tokens, 4 per sequence) 2048 tokens over 256 sequences are chunked.
 // CHECK-LABEL: func.func @many_short_sequences_are_serial
 // CHECK:       form = #ssd<form serial>
 // LOW-LABEL:   func.func @many_short_sequences_are_serial

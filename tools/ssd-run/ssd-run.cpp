@@ -21,6 +21,7 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -51,6 +52,7 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
       {"--dtype", &o.dtype},   {"--target", &o.target},
       {"--form", &o.form}};
   std::string chunkSize;
+  bool chunkSizeGiven = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i], value;
     bool inlineValue = false;
@@ -72,8 +74,10 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
     std::string *target = nullptr;
     if (auto it = valued.find(arg); it != valued.end())
       target = it->second;
-    else if (arg == "--chunk-size")
+    else if (arg == "--chunk-size") {
       target = &chunkSize;
+      chunkSizeGiven = true;
+    }
     else {
       error = "unknown flag '" + std::string(argv[i]) + "'";
       return false;
@@ -87,10 +91,10 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
     }
     *target = value;
   }
-  if (!chunkSize.empty()) {
+  if (chunkSizeGiven) {
     char *end = nullptr;
     long long v = std::strtoll(chunkSize.c_str(), &end, 10);
-    if (*end != '\0' || v < 1 || v > (1 << 16)) {
+    if (chunkSize.empty() || *end != '\0' || v < 1 || v > (1 << 16)) {
       error = "--chunk-size must be an integer in [1, 65536], got '" +
               chunkSize + "'";
       return false;
@@ -153,7 +157,11 @@ int main(int argc, char **argv) {
   double seconds = 0;
   if (o.target == "reference") {
     std::vector<double> yRef, poolRef;
+    auto start = std::chrono::steady_clock::now();
     ssd::referenceScan(problem, yRef, poolRef);
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                            start)
+                  .count();
     ssd::roundOutputs(problem, yRef, poolRef, y, pool);
     ran = "reference";
   } else if (o.target == "cuda") {

@@ -20,7 +20,7 @@ namespace ssd {
 struct CompileOptions {
   std::string form = "auto";   ///< auto, chunked or serial
   int64_t chunkSize = 256;
-  bool staticShapes = false;   ///< else T and batch are dynamic
+  bool staticShapes = false;   ///< else T, batch and pool slots are dynamic
   bool openmp = true;          ///< outer loops on all cores
 };
 
@@ -50,7 +50,7 @@ private:
 };
 
 /// One compiled op, callable on any problem with the signature it was
-/// compiled for (with dynamic shapes: any T and batch).
+/// compiled for (with dynamic shapes: any T, batch and pool size).
 class CpuScanKernel {
 public:
   ~CpuScanKernel();

@@ -25,8 +25,9 @@
 // or out-of-order lane cannot overflow into inf * 0 = NaN.
 //
 // The work list (chunk -> sequence, first token, length) makes every phase a
-// flat parallel loop over chunks with data-independent structure; phase 5
-// runs rows up to L with a guard, the shape the GPU mapping needs.
+// flat parallel loop over chunks with data-independent structure; phases 3
+// and 5 run rows up to min(L, T) with a guard, the shape the GPU mapping
+// needs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -52,7 +53,7 @@ struct ChunkWorkspace {
   Value dts;          // [T, H] f32: processed dt
   Value cums;         // [T, H] f32: in-chunk inclusive cumsum of d A
   Value states;       // [Kmax, H, P, N] f32: dS_k, then S_prev(k)
-  Value cb;           // [Kmax, G, L, L] f32: C Bᵀ per chunk and group
+  Value cb;           // [Kmax, G, R, R] f32: C Bᵀ per chunk and group
 
   SmallVector<Value> all() const {
     return {chunkBegin, chunkSeq, chunkFirst, chunkLen, dts, cums, states, cb};
@@ -89,6 +90,9 @@ private:
   int64_t chunkSize;
   ChunkWorkspace ws;
   Value maxChunks;
+  // R = min(L, T): no chunk is longer, so C Bᵀ and the row loops need no
+  // more, however large the requested chunk size.
+  Value maxChunkRows;
 
   Value add(ImplicitLocOpBuilder &b, Value l, Value r) {
     return arith::AddIOp::create(b, l, r);
@@ -127,6 +131,7 @@ private:
   void allocate(ImplicitLocOpBuilder &b) {
     Value L = e.index(b, chunkSize);
     maxChunks = add(b, arith::CeilDivUIOp::create(b, e.tokens, L), e.batch);
+    maxChunkRows = arith::MinUIOp::create(b, L, e.tokens);
     Type index = b.getIndexType();
     ws.chunkBegin = alloc(b, {add(b, e.batch, e.index(b, 1))}, index);
     ws.chunkSeq = alloc(b, {maxChunks}, index);
@@ -135,7 +140,7 @@ private:
     ws.dts = alloc(b, {e.tokens, e.heads}, e.f32);
     ws.cums = alloc(b, {e.tokens, e.heads}, e.f32);
     ws.states = alloc(b, {maxChunks, e.heads, e.headDim, e.dstate}, e.f32);
-    ws.cb = alloc(b, {maxChunks, e.groups, L, L}, e.f32);
+    ws.cb = alloc(b, {maxChunks, e.groups, maxChunkRows, maxChunkRows}, e.f32);
   }
 
   // Serial over sequences; cheap (batch + K stores) next to any phase below.
@@ -215,8 +220,7 @@ private:
   // Phase 3: G_k = C Bᵀ (lower triangle) per chunk and group, shared by the
   // H / G heads of the group.
   void emitChunkCB(ImplicitLocOpBuilder &b) {
-    Value L = e.index(b, chunkSize);
-    e.parallel(b, {ws.numChunks, e.groups, L}, [&](ImplicitLocOpBuilder &b,
+    e.parallel(b, {ws.numChunks, e.groups, maxChunkRows}, [&](ImplicitLocOpBuilder &b,
                                                   ValueRange ivs) {
       Value k = ivs[0], group = ivs[1], i = ivs[2];
       Chunk c = chunk(b, k);
@@ -277,8 +281,7 @@ private:
   // Phase 5: y for row i of chunk k and head h, accumulated over p in a
   // small buffer so each decay weight is formed once per (i, j), not per p.
   void emitOutput(ImplicitLocOpBuilder &b) {
-    Value L = e.index(b, chunkSize);
-    e.parallel(b, {ws.numChunks, e.heads, L}, [&](ImplicitLocOpBuilder &b,
+    e.parallel(b, {ws.numChunks, e.heads, maxChunkRows}, [&](ImplicitLocOpBuilder &b,
                                                   ValueRange ivs) {
       Value k = ivs[0], head = ivs[1], i = ivs[2];
       Chunk c = chunk(b, k);
