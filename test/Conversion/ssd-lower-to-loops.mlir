@@ -8,11 +8,15 @@
 // CHECK-LABEL: func.func @serial
 // The unsigned index buffer is viewed as signless once.
 // CHECK:       %[[SLOTS:.*]] = builtin.unrealized_conversion_cast %{{.*}} : memref<1x?xui32> to memref<1x?xi32>
-// Writers whose slot others read are found before any task runs.
+// Writers whose slot others read are found before any task runs; they run
+// in a second parallel loop, after every other sequence read its state.
 // CHECK:       %[[READERS:.*]] = memref.alloc() : memref<16xi32>
-// CHECK:       %[[STAGED:.*]] = memref.alloc(%{{.*}}) : memref<?x4x32x3xf32>
+// CHECK:       %[[SECOND:.*]] = memref.alloc(%{{.*}}) : memref<?xi1>
 // One task per (sequence, head, 16-row P-tile): 32 / 16 = 2 tiles.
 // CHECK:       scf.parallel (%[[SEQ:.*]], %[[HEAD:.*]], %[[TILE:.*]]) = (%c0, %c0, %c0) to (%{{.*}}, %c4, %c2)
+// CHECK:         %[[LATE:.*]] = memref.load %[[SECOND]][%[[SEQ]]] : memref<?xi1>
+// CHECK:         %[[EARLY:.*]] = arith.xori %[[LATE]], %true : i1
+// CHECK:         scf.if %[[EARLY]] {
 // CHECK:         %[[RAW:.*]] = memref.load %[[SLOTS]][%c0, %[[SEQ]]] : memref<1x?xi32>
 // CHECK:         arith.index_castui %[[RAW]] : i32 to index
 // CHECK:         arith.cmpi ne, %[[RAW]], %c-1_i32 : i32
@@ -27,15 +31,16 @@
 // CHECK:               memref.store %{{.*}}, %[[STATE]]
 // CHECK:             arith.truncf %{{.*}} : f32 to bf16
 // CHECK:             memref.store %{{.*}}, %{{.*}}[%[[T]], %[[HEAD]], %{{.*}}] : memref<?x4x32xbf16>
-// Final state: staged, or rounded to bf16 into the pool.
+// The final state is rounded to bf16 into the pool.
 // CHECK:         scf.if
-// CHECK:           memref.store %{{.*}}, %[[STAGED]]
 // CHECK:           arith.truncf %{{.*}} : f32 to bf16
 // CHECK:           memref.store %{{.*}}, %{{.*}} : memref<16x4x32x3xbf16>
-// Staged states land after every task.
+// The second pass: the same tasks for the late writers.
 // CHECK:       scf.parallel
+// CHECK:         %[[LATE2:.*]] = memref.load %[[SECOND]]
+// CHECK:         scf.if %[[LATE2]] {
 // CHECK:       memref.dealloc %[[READERS]]
-// CHECK:       memref.dealloc %[[STAGED]]
+// CHECK:       memref.dealloc %[[SECOND]]
 // CHECK-NOT:   ssd.chunk_scan_varlen
 // TILE8-LABEL: func.func @serial
 // TILE8:       scf.parallel (%{{.*}}, %{{.*}}, %{{.*}}) = (%c0, %c0, %c0) to (%{{.*}}, %c4, %c4)

@@ -12,11 +12,14 @@
 //   3. CBᵀ:     G_k[i, j] = sum_n C[i, n] B[j, n], j <= i
 //               an (L x N)(N x L) matmul               per (chunk, group)
 //   4. passing: S_prev(k) = state entering chunk k:
-//               S_prev(first) = initial, S_prev(k+1) = exp(cum_last) S_prev(k) + dS_k
-//               serial over the chunks of a sequence, then pool[slot] = final S
+//               S_prev(first) = initial, S_prev(k+1) = exp(cum_last) S_prev(k)
+//               + dS_k serial over the chunks of a sequence, then pool[slot] =
+//               final S
 //                                                      per (sequence, head, p)
-//   5. output:  y[i, p] = exp(cum_i) sum_n C[i, n] S_prev[p, n]      (L x N)(N x P)
-//                       + sum_{j <= i} G[i, j] exp(seg(j, i)) d_j x[j, p]  (L x L)(L x P)
+//   5. output:  y[i, p] = exp(cum_i) sum_n C[i, n] S_prev[p, n]      (L x N)(N
+//   x P)
+//                       + sum_{j <= i} G[i, j] exp(seg(j, i)) d_j x[j, p]  (L x
+//                       L)(L x P)
 //                       + D_h x[i, p]                  per (chunk, head, row)
 //
 // seg is accumulated from the later token backwards instead of formed as a
@@ -45,15 +48,15 @@ namespace {
 
 /// Buffers the chunked form allocates for one op and frees after it.
 struct ChunkWorkspace {
-  Value chunkBegin;   // [batch + 1] index: first chunk of each sequence
-  Value chunkSeq;     // [K] index: sequence of each chunk
-  Value chunkFirst;   // [K] index: first token of each chunk
-  Value chunkLen;     // [K] index: tokens in each chunk (1..L)
-  Value numChunks;    // index: K, the number of chunks in use
-  Value dts;          // [T, H] f32: processed dt
-  Value cums;         // [T, H] f32: in-chunk inclusive cumsum of d A
-  Value states;       // [Kmax, H, P, N] f32: dS_k, then S_prev(k)
-  Value cb;           // [Kmax, G, R, R] f32: C Bᵀ per chunk and group
+  Value chunkBegin; // [batch + 1] index: first chunk of each sequence
+  Value chunkSeq;   // [K] index: sequence of each chunk
+  Value chunkFirst; // [K] index: first token of each chunk
+  Value chunkLen;   // [K] index: tokens in each chunk (1..L)
+  Value numChunks;  // index: K, the number of chunks in use
+  Value dts;        // [T, H] f32: processed dt
+  Value cums;       // [T, H] f32: in-chunk inclusive cumsum of d A
+  Value states;     // [Kmax, H, P, N] f32: dS_k, then S_prev(k)
+  Value cb;         // [Kmax, G, R, R] f32: C Bᵀ per chunk and group
 
   SmallVector<Value> all() const {
     return {chunkBegin, chunkSeq, chunkFirst, chunkLen, dts, cums, states, cb};
@@ -77,9 +80,10 @@ public:
     emitCumsum(b);
     emitChunkStates(b);
     emitChunkCB(b);
-    PoolWritePlan plan = e.planPoolWrites(b);
-    emitStatePassing(b, plan);
-    e.finishPoolWrites(b, plan);
+    WriterOrder order = e.planWriterOrder(b);
+    emitStatePassing(b, order, 0);
+    emitStatePassing(b, order, 1);
+    e.freeWriterOrder(b, order);
     emitOutput(b);
     for (Value buffer : ws.all())
       memref::DeallocOp::create(b, buffer);
@@ -109,10 +113,12 @@ private:
   Value load(ImplicitLocOpBuilder &b, Value memref, ValueRange indices) {
     return memref::LoadOp::create(b, memref, indices);
   }
-  void store(ImplicitLocOpBuilder &b, Value v, Value memref, ValueRange indices) {
+  void store(ImplicitLocOpBuilder &b, Value v, Value memref,
+             ValueRange indices) {
     memref::StoreOp::create(b, v, memref, indices);
   }
-  Value alloc(ImplicitLocOpBuilder &b, ArrayRef<Value> sizes, Type elementType) {
+  Value alloc(ImplicitLocOpBuilder &b, ArrayRef<Value> sizes,
+              Type elementType) {
     SmallVector<int64_t> shape(sizes.size(), ShapedType::kDynamic);
     return memref::AllocOp::create(b, MemRefType::get(shape, elementType),
                                    sizes);
@@ -151,7 +157,8 @@ private:
         [&](ImplicitLocOpBuilder &b, Value seq, Value next) -> Value {
           store(b, next, ws.chunkBegin, seq);
           SequenceInfo s = e.sequence(b, seq);
-          Value len = sub(b, arith::MaxSIOp::create(b, s.end, s.begin), s.begin);
+          Value len =
+              sub(b, arith::MaxSIOp::create(b, s.end, s.begin), s.begin);
           Value count = arith::CeilDivUIOp::create(b, len, L);
           // Never write past the work list, even for offsets that break the
           // op's contract.
@@ -171,169 +178,196 @@ private:
 
   // Phase 1: d_t and cum_t for every token of every chunk and head.
   void emitCumsum(ImplicitLocOpBuilder &b) {
-    e.parallel(b, {ws.numChunks, e.heads}, [&](ImplicitLocOpBuilder &b,
-                                               ValueRange ivs) {
-      Value head = ivs[1];
-      Chunk c = chunk(b, ivs[0]);
-      Value a = e.loadF32(b, e.A, {head});
-      e.reduce(b, c.first, add(b, c.first, c.len), e.f32Const(b, 0.0),
-               [&](ImplicitLocOpBuilder &b, Value t, Value cum) -> Value {
-                 Value d = e.processedDt(b, t, head);
-                 store(b, d, ws.dts, {t, head});
-                 Value next = fadd(b, cum, fmul(b, d, a));
-                 store(b, next, ws.cums, {t, head});
-                 return next;
+    e.parallel(b, {ws.numChunks, e.heads},
+               [&](ImplicitLocOpBuilder &b, ValueRange ivs) {
+                 Value head = ivs[1];
+                 Chunk c = chunk(b, ivs[0]);
+                 Value a = e.loadF32(b, e.A, {head});
+                 e.reduce(
+                     b, c.first, add(b, c.first, c.len), e.f32Const(b, 0.0),
+                     [&](ImplicitLocOpBuilder &b, Value t, Value cum) -> Value {
+                       Value d = e.processedDt(b, t, head);
+                       store(b, d, ws.dts, {t, head});
+                       Value next = fadd(b, cum, fmul(b, d, a));
+                       store(b, next, ws.cums, {t, head});
+                       return next;
+                     });
                });
-    });
   }
 
   // Phase 2: dS_k[p, :] = sum_s exp(seg(s, last)) d_s x[s, p] B[s, :],
   // walking s from the chunk's last token back so seg is a running sum.
   void emitChunkStates(ImplicitLocOpBuilder &b) {
-    e.parallel(b, {ws.numChunks, e.heads, e.headDim},
-               [&](ImplicitLocOpBuilder &b, ValueRange ivs) {
-      Value k = ivs[0], head = ivs[1], p = ivs[2];
-      Chunk c = chunk(b, k);
-      Value group = e.groupOf(b, head);
-      Value a = e.loadF32(b, e.A, {head});
-      Value zero = e.index(b, 0);
-      e.loop(b, zero, e.dstate, [&](ImplicitLocOpBuilder &b, Value n) {
-        store(b, e.f32Const(b, 0.0), ws.states, {k, head, p, n});
-      });
-      e.reduce(b, zero, c.len, e.f32Const(b, 0.0),
-               [&](ImplicitLocOpBuilder &b, Value back, Value seg) -> Value {
-                 Value s = sub(b, c.last, back);
-                 Value d = load(b, ws.dts, {s, head});
-                 Value weight = fmul(b, fmul(b, e.decay(b, seg), d),
-                                     e.loadF32(b, e.x, {s, head, p}));
-                 e.loop(b, zero, e.dstate, [&](ImplicitLocOpBuilder &b, Value n) {
-                   Value acc = load(b, ws.states, {k, head, p, n});
-                   Value bv = e.loadF32(b, e.B, {s, group, n});
-                   store(b, fadd(b, acc, fmul(b, weight, bv)), ws.states,
-                         {k, head, p, n});
-                 });
-                 return fadd(b, seg, fmul(b, d, a));
-               });
-    });
+    e.parallel(
+        b, {ws.numChunks, e.heads, e.headDim},
+        [&](ImplicitLocOpBuilder &b, ValueRange ivs) {
+          Value k = ivs[0], head = ivs[1], p = ivs[2];
+          Chunk c = chunk(b, k);
+          Value group = e.groupOf(b, head);
+          Value a = e.loadF32(b, e.A, {head});
+          Value zero = e.index(b, 0);
+          e.loop(b, zero, e.dstate, [&](ImplicitLocOpBuilder &b, Value n) {
+            store(b, e.f32Const(b, 0.0), ws.states, {k, head, p, n});
+          });
+          e.reduce(
+              b, zero, c.len, e.f32Const(b, 0.0),
+              [&](ImplicitLocOpBuilder &b, Value back, Value seg) -> Value {
+                Value s = sub(b, c.last, back);
+                Value d = load(b, ws.dts, {s, head});
+                Value weight = fmul(b, fmul(b, e.decay(b, seg), d),
+                                    e.loadF32(b, e.x, {s, head, p}));
+                e.loop(b, zero, e.dstate,
+                       [&](ImplicitLocOpBuilder &b, Value n) {
+                         Value acc = load(b, ws.states, {k, head, p, n});
+                         Value bv = e.loadF32(b, e.B, {s, group, n});
+                         store(b, fadd(b, acc, fmul(b, weight, bv)), ws.states,
+                               {k, head, p, n});
+                       });
+                return fadd(b, seg, fmul(b, d, a));
+              });
+        });
   }
 
   // Phase 3: G_k = C Bᵀ (lower triangle) per chunk and group, shared by the
   // H / G heads of the group.
   void emitChunkCB(ImplicitLocOpBuilder &b) {
-    e.parallel(b, {ws.numChunks, e.groups, maxChunkRows}, [&](ImplicitLocOpBuilder &b,
-                                                  ValueRange ivs) {
-      Value k = ivs[0], group = ivs[1], i = ivs[2];
-      Chunk c = chunk(b, k);
-      Value inChunk =
-          arith::CmpIOp::create(b, arith::CmpIPredicate::ult, i, c.len);
-      e.ifThen(b, inChunk, [&](ImplicitLocOpBuilder &b) {
-        Value ti = add(b, c.first, i);
-        Value zero = e.index(b, 0);
-        e.loop(b, zero, add(b, i, e.index(b, 1)),
-               [&](ImplicitLocOpBuilder &b, Value j) {
-          Value tj = add(b, c.first, j);
-          Value dot = e.reduce(
-              b, zero, e.dstate, e.f32Const(b, 0.0),
-              [&](ImplicitLocOpBuilder &b, Value n, Value acc) -> Value {
-                return fadd(b, acc,
-                            fmul(b, e.loadF32(b, e.C, {ti, group, n}),
-                                 e.loadF32(b, e.B, {tj, group, n})));
-              });
-          store(b, dot, ws.cb, {k, group, i, j});
-        });
-      });
-    });
+    e.parallel(b, {ws.numChunks, e.groups, maxChunkRows},
+               [&](ImplicitLocOpBuilder &b, ValueRange ivs) {
+                 Value k = ivs[0], group = ivs[1], i = ivs[2];
+                 Chunk c = chunk(b, k);
+                 Value inChunk = arith::CmpIOp::create(
+                     b, arith::CmpIPredicate::ult, i, c.len);
+                 e.ifThen(b, inChunk, [&](ImplicitLocOpBuilder &b) {
+                   Value ti = add(b, c.first, i);
+                   Value zero = e.index(b, 0);
+                   e.loop(b, zero, add(b, i, e.index(b, 1)),
+                          [&](ImplicitLocOpBuilder &b, Value j) {
+                            Value tj = add(b, c.first, j);
+                            Value dot = e.reduce(
+                                b, zero, e.dstate, e.f32Const(b, 0.0),
+                                [&](ImplicitLocOpBuilder &b, Value n,
+                                    Value acc) -> Value {
+                                  return fadd(
+                                      b, acc,
+                                      fmul(b, e.loadF32(b, e.C, {ti, group, n}),
+                                           e.loadF32(b, e.B, {tj, group, n})));
+                                });
+                            store(b, dot, ws.cb, {k, group, i, j});
+                          });
+                 });
+               });
   }
 
   // Phase 4: carry the state across each sequence's chunks. Element (p, n)
   // of the state evolves independently, so each task owns a row p and walks
   // the chunks in order, leaving S_prev(k) where dS_k was.
-  void emitStatePassing(ImplicitLocOpBuilder &b, const PoolWritePlan &plan) {
-    e.parallel(b, {e.batch, e.heads, e.headDim}, [&](ImplicitLocOpBuilder &b,
-                                                     ValueRange ivs) {
-      Value seq = ivs[0], head = ivs[1], p = ivs[2];
-      SequenceInfo s = e.sequence(b, seq);
-      Value firstChunk = load(b, ws.chunkBegin, seq);
-      Value endChunk = load(b, ws.chunkBegin, add(b, seq, e.index(b, 1)));
-      e.loop(b, e.index(b, 0), e.dstate, [&](ImplicitLocOpBuilder &b, Value n) {
-        Value initial = e.ifElse(
-            b, s.readsInitial, e.f32,
-            [&](ImplicitLocOpBuilder &b) {
-              return e.loadF32(b, e.pool, {s.slot, head, p, n});
-            },
-            [&](ImplicitLocOpBuilder &b) { return e.f32Const(b, 0.0); });
-        Value final = e.reduce(
-            b, firstChunk, endChunk, initial,
-            [&](ImplicitLocOpBuilder &b, Value k, Value state) -> Value {
-              Chunk c = chunk(b, k);
-              Value chunkDecay = e.decay(b, load(b, ws.cums, {c.last, head}));
-              Value contribution = load(b, ws.states, {k, head, p, n});
-              store(b, state, ws.states, {k, head, p, n});
-              return fadd(b, fmul(b, chunkDecay, state), contribution);
-            });
-        e.ifThen(b, s.writesState, [&](ImplicitLocOpBuilder &b) {
-          e.writeFinalState(b, plan, seq, s, head, p, n, final);
+  // Runs for the sequences of one pass of `order` (see WriterOrder).
+  void emitStatePassing(ImplicitLocOpBuilder &b, const WriterOrder &order,
+                        unsigned pass) {
+    e.parallel(
+        b, {e.batch, e.heads, e.headDim},
+        [&](ImplicitLocOpBuilder &b, ValueRange ivs) {
+          Value seq = ivs[0], head = ivs[1], p = ivs[2];
+          e.ifThen(
+              b, e.inPass(b, order, seq, pass), [&](ImplicitLocOpBuilder &b) {
+                SequenceInfo s = e.sequence(b, seq);
+                Value firstChunk = load(b, ws.chunkBegin, seq);
+                Value endChunk =
+                    load(b, ws.chunkBegin, add(b, seq, e.index(b, 1)));
+                e.loop(
+                    b, e.index(b, 0), e.dstate,
+                    [&](ImplicitLocOpBuilder &b, Value n) {
+                      Value initial = e.ifElse(
+                          b, s.readsInitial, e.f32,
+                          [&](ImplicitLocOpBuilder &b) {
+                            return e.loadF32(b, e.pool, {s.slot, head, p, n});
+                          },
+                          [&](ImplicitLocOpBuilder &b) {
+                            return e.f32Const(b, 0.0);
+                          });
+                      Value final = e.reduce(
+                          b, firstChunk, endChunk, initial,
+                          [&](ImplicitLocOpBuilder &b, Value k,
+                              Value state) -> Value {
+                            Chunk c = chunk(b, k);
+                            Value chunkDecay =
+                                e.decay(b, load(b, ws.cums, {c.last, head}));
+                            Value contribution =
+                                load(b, ws.states, {k, head, p, n});
+                            store(b, state, ws.states, {k, head, p, n});
+                            return fadd(b, fmul(b, chunkDecay, state),
+                                        contribution);
+                          });
+                      e.ifThen(b, s.writesState, [&](ImplicitLocOpBuilder &b) {
+                        e.storeRounded(b, final, e.pool, {s.slot, head, p, n});
+                      });
+                    });
+              });
         });
-      });
-    });
   }
 
   // Phase 5: y for row i of chunk k and head h, accumulated over p in a
   // small buffer so each decay weight is formed once per (i, j), not per p.
   void emitOutput(ImplicitLocOpBuilder &b) {
-    e.parallel(b, {ws.numChunks, e.heads, maxChunkRows}, [&](ImplicitLocOpBuilder &b,
-                                                  ValueRange ivs) {
-      Value k = ivs[0], head = ivs[1], i = ivs[2];
-      Chunk c = chunk(b, k);
-      Value inChunk =
-          arith::CmpIOp::create(b, arith::CmpIPredicate::ult, i, c.len);
-      e.ifThen(b, inChunk, [&](ImplicitLocOpBuilder &b) {
-        Value zero = e.index(b, 0);
-        Value t = add(b, c.first, i);
-        Value group = e.groupOf(b, head);
-        Value a = e.loadF32(b, e.A, {head});
-        Value acc = memref::AllocaOp::create(
-            b, MemRefType::get({ShapedType::kDynamic}, e.f32),
-            ValueRange{e.headDim});
+    e.parallel(
+        b, {ws.numChunks, e.heads, maxChunkRows},
+        [&](ImplicitLocOpBuilder &b, ValueRange ivs) {
+          Value k = ivs[0], head = ivs[1], i = ivs[2];
+          Chunk c = chunk(b, k);
+          Value inChunk =
+              arith::CmpIOp::create(b, arith::CmpIPredicate::ult, i, c.len);
+          e.ifThen(b, inChunk, [&](ImplicitLocOpBuilder &b) {
+            Value zero = e.index(b, 0);
+            Value t = add(b, c.first, i);
+            Value group = e.groupOf(b, head);
+            Value a = e.loadF32(b, e.A, {head});
+            Value acc = memref::AllocaOp::create(
+                b, MemRefType::get({ShapedType::kDynamic}, e.f32),
+                ValueRange{e.headDim});
 
-        // Inter-chunk term (+ skip): exp(cum_i) C_i · S_prev[p, :] + D x.
-        Value inter = e.decay(b, load(b, ws.cums, {t, head}));
-        e.loop(b, zero, e.headDim, [&](ImplicitLocOpBuilder &b, Value p) {
-          Value dot = e.reduce(
-              b, zero, e.dstate, e.f32Const(b, 0.0),
-              [&](ImplicitLocOpBuilder &b, Value n, Value sum) -> Value {
-                return fadd(b, sum,
-                            fmul(b, e.loadF32(b, e.C, {t, group, n}),
-                                 load(b, ws.states, {k, head, p, n})));
-              });
-          Value v = fmul(b, inter, dot);
-          if (e.D)
-            v = fadd(b, v, fmul(b, e.loadF32(b, e.D, {head}),
-                                e.loadF32(b, e.x, {t, head, p})));
-          store(b, v, acc, p);
-        });
+            // Inter-chunk term (+ skip): exp(cum_i) C_i · S_prev[p, :] + D x.
+            Value inter = e.decay(b, load(b, ws.cums, {t, head}));
+            e.loop(b, zero, e.headDim, [&](ImplicitLocOpBuilder &b, Value p) {
+              Value dot = e.reduce(
+                  b, zero, e.dstate, e.f32Const(b, 0.0),
+                  [&](ImplicitLocOpBuilder &b, Value n, Value sum) -> Value {
+                    return fadd(b, sum,
+                                fmul(b, e.loadF32(b, e.C, {t, group, n}),
+                                     load(b, ws.states, {k, head, p, n})));
+                  });
+              Value v = fmul(b, inter, dot);
+              if (e.D)
+                v = fadd(b, v,
+                         fmul(b, e.loadF32(b, e.D, {head}),
+                              e.loadF32(b, e.x, {t, head, p})));
+              store(b, v, acc, p);
+            });
 
-        // Intra-chunk term, j from i down to the chunk's first row.
-        e.reduce(b, zero, add(b, i, e.index(b, 1)), e.f32Const(b, 0.0),
-                 [&](ImplicitLocOpBuilder &b, Value back, Value seg) -> Value {
-          Value j = sub(b, i, back);
-          Value s = add(b, c.first, j);
-          Value d = load(b, ws.dts, {s, head});
-          Value weight = fmul(b, fmul(b, load(b, ws.cb, {k, group, i, j}),
-                                      e.decay(b, seg)),
-                              d);
-          e.loop(b, zero, e.headDim, [&](ImplicitLocOpBuilder &b, Value p) {
-            Value term = fmul(b, weight, e.loadF32(b, e.x, {s, head, p}));
-            store(b, fadd(b, load(b, acc, p), term), acc, p);
+            // Intra-chunk term, j from i down to the chunk's first row.
+            e.reduce(
+                b, zero, add(b, i, e.index(b, 1)), e.f32Const(b, 0.0),
+                [&](ImplicitLocOpBuilder &b, Value back, Value seg) -> Value {
+                  Value j = sub(b, i, back);
+                  Value s = add(b, c.first, j);
+                  Value d = load(b, ws.dts, {s, head});
+                  Value weight = fmul(b,
+                                      fmul(b, load(b, ws.cb, {k, group, i, j}),
+                                           e.decay(b, seg)),
+                                      d);
+                  e.loop(b, zero, e.headDim,
+                         [&](ImplicitLocOpBuilder &b, Value p) {
+                           Value term =
+                               fmul(b, weight, e.loadF32(b, e.x, {s, head, p}));
+                           store(b, fadd(b, load(b, acc, p), term), acc, p);
+                         });
+                  return fadd(b, seg, fmul(b, d, a));
+                });
+
+            e.loop(b, zero, e.headDim, [&](ImplicitLocOpBuilder &b, Value p) {
+              e.storeRounded(b, load(b, acc, p), e.y, {t, head, p});
+            });
           });
-          return fadd(b, seg, fmul(b, d, a));
         });
-
-        e.loop(b, zero, e.headDim, [&](ImplicitLocOpBuilder &b, Value p) {
-          e.storeRounded(b, load(b, acc, p), e.y, {t, head, p});
-        });
-      });
-    });
   }
 };
 

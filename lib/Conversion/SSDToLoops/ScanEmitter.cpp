@@ -171,99 +171,62 @@ Value ScanEmitter::ifElse(ImplicitLocOpBuilder &b, Value cond, Type type,
   return ifOp.getResult(0);
 }
 
-PoolWritePlan ScanEmitter::planPoolWrites(ImplicitLocOpBuilder &b) const {
-  PoolWritePlan plan;
+WriterOrder ScanEmitter::planWriterOrder(ImplicitLocOpBuilder &b) const {
+  WriterOrder order;
   Type i32 = b.getI32Type();
-  Value zero = index(b, 0), minusOne = index(b, -1);
+  Value zero = index(b, 0);
   Value slots = memref::DimOp::create(b, pool, 0);
   auto dynamic1d = [&](Type t) {
     return MemRefType::get({ShapedType::kDynamic}, t);
   };
-  plan.readers = memref::AllocOp::create(b, dynamic1d(i32), ValueRange{slots});
+  order.readers = memref::AllocOp::create(b, dynamic1d(i32), ValueRange{slots});
   Value i32Zero = arith::ConstantOp::create(b, b.getI32IntegerAttr(0));
   Value i32One = arith::ConstantOp::create(b, b.getI32IntegerAttr(1));
   loop(b, zero, slots, [&](ImplicitLocOpBuilder &b, Value slot) {
-    memref::StoreOp::create(b, i32Zero, plan.readers, slot);
+    memref::StoreOp::create(b, i32Zero, order.readers, slot);
   });
   loop(b, zero, batch, [&](ImplicitLocOpBuilder &b, Value seq) {
     SequenceInfo s = sequence(b, seq);
     ifThen(b, s.readsInitial, [&](ImplicitLocOpBuilder &b) {
-      Value n = memref::LoadOp::create(b, plan.readers, s.slot);
+      Value n = memref::LoadOp::create(b, order.readers, s.slot);
       memref::StoreOp::create(b, arith::AddIOp::create(b, n, i32One),
-                              plan.readers, s.slot);
+                              order.readers, s.slot);
     });
   });
 
-  plan.stagedPosition =
-      memref::AllocOp::create(b, dynamic1d(b.getIndexType()), ValueRange{batch});
-  plan.count = reduce(
-      b, zero, batch, zero,
-      [&](ImplicitLocOpBuilder &b, Value seq, Value next) -> Value {
-        SequenceInfo s = sequence(b, seq);
-        Value readByOthers = ifElse(
-            b, s.writesState, b.getI1Type(),
-            [&](ImplicitLocOpBuilder &b) -> Value {
-              Value readers = memref::LoadOp::create(b, plan.readers, s.slot);
-              Value self = arith::ExtUIOp::create(b, i32, s.readsInitial);
-              Value others = arith::SubIOp::create(b, readers, self);
-              return arith::CmpIOp::create(b, arith::CmpIPredicate::sgt,
-                                           others, i32Zero);
-            },
-            [&](ImplicitLocOpBuilder &b) -> Value {
-              return arith::ConstantOp::create(b, b.getBoolAttr(false));
-            });
-        Value position = arith::SelectOp::create(b, readByOthers, next, minusOne);
-        memref::StoreOp::create(b, position, plan.stagedPosition, seq);
-        Value step = arith::IndexCastUIOp::create(b, b.getIndexType(), readByOthers);
-        return arith::AddIOp::create(b, next, step);
-      });
-
-  plan.stagedSlot =
-      memref::AllocOp::create(b, dynamic1d(b.getIndexType()), ValueRange{plan.count});
+  order.secondPass =
+      memref::AllocOp::create(b, dynamic1d(b.getI1Type()), ValueRange{batch});
   loop(b, zero, batch, [&](ImplicitLocOpBuilder &b, Value seq) {
-    Value position = memref::LoadOp::create(b, plan.stagedPosition, seq);
-    Value staged =
-        arith::CmpIOp::create(b, arith::CmpIPredicate::sge, position, zero);
-    ifThen(b, staged, [&](ImplicitLocOpBuilder &b) {
-      memref::StoreOp::create(b, sequence(b, seq).slot, plan.stagedSlot,
-                              position);
-    });
+    SequenceInfo s = sequence(b, seq);
+    // Only a writer's slot is a valid index here (padding slots are not).
+    Value readByOthers = ifElse(
+        b, s.writesState, b.getI1Type(),
+        [&](ImplicitLocOpBuilder &b) -> Value {
+          Value readers = memref::LoadOp::create(b, order.readers, s.slot);
+          Value self = arith::ExtUIOp::create(b, i32, s.readsInitial);
+          Value others = arith::SubIOp::create(b, readers, self);
+          return arith::CmpIOp::create(b, arith::CmpIPredicate::sgt, others,
+                                       i32Zero);
+        },
+        [&](ImplicitLocOpBuilder &b) -> Value {
+          return arith::ConstantOp::create(b, b.getBoolAttr(false));
+        });
+    memref::StoreOp::create(b, readByOthers, order.secondPass, seq);
   });
-  SmallVector<int64_t> shape(4, ShapedType::kDynamic);
-  plan.staged = memref::AllocOp::create(
-      b, MemRefType::get(shape, f32),
-      ValueRange{plan.count, heads, headDim, dstate});
-  return plan;
+  return order;
 }
 
-void ScanEmitter::writeFinalState(ImplicitLocOpBuilder &b,
-                                  const PoolWritePlan &plan, Value seq,
-                                  const SequenceInfo &s, Value head, Value row,
-                                  Value n, Value value) const {
-  Value position = memref::LoadOp::create(b, plan.stagedPosition, seq);
-  Value staged = arith::CmpIOp::create(b, arith::CmpIPredicate::sge, position,
-                                       index(b, 0));
-  auto ifOp = scf::IfOp::create(b, TypeRange{}, staged, /*withElseRegion=*/true);
-  ImplicitLocOpBuilder inner(b.getLoc(), b.getContext());
-  inner.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-  memref::StoreOp::create(inner, value, plan.staged,
-                          ValueRange{position, head, row, n});
-  inner.setInsertionPoint(ifOp.elseBlock()->getTerminator());
-  storeRounded(inner, value, pool, {s.slot, head, row, n});
+Value ScanEmitter::inPass(ImplicitLocOpBuilder &b, const WriterOrder &order,
+                          Value seq, unsigned pass) const {
+  Value second = memref::LoadOp::create(b, order.secondPass, seq);
+  if (pass == 1)
+    return second;
+  return arith::XOrIOp::create(
+      b, second, arith::ConstantOp::create(b, b.getBoolAttr(true)));
 }
 
-void ScanEmitter::finishPoolWrites(ImplicitLocOpBuilder &b,
-                                   const PoolWritePlan &plan) const {
-  parallel(b, {plan.count, heads, headDim},
-           [&](ImplicitLocOpBuilder &b, ValueRange ivs) {
-    Value position = ivs[0], head = ivs[1], row = ivs[2];
-    Value slot = memref::LoadOp::create(b, plan.stagedSlot, position);
-    loop(b, index(b, 0), dstate, [&](ImplicitLocOpBuilder &b, Value n) {
-      Value v = memref::LoadOp::create(b, plan.staged,
-                                       ValueRange{position, head, row, n});
-      storeRounded(b, v, pool, {slot, head, row, n});
-    });
-  });
-  for (Value buffer : {plan.readers, plan.stagedPosition, plan.stagedSlot, plan.staged})
-    memref::DeallocOp::create(b, buffer);
+void ScanEmitter::freeWriterOrder(ImplicitLocOpBuilder &b,
+                                  const WriterOrder &order) const {
+  memref::DeallocOp::create(b, order.readers);
+  memref::DeallocOp::create(b, order.secondPass);
 }

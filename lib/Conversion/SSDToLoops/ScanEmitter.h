@@ -29,17 +29,15 @@ struct SequenceInfo {
   Value writesState;   // i1: store the final state into pool[slot]
 };
 
-/// Where final states go. A writer whose slot another sequence reads must
-/// not store into the pool while that reader may still load its initial
-/// state (tree speculation: one writer, many readers of one slot), so such
-/// writers stage their state in a side buffer that is copied into the pool
-/// once every task has finished. All other writers store in place.
-struct PoolWritePlan {
-  Value stagedPosition; // [batch] index: row in `staged`, or -1: in place
-  Value stagedSlot;     // [count] index: pool slot of each staged row
-  Value staged;         // [count, H, P, N] f32
-  Value readers;        // [S] i32: sequences reading each slot
-  Value count;          // index
+/// Every reader must see the pool as it was before the op. A writer whose
+/// slot another sequence reads (tree speculation: one writer, many readers of
+/// a slot) therefore does its pool work in a second pass, after every other
+/// sequence has loaded its initial state; all other sequences run in the
+/// first. This needs no copy of any state and, on a GPU, no host round trip:
+/// the second pass is a second launch over the same grid.
+struct WriterOrder {
+  Value secondPass; // [batch] i1: the sequence runs in the second pass
+  Value readers;    // [S] i32: sequences that read each slot
 };
 
 using BodyFn = function_ref<void(ImplicitLocOpBuilder &, ValueRange)>;
@@ -80,16 +78,13 @@ public:
   Value decay(ImplicitLocOpBuilder &b, Value delta) const;
   SequenceInfo sequence(ImplicitLocOpBuilder &b, Value seq) const;
 
-  /// Finds the writers that must stage their state (see PoolWritePlan).
-  /// Serial over the batch; O(batch + S).
-  PoolWritePlan planPoolWrites(ImplicitLocOpBuilder &b) const;
-  /// Stores element (head, row, n) of sequence `seq`'s final state, which
-  /// must be a writer.
-  void writeFinalState(ImplicitLocOpBuilder &b, const PoolWritePlan &plan,
-                       Value seq, const SequenceInfo &s, Value head, Value row,
-                       Value n, Value value) const;
-  /// Copies the staged states into the pool and frees the plan's buffers.
-  void finishPoolWrites(ImplicitLocOpBuilder &b, const PoolWritePlan &plan) const;
+  /// Decides which sequences run in the second pass (see WriterOrder).
+  /// Serial loops over the slots and the batch: O(S + batch).
+  WriterOrder planWriterOrder(ImplicitLocOpBuilder &b) const;
+  /// i1: sequence `seq` belongs to pass `pass` (0 or 1).
+  Value inPass(ImplicitLocOpBuilder &b, const WriterOrder &order, Value seq,
+               unsigned pass) const;
+  void freeWriterOrder(ImplicitLocOpBuilder &b, const WriterOrder &order) const;
 
   // Loop helpers; bodies get a builder positioned inside the loop.
   void parallel(ImplicitLocOpBuilder &b, ValueRange upperBounds, BodyFn body) const;

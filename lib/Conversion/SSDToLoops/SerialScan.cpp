@@ -10,7 +10,7 @@
 //   if writes: pool[slot, h, p-tile, :] = S
 //
 // Every reader sees the pool as it was before the op: a writer whose slot
-// other sequences read stages its state and lands it after all tasks.
+// other sequences read runs in a second parallel loop, after all the others.
 //
 // Work is O(T H P N) with no redundant flops, and the state of a task is one
 // P-tile x N block that stays in cache for the whole sequence: the right form
@@ -33,13 +33,12 @@ void mlir::ssd::detail::buildSerialScan(RewriterBase &rewriter,
   ImplicitLocOpBuilder b(op.getLoc(), rewriter);
   ScanEmitter e(b, op);
 
-  PoolWritePlan plan = e.planPoolWrites(b);
+  WriterOrder order = e.planWriterOrder(b);
   Value tile = e.index(b, pTile);
   Value numTiles = arith::CeilDivUIOp::create(b, e.headDim, tile);
 
-  e.parallel(b, {e.batch, e.heads, numTiles}, [&](ImplicitLocOpBuilder &b,
-                                                  ValueRange ivs) {
-    Value seq = ivs[0], head = ivs[1], tileIndex = ivs[2];
+  auto emitTask = [&](ImplicitLocOpBuilder &b, Value seq, Value head,
+                      Value tileIndex) {
     SequenceInfo s = e.sequence(b, seq);
     Value group = e.groupOf(b, head);
     Value a = e.loadF32(b, e.A, {head});
@@ -52,15 +51,14 @@ void mlir::ssd::detail::buildSerialScan(RewriterBase &rewriter,
     // at the end of each task.
     auto stateType = MemRefType::get({pTile, ShapedType::kDynamic}, e.f32);
     Value state = memref::AllocaOp::create(b, stateType, ValueRange{e.dstate});
-    auto forEachStateElement = [&](ImplicitLocOpBuilder &b,
-                                   function_ref<void(ImplicitLocOpBuilder &,
-                                                     Value, Value)> body) {
-      e.loop(b, zero, rows, [&](ImplicitLocOpBuilder &b, Value p) {
-        e.loop(b, zero, e.dstate, [&](ImplicitLocOpBuilder &b, Value n) {
-          body(b, p, n);
-        });
-      });
-    };
+    auto forEachStateElement =
+        [&](ImplicitLocOpBuilder &b,
+            function_ref<void(ImplicitLocOpBuilder &, Value, Value)> body) {
+          e.loop(b, zero, rows, [&](ImplicitLocOpBuilder &b, Value p) {
+            e.loop(b, zero, e.dstate,
+                   [&](ImplicitLocOpBuilder &b, Value n) { body(b, p, n); });
+          });
+        };
 
     forEachStateElement(b, [&](ImplicitLocOpBuilder &b, Value p, Value n) {
       Value initial = e.ifElse(
@@ -87,9 +85,9 @@ void mlir::ssd::detail::buildSerialScan(RewriterBase &rewriter,
               Value old = memref::LoadOp::create(b, state, ValueRange{p, n});
               Value bv = e.loadF32(b, e.B, {t, group, n});
               Value cv = e.loadF32(b, e.C, {t, group, n});
-              Value updated = arith::AddFOp::create(
-                  b, arith::MulFOp::create(b, decay, old),
-                  arith::MulFOp::create(b, dx, bv));
+              Value updated =
+                  arith::AddFOp::create(b, arith::MulFOp::create(b, decay, old),
+                                        arith::MulFOp::create(b, dx, bv));
               memref::StoreOp::create(b, updated, state, ValueRange{p, n});
               return arith::AddFOp::create(
                   b, acc, arith::MulFOp::create(b, updated, cv));
@@ -105,11 +103,20 @@ void mlir::ssd::detail::buildSerialScan(RewriterBase &rewriter,
       forEachStateElement(b, [&](ImplicitLocOpBuilder &b, Value p, Value n) {
         Value row = arith::AddIOp::create(b, p0, p);
         Value v = memref::LoadOp::create(b, state, ValueRange{p, n});
-        e.writeFinalState(b, plan, seq, s, head, row, n, v);
+        e.storeRounded(b, v, e.pool, {s.slot, head, row, n});
       });
     });
-  });
-  e.finishPoolWrites(b, plan);
+  };
+
+  for (unsigned pass : {0u, 1u})
+    e.parallel(b, {e.batch, e.heads, numTiles},
+               [&](ImplicitLocOpBuilder &b, ValueRange ivs) {
+                 e.ifThen(b, e.inPass(b, order, ivs[0], pass),
+                          [&](ImplicitLocOpBuilder &b) {
+                            emitTask(b, ivs[0], ivs[1], ivs[2]);
+                          });
+               });
+  e.freeWriterOrder(b, order);
 
   rewriter.eraseOp(op);
 }
