@@ -31,18 +31,41 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 #include "mlir/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Pipelines/Passes.h"
+#include "mlir/Dialect/Index/IR/IndexDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "ssd/Conversion/Passes.h"
 #include "ssd/IR/SSDDialect.h"
 #include "ssd/Transforms/Passes.h"
 
 using namespace mlir;
 using namespace mlir::ssd;
+
+/// Tensor-form ops (and the functions holding them) become memref form; the
+/// pool is a memref already and passes through.
+static void addBufferization(OpPassManager &pm) {
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  bufferization::buildBufferDeallocationPipeline(pm);
+}
 
 void mlir::ssd::buildSSDToCPUPipeline(OpPassManager &pm,
                                       const SSDToCPUPipelineOptions &options) {
@@ -52,15 +75,7 @@ void mlir::ssd::buildSSDToCPUPipeline(OpPassManager &pm,
   select.minChunkedTokens = options.minChunkedTokens;
   select.minChunkedTokensPerSeq = options.minChunkedTokensPerSeq;
   pm.addPass(createSSDSelectForm(select));
-
-  // Tensor-form ops (and the functions holding them) become memref form; the
-  // pool is a memref already and passes through.
-  bufferization::OneShotBufferizePassOptions bufferize;
-  bufferize.bufferizeFunctionBoundaries = true;
-  bufferize.functionBoundaryTypeConversion =
-      bufferization::LayoutMapOption::IdentityLayoutMap;
-  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
-  bufferization::buildBufferDeallocationPipeline(pm);
+  addBufferization(pm);
 
   SSDLowerToLoopsOptions lower;
   lower.serialPTile = options.serialPTile;
@@ -89,6 +104,80 @@ void mlir::ssd::buildSSDToCPUPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
 }
 
+std::string mlir::ssd::ptxFeaturesForChip(StringRef chip) {
+  // The oldest PTX ISA that knows each chip; ptxas from CUDA 12 and 13 accept
+  // all of them.
+  return llvm::StringSwitch<std::string>(chip)
+      .Case("sm_80", "+ptx70")
+      .Case("sm_86", "+ptx71")
+      .Case("sm_89", "+ptx78")
+      .Cases({"sm_90", "sm_90a"}, "+ptx80")
+      .Default("");
+}
+
+std::optional<std::string>
+mlir::ssd::checkSSDToNVVMOptions(const SSDToNVVMPipelineOptions &options) {
+  if (ptxFeaturesForChip(options.chip).empty())
+    return "ssd-to-nvvm: unsupported chip '" + options.chip.getValue() +
+           "' (expected sm_80, sm_86, sm_89, sm_90 or sm_90a)";
+  if (options.format != "isa" && options.format != "bin" &&
+      options.format != "fatbin")
+    return "ssd-to-nvvm: unknown format '" + options.format.getValue() +
+           "' (expected isa, bin or fatbin)";
+  return std::nullopt;
+}
+
+namespace {
+/// Stands in for a pipeline that cannot be built: fails with its message
+/// when run, so that a bad option is a diagnostic rather than a crash later
+/// (an unknown chip aborts inside the NVPTX backend).
+struct ReportPipelineErrorPass
+    : public PassWrapper<ReportPipelineErrorPass, OperationPass<>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ReportPipelineErrorPass)
+  explicit ReportPipelineErrorPass(std::string message)
+      : message(std::move(message)) {}
+  StringRef getArgument() const override { return "ssd-report-pipeline-error"; }
+  void runOnOperation() override {
+    getOperation()->emitError(message);
+    signalPassFailure();
+  }
+  std::string message;
+};
+} // namespace
+
+void mlir::ssd::buildSSDToNVVMPipeline(OpPassManager &pm,
+                                       const SSDToNVVMPipelineOptions &options) {
+  if (std::optional<std::string> problem = checkSSDToNVVMOptions(options)) {
+    pm.addPass(std::make_unique<ReportPipelineErrorPass>(*problem));
+    return;
+  }
+  std::string features = ptxFeaturesForChip(options.chip);
+
+  SSDSelectFormOptions select;
+  select.form = options.form;
+  select.chunkSize = options.chunkSize;
+  select.minChunkedTokens = options.minChunkedTokens;
+  select.minChunkedTokensPerSeq = options.minChunkedTokensPerSeq;
+  pm.addPass(createSSDSelectForm(select));
+  addBufferization(pm);
+
+  SSDLowerToGPUOptions lower;
+  lower.serialRowsPerWarp = options.serialRowsPerWarp;
+  lower.serialWarpsPerBlock = options.serialWarpsPerBlock;
+  pm.addPass(createSSDLowerToGPU(lower));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+
+  // Outlining, NVVM codegen of the kernels, the host side through gpu-to-llvm
+  // (launches become mgpu* runtime calls), and gpu-module-to-binary.
+  gpu::GPUToNVVMPipelineOptions nvvm;
+  nvvm.cubinChip = options.chip.getValue();
+  nvvm.cubinFeatures = features;
+  nvvm.cubinFormat = options.format.getValue();
+  nvvm.optLevel = options.optLevel;
+  gpu::buildLowerToNVVMPassPipeline(pm, nvvm);
+}
+
 void mlir::ssd::registerSSDPipelines() {
   PassPipelineRegistration<SSDToCPUPipelineOptions>(
       "ssd-to-cpu",
@@ -96,6 +185,13 @@ void mlir::ssd::registerSSDPipelines() {
       "CPU: select the form, bufferize, lower to loops (OpenMP for the outer "
       "parallel loops), then to LLVM",
       buildSSDToCPUPipeline);
+  PassPipelineRegistration<SSDToNVVMPipelineOptions>(
+      "ssd-to-nvvm",
+      "Compile ssd ops (tensor or memref form) for NVIDIA GPUs: select the "
+      "form, bufferize, lower to GPU kernels (tensor cores for the chunked "
+      "form), NVVM codegen to a gpu.binary (format=isa|bin|fatbin) and host "
+      "code in the LLVM dialect",
+      buildSSDToNVVMPipeline);
 }
 
 void mlir::ssd::registerSSDPipelineDependencies(DialectRegistry &registry) {
@@ -108,7 +204,17 @@ void mlir::ssd::registerSSDPipelineDependencies(DialectRegistry &registry) {
   bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(registry);
   scf::registerBufferizableOpInterfaceExternalModels(registry);
   tensor::registerBufferizableOpInterfaceExternalModels(registry);
+  // The pipelines' conversions to LLVM find patterns through each dialect's
+  // ConvertToLLVM interface; gpu-module-to-binary needs the NVVM target and
+  // the GPU/NVVM translations; ExecutionEngine the LLVM/OpenMP ones.
+  registry.insert<gpu::GPUDialect, NVVM::NVVMDialect, nvgpu::NVGPUDialect,
+                  vector::VectorDialect, index::IndexDialect>();
+  registerAllExtensions(registry);
+  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
   registerBuiltinDialectTranslation(registry);
+  registerGPUDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
+  registerNVVMDialectTranslation(registry);
   registerOpenMPDialectTranslation(registry);
+  gpu::registerOffloadingLLVMTranslationInterfaceExternalModels(registry);
 }

@@ -28,6 +28,21 @@ struct LowerToLoopsOptions {
 void populateSSDToLoopsPatterns(RewritePatternSet &patterns,
                                 const LowerToLoopsOptions &options = {});
 
+/// Options of the GPU lowering shared by the pass and the pattern entry
+/// point.
+struct LowerToGPUOptions {
+  /// head_dim rows of the state per warp in the serial kernel.
+  int64_t serialRowsPerWarp = 4;
+  /// Warps per thread block in the serial kernel.
+  int64_t serialWarpsPerBlock = 4;
+};
+
+/// Adds the pattern that rewrites memref-form ssd.chunk_scan_varlen ops
+/// carrying a `form` attribute (and static H, P, G, N) into gpu.launch
+/// kernels.
+void populateSSDToGPUPatterns(RewritePatternSet &patterns,
+                              const LowerToGPUOptions &options = {});
+
 } // namespace ssd
 } // namespace mlir
 

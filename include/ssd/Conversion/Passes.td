@@ -38,4 +38,48 @@ def SSDLowerToLoops : Pass<"ssd-lower-to-loops"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def SSDLowerToGPU : Pass<"ssd-lower-to-gpu"> {
+  let summary = "Lower memref-form ssd.chunk_scan_varlen ops to GPU kernels";
+  let description = [{
+    Replaces each memref-form `ssd.chunk_scan_varlen` op with `gpu.launch`
+    kernels for the form its `form` attribute names, plus the host-side
+    `gpu.alloc`/`gpu.dealloc` of their workspaces. The op's memrefs must be
+    device-accessible; H, P, G and N must be static (they fix the register
+    and shared-memory tiling), T, batch and the pool's slot count may be
+    dynamic.
+
+    - serial: a grid over (P-tile, head, sequence); each warp owns
+      `serial-rows-per-warp` rows of the state with dstate split across its
+      32 lanes, the state lives in registers across the token loop, C·S is
+      reduced with warp shuffles, pool loads and stores are coalesced along
+      dstate. Decode (one token per sequence) is the common case.
+    - chunked: a work list of (sequence, chunk) built on the device, then
+      one kernel per phase of the SSD decomposition over (chunk, head) tiles
+      staged in workgroup memory; the chunk matmuls (C Bᵀ, Bᵀ X, C S) run on
+      tensor cores through `nvvm.mma.sync` m16n8k16 with f16 or bf16
+      operands and f32 accumulation.
+
+    exp and log are emitted as the PTX approximations (`ex2.approx`,
+    `lg2.approx`), so the kernels need no libdevice.
+  }];
+  let options = [
+    Option<"serialRowsPerWarp", "serial-rows-per-warp", "int64_t",
+           /*default=*/"4", "head_dim rows of the state per warp (serial)">,
+    Option<"serialWarpsPerBlock", "serial-warps-per-block", "int64_t",
+           /*default=*/"4", "warps per thread block (serial)">
+  ];
+  let statistics = [
+    Statistic<"numSerialKernels", "num-serial", "serial-form ops lowered">,
+    Statistic<"numChunkedKernels", "num-chunked", "chunked-form ops lowered">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::NVVM::NVVMDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 #endif // SSD_CONVERSION_PASSES_TD

@@ -34,7 +34,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ScanEmitter.h"
+#include "LoopBuilders.h"
+#include "ScanEmitter/ScanEmitter.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -48,24 +49,16 @@ namespace {
 
 /// Buffers the chunked form allocates for one op and frees after it.
 struct ChunkWorkspace {
-  Value chunkBegin; // [batch + 1] index: first chunk of each sequence
-  Value chunkSeq;   // [K] index: sequence of each chunk
-  Value chunkFirst; // [K] index: first token of each chunk
-  Value chunkLen;   // [K] index: tokens in each chunk (1..L)
-  Value numChunks;  // index: K, the number of chunks in use
-  Value dts;        // [T, H] f32: processed dt
-  Value cums;       // [T, H] f32: in-chunk inclusive cumsum of d A
-  Value states;     // [Kmax, H, P, N] f32: dS_k, then S_prev(k)
-  Value cb;         // [Kmax, G, R, R] f32: C Bᵀ per chunk and group
+  ChunkWorkList list;
+  Value numChunks; // index: K, the number of chunks in use
+  Value dts;       // [T, H] f32: processed dt
+  Value cums;      // [T, H] f32: in-chunk inclusive cumsum of d A
+  Value states;    // [Kmax, H, P, N] f32: dS_k, then S_prev(k)
+  Value cb;        // [Kmax, G, R, R] f32: C Bᵀ per chunk and group
 
   SmallVector<Value> all() const {
-    return {chunkBegin, chunkSeq, chunkFirst, chunkLen, dts, cums, states, cb};
+    return {list.begin, list.seq, list.first, list.len, dts, cums, states, cb};
   }
-};
-
-/// One entry of the work list.
-struct Chunk {
-  Value seq, first, len, last;
 };
 
 class ChunkedScanBuilder {
@@ -124,25 +117,20 @@ private:
                                    sizes);
   }
 
-  Chunk chunk(ImplicitLocOpBuilder &b, Value k) {
-    Chunk c;
-    c.seq = load(b, ws.chunkSeq, k);
-    c.first = load(b, ws.chunkFirst, k);
-    c.len = load(b, ws.chunkLen, k);
-    c.last = sub(b, add(b, c.first, c.len), e.index(b, 1));
-    return c;
+  ChunkInfo chunk(ImplicitLocOpBuilder &b, Value k) {
+    return e.chunkAt(b, ws.list, k);
   }
 
-  // Sum over sequences of ceil(len / L) <= ceil(T / L) + batch.
   void allocate(ImplicitLocOpBuilder &b) {
     Value L = e.index(b, chunkSize);
-    maxChunks = add(b, arith::CeilDivUIOp::create(b, e.tokens, L), e.batch);
+    maxChunks = e.maxChunkCount(b, chunkSize);
     maxChunkRows = arith::MinUIOp::create(b, L, e.tokens);
     Type index = b.getIndexType();
-    ws.chunkBegin = alloc(b, {add(b, e.batch, e.index(b, 1))}, index);
-    ws.chunkSeq = alloc(b, {maxChunks}, index);
-    ws.chunkFirst = alloc(b, {maxChunks}, index);
-    ws.chunkLen = alloc(b, {maxChunks}, index);
+    ws.list.maxChunks = maxChunks;
+    ws.list.begin = alloc(b, {add(b, e.batch, e.index(b, 1))}, index);
+    ws.list.seq = alloc(b, {maxChunks}, index);
+    ws.list.first = alloc(b, {maxChunks}, index);
+    ws.list.len = alloc(b, {maxChunks}, index);
     ws.dts = alloc(b, {e.tokens, e.heads}, e.f32);
     ws.cums = alloc(b, {e.tokens, e.heads}, e.f32);
     ws.states = alloc(b, {maxChunks, e.heads, e.headDim, e.dstate}, e.f32);
@@ -151,29 +139,7 @@ private:
 
   // Serial over sequences; cheap (batch + K stores) next to any phase below.
   void buildWorkList(ImplicitLocOpBuilder &b) {
-    Value zero = e.index(b, 0), L = e.index(b, chunkSize);
-    ws.numChunks = e.reduce(
-        b, zero, e.batch, zero,
-        [&](ImplicitLocOpBuilder &b, Value seq, Value next) -> Value {
-          store(b, next, ws.chunkBegin, seq);
-          SequenceInfo s = e.sequence(b, seq);
-          Value len =
-              sub(b, arith::MaxSIOp::create(b, s.end, s.begin), s.begin);
-          Value count = arith::CeilDivUIOp::create(b, len, L);
-          // Never write past the work list, even for offsets that break the
-          // op's contract.
-          count = arith::MinUIOp::create(b, count, sub(b, maxChunks, next));
-          e.loop(b, zero, count, [&](ImplicitLocOpBuilder &b, Value c) {
-            Value k = add(b, next, c);
-            Value first = add(b, s.begin, arith::MulIOp::create(b, c, L));
-            store(b, seq, ws.chunkSeq, k);
-            store(b, first, ws.chunkFirst, k);
-            store(b, arith::MinUIOp::create(b, L, sub(b, s.end, first)),
-                  ws.chunkLen, k);
-          });
-          return add(b, next, count);
-        });
-    store(b, ws.numChunks, ws.chunkBegin, e.batch);
+    ws.numChunks = e.fillChunkWorkList(b, ws.list, chunkSize);
   }
 
   // Phase 1: d_t and cum_t for every token of every chunk and head.
@@ -181,7 +147,7 @@ private:
     e.parallel(b, {ws.numChunks, e.heads},
                [&](ImplicitLocOpBuilder &b, ValueRange ivs) {
                  Value head = ivs[1];
-                 Chunk c = chunk(b, ivs[0]);
+                 ChunkInfo c = chunk(b, ivs[0]);
                  Value a = e.loadF32(b, e.A, {head});
                  e.reduce(
                      b, c.first, add(b, c.first, c.len), e.f32Const(b, 0.0),
@@ -202,7 +168,7 @@ private:
         b, {ws.numChunks, e.heads, e.headDim},
         [&](ImplicitLocOpBuilder &b, ValueRange ivs) {
           Value k = ivs[0], head = ivs[1], p = ivs[2];
-          Chunk c = chunk(b, k);
+          ChunkInfo c = chunk(b, k);
           Value group = e.groupOf(b, head);
           Value a = e.loadF32(b, e.A, {head});
           Value zero = e.index(b, 0);
@@ -234,7 +200,7 @@ private:
     e.parallel(b, {ws.numChunks, e.groups, maxChunkRows},
                [&](ImplicitLocOpBuilder &b, ValueRange ivs) {
                  Value k = ivs[0], group = ivs[1], i = ivs[2];
-                 Chunk c = chunk(b, k);
+                 ChunkInfo c = chunk(b, k);
                  Value inChunk = arith::CmpIOp::create(
                      b, arith::CmpIPredicate::ult, i, c.len);
                  e.ifThen(b, inChunk, [&](ImplicitLocOpBuilder &b) {
@@ -271,9 +237,9 @@ private:
           e.ifThen(
               b, e.inPass(b, order, seq, pass), [&](ImplicitLocOpBuilder &b) {
                 SequenceInfo s = e.sequence(b, seq);
-                Value firstChunk = load(b, ws.chunkBegin, seq);
+                Value firstChunk = load(b, ws.list.begin, seq);
                 Value endChunk =
-                    load(b, ws.chunkBegin, add(b, seq, e.index(b, 1)));
+                    load(b, ws.list.begin, add(b, seq, e.index(b, 1)));
                 e.loop(
                     b, e.index(b, 0), e.dstate,
                     [&](ImplicitLocOpBuilder &b, Value n) {
@@ -289,7 +255,7 @@ private:
                           b, firstChunk, endChunk, initial,
                           [&](ImplicitLocOpBuilder &b, Value k,
                               Value state) -> Value {
-                            Chunk c = chunk(b, k);
+                            ChunkInfo c = chunk(b, k);
                             Value chunkDecay =
                                 e.decay(b, load(b, ws.cums, {c.last, head}));
                             Value contribution =
@@ -313,7 +279,7 @@ private:
         b, {ws.numChunks, e.heads, maxChunkRows},
         [&](ImplicitLocOpBuilder &b, ValueRange ivs) {
           Value k = ivs[0], head = ivs[1], i = ivs[2];
-          Chunk c = chunk(b, k);
+          ChunkInfo c = chunk(b, k);
           Value inChunk =
               arith::CmpIOp::create(b, arith::CmpIPredicate::ult, i, c.len);
           e.ifThen(b, inChunk, [&](ImplicitLocOpBuilder &b) {

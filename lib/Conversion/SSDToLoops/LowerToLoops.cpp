@@ -8,7 +8,7 @@
 
 #include "ssd/Conversion/Passes.h"
 
-#include "ScanEmitter.h"
+#include "LoopBuilders.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"

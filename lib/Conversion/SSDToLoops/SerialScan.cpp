@@ -18,7 +18,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ScanEmitter.h"
+#include "LoopBuilders.h"
+#include "ScanEmitter/ScanEmitter.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -74,7 +75,7 @@ void mlir::ssd::detail::buildSerialScan(RewriterBase &rewriter,
     e.loop(b, s.begin, s.end, [&](ImplicitLocOpBuilder &b, Value t) {
       Value d = e.processedDt(b, t, head);
       // d A <= 0 for valid inputs; the decay is formed as in the reference.
-      Value decay = math::ExpOp::create(b, arith::MulFOp::create(b, d, a));
+      Value decay = e.exp(b, arith::MulFOp::create(b, d, a));
       e.loop(b, zero, rows, [&](ImplicitLocOpBuilder &b, Value p) {
         Value row = arith::AddIOp::create(b, p0, p);
         Value xv = e.loadF32(b, e.x, {t, head, row});

@@ -1,8 +1,9 @@
 //===- ScanEmitter.cpp - shared pieces of the scan loop builders ----------===//
 
-#include "ScanEmitter.h"
+#include "ScanEmitter/ScanEmitter.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -11,13 +12,14 @@ using namespace mlir;
 using namespace mlir::ssd;
 using namespace mlir::ssd::detail;
 
-ScanEmitter::ScanEmitter(ImplicitLocOpBuilder &b, ChunkScanVarlenOp op)
+ScanEmitter::ScanEmitter(ImplicitLocOpBuilder &b, ChunkScanVarlenOp op,
+                         MathFlavor flavor)
     : op(op), x(op.getX()), dt(op.getDt()), A(op.getA()), B(op.getB()),
       C(op.getC()), D(op.getD()), dtBias(op.getDtBias()), pool(op.getSsmPool()),
       queryStartLoc(op.getQueryStartLoc()),
       hasInitialState(op.getHasInitialState()),
       cacheIndices(op.getCacheIndices()), updateState(op.getUpdateState()),
-      y(op.getYOut()), f32(b.getF32Type()) {
+      y(op.getYOut()), f32(b.getF32Type()), flavor(flavor) {
   // ui32 and i32 indices share their bits; arith works on signless integers,
   // so view an unsigned index buffer as signless once, here.
   auto indexType = cast<MemRefType>(cacheIndices.getType());
@@ -72,7 +74,7 @@ Value ScanEmitter::processedDt(ImplicitLocOpBuilder &b, Value token,
   // softplus(v) = v for v > 20, else log1p(exp(v)); exp of a large v may
   // overflow to inf in the untaken lane, which select discards.
   Value v = arith::AddFOp::create(b, d, loadF32(b, dtBias, {head}));
-  Value soft = math::Log1pOp::create(b, math::ExpOp::create(b, v));
+  Value soft = log1p(b, exp(b, v));
   Value large = arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, v,
                                       f32Const(b, 20.0));
   return arith::SelectOp::create(b, large, v, soft);
@@ -80,7 +82,38 @@ Value ScanEmitter::processedDt(ImplicitLocOpBuilder &b, Value token,
 
 Value ScanEmitter::decay(ImplicitLocOpBuilder &b, Value delta) const {
   Value clamped = arith::MinimumFOp::create(b, delta, f32Const(b, 0.0));
-  return math::ExpOp::create(b, clamped);
+  return exp(b, clamped);
+}
+
+Value ScanEmitter::exp(ImplicitLocOpBuilder &b, Value v) const {
+  if (flavor == MathFlavor::Exact)
+    return math::ExpOp::create(b, v);
+  // exp(v) = 2^(v log2(e)).
+  Value scaled = arith::MulFOp::create(b, v, f32Const(b, 1.4426950408889634));
+  return LLVM::CallIntrinsicOp::create(
+             b, f32, b.getStringAttr("llvm.nvvm.ex2.approx.ftz.f"),
+             ValueRange{scaled})
+      .getResult(0);
+}
+
+Value ScanEmitter::log1p(ImplicitLocOpBuilder &b, Value v) const {
+  if (flavor == MathFlavor::Exact)
+    return math::Log1pOp::create(b, v);
+  // log1p(v) = log(u) * v / (u - 1) with u = 1 + v rounded: the ratio
+  // cancels the rounding of u, so small v keep their digits; u == 1 means
+  // log1p(v) = v to working precision.
+  Value one = f32Const(b, 1.0);
+  Value u = arith::AddFOp::create(b, one, v);
+  Value log2u = LLVM::CallIntrinsicOp::create(
+                    b, f32, b.getStringAttr("llvm.nvvm.lg2.approx.f"),
+                    ValueRange{u})
+                    .getResult(0);
+  Value logU = arith::MulFOp::create(b, log2u, f32Const(b, 0.6931471805599453));
+  Value ratio = arith::DivFOp::create(b, v, arith::SubFOp::create(b, u, one));
+  Value exactlyOne =
+      arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, u, one);
+  return arith::SelectOp::create(b, exactlyOne, v,
+                                 arith::MulFOp::create(b, logU, ratio));
 }
 
 SequenceInfo ScanEmitter::sequence(ImplicitLocOpBuilder &b, Value seq) const {
@@ -229,4 +262,55 @@ void ScanEmitter::freeWriterOrder(ImplicitLocOpBuilder &b,
                                   const WriterOrder &order) const {
   memref::DeallocOp::create(b, order.readers);
   memref::DeallocOp::create(b, order.secondPass);
+}
+
+Value ScanEmitter::maxChunkCount(ImplicitLocOpBuilder &b,
+                                 int64_t chunkSize) const {
+  Value chunks = arith::CeilDivUIOp::create(b, tokens, index(b, chunkSize));
+  return arith::AddIOp::create(b, chunks, batch);
+}
+
+Value ScanEmitter::fillChunkWorkList(ImplicitLocOpBuilder &b,
+                                     const ChunkWorkList &list,
+                                     int64_t chunkSize) const {
+  Value zero = index(b, 0), L = index(b, chunkSize);
+  auto store = [&](ImplicitLocOpBuilder &b, Value v, Value memref, Value i) {
+    memref::StoreOp::create(b, v, memref, i);
+  };
+  Value count = reduce(
+      b, zero, batch, zero,
+      [&](ImplicitLocOpBuilder &b, Value seq, Value next) -> Value {
+        store(b, next, list.begin, seq);
+        SequenceInfo s = sequence(b, seq);
+        Value len = arith::SubIOp::create(
+            b, arith::MaxSIOp::create(b, s.end, s.begin), s.begin);
+        Value chunks = arith::MinUIOp::create(
+            b, arith::CeilDivUIOp::create(b, len, L),
+            arith::SubIOp::create(b, list.maxChunks, next));
+        loop(b, zero, chunks, [&](ImplicitLocOpBuilder &b, Value c) {
+          Value k = arith::AddIOp::create(b, next, c);
+          Value first =
+              arith::AddIOp::create(b, s.begin, arith::MulIOp::create(b, c, L));
+          store(b, seq, list.seq, k);
+          store(b, first, list.first, k);
+          store(b,
+                arith::MinUIOp::create(b, L,
+                                       arith::SubIOp::create(b, s.end, first)),
+                list.len, k);
+        });
+        return arith::AddIOp::create(b, next, chunks);
+      });
+  store(b, count, list.begin, batch);
+  return count;
+}
+
+ChunkInfo ScanEmitter::chunkAt(ImplicitLocOpBuilder &b,
+                               const ChunkWorkList &list, Value k) const {
+  ChunkInfo c;
+  c.seq = memref::LoadOp::create(b, list.seq, k);
+  c.first = memref::LoadOp::create(b, list.first, k);
+  c.len = memref::LoadOp::create(b, list.len, k);
+  c.last = arith::SubIOp::create(b, arith::AddIOp::create(b, c.first, c.len),
+                                 index(b, 1));
+  return c;
 }

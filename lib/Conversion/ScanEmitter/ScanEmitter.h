@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SSD_LIB_CONVERSION_SSDTOLOOPS_SCANEMITTER_H
-#define SSD_LIB_CONVERSION_SSDTOLOOPS_SCANEMITTER_H
+#ifndef SSD_LIB_CONVERSION_SCANEMITTER_SCANEMITTER_H
+#define SSD_LIB_CONVERSION_SCANEMITTER_SCANEMITTER_H
 
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/IR/PatternMatch.h"
@@ -40,15 +40,35 @@ struct WriterOrder {
   Value readers;    // [S] i32: sequences that read each slot
 };
 
+/// Which tokens each chunk of the chunked form covers. Chunks never cross a
+/// sequence boundary; sequence b owns chunks [begin[b], begin[b + 1]).
+struct ChunkWorkList {
+  Value begin;            // [batch + 1] index
+  Value seq, first, len;  // [maxChunks] index: sequence, first token, tokens
+  Value maxChunks;        // index: ceil(T / L) + batch bounds the count
+};
+
+/// One entry of the work list.
+struct ChunkInfo {
+  Value seq, first, len, last;
+};
+
 using BodyFn = function_ref<void(ImplicitLocOpBuilder &, ValueRange)>;
 using IndexBodyFn = function_ref<void(ImplicitLocOpBuilder &, Value)>;
 using ReduceBodyFn = function_ref<Value(ImplicitLocOpBuilder &, Value, Value)>;
+
+/// How exp and log1p are emitted: `math` ops (lowered to libm or LLVM
+/// intrinsics on the host), or the PTX approximations ex2.approx and
+/// lg2.approx, which need no libdevice and are what fast GPU kernels use
+/// (relative error around 2^-22, far inside the f32 tolerance).
+enum class MathFlavor { Exact, NVVMApprox };
 
 class ScanEmitter {
 public:
   /// Reads the operands of `op` (memref form) and materialises its extents
   /// at the builder's insertion point.
-  ScanEmitter(ImplicitLocOpBuilder &b, ChunkScanVarlenOp op);
+  ScanEmitter(ImplicitLocOpBuilder &b, ChunkScanVarlenOp op,
+              MathFlavor flavor = MathFlavor::Exact);
 
   ChunkScanVarlenOp op;
   // Memrefs; optional ones are null when absent. cacheIndices is signless.
@@ -57,6 +77,7 @@ public:
   // Extents (index).
   Value tokens, heads, headDim, groups, dstate, batch, headsPerGroup;
   Type f32;
+  MathFlavor flavor;
 
   // Constants.
   Value index(ImplicitLocOpBuilder &b, int64_t v) const;
@@ -69,6 +90,9 @@ public:
   void storeRounded(ImplicitLocOpBuilder &b, Value value, Value memref,
                     ValueRange indices) const;
 
+  Value exp(ImplicitLocOpBuilder &b, Value v) const;
+  Value log1p(ImplicitLocOpBuilder &b, Value v) const;
+
   /// The group that head `h` reads B and C from: h / (H / G).
   Value groupOf(ImplicitLocOpBuilder &b, Value head) const;
   /// d = softplus(dt + dt_bias) with dt_bias, else dt; in f32.
@@ -77,6 +101,18 @@ public:
   /// or masked term it is formed for.
   Value decay(ImplicitLocOpBuilder &b, Value delta) const;
   SequenceInfo sequence(ImplicitLocOpBuilder &b, Value seq) const;
+
+  /// ceil(T / L) + batch: no launch has more chunks of length L, since
+  /// sum_b ceil(len_b / L) <= sum_b (len_b / L + 1).
+  Value maxChunkCount(ImplicitLocOpBuilder &b, int64_t chunkSize) const;
+  /// Fills `list` serially over the sequences (a host loop, or the one
+  /// thread of a GPU kernel) and returns the number of chunks, which is also
+  /// stored at begin[batch]. Never writes past maxChunks, even for offsets
+  /// that break the op's contract.
+  Value fillChunkWorkList(ImplicitLocOpBuilder &b, const ChunkWorkList &list,
+                          int64_t chunkSize) const;
+  ChunkInfo chunkAt(ImplicitLocOpBuilder &b, const ChunkWorkList &list,
+                    Value k) const;
 
   /// Decides which sequences run in the second pass (see WriterOrder).
   /// Serial loops over the slots and the batch: O(S + batch).
@@ -100,15 +136,8 @@ public:
                function_ref<Value(ImplicitLocOpBuilder &)> elseValue) const;
 };
 
-/// Replace `op` (memref form, serial) with the token-serial loop nest.
-void buildSerialScan(RewriterBase &rewriter, ChunkScanVarlenOp op,
-                     int64_t pTile);
-/// Replace `op` (memref form, chunked) with the chunked SSD loop nests.
-void buildChunkedScan(RewriterBase &rewriter, ChunkScanVarlenOp op,
-                      int64_t chunkSize);
-
 } // namespace detail
 } // namespace ssd
 } // namespace mlir
 
-#endif // SSD_LIB_CONVERSION_SSDTOLOOPS_SCANEMITTER_H
+#endif // SSD_LIB_CONVERSION_SCANEMITTER_SCANEMITTER_H

@@ -1,0 +1,142 @@
+//===- KernelUtils.cpp - launches and warp collectives for the scan -------===//
+
+#include "GPUBuilders.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace mlir::ssd;
+using namespace mlir::ssd::detail;
+
+FailureOr<StaticExtents> mlir::ssd::detail::getStaticExtents(ChunkScanVarlenOp op) {
+  auto x = cast<MemRefType>(op.getX().getType());
+  auto bType = cast<MemRefType>(op.getB().getType());
+  StaticExtents s{x.getDimSize(1), x.getDimSize(2), bType.getDimSize(1),
+                  bType.getDimSize(2)};
+  if (ShapedType::isDynamic(s.heads) || ShapedType::isDynamic(s.headDim) ||
+      ShapedType::isDynamic(s.groups) || ShapedType::isDynamic(s.dstate))
+    return failure();
+  return s;
+}
+
+void mlir::ssd::detail::launchKernel(ImplicitLocOpBuilder &b,
+                                     const ScanEmitter &e,
+                                     std::array<Value, 3> grid,
+                                     std::array<int64_t, 3> block,
+                                     KernelBodyFn body,
+                                     ArrayRef<SmallVector<int64_t, 2>> shared) {
+  Value zero = e.index(b, 0);
+  Value nonEmpty = arith::ConstantOp::create(b, b.getBoolAttr(true));
+  for (Value extent : grid)
+    nonEmpty = arith::AndIOp::create(
+        b, nonEmpty,
+        arith::CmpIOp::create(b, arith::CmpIPredicate::ugt, extent, zero));
+  e.ifThen(b, nonEmpty, [&](ImplicitLocOpBuilder &b) {
+    SmallVector<Type> sharedTypes;
+    for (ArrayRef<int64_t> shape : shared)
+      sharedTypes.push_back(workgroupBufferType(b.getContext(), shape));
+    auto launch = gpu::LaunchOp::create(
+        b, grid[0], grid[1], grid[2], e.index(b, block[0]),
+        e.index(b, block[1]), e.index(b, block[2]),
+        /*dynamicSharedMemorySize=*/Value(), /*asyncTokenType=*/Type(),
+        /*asyncDependencies=*/ValueRange{}, sharedTypes);
+    ImplicitLocOpBuilder inner(b.getLoc(), b.getContext());
+    inner.setInsertionPointToStart(&launch.getBody().front());
+    KernelContext context{launch.getBlockIds(), launch.getThreadIds(), {}};
+    for (BlockArgument buffer : launch.getWorkgroupAttributions())
+      context.shared.push_back(buffer);
+    body(inner, context);
+    gpu::TerminatorOp::create(inner);
+  });
+}
+
+MemRefType mlir::ssd::detail::workgroupBufferType(MLIRContext *ctx,
+                                                 ArrayRef<int64_t> shape) {
+  auto space = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  return MemRefType::get(shape, Float32Type::get(ctx), MemRefLayoutAttrInterface(),
+                         space);
+}
+
+void mlir::ssd::detail::launchPerIndex(
+    ImplicitLocOpBuilder &b, const ScanEmitter &e, Value count,
+    function_ref<void(ImplicitLocOpBuilder &, Value)> body) {
+  constexpr int64_t kThreads = 256;
+  Value blocks = arith::CeilDivUIOp::create(b, count, e.index(b, kThreads));
+  Value one = e.index(b, 1);
+  launchKernel(b, e, {blocks, one, one}, {kThreads, 1, 1},
+               [&](ImplicitLocOpBuilder &b, const KernelContext &k) {
+                 Value i = arith::AddIOp::create(
+                     b, arith::MulIOp::create(b, k.block.x, e.index(b, kThreads)),
+                     k.thread.x);
+                 Value inRange =
+                     arith::CmpIOp::create(b, arith::CmpIPredicate::ult, i, count);
+                 e.ifThen(b, inRange,
+                          [&](ImplicitLocOpBuilder &b) { body(b, i); });
+               });
+}
+
+Value mlir::ssd::detail::warpSum(ImplicitLocOpBuilder &b, Value v) {
+  for (int32_t offset : {16, 8, 4, 2, 1}) {
+    Value other =
+        gpu::ShuffleOp::create(b, v, offset, 32, gpu::ShuffleMode::XOR)
+            .getShuffleResult();
+    v = arith::AddFOp::create(b, v, other);
+  }
+  return v;
+}
+
+WriterOrder mlir::ssd::detail::planWriterOrderOnDevice(ImplicitLocOpBuilder &b,
+                                                      const ScanEmitter &e) {
+  WriterOrder order;
+  Type i32 = b.getI32Type();
+  Value slots = memref::DimOp::create(b, e.pool, 0);
+  auto dynamic1d = [&](Type t) {
+    return MemRefType::get({ShapedType::kDynamic}, t);
+  };
+  order.readers = gpu::AllocOp::create(b, dynamic1d(i32), Type(), ValueRange{},
+                                       ValueRange{slots}, ValueRange{})
+                      .getMemref();
+  order.secondPass =
+      gpu::AllocOp::create(b, dynamic1d(b.getI1Type()), Type(), ValueRange{},
+                           ValueRange{e.batch}, ValueRange{})
+          .getMemref();
+
+  launchPerIndex(b, e, slots, [&](ImplicitLocOpBuilder &b, Value slot) {
+    Value zero = arith::ConstantOp::create(b, b.getI32IntegerAttr(0));
+    memref::StoreOp::create(b, zero, order.readers, slot);
+  });
+  launchPerIndex(b, e, e.batch, [&](ImplicitLocOpBuilder &b, Value seq) {
+    SequenceInfo s = e.sequence(b, seq);
+    e.ifThen(b, s.readsInitial, [&](ImplicitLocOpBuilder &b) {
+      Value one = arith::ConstantOp::create(b, b.getI32IntegerAttr(1));
+      memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::addi, one,
+                                  order.readers, ValueRange{s.slot});
+    });
+  });
+  launchPerIndex(b, e, e.batch, [&](ImplicitLocOpBuilder &b, Value seq) {
+    SequenceInfo s = e.sequence(b, seq);
+    Value readByOthers = e.ifElse(
+        b, s.writesState, b.getI1Type(),
+        [&](ImplicitLocOpBuilder &b) -> Value {
+          Value readers = memref::LoadOp::create(b, order.readers, s.slot);
+          Value self = arith::ExtUIOp::create(b, i32, s.readsInitial);
+          Value others = arith::SubIOp::create(b, readers, self);
+          return arith::CmpIOp::create(
+              b, arith::CmpIPredicate::sgt, others,
+              arith::ConstantOp::create(b, b.getI32IntegerAttr(0)));
+        },
+        [&](ImplicitLocOpBuilder &b) -> Value {
+          return arith::ConstantOp::create(b, b.getBoolAttr(false));
+        });
+    memref::StoreOp::create(b, readByOthers, order.secondPass, seq);
+  });
+  return order;
+}
+
+void mlir::ssd::detail::freeWriterOrderOnDevice(ImplicitLocOpBuilder &b,
+                                                const WriterOrder &order) {
+  gpu::DeallocOp::create(b, Type(), ValueRange{}, order.readers);
+  gpu::DeallocOp::create(b, Type(), ValueRange{}, order.secondPass);
+}
