@@ -27,3 +27,68 @@ config.substitutions.append(("%ssd_obj_root", config.ssd_obj_root))
 python_with_numpy = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else "python3"
 config.substitutions.append(
     ("%ssdgen", python_with_numpy + " " + os.path.join(config.ssd_src_root, "utils", "ssdgen.py")))
+
+# test/embedding (docs/embedding.md): the stock mlir-opt with SSDPlugin.so,
+# the Mamba-2 mixer example runner, and the CMake package consumed by
+# examples/consumer (configured with cmake, built with ninja, with the
+# compiler the project was built with).
+import glob
+import re
+import shutil
+
+config.substitutions.append(("%ssd_src_root", config.ssd_src_root))
+stock_mlir_opt = os.path.join(config.llvm_tools_dir, "mlir-opt")
+ssd_plugin = os.path.join(config.ssd_obj_root, "lib", "SSDPlugin.so")
+if os.path.exists(stock_mlir_opt) and os.path.exists(ssd_plugin):
+    config.available_features.add("ssd-plugin")
+config.substitutions.append(("%stock_mlir_opt", stock_mlir_opt))
+config.substitutions.append(("%ssd_plugin", ssd_plugin))
+if os.path.exists(os.path.join(config.ssd_tools_dir, "mixer-run")):
+    config.available_features.add("mixer-run")
+llvm_config.add_tool_substitutions(["mixer-run"], [config.ssd_tools_dir])
+
+# The compiler CMake chose for the project (the top-level CMakeLists.txt may
+# pick it without caching it): CMakeFiles/<version>/CMakeCXXCompiler.cmake.
+ssd_cxx_compiler = None
+for compiler_file in glob.glob(
+        os.path.join(config.ssd_obj_root, "CMakeFiles", "*", "CMakeCXXCompiler.cmake")):
+    with open(compiler_file) as f:
+        match = re.search(r'^set\(CMAKE_CXX_COMPILER "([^"]+)"\)', f.read(), re.M)
+        if match and os.path.exists(match.group(1)):
+            ssd_cxx_compiler = match.group(1)
+cmake_tool = shutil.which("cmake")
+ninja_tool = shutil.which("ninja")
+if cmake_tool and ninja_tool and ssd_cxx_compiler:
+    config.available_features.add("cmake-ninja")
+    config.substitutions.append(("%cmake", cmake_tool))
+    config.substitutions.append(("%ninja", ninja_tool))
+    config.substitutions.append(("%ssd_cxx_compiler", ssd_cxx_compiler))
+
+# GPU features, detected: `cuda` when a CUDA driver with at least one device
+# is present (the GPU numeric tests need it), `ptxas` when the CUDA toolkit's
+# assembler is found (PTX assembly and register/spill checks need it). Tests
+# needing either are reported unsupported elsewhere.
+def _has_cuda_device():
+    import ctypes
+    try:
+        lib = ctypes.CDLL("libcuda.so.1")
+        count = ctypes.c_int(0)
+        return lib.cuInit(0) == 0 and lib.cuDeviceGetCount(ctypes.byref(count)) == 0 and count.value > 0
+    except OSError:
+        return False
+
+def _find_ptxas():
+    import shutil
+    for root in [os.environ.get(v) for v in ("CUDA_HOME", "CUDA_PATH", "CUDA_ROOT")] + ["/usr/local/cuda"]:
+        if root and os.path.exists(os.path.join(root, "bin", "ptxas")):
+            return os.path.join(root, "bin", "ptxas")
+    return shutil.which("ptxas")
+
+if _has_cuda_device():
+    config.available_features.add("cuda")
+_ptxas = _find_ptxas()
+if _ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", _ptxas))
+config.substitutions.append(
+    ("%extract_ptx", python_with_numpy + " " + os.path.join(config.ssd_src_root, "utils", "extract-ptx.py")))

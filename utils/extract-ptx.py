@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
 """Writes the PTX of every gpu.binary object in an MLIR file to OUTDIR.
 
-usage: extract-ptx.py FILE.mlir OUTDIR
+usage: extract-ptx.py FILE.mlir OUTDIR [--assemble PTXAS ARCH]
 Each object's `assembly = "..."` string (gpu-module-to-binary format=isa)
-becomes OUTDIR/<binary symbol>.ptx. Prints one line per file written.
+becomes OUTDIR/<binary symbol>.ptx. Prints one line per file written. With
+--assemble, also assembles each file with `PTXAS -arch=ARCH -v` and prints
+one line per kernel: `<file>: registers=R spill-stores=S spill-loads=L`
+(exit 1 if ptxas fails).
 """
+import subprocess
 import os
 import re
 import sys
@@ -31,7 +35,26 @@ def unescape(text):
     return out.decode()
 
 
+def assemble(path, ptxas, arch):
+    run = subprocess.run([ptxas, "-arch=" + arch, "-v", path, "-o", os.devnull],
+                         capture_output=True, text=True)
+    if run.returncode != 0:
+        sys.stderr.write(run.stderr)
+        return False
+    info = run.stdout + run.stderr
+    registers = re.findall(r"Used (\d+) registers", info)
+    spills = re.findall(r"(\d+) bytes spill stores, (\d+) bytes spill loads", info)
+    for r, (st, ld) in zip(registers, spills):
+        print("%s: registers=%s spill-stores=%s spill-loads=%s"
+              % (os.path.basename(path), r, st, ld))
+    return True
+
+
 def main(argv):
+    ptxas = arch = None
+    if len(argv) == 6 and argv[3] == "--assemble":
+        ptxas, arch = argv[4], argv[5]
+        argv = argv[:3]
     if len(argv) != 3:
         sys.stderr.write(__doc__)
         return 2
@@ -46,6 +69,8 @@ def main(argv):
                 f.write(unescape(a.group(1)))
             print(path)
             count += 1
+            if ptxas and not assemble(path, ptxas, arch):
+                return 1
     if count == 0:
         sys.stderr.write("extract-ptx: no gpu.binary assembly in %s\n" % argv[1])
         return 1

@@ -40,6 +40,7 @@
 #include "mlir/Transforms/Passes.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Pipelines/Passes.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Index/IR/IndexDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -164,9 +165,15 @@ void mlir::ssd::buildSSDToNVVMPipeline(OpPassManager &pm,
   SSDLowerToGPUOptions lower;
   lower.serialRowsPerWarp = options.serialRowsPerWarp;
   lower.serialWarpsPerBlock = options.serialWarpsPerBlock;
+  // No canonicalize/CSE on the launch bodies before outlining: CSE merges
+  // the index arithmetic of the unrolled mma steps into values live across
+  // the whole reduction loop, which makes the matmul kernels spill.
   pm.addPass(createSSDLowerToGPU(lower));
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
+  // Launches, allocations and frees become asynchronous on one stream with a
+  // single wait at the end, instead of a synchronisation per operation (and
+  // gpu-to-llvm lowers only the asynchronous forms).
+  pm.addPass(createGpuKernelOutliningPass());
+  pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
 
   // Outlining, NVVM codegen of the kernels, the host side through gpu-to-llvm
   // (launches become mgpu* runtime calls), and gpu-module-to-binary.

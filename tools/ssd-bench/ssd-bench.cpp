@@ -12,7 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ssd/Execution/CpuScan.h"
+#include "ssd/Execution/ScanKernel.h"
 #include "ssd/Runner/Problem.h"
 #include "ssd/Transforms/FormSelection.h"
 
@@ -167,11 +167,11 @@ int main(int argc, char **argv) {
   ssd::ScanProblem signature = makeProblem(shape, 1, 1, dtype, 0);
   ssd::CompileOptions options;
   options.chunkSize = chunkSize;
-  std::unique_ptr<ssd::CpuScanKernel> kernels[2];
+  std::unique_ptr<ssd::ScanKernel> kernels[2];
   const char *forms[2] = {"serial", "chunked"};
   for (int f = 0; f < 2; ++f) {
     options.form = forms[f];
-    kernels[f] = ssd::CpuScanKernel::compile(signature, options, error);
+    kernels[f] = ssd::ScanKernel::compile(signature, options, error);
     if (!kernels[f]) {
       std::fprintf(stderr, "ssd-bench: %s\n", error.c_str());
       return 1;

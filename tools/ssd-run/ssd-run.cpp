@@ -3,6 +3,7 @@
 //   ssd-run --inputs DIR --outputs DIR [--dtype f32|f16|bf16]
 //           [--target cpu|cuda|reference] [--form auto|chunked|serial]
 //           [--chunk-size N] [--static-shapes] [--print-ir] [--no-openmp]
+//           [--chip sm_90a]
 //
 // Reads the op's operands from DIR/*.npy, runs it on the chosen target and
 // writes y.npy and ssm_pool.npy. Bad input ends with one line naming the file
@@ -13,7 +14,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
-#include "ssd/Execution/CpuScan.h"
+#include "ssd/Execution/ScanKernel.h"
 #include "ssd/Pipelines/Pipelines.h"
 #include "ssd/Runner/Problem.h"
 #include "ssd/Runner/Reference.h"
@@ -32,7 +33,8 @@ namespace {
 constexpr const char *kUsage =
     "usage: ssd-run --inputs DIR --outputs DIR [--dtype f32|f16|bf16]\n"
     "               [--target cpu|cuda|reference] [--form auto|chunked|serial]\n"
-    "               [--chunk-size N] [--static-shapes] [--print-ir] [--no-openmp]\n";
+    "               [--chunk-size N] [--static-shapes] [--print-ir] [--no-openmp]\n"
+    "               [--chip sm_80|sm_86|sm_89|sm_90|sm_90a]\n";
 
 int fail(const std::string &message) {
   std::fprintf(stderr, "ssd-run: %s\n", message.c_str());
@@ -40,7 +42,8 @@ int fail(const std::string &message) {
 }
 
 struct Options {
-  std::string inputs, outputs, dtype = "f32", target = "cpu", form = "auto";
+  std::string inputs, outputs, dtype = "f32", target = "cpu", form = "auto",
+      chip = "sm_90a";
   int64_t chunkSize = 256;
   bool staticShapes = false, printIR = false, openmp = true;
 };
@@ -50,7 +53,7 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
   const std::map<std::string, std::string *> valued = {
       {"--inputs", &o.inputs}, {"--outputs", &o.outputs},
       {"--dtype", &o.dtype},   {"--target", &o.target},
-      {"--form", &o.form}};
+      {"--form", &o.form},     {"--chip", &o.chip}};
   std::string chunkSize;
   bool chunkSizeGiven = false;
   for (int i = 1; i < argc; ++i) {
@@ -113,6 +116,11 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
     error = "unknown --target '" + o.target + "' (expected cpu, cuda or reference)";
     return false;
   }
+  if (mlir::ssd::ptxFeaturesForChip(o.chip).empty()) {
+    error = "unknown --chip '" + o.chip +
+            "' (expected sm_80, sm_86, sm_89, sm_90 or sm_90a)";
+    return false;
+  }
   if (o.form != "auto" && o.form != "chunked" && o.form != "serial") {
     error = "unknown --form '" + o.form + "' (expected auto, chunked or serial)";
     return false;
@@ -164,26 +172,31 @@ int main(int argc, char **argv) {
                   .count();
     ssd::roundOutputs(problem, yRef, poolRef, y, pool);
     ran = "reference";
-  } else if (o.target == "cuda") {
-    return fail("--target cuda is not available in this build: the GPU "
-                "runtime is not built yet");
   } else {
     ssd::CompileOptions compile;
+    compile.target =
+        o.target == "cuda" ? ssd::Target::CUDA : ssd::Target::CPU;
+    compile.chip = o.chip;
     compile.form = o.form;
     compile.chunkSize = o.chunkSize;
     compile.staticShapes = o.staticShapes;
     compile.openmp = o.openmp;
-    auto kernel = ssd::CpuScanKernel::compile(problem, compile, error);
+    auto kernel = ssd::ScanKernel::compile(problem, compile, error);
     if (!kernel)
-      return fail(error);
+      return fail("--target " + o.target + ": " + error);
     ssd::HostOperands operands(problem);
     if (!kernel->run(operands, seconds, error))
       return fail(error);
     operands.readOutputs(y, pool);
+    // The rule the compiled code applies at run time, evaluated here for
+    // the summary line.
+    mlir::ssd::FormThresholds thresholds =
+        o.target == "cuda" ? mlir::ssd::kProvisionalGPUThresholds
+                           : mlir::ssd::FormThresholds();
     bool chunked = o.form == "chunked" ||
-                   (o.form == "auto" && mlir::ssd::FormThresholds().choosesChunked(
-                                            problem.T, problem.batch));
-    ran = std::string("cpu form=") + (chunked ? "chunked" : "serial");
+                   (o.form == "auto" &&
+                    thresholds.choosesChunked(problem.T, problem.batch));
+    ran = o.target + " form=" + (chunked ? "chunked" : "serial");
   }
 
   if (!ssd::writeOutputs(o.outputs, problem, y, pool, error))

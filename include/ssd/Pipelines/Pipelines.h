@@ -97,7 +97,7 @@ struct SSDToNVVMPipelineOptions
       llvm::cl::init(4)};
   PassOptions::Option<int> optLevel{
       *this, "opt-level", llvm::cl::desc("NVVM optimization level"),
-      llvm::cl::init(3)};
+      llvm::cl::init(2)};
 };
 
 /// The PTX ISA feature string (e.g. "+ptx80") for a chip, or "" when the

@@ -24,6 +24,13 @@
 // accumulators; f32 models split each operand into two bf16 (three products)
 // to keep about 16 significant bits. Decays are exp(min(delta, 0)).
 //
+// The in-chunk log-decays cum_i - cum_j are differences of prefix sums that
+// reach several hundred; in plain f32 the difference would keep the rounding
+// error of every addition in between (the CPU form walks backwards instead,
+// which a matmul tile cannot). So the prefix sums are compensated (TwoSum):
+// cum = hi + lo, and hi_i - hi_j is exact for the nearby tokens whose decay
+// matters (Sterbenz), with (lo_i - lo_j) restoring the rest.
+//
 //===----------------------------------------------------------------------===//
 
 #include "GPUBuilders.h"
@@ -66,10 +73,11 @@ public:
     WriterOrder order = planWriterOrderOnDevice(b, e);
     emitStatePassing(b, order, 0);
     emitStatePassing(b, order, 1);
-    freeWriterOrderOnDevice(b, order);
     emitOutput(b);
-    for (Value buffer : {list.begin, list.seq, list.first, list.len, dts, cums,
-                         states, cb})
+    // Every buffer is freed after the last launch that may use it.
+    freeWriterOrderOnDevice(b, order);
+    for (Value buffer : {list.begin, list.seq, list.first, list.len, dts,
+                         cumHi, cumLo, states, cb})
       gpu::DeallocOp::create(b, Type(), ValueRange{}, buffer);
   }
 
@@ -79,7 +87,8 @@ private:
   int64_t chunkSize;
   bool splitF32;
   ChunkWorkList list;
-  Value dts, cums, states, cb; // as in ChunkedScan.cpp
+  Value dts, states, cb;   // as in ChunkedScan.cpp
+  Value cumHi, cumLo;      // [T, H] f32: compensated in-chunk cumsum of d A
   Value maxChunkRows;          // min(L, T)
 
   Value idx(ImplicitLocOpBuilder &b, int64_t v) { return e.index(b, v); }
@@ -126,10 +135,25 @@ private:
     list.first = gpuAlloc(b, {list.maxChunks}, index);
     list.len = gpuAlloc(b, {list.maxChunks}, index);
     dts = gpuAlloc(b, {e.tokens, e.heads}, e.f32);
-    cums = gpuAlloc(b, {e.tokens, e.heads}, e.f32);
+    cumHi = gpuAlloc(b, {e.tokens, e.heads}, e.f32);
+    cumLo = gpuAlloc(b, {e.tokens, e.heads}, e.f32);
     states = gpuAlloc(b, {list.maxChunks, e.heads, e.headDim, e.dstate}, e.f32);
     cb = gpuAlloc(b, {list.maxChunks, e.groups, maxChunkRows, maxChunkRows},
                   e.f32);
+  }
+
+  /// cum_t as one f32 (for exp(cum_t), where its own rounding is harmless).
+  Value cumAt(ImplicitLocOpBuilder &b, Value t, Value head) {
+    return arith::AddFOp::create(b, load(b, cumHi, {t, head}),
+                                 load(b, cumLo, {t, head}));
+  }
+  /// cum_i - cum_j from the compensated sums.
+  Value cumDifference(ImplicitLocOpBuilder &b, Value ti, Value tj, Value head) {
+    Value hi = arith::SubFOp::create(b, load(b, cumHi, {ti, head}),
+                                     load(b, cumHi, {tj, head}));
+    Value lo = arith::SubFOp::create(b, load(b, cumLo, {ti, head}),
+                                     load(b, cumLo, {tj, head}));
+    return arith::AddFOp::create(b, hi, lo);
   }
 
   /// Runs `body` for chunk k when k is below the number of chunks in use
@@ -237,15 +261,27 @@ private:
       e.ifThen(b, ult(b, head, idx(b, x.heads)), [&](ImplicitLocOpBuilder &b) {
         ifChunkInUse(b, k.block.x, [&](ImplicitLocOpBuilder &b, ChunkInfo c) {
           Value a = e.loadF32(b, e.A, {head});
-          e.reduce(b, c.first, add(b, c.first, c.len), e.f32Const(b, 0.0),
-                   [&](ImplicitLocOpBuilder &b, Value t, Value cum) -> Value {
-                     Value d = e.processedDt(b, t, head);
-                     memref::StoreOp::create(b, d, dts, ValueRange{t, head});
-                     Value next =
-                         arith::AddFOp::create(b, cum, fmul(b, d, a));
-                     memref::StoreOp::create(b, next, cums, ValueRange{t, head});
-                     return next;
-                   });
+          Value zero = e.f32Const(b, 0.0);
+          scf::ForOp::create(
+              b, c.first, add(b, c.first, c.len), idx(b, 1),
+              ValueRange{zero, zero},
+              [&](OpBuilder &nested, Location loc, Value t, ValueRange sum) {
+                ImplicitLocOpBuilder b(loc, nested);
+                Value d = e.processedDt(b, t, head);
+                memref::StoreOp::create(b, d, dts, ValueRange{t, head});
+                // TwoSum: hi + step = next + err exactly.
+                Value hi = sum[0], step = fmul(b, d, a);
+                Value next = arith::AddFOp::create(b, hi, step);
+                Value stepPart = arith::SubFOp::create(b, next, hi);
+                Value hiPart = arith::SubFOp::create(b, next, stepPart);
+                Value err = arith::AddFOp::create(
+                    b, arith::SubFOp::create(b, hi, hiPart),
+                    arith::SubFOp::create(b, step, stepPart));
+                Value lo = arith::AddFOp::create(b, sum[1], err);
+                memref::StoreOp::create(b, next, cumHi, ValueRange{t, head});
+                memref::StoreOp::create(b, lo, cumLo, ValueRange{t, head});
+                scf::YieldOp::create(b, ValueRange{next, lo});
+              });
         });
       });
     });
@@ -262,7 +298,7 @@ private:
           Value xs = k.shared[0], bs = k.shared[1];
           ifChunkInUse(b, k.block.x, [&](ImplicitLocOpBuilder &b, ChunkInfo c) {
             Value group = e.groupOf(b, head);
-            Value cumLast = load(b, cums, {c.last, head});
+
             Value steps = arith::CeilDivUIOp::create(b, c.len, idx(b, kStage));
             auto stage = [&](ImplicitLocOpBuilder &b, Value step, Value tid) {
               Value s0 = mul(b, step, idx(b, kStage));
@@ -277,9 +313,8 @@ private:
                     b, valid, e.f32,
                     [&](ImplicitLocOpBuilder &b) {
                       Value t = add(b, c.first, s);
-                      Value decay = e.decay(
-                          b, arith::SubFOp::create(b, cumLast,
-                                                   load(b, cums, {t, head})));
+                      Value decay =
+                          e.decay(b, cumDifference(b, c.last, t, head));
                       return fmul(b, fmul(b, decay, load(b, dts, {t, head})),
                                   e.loadF32(b, e.x, {t, head, p}));
                     },
@@ -409,7 +444,7 @@ private:
                   b, firstChunk, endChunk, initial,
                   [&](ImplicitLocOpBuilder &b, Value chunk, Value state) -> Value {
                     ChunkInfo c = e.chunkAt(b, list, chunk);
-                    Value decay = e.decay(b, load(b, cums, {c.last, head}));
+                    Value decay = e.decay(b, cumAt(b, c.last, head));
                     Value contribution = load(b, states, {chunk, head, p, n});
                     memref::StoreOp::create(b, state, states,
                                             ValueRange{chunk, head, p, n});
@@ -473,7 +508,7 @@ private:
               b, valid, e.f32,
               [&](ImplicitLocOpBuilder &b) {
                 Value t = add(b, c.first, row);
-                return fmul(b, e.decay(b, load(b, cums, {t, head})),
+                return fmul(b, e.decay(b, cumAt(b, t, head)),
                             e.loadF32(b, e.C, {t, group, n}));
               },
               [&](ImplicitLocOpBuilder &b) { return e.f32Const(b, 0.0); });
@@ -509,8 +544,7 @@ private:
               b, valid, e.f32,
               [&](ImplicitLocOpBuilder &b) {
                 Value ti = add(b, c.first, row), tj = add(b, c.first, j);
-                Value segment = arith::SubFOp::create(
-                    b, load(b, cums, {ti, head}), load(b, cums, {tj, head}));
+                Value segment = cumDifference(b, ti, tj, head);
                 return fmul(b,
                             fmul(b, load(b, cb, {chunk, group, row, j}),
                                  e.decay(b, segment)),

@@ -33,8 +33,9 @@ using KernelBodyFn =
     function_ref<void(ImplicitLocOpBuilder &, const KernelContext &)>;
 
 /// gpu.launch over `grid` blocks of `block` threads, with one workgroup
-/// buffer per entry of `shared` (f32, static shape). Skipped when a grid
-/// extent is zero, which CUDA rejects as an invalid launch.
+/// buffer per entry of `shared` (f32, static shape). A zero grid extent
+/// launches one idle block (CUDA rejects empty launches), so the host code
+/// stays a straight chain of launches.
 void launchKernel(ImplicitLocOpBuilder &b, const ScanEmitter &e,
                   std::array<Value, 3> grid, std::array<int64_t, 3> block,
                   KernelBodyFn body,

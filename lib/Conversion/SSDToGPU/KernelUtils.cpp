@@ -27,29 +27,36 @@ void mlir::ssd::detail::launchKernel(ImplicitLocOpBuilder &b,
                                      std::array<int64_t, 3> block,
                                      KernelBodyFn body,
                                      ArrayRef<SmallVector<int64_t, 2>> shared) {
-  Value zero = e.index(b, 0);
-  Value nonEmpty = arith::ConstantOp::create(b, b.getBoolAttr(true));
-  for (Value extent : grid)
-    nonEmpty = arith::AndIOp::create(
-        b, nonEmpty,
-        arith::CmpIOp::create(b, arith::CmpIPredicate::ugt, extent, zero));
-  e.ifThen(b, nonEmpty, [&](ImplicitLocOpBuilder &b) {
-    SmallVector<Type> sharedTypes;
-    for (ArrayRef<int64_t> shape : shared)
-      sharedTypes.push_back(workgroupBufferType(b.getContext(), shape));
-    auto launch = gpu::LaunchOp::create(
-        b, grid[0], grid[1], grid[2], e.index(b, block[0]),
-        e.index(b, block[1]), e.index(b, block[2]),
-        /*dynamicSharedMemorySize=*/Value(), /*asyncTokenType=*/Type(),
-        /*asyncDependencies=*/ValueRange{}, sharedTypes);
-    ImplicitLocOpBuilder inner(b.getLoc(), b.getContext());
-    inner.setInsertionPointToStart(&launch.getBody().front());
-    KernelContext context{launch.getBlockIds(), launch.getThreadIds(), {}};
-    for (BlockArgument buffer : launch.getWorkgroupAttributions())
-      context.shared.push_back(buffer);
-    body(inner, context);
-    gpu::TerminatorOp::create(inner);
-  });
+  // An empty grid is an invalid launch in CUDA, and a host-side branch around
+  // each launch would cut the chain of asynchronous launches into one
+  // synchronisation per kernel. So launch at least one block per dimension
+  // and let blocks beyond the real grid return at once.
+  Value one = e.index(b, 1);
+  std::array<Value, 3> launched;
+  for (int i = 0; i < 3; ++i)
+    launched[i] = arith::MaxUIOp::create(b, grid[i], one);
+  SmallVector<Type> sharedTypes;
+  for (ArrayRef<int64_t> shape : shared)
+    sharedTypes.push_back(workgroupBufferType(b.getContext(), shape));
+  auto launch = gpu::LaunchOp::create(
+      b, launched[0], launched[1], launched[2], e.index(b, block[0]),
+      e.index(b, block[1]), e.index(b, block[2]),
+      /*dynamicSharedMemorySize=*/Value(), /*asyncTokenType=*/Type(),
+      /*asyncDependencies=*/ValueRange{}, sharedTypes);
+  ImplicitLocOpBuilder inner(b.getLoc(), b.getContext());
+  inner.setInsertionPointToStart(&launch.getBody().front());
+  KernelContext context{launch.getBlockIds(), launch.getThreadIds(), {}};
+  for (BlockArgument buffer : launch.getWorkgroupAttributions())
+    context.shared.push_back(buffer);
+  Value inGrid = arith::ConstantOp::create(inner, inner.getBoolAttr(true));
+  Value ids[3] = {context.block.x, context.block.y, context.block.z};
+  for (int i = 0; i < 3; ++i)
+    inGrid = arith::AndIOp::create(
+        inner, inGrid,
+        arith::CmpIOp::create(inner, arith::CmpIPredicate::ult, ids[i], grid[i]));
+  e.ifThen(inner, inGrid,
+           [&](ImplicitLocOpBuilder &b) { body(b, context); });
+  gpu::TerminatorOp::create(inner);
 }
 
 MemRefType mlir::ssd::detail::workgroupBufferType(MLIRContext *ctx,

@@ -34,6 +34,9 @@ using namespace mlir::ssd;
 namespace {
 
 constexpr int64_t kDefaultChunkSize = 256;
+/// Longest chunk the GPU chunked form takes: its C Bᵀ workspace grows as the
+/// square of the chunk and its grid as the square of the 64-row tiles.
+constexpr int64_t kMaxGPUChunkSize = 4096;
 
 struct LowerChunkScanVarlenToGPU : public OpRewritePattern<ChunkScanVarlenOp> {
   LowerChunkScanVarlenToGPU(MLIRContext *ctx, const LowerToGPUOptions &options)
@@ -48,12 +51,14 @@ struct LowerChunkScanVarlenToGPU : public OpRewritePattern<ChunkScanVarlenOp> {
     FailureOr<ssd::detail::StaticExtents> extents = ssd::detail::getStaticExtents(op);
     if (failed(extents))
       return rewriter.notifyMatchFailure(op, "dynamic H, P, G or N");
+    int64_t chunkSize = op.getChunkSize().value_or(kDefaultChunkSize);
+    if (*op.getForm() == Form::chunked && chunkSize > kMaxGPUChunkSize)
+      return rewriter.notifyMatchFailure(op, "chunk size too large");
     rewriter.setInsertionPoint(op);
     if (*op.getForm() == Form::serial)
       ssd::detail::buildSerialScanGPU(rewriter, op, *extents, options);
     else
-      ssd::detail::buildChunkedScanGPU(rewriter, op, *extents,
-                                  op.getChunkSize().value_or(kDefaultChunkSize));
+      ssd::detail::buildChunkedScanGPU(rewriter, op, *extents, chunkSize);
     return success();
   }
 
@@ -94,9 +99,14 @@ struct SSDLowerToGPUPass
       else if (!op.getFormAttr())
         op.emitError("ssd-lower-to-gpu: op has no form; run ssd-select-form "
                      "first");
-      else
+      else if (failed(ssd::detail::getStaticExtents(op)))
         op.emitError("ssd-lower-to-gpu: the GPU kernels need static nheads, "
                      "head_dim, ngroups and dstate (they fix the tiling)");
+      else
+        op.emitError() << "ssd-lower-to-gpu: chunk_size "
+                       << op.getChunkSize().value_or(kDefaultChunkSize)
+                       << " is larger than the GPU chunked form supports ("
+                       << kMaxGPUChunkSize << ")";
     });
     if (failedAny)
       return signalPassFailure();

@@ -2,8 +2,9 @@
 //
 // The recurrence of SerialScan.cpp, mapped onto the GPU:
 //
-//   grid  = (ceil(P / (W R)), H, batch)     block = (32 lanes, W warps)
-//   warp w of block (x, h, b) owns rows p = x W R + w R + [0, R) of the
+//   grid  = (batch, H, ceil(P / (W R)))     block = (32 lanes, W warps)
+//   (batch on x, whose limit is 2^31 - 1, not 65535)
+//   warp w of block (b, h, z) owns rows p = z W R + w R + [0, R) of the
 //   state of sequence b, head h; lane l owns columns n = l + 32 j, j < J,
 //   J = ceil(N / 32). The R x J state values live in registers:
 //
@@ -44,12 +45,12 @@ void mlir::ssd::detail::buildSerialScanGPU(RewriterBase &rewriter,
   const bool columnsNeedGuard = extents.dstate % 32 != 0;
 
   WriterOrder order = planWriterOrderOnDevice(b, e);
-  Value gridX = e.index(b, llvm::divideCeil(extents.headDim, rowsPerBlock));
+  Value rowTiles = e.index(b, llvm::divideCeil(extents.headDim, rowsPerBlock));
 
   auto kernel = [&](ImplicitLocOpBuilder &b, const KernelContext &k,
                     unsigned pass) {
     const gpu::KernelDim3 &block = k.block;
-    Value seq = block.z, head = block.y, lane = k.thread.x, warp = k.thread.y;
+    Value seq = block.x, head = block.y, lane = k.thread.x, warp = k.thread.y;
     e.ifThen(b, e.inPass(b, order, seq, pass), [&](ImplicitLocOpBuilder &b) {
       SequenceInfo s = e.sequence(b, seq);
       Value group = e.groupOf(b, head);
@@ -57,7 +58,7 @@ void mlir::ssd::detail::buildSerialScanGPU(RewriterBase &rewriter,
       Value zeroF = e.f32Const(b, 0.0);
       Value trueV = arith::ConstantOp::create(b, b.getBoolAttr(true));
       Value firstRow = arith::AddIOp::create(
-          b, arith::MulIOp::create(b, block.x, e.index(b, rowsPerBlock)),
+          b, arith::MulIOp::create(b, block.z, e.index(b, rowsPerBlock)),
           arith::MulIOp::create(b, warp, e.index(b, rowsPerWarp)));
 
       SmallVector<Value> rows, rowValid, columns, columnValid;
@@ -163,7 +164,7 @@ void mlir::ssd::detail::buildSerialScanGPU(RewriterBase &rewriter,
   };
 
   for (unsigned pass : {0u, 1u})
-    launchKernel(b, e, {gridX, e.index(b, extents.heads), e.batch},
+    launchKernel(b, e, {e.batch, e.index(b, extents.heads), rowTiles},
                  {32, warps, 1},
                  [&](ImplicitLocOpBuilder &b, const KernelContext &k) {
                    kernel(b, k, pass);

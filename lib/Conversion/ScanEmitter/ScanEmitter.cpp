@@ -100,8 +100,10 @@ Value ScanEmitter::log1p(ImplicitLocOpBuilder &b, Value v) const {
   if (flavor == MathFlavor::Exact)
     return math::Log1pOp::create(b, v);
   // log1p(v) = log(u) * v / (u - 1) with u = 1 + v rounded: the ratio
-  // cancels the rounding of u, so small v keep their digits; u == 1 means
-  // log1p(v) = v to working precision.
+  // cancels the rounding of u; u == 1 means log1p(v) = v to working
+  // precision. lg2.approx has an absolute error near 2^-22, which near u = 1
+  // is a large relative error, so below v = 1/16 the Taylor series (error
+  // under v^6 / 6 < 2^-26) takes over.
   Value one = f32Const(b, 1.0);
   Value u = arith::AddFOp::create(b, one, v);
   Value log2u = LLVM::CallIntrinsicOp::create(
@@ -112,8 +114,23 @@ Value ScanEmitter::log1p(ImplicitLocOpBuilder &b, Value v) const {
   Value ratio = arith::DivFOp::create(b, v, arith::SubFOp::create(b, u, one));
   Value exactlyOne =
       arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, u, one);
-  return arith::SelectOp::create(b, exactlyOne, v,
-                                 arith::MulFOp::create(b, logU, ratio));
+  Value viaLog = arith::SelectOp::create(b, exactlyOne, v,
+                                         arith::MulFOp::create(b, logU, ratio));
+  // v - v^2/2 + v^3/3 - v^4/4 + v^5/5, in Horner form.
+  Value series = f32Const(b, 1.0 / 5.0);
+  for (double c : {-1.0 / 4.0, 1.0 / 3.0, -1.0 / 2.0, 1.0})
+    series = arith::AddFOp::create(b, f32Const(b, c),
+                                   arith::MulFOp::create(b, v, series));
+  series = arith::MulFOp::create(b, v, series);
+  // |v| < 1/16 without math.absf, which convert-gpu-to-nvvm would turn into
+  // a libdevice call.
+  Value small = arith::AndIOp::create(
+      b,
+      arith::CmpFOp::create(b, arith::CmpFPredicate::OLT, v,
+                            f32Const(b, 1.0 / 16.0)),
+      arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, v,
+                            f32Const(b, -1.0 / 16.0)));
+  return arith::SelectOp::create(b, small, series, viaLog);
 }
 
 SequenceInfo ScanEmitter::sequence(ImplicitLocOpBuilder &b, Value seq) const {

@@ -60,7 +60,8 @@ using ReduceBodyFn = function_ref<Value(ImplicitLocOpBuilder &, Value, Value)>;
 /// How exp and log1p are emitted: `math` ops (lowered to libm or LLVM
 /// intrinsics on the host), or the PTX approximations ex2.approx and
 /// lg2.approx, which need no libdevice and are what fast GPU kernels use
-/// (relative error around 2^-22, far inside the f32 tolerance).
+/// (ex2: relative error about 2^-22; log1p uses a short series where
+/// lg2's absolute error would be a large relative one).
 enum class MathFlavor { Exact, NVVMApprox };
 
 class ScanEmitter {

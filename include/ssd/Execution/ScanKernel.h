@@ -1,13 +1,14 @@
-//===- CpuScan.h - compile one scan op for the host and run it --*- C++ -*-===//
+//===- ScanKernel.h - compile one scan op and run it ------------*- C++ -*-===//
 //
-// What `ssd-run --target cpu` and `ssd-bench` share: the module holding one
-// memref-form op for a problem's signature, its compilation through the
-// `ssd-to-cpu` pipeline into a JIT, and calls on host buffers.
+// What `ssd-run` and `ssd-bench` share: the module holding one memref-form
+// op for a problem's signature, its compilation (through `--ssd-to-cpu`, or
+// `--ssd-to-nvvm` with the host code JIT-compiled against the CUDA runtime
+// in lib/GPURuntime) and calls on host buffers.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SSD_EXECUTION_CPUSCAN_H
-#define SSD_EXECUTION_CPUSCAN_H
+#ifndef SSD_EXECUTION_SCANKERNEL_H
+#define SSD_EXECUTION_SCANKERNEL_H
 
 #include "ssd/Runner/Problem.h"
 
@@ -17,7 +18,11 @@
 
 namespace ssd {
 
+enum class Target { CPU, CUDA };
+
 struct CompileOptions {
+  Target target = Target::CPU;
+  std::string chip = "sm_90a"; ///< CUDA: the GPU to compile for
   std::string form = "auto";   ///< auto, chunked or serial
   int64_t chunkSize = 256;
   bool staticShapes = false;   ///< else T, batch and pool slots are dynamic
@@ -38,7 +43,7 @@ public:
   void readOutputs(std::vector<float> &y, std::vector<float> &pool) const;
 
 private:
-  friend class CpuScanKernel;
+  friend class ScanKernel;
   struct Buffer {
     std::vector<uint8_t> bytes;
     std::vector<int64_t> shape;
@@ -51,21 +56,23 @@ private:
 
 /// One compiled op, callable on any problem with the signature it was
 /// compiled for (with dynamic shapes: any T, batch and pool size).
-class CpuScanKernel {
+class ScanKernel {
 public:
-  ~CpuScanKernel();
-  static std::unique_ptr<CpuScanKernel>
+  ~ScanKernel();
+  static std::unique_ptr<ScanKernel>
   compile(const ScanProblem &signature, const CompileOptions &options,
           std::string &error);
-  /// Runs the op in place on `operands`; `seconds` gets the call's wall time.
+  /// Runs the op in place on `operands`; `seconds` gets the call's wall time
+  /// (CUDA: of the compiled call, which ends with a stream synchronisation;
+  /// the copies to and from the device are outside it).
   bool run(HostOperands &operands, double &seconds, std::string &error);
 
 private:
-  CpuScanKernel();
+  ScanKernel();
   struct Impl;
   std::unique_ptr<Impl> impl;
 };
 
 } // namespace ssd
 
-#endif // SSD_EXECUTION_CPUSCAN_H
+#endif // SSD_EXECUTION_SCANKERNEL_H

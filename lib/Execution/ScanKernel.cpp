@@ -1,6 +1,6 @@
-//===- CpuScan.cpp - compile one scan op for the host and run it ----------===//
+//===- ScanKernel.cpp - compile one scan op and run it --------------------===//
 
-#include "ssd/Execution/CpuScan.h"
+#include "ssd/Execution/ScanKernel.h"
 
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
@@ -9,9 +9,11 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "ssd/GPURuntime/CudaRuntime.h"
 #include "ssd/Pipelines/Pipelines.h"
 #include "ssd/Runner/Npy.h"
 #include "llvm/Support/SourceMgr.h"
+#include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -203,20 +205,21 @@ void HostOperands::readOutputs(std::vector<float> &y,
 }
 
 //===----------------------------------------------------------------------===//
-// CpuScanKernel
+// ScanKernel
 //===----------------------------------------------------------------------===//
 
-struct CpuScanKernel::Impl {
+struct ScanKernel::Impl {
+  Target target = Target::CPU;
   // The transformer must outlive the engine, which keeps a reference to it.
   std::function<llvm::Error(llvm::Module *)> transformer;
   std::unique_ptr<mlir::ExecutionEngine> engine;
 };
 
-CpuScanKernel::CpuScanKernel() : impl(std::make_unique<Impl>()) {}
-CpuScanKernel::~CpuScanKernel() = default;
+ScanKernel::ScanKernel() : impl(std::make_unique<Impl>()) {}
+ScanKernel::~ScanKernel() = default;
 
-std::unique_ptr<CpuScanKernel>
-CpuScanKernel::compile(const ScanProblem &signature,
+std::unique_ptr<ScanKernel>
+ScanKernel::compile(const ScanProblem &signature,
                        const CompileOptions &options, std::string &error) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
@@ -239,19 +242,33 @@ CpuScanKernel::compile(const ScanProblem &signature,
     return nullptr;
   }
 
-  bool openmp = options.openmp && std::strlen(SSD_OPENMP_LIBRARY) > 0;
-  mlir::ssd::SSDToCPUPipelineOptions pipelineOptions;
-  pipelineOptions.form = options.form;
-  pipelineOptions.chunkSize = options.chunkSize;
-  pipelineOptions.openmp = openmp;
+  const bool cuda = options.target == Target::CUDA;
+  // Fail before compiling when there is no GPU to run on.
+  if (cuda && !ssd::cuda::initialize(error))
+    return nullptr;
+  bool openmp =
+      !cuda && options.openmp && std::strlen(SSD_OPENMP_LIBRARY) > 0;
   mlir::PassManager pm(&context);
-  mlir::ssd::buildSSDToCPUPipeline(pm, pipelineOptions);
+  if (cuda) {
+    mlir::ssd::SSDToNVVMPipelineOptions nvvm;
+    nvvm.chip = options.chip;
+    nvvm.format = "isa"; // the driver JIT-compiles the PTX: no ptxas needed
+    nvvm.form = options.form;
+    nvvm.chunkSize = options.chunkSize;
+    mlir::ssd::buildSSDToNVVMPipeline(pm, nvvm);
+  } else {
+    mlir::ssd::SSDToCPUPipelineOptions cpu;
+    cpu.form = options.form;
+    cpu.chunkSize = options.chunkSize;
+    cpu.openmp = openmp;
+    mlir::ssd::buildSSDToCPUPipeline(pm, cpu);
+  }
   if (mlir::failed(pm.run(*module))) {
     error = "compilation failed: " + diagnostics;
     return nullptr;
   }
 
-  std::unique_ptr<CpuScanKernel> kernel(new CpuScanKernel());
+  std::unique_ptr<ScanKernel> kernel(new ScanKernel());
   kernel->impl->transformer = mlir::makeOptimizingTransformer(
       /*optLevel=*/3, /*sizeLevel=*/0, /*targetMachine=*/nullptr);
   mlir::ExecutionEngineOptions engineOptions;
@@ -266,18 +283,63 @@ CpuScanKernel::compile(const ScanProblem &signature,
     return nullptr;
   }
   kernel->impl->engine = std::move(*engine);
+  kernel->impl->target = options.target;
+  if (cuda) {
+    // The host code calls the mgpu* runtime; bind it explicitly rather than
+    // relying on the process exporting its symbols.
+    kernel->impl->engine->registerSymbols(
+        [](llvm::orc::MangleAndInterner interner) {
+          llvm::orc::SymbolMap symbols;
+          for (auto [name, address] : ssd::cuda::runtimeSymbols())
+            symbols[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                                       llvm::JITSymbolFlags::Exported};
+          return symbols;
+        });
+  }
+  // Runs global constructors: for CUDA they load the kernels.
   kernel->impl->engine->initialize();
+  if (cuda) {
+    std::string loadError = ssd::cuda::takeError();
+    if (!loadError.empty()) {
+      error = "loading the kernels failed: " + loadError;
+      return nullptr;
+    }
+  }
   return kernel;
 }
 
-bool CpuScanKernel::run(HostOperands &operands, double &seconds,
+bool ScanKernel::run(HostOperands &operands, double &seconds,
                         std::string &error) {
+  const bool cuda = impl->target == Target::CUDA;
+  // Device copies of every operand, freed on every path out.
+  std::vector<void *> device;
+  struct Release {
+    std::vector<void *> &buffers;
+    ~Release() {
+      for (void *p : buffers)
+        ssd::cuda::release(p);
+    }
+  } release{device};
+  if (cuda) {
+    for (HostOperands::Buffer &buffer : operands.buffers) {
+      void *p = ssd::cuda::allocate(buffer.bytes.size(), error);
+      if (!p)
+        return false;
+      device.push_back(p);
+      if (!ssd::cuda::copyToDevice(p, buffer.bytes.data(), buffer.bytes.size(),
+                                   error))
+        return false;
+    }
+  }
+
   // One StridedMemRefType-shaped descriptor per operand: allocated and
   // aligned pointers, offset, sizes, row-major strides.
   std::vector<std::vector<int64_t>> descriptors;
-  for (HostOperands::Buffer &buffer : operands.buffers) {
+  for (size_t i = 0; i < operands.buffers.size(); ++i) {
+    HostOperands::Buffer &buffer = operands.buffers[i];
     std::vector<int64_t> d;
-    auto pointer = reinterpret_cast<int64_t>(buffer.bytes.data());
+    auto pointer = reinterpret_cast<int64_t>(
+        cuda ? device[i] : static_cast<void *>(buffer.bytes.data()));
     d.push_back(pointer);
     d.push_back(pointer);
     d.push_back(0);
@@ -304,6 +366,18 @@ bool CpuScanKernel::run(HostOperands &operands, double &seconds,
   if (result) {
     error = "call failed: " + llvm::toString(std::move(result));
     return false;
+  }
+  if (cuda) {
+    if (!ssd::cuda::synchronize(error)) {
+      error = "the kernels failed: " + error;
+      return false;
+    }
+    for (size_t i : {operands.yIndex, operands.poolIndex}) {
+      HostOperands::Buffer &buffer = operands.buffers[i];
+      if (!ssd::cuda::copyToHost(buffer.bytes.data(), device[i],
+                                 buffer.bytes.size(), error))
+        return false;
+    }
   }
   return true;
 }

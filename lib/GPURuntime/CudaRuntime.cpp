@@ -1,0 +1,483 @@
+//===- CudaRuntime.cpp - mgpu* on the CUDA driver API, opened at run time -===//
+
+#include "ssd/GPURuntime/CudaRuntime.h"
+
+#include <dlfcn.h>
+
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+
+namespace {
+
+// The few driver API types and constants used here (cuda.h is not needed to
+// build: the ABI below is stable across CUDA 11-13).
+using CUresult = int;
+using CUdevice = int;
+using CUdeviceptr = unsigned long long;
+using CUcontext = void *;
+using CUmodule = void *;
+using CUfunction = void *;
+using CUstream = void *;
+using CUevent = void *;
+constexpr CUresult CUDA_SUCCESS = 0;
+constexpr int CU_JIT_ERROR_LOG_BUFFER = 5;
+constexpr int CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6;
+constexpr int CU_JIT_OPTIMIZATION_LEVEL = 7;
+constexpr int CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
+constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
+constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
+constexpr unsigned CU_MEM_ATTACH_GLOBAL = 1;
+
+struct Driver {
+  CUresult (*cuInit)(unsigned);
+  CUresult (*cuDeviceGetCount)(int *);
+  CUresult (*cuDeviceGet)(CUdevice *, int);
+  CUresult (*cuDeviceGetName)(char *, int, CUdevice);
+  CUresult (*cuDeviceGetAttribute)(int *, int, CUdevice);
+  CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
+  CUresult (*cuCtxSetCurrent)(CUcontext);
+  CUresult (*cuCtxSynchronize)();
+  CUresult (*cuGetErrorString)(CUresult, const char **);
+  CUresult (*cuModuleLoadData)(CUmodule *, const void *);
+  CUresult (*cuModuleLoadDataEx)(CUmodule *, const void *, unsigned, int *,
+                                 void **);
+  CUresult (*cuModuleUnload)(CUmodule);
+  CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
+  CUresult (*cuFuncSetAttribute)(CUfunction, int, int);
+  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned,
+                             unsigned, unsigned, unsigned, unsigned, CUstream,
+                             void **, void **);
+  CUresult (*cuStreamCreate)(CUstream *, unsigned);
+  CUresult (*cuStreamDestroy)(CUstream);
+  CUresult (*cuStreamSynchronize)(CUstream);
+  CUresult (*cuStreamWaitEvent)(CUstream, CUevent, unsigned);
+  CUresult (*cuEventCreate)(CUevent *, unsigned);
+  CUresult (*cuEventDestroy)(CUevent);
+  CUresult (*cuEventSynchronize)(CUevent);
+  CUresult (*cuEventRecord)(CUevent, CUstream);
+  CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
+  CUresult (*cuMemAllocManaged)(CUdeviceptr *, size_t, unsigned);
+  CUresult (*cuMemFree)(CUdeviceptr);
+  CUresult (*cuMemcpyAsync)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
+  CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
+  CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t);
+  CUresult (*cuMemcpyDtoD)(CUdeviceptr, CUdeviceptr, size_t);
+  CUresult (*cuMemsetD32Async)(CUdeviceptr, unsigned, size_t, CUstream);
+  CUresult (*cuMemsetD16Async)(CUdeviceptr, unsigned short, size_t, CUstream);
+};
+
+struct State {
+  std::once_flag once;
+  bool ready = false;
+  std::string initError;
+  Driver driver{};
+  CUdevice device = 0;
+  CUcontext context = nullptr;
+  std::mutex errorMutex;
+  std::string firstError;
+};
+
+State &state() {
+  static State s;
+  return s;
+}
+
+std::string describe(CUresult result) {
+  const char *text = nullptr;
+  if (state().driver.cuGetErrorString)
+    state().driver.cuGetErrorString(result, &text);
+  return text ? std::string(text) : "CUDA error " + std::to_string(result);
+}
+
+void recordError(const std::string &what) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.errorMutex);
+  if (s.firstError.empty())
+    s.firstError = what;
+}
+
+/// Records a failed driver call made by an mgpu* function.
+bool check(CUresult result, const char *call) {
+  if (result == CUDA_SUCCESS)
+    return true;
+  recordError(std::string(call) + ": " + describe(result));
+  return false;
+}
+
+template <typename F> bool bind(void *library, F &slot, const char *name) {
+  slot = reinterpret_cast<F>(dlsym(library, name));
+  return slot != nullptr;
+}
+
+void initializeOnce() {
+  State &s = state();
+  void *library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
+  if (!library) {
+    s.initError = "no CUDA driver: libcuda.so.1 cannot be loaded (is this a "
+                  "machine with an NVIDIA GPU and driver?)";
+    return;
+  }
+  Driver &d = s.driver;
+  struct Binding {
+    bool ok;
+    const char *name;
+  };
+  Binding bindings[] = {
+      {bind(library, d.cuInit, "cuInit"), "cuInit"},
+      {bind(library, d.cuDeviceGetCount, "cuDeviceGetCount"), "cuDeviceGetCount"},
+      {bind(library, d.cuDeviceGet, "cuDeviceGet"), "cuDeviceGet"},
+      {bind(library, d.cuDeviceGetName, "cuDeviceGetName"), "cuDeviceGetName"},
+      {bind(library, d.cuDeviceGetAttribute, "cuDeviceGetAttribute"),
+       "cuDeviceGetAttribute"},
+      {bind(library, d.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain"),
+       "cuDevicePrimaryCtxRetain"},
+      {bind(library, d.cuCtxSetCurrent, "cuCtxSetCurrent"), "cuCtxSetCurrent"},
+      {bind(library, d.cuCtxSynchronize, "cuCtxSynchronize"), "cuCtxSynchronize"},
+      {bind(library, d.cuGetErrorString, "cuGetErrorString"), "cuGetErrorString"},
+      {bind(library, d.cuModuleLoadData, "cuModuleLoadData"), "cuModuleLoadData"},
+      {bind(library, d.cuModuleLoadDataEx, "cuModuleLoadDataEx"),
+       "cuModuleLoadDataEx"},
+      {bind(library, d.cuModuleUnload, "cuModuleUnload"), "cuModuleUnload"},
+      {bind(library, d.cuModuleGetFunction, "cuModuleGetFunction"),
+       "cuModuleGetFunction"},
+      {bind(library, d.cuFuncSetAttribute, "cuFuncSetAttribute"),
+       "cuFuncSetAttribute"},
+      {bind(library, d.cuLaunchKernel, "cuLaunchKernel"), "cuLaunchKernel"},
+      {bind(library, d.cuStreamCreate, "cuStreamCreate"), "cuStreamCreate"},
+      {bind(library, d.cuStreamDestroy, "cuStreamDestroy_v2"), "cuStreamDestroy_v2"},
+      {bind(library, d.cuStreamSynchronize, "cuStreamSynchronize"),
+       "cuStreamSynchronize"},
+      {bind(library, d.cuStreamWaitEvent, "cuStreamWaitEvent"), "cuStreamWaitEvent"},
+      {bind(library, d.cuEventCreate, "cuEventCreate"), "cuEventCreate"},
+      {bind(library, d.cuEventDestroy, "cuEventDestroy_v2"), "cuEventDestroy_v2"},
+      {bind(library, d.cuEventSynchronize, "cuEventSynchronize"),
+       "cuEventSynchronize"},
+      {bind(library, d.cuEventRecord, "cuEventRecord"), "cuEventRecord"},
+      {bind(library, d.cuMemAlloc, "cuMemAlloc_v2"), "cuMemAlloc_v2"},
+      {bind(library, d.cuMemAllocManaged, "cuMemAllocManaged"), "cuMemAllocManaged"},
+      {bind(library, d.cuMemFree, "cuMemFree_v2"), "cuMemFree_v2"},
+      {bind(library, d.cuMemcpyAsync, "cuMemcpyAsync"), "cuMemcpyAsync"},
+      {bind(library, d.cuMemcpyHtoD, "cuMemcpyHtoD_v2"), "cuMemcpyHtoD_v2"},
+      {bind(library, d.cuMemcpyDtoH, "cuMemcpyDtoH_v2"), "cuMemcpyDtoH_v2"},
+      {bind(library, d.cuMemcpyDtoD, "cuMemcpyDtoD_v2"), "cuMemcpyDtoD_v2"},
+      {bind(library, d.cuMemsetD32Async, "cuMemsetD32Async"), "cuMemsetD32Async"},
+      {bind(library, d.cuMemsetD16Async, "cuMemsetD16Async"), "cuMemsetD16Async"},
+  };
+  for (const Binding &b : bindings)
+    if (!b.ok) {
+      s.initError = std::string("the CUDA driver lacks ") + b.name +
+                    " (driver too old?)";
+      return;
+    }
+  CUresult result = d.cuInit(0);
+  if (result != CUDA_SUCCESS) {
+    s.initError = "cannot initialise the CUDA driver: " + describe(result);
+    return;
+  }
+  int count = 0;
+  if (d.cuDeviceGetCount(&count) != CUDA_SUCCESS || count == 0) {
+    s.initError = "no CUDA device found";
+    return;
+  }
+  if ((result = d.cuDeviceGet(&s.device, 0)) != CUDA_SUCCESS ||
+      (result = d.cuDevicePrimaryCtxRetain(&s.context, s.device)) !=
+          CUDA_SUCCESS ||
+      (result = d.cuCtxSetCurrent(s.context)) != CUDA_SUCCESS) {
+    s.initError = "cannot create a CUDA context: " + describe(result);
+    return;
+  }
+  s.ready = true;
+}
+
+/// For the mgpu* functions: initialise on first use (compiled modules load
+/// their kernels from global constructors, before main) and make the
+/// context current on this thread.
+bool ready() {
+  std::string error;
+  if (ssd::cuda::initialize(error))
+    return true;
+  recordError(error);
+  return false;
+}
+
+CUdeviceptr devicePointer(const void *p) {
+  return reinterpret_cast<CUdeviceptr>(p);
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// The functions MLIR's gpu-to-llvm host code calls (MLIR 22 signatures).
+//===----------------------------------------------------------------------===//
+
+extern "C" {
+
+void *mgpuModuleLoad(void *data, size_t /*gpuBlobSize*/) {
+  CUmodule module = nullptr;
+  if (ready())
+    check(state().driver.cuModuleLoadData(&module, data), "cuModuleLoadData");
+  return module;
+}
+
+void *mgpuModuleLoadJIT(void *data, int optLevel) {
+  CUmodule module = nullptr;
+  if (!ready())
+    return nullptr;
+  char log[8192] = {0};
+  int options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                   CU_JIT_OPTIMIZATION_LEVEL};
+  void *values[] = {log, reinterpret_cast<void *>(sizeof(log)),
+                    reinterpret_cast<void *>(static_cast<intptr_t>(optLevel))};
+  CUresult result = state().driver.cuModuleLoadDataEx(&module, data, 3,
+                                                      options, values);
+  if (result != CUDA_SUCCESS)
+    recordError("cuModuleLoadDataEx (PTX JIT): " + describe(result) + ": " +
+                std::string(log));
+  return module;
+}
+
+void mgpuModuleUnload(void *module) {
+  if (module && ready())
+    check(state().driver.cuModuleUnload(module), "cuModuleUnload");
+}
+
+void *mgpuModuleGetFunction(void *module, const char *name) {
+  CUfunction function = nullptr;
+  if (module && ready())
+    check(state().driver.cuModuleGetFunction(&function, module, name),
+          "cuModuleGetFunction");
+  return function;
+}
+
+void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
+                      intptr_t gridZ, intptr_t blockX, intptr_t blockY,
+                      intptr_t blockZ, int32_t smem, void *stream,
+                      void **params, void ** /*extra*/, size_t /*paramsCount*/) {
+  if (!function || !ready())
+    return; // a failed module load was recorded already
+  Driver &d = state().driver;
+  if (smem > 48 * 1024 &&
+      !check(d.cuFuncSetAttribute(function,
+                                  CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                  smem),
+             "cuFuncSetAttribute"))
+    return;
+  check(d.cuLaunchKernel(function, gridX, gridY, gridZ, blockX, blockY, blockZ,
+                         smem, stream, params, nullptr),
+        "cuLaunchKernel");
+}
+
+void *mgpuStreamCreate() {
+  CUstream stream = nullptr;
+  if (ready())
+    check(state().driver.cuStreamCreate(&stream, /*CU_STREAM_DEFAULT=*/0),
+          "cuStreamCreate");
+  return stream;
+}
+
+void mgpuStreamDestroy(void *stream) {
+  if (ready())
+    check(state().driver.cuStreamDestroy(stream), "cuStreamDestroy");
+}
+
+void mgpuStreamSynchronize(void *stream) {
+  if (ready())
+    check(state().driver.cuStreamSynchronize(stream), "cuStreamSynchronize");
+}
+
+void mgpuStreamWaitEvent(void *stream, void *event) {
+  if (ready())
+    check(state().driver.cuStreamWaitEvent(stream, event, 0), "cuStreamWaitEvent");
+}
+
+void *mgpuEventCreate() {
+  CUevent event = nullptr;
+  if (ready())
+    check(state().driver.cuEventCreate(&event, /*CU_EVENT_DISABLE_TIMING=*/2),
+          "cuEventCreate");
+  return event;
+}
+
+void mgpuEventDestroy(void *event) {
+  if (ready())
+    check(state().driver.cuEventDestroy(event), "cuEventDestroy");
+}
+
+void mgpuEventSynchronize(void *event) {
+  if (ready())
+    check(state().driver.cuEventSynchronize(event), "cuEventSynchronize");
+}
+
+void mgpuEventRecord(void *event, void *stream) {
+  if (ready())
+    check(state().driver.cuEventRecord(event, stream), "cuEventRecord");
+}
+
+void *mgpuMemAlloc(uint64_t sizeBytes, void * /*stream*/, bool isHostShared) {
+  CUdeviceptr pointer = 0;
+  if (!ready() || sizeBytes == 0)
+    return nullptr;
+  if (isHostShared)
+    check(state().driver.cuMemAllocManaged(&pointer, sizeBytes,
+                                           CU_MEM_ATTACH_GLOBAL),
+          "cuMemAllocManaged");
+  else
+    check(state().driver.cuMemAlloc(&pointer, sizeBytes), "cuMemAlloc");
+  return reinterpret_cast<void *>(pointer);
+}
+
+void mgpuMemFree(void *ptr, void *stream) {
+  // The free is ordered on `stream` after the kernels that use the buffer;
+  // cuMemFree is not stream-ordered, so wait for them first.
+  if (!ptr || !ready())
+    return;
+  if (stream &&
+      !check(state().driver.cuStreamSynchronize(stream), "cuStreamSynchronize"))
+    return;
+  check(state().driver.cuMemFree(devicePointer(ptr)), "cuMemFree");
+}
+
+void mgpuMemcpy(void *dst, void *src, size_t sizeBytes, void *stream) {
+  if (sizeBytes && ready())
+    check(state().driver.cuMemcpyAsync(devicePointer(dst), devicePointer(src),
+                                       sizeBytes, stream),
+          "cuMemcpyAsync");
+}
+
+void mgpuMemset32(void *dst, unsigned int value, size_t count, void *stream) {
+  if (count && ready())
+    check(state().driver.cuMemsetD32Async(devicePointer(dst), value, count,
+                                          stream),
+          "cuMemsetD32Async");
+}
+
+void mgpuMemset16(void *dst, unsigned short value, size_t count, void *stream) {
+  if (count && ready())
+    check(state().driver.cuMemsetD16Async(devicePointer(dst), value, count,
+                                          stream),
+          "cuMemsetD16Async");
+}
+
+} // extern "C"
+
+//===----------------------------------------------------------------------===//
+// Host-side API
+//===----------------------------------------------------------------------===//
+
+namespace ssd {
+namespace cuda {
+
+bool initialize(std::string &error) {
+  State &s = state();
+  std::call_once(s.once, initializeOnce);
+  if (!s.ready) {
+    error = s.initError;
+    return false;
+  }
+  // Contexts are per thread; the primary context is shared.
+  s.driver.cuCtxSetCurrent(s.context);
+  return true;
+}
+
+std::string describeDevice() {
+  State &s = state();
+  if (!s.ready)
+    return "no device";
+  char name[256] = {0};
+  int major = 0, minor = 0;
+  s.driver.cuDeviceGetName(name, sizeof(name), s.device);
+  s.driver.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                                s.device);
+  s.driver.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                                s.device);
+  return std::string(name) + " (sm_" + std::to_string(major) +
+         std::to_string(minor) + ")";
+}
+
+static bool result(CUresult r, const char *what, std::string &error) {
+  if (r == CUDA_SUCCESS)
+    return true;
+  error = std::string(what) + ": " + describe(r);
+  return false;
+}
+
+void *allocate(size_t bytes, std::string &error) {
+  if (!initialize(error))
+    return nullptr;
+  CUdeviceptr pointer = 0;
+  // Zero-byte arrays still get a distinct valid pointer.
+  if (!result(state().driver.cuMemAlloc(&pointer, bytes ? bytes : 4),
+              "cuMemAlloc", error))
+    return nullptr;
+  return reinterpret_cast<void *>(pointer);
+}
+
+void release(void *device) {
+  if (device && state().ready)
+    state().driver.cuMemFree(devicePointer(device));
+}
+
+bool copyToDevice(void *device, const void *host, size_t bytes,
+                  std::string &error) {
+  return !bytes || result(state().driver.cuMemcpyHtoD(devicePointer(device),
+                                                      host, bytes),
+                          "cuMemcpyHtoD", error);
+}
+
+bool copyToHost(void *host, const void *device, size_t bytes,
+                std::string &error) {
+  return !bytes || result(state().driver.cuMemcpyDtoH(host, devicePointer(device),
+                                                      bytes),
+                          "cuMemcpyDtoH", error);
+}
+
+bool copyDeviceToDevice(void *dst, const void *src, size_t bytes,
+                        std::string &error) {
+  return !bytes || result(state().driver.cuMemcpyDtoD(devicePointer(dst),
+                                                      devicePointer(src), bytes),
+                          "cuMemcpyDtoD", error);
+}
+
+bool synchronize(std::string &error) {
+  if (!initialize(error))
+    return false;
+  if (!result(state().driver.cuCtxSynchronize(), "cuCtxSynchronize", error))
+    return false;
+  error = takeError();
+  return error.empty();
+}
+
+std::string takeError() {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.errorMutex);
+  std::string e;
+  std::swap(e, s.firstError);
+  return e;
+}
+
+std::vector<std::pair<const char *, void *>> runtimeSymbols() {
+  return {
+      {"mgpuModuleLoad", reinterpret_cast<void *>(&mgpuModuleLoad)},
+      {"mgpuModuleLoadJIT", reinterpret_cast<void *>(&mgpuModuleLoadJIT)},
+      {"mgpuModuleUnload", reinterpret_cast<void *>(&mgpuModuleUnload)},
+      {"mgpuModuleGetFunction", reinterpret_cast<void *>(&mgpuModuleGetFunction)},
+      {"mgpuLaunchKernel", reinterpret_cast<void *>(&mgpuLaunchKernel)},
+      {"mgpuStreamCreate", reinterpret_cast<void *>(&mgpuStreamCreate)},
+      {"mgpuStreamDestroy", reinterpret_cast<void *>(&mgpuStreamDestroy)},
+      {"mgpuStreamSynchronize", reinterpret_cast<void *>(&mgpuStreamSynchronize)},
+      {"mgpuStreamWaitEvent", reinterpret_cast<void *>(&mgpuStreamWaitEvent)},
+      {"mgpuEventCreate", reinterpret_cast<void *>(&mgpuEventCreate)},
+      {"mgpuEventDestroy", reinterpret_cast<void *>(&mgpuEventDestroy)},
+      {"mgpuEventSynchronize", reinterpret_cast<void *>(&mgpuEventSynchronize)},
+      {"mgpuEventRecord", reinterpret_cast<void *>(&mgpuEventRecord)},
+      {"mgpuMemAlloc", reinterpret_cast<void *>(&mgpuMemAlloc)},
+      {"mgpuMemFree", reinterpret_cast<void *>(&mgpuMemFree)},
+      {"mgpuMemcpy", reinterpret_cast<void *>(&mgpuMemcpy)},
+      {"mgpuMemset32", reinterpret_cast<void *>(&mgpuMemset32)},
+      {"mgpuMemset16", reinterpret_cast<void *>(&mgpuMemset16)},
+  };
+}
+
+} // namespace cuda
+} // namespace ssd

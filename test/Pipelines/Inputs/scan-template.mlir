@@ -1,0 +1,14 @@
+// A memref-form op with dynamic T, batch and slots; HEADS, GROUPS and DTYPE
+// are substituted by the tests.
+func.func @scan(%x: memref<?xHEADSx64xDTYPE>, %dt: memref<?xHEADSxDTYPE>, %A: memref<HEADSxDTYPE>,
+    %B: memref<?xGROUPSx128xDTYPE>, %C: memref<?xGROUPSx128xDTYPE>, %D: memref<HEADSxDTYPE>,
+    %bias: memref<HEADSxDTYPE>, %pool: memref<?xHEADSx64x128xf32>, %qsl: memref<?xi32>,
+    %init: memref<?xi1>, %ci: memref<?xi32>, %upd: memref<?xi1>, %y: memref<?xHEADSx64xDTYPE>) {
+  ssd.chunk_scan_varlen x(%x : memref<?xHEADSx64xDTYPE>) dt(%dt : memref<?xHEADSxDTYPE>)
+      A(%A : memref<HEADSxDTYPE>) B(%B : memref<?xGROUPSx128xDTYPE>) C(%C : memref<?xGROUPSx128xDTYPE>)
+      D(%D : memref<HEADSxDTYPE>) dt_bias(%bias : memref<HEADSxDTYPE>)
+      ssm_pool(%pool : memref<?xHEADSx64x128xf32>) query_start_loc(%qsl : memref<?xi32>)
+      has_initial_state(%init : memref<?xi1>) cache_indices(%ci : memref<?xi32>)
+      update_state(%upd : memref<?xi1>) outs(%y : memref<?xHEADSx64xDTYPE>)
+  return
+}

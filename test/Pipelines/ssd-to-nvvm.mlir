@@ -1,0 +1,49 @@
+// RUN: ssd-opt %s --ssd-to-nvvm -o %t.mlir
+// RUN: FileCheck %s --check-prefix=TARGET < %t.mlir
+// RUN: FileCheck %s --check-prefix=MMA < %t.mlir
+// RUN: FileCheck %s --check-prefix=EXP < %t.mlir
+// RUN: FileCheck %s --check-prefix=HOST < %t.mlir
+// RUN: FileCheck %s --check-prefix=NOLIBDEVICE < %t.mlir
+// RUN: ssd-opt %s --ssd-to-nvvm="chip=sm_80 form=chunked" | FileCheck %s --check-prefix=SM80
+// RUN: not ssd-opt %s --ssd-to-nvvm="chip=sm_75" 2>&1 | FileCheck %s --check-prefix=BADCHIP
+// RUN: not ssd-opt %s --ssd-to-nvvm="format=cubin" 2>&1 | FileCheck %s --check-prefix=BADFORMAT
+// RUN: not env -u CUDA_HOME -u CUDA_PATH -u CUDA_ROOT PATH=/usr/bin:/bin ssd-opt %s --ssd-to-nvvm="format=bin" 2>&1 | FileCheck %s --check-prefix=NOPTXAS
+
+// From the tensor form with dynamic T and batch to host code in the LLVM
+// dialect plus one gpu.binary per kernel holding PTX (format=isa needs no
+// CUDA toolkit). Both forms are compiled behind the runtime branch.
+
+// TARGET:      gpu.binary @{{.*}} [#gpu.object<#nvvm.target<{{(O = [0-9], )?}}chip = "sm_90a", features = "+ptx80"
+// TARGET-SAME:   assembly = "
+// TARGET-SAME:   .version 8.0
+// TARGET-SAME:   .target sm_90a
+// The chunked kernels run their matmuls on tensor cores.
+// MMA:         mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// exp/log are the PTX approximations, so nothing is left for libdevice.
+// EXP:         ex2.approx.ftz.f32
+// EXP:         lg2.approx.f32
+// NOLIBDEVICE-NOT: .extern
+// NOLIBDEVICE-NOT: __nv_
+// HOST:        llvm.func @prefill(
+// HOST:          llvm.call @mgpuMemAlloc
+// HOST:          gpu.launch_func
+// HOST:          llvm.call @mgpuStreamSynchronize
+// HOST:          llvm.call @mgpuMemFree
+// HOST-NOT:    ssd.
+
+// SM80:      #nvvm.target<{{(O = [0-9], )?}}chip = "sm_80", features = "+ptx70"
+// SM80-SAME: .target sm_80
+// SM80:      mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+
+// BADCHIP: error: ssd-to-nvvm: unsupported chip 'sm_75' (expected sm_80, sm_86, sm_89, sm_90 or sm_90a)
+// BADFORMAT: error: ssd-to-nvvm: unknown format 'cubin' (expected isa, bin or fatbin)
+// NOPTXAS: error: Couldn't find the `ptxas` binary
+func.func @prefill(%x: tensor<?x8x64xbf16>, %dt: tensor<?x8xbf16>, %A: tensor<8xbf16>,
+    %B: tensor<?x2x128xbf16>, %C: tensor<?x2x128xbf16>, %D: tensor<8xbf16>, %bias: tensor<8xbf16>,
+    %pool: memref<?x8x64x128xf32>, %qsl: tensor<?xi32>, %ci: tensor<?xi32>) -> tensor<?x8x64xbf16> {
+  %y = ssd.chunk_scan_varlen x(%x : tensor<?x8x64xbf16>) dt(%dt : tensor<?x8xbf16>) A(%A : tensor<8xbf16>)
+      B(%B : tensor<?x2x128xbf16>) C(%C : tensor<?x2x128xbf16>) D(%D : tensor<8xbf16>)
+      dt_bias(%bias : tensor<8xbf16>) ssm_pool(%pool : memref<?x8x64x128xf32>)
+      query_start_loc(%qsl : tensor<?xi32>) cache_indices(%ci : tensor<?xi32>) -> tensor<?x8x64xbf16>
+  return %y : tensor<?x8x64xbf16>
+}
