@@ -18,7 +18,7 @@ llvm_config.use_default_substitutions()
 
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.ssd_tools_dir, config.llvm_tools_dir]
-tools = ["ssd-opt", "ssd-run", "ssd-reference-test"]
+tools = ["ssd-opt", "ssd-run", "ssd-reference-test", "ssd-compile"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 config.substitutions.append(("%ssd_obj_root", config.ssd_obj_root))
 
@@ -92,3 +92,11 @@ if _ptxas:
     config.substitutions.append(("%ptxas", _ptxas))
 config.substitutions.append(
     ("%extract_ptx", python_with_numpy + " " + os.path.join(config.ssd_src_root, "utils", "extract-ptx.py")))
+
+# Ahead-of-time executables are linked by the host C++ compiler the project
+# was configured with (clang++ from LLVM 22 by default).
+config.substitutions.append(("%ssd_lib", os.path.join(config.ssd_obj_root, "lib")))
+_host_cxx = "/usr/lib/llvm-22/bin/clang++"
+if os.path.exists(_host_cxx):
+    config.available_features.add("host-cxx")
+    config.substitutions.append(("%host_cxx", _host_cxx))

@@ -14,6 +14,7 @@
 
 #include "ssd/Execution/ScanKernel.h"
 #include "ssd/Runner/Problem.h"
+#include "ssd/Runner/Synthetic.h"
 #include "ssd/Transforms/FormSelection.h"
 
 #include <algorithm>
@@ -22,7 +23,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -32,51 +32,15 @@ struct Shape {
   int64_t H = 80, P = 64, N = 128, G = 1;
 };
 
-/// A synthetic launch in the value ranges models use: `batch` sequences of
-/// `length` tokens, each reading and writing its own slot.
-ssd::ScanProblem makeProblem(const Shape &shape, int64_t batch, int64_t length,
-                             ssd::ModelDType dtype, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> normal(0.0f, 1.0f);
-  std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
-  ssd::ScanProblem p;
-  p.H = shape.H, p.P = shape.P, p.N = shape.N, p.G = shape.G;
-  p.batch = batch;
-  p.T = batch * length;
-  p.S = batch;
-  p.dtype = dtype;
-  auto fill = [&](std::vector<float> &v, size_t n, auto gen) {
-    v.resize(n);
-    for (float &e : v)
-      e = ssd::roundToModelDType(gen(), dtype);
-  };
-  fill(p.x, p.T * p.H * p.P, [&] { return normal(rng); });
-  fill(p.dt, p.T * p.H, [&] { return -4.0f + 2.0f * uniform(rng); });
-  fill(p.A, p.H, [&] { return -1.0f - 7.0f * uniform(rng); });
-  fill(p.B, p.T * p.G * p.N, [&] { return normal(rng); });
-  fill(p.C, p.T * p.G * p.N, [&] { return normal(rng); });
-  p.hasD = p.hasDtBias = true;
-  fill(p.D, p.H, [&] { return normal(rng); });
-  fill(p.dtBias, p.H, [&] { return -1.0f * uniform(rng); });
-  p.pool.resize(p.S * p.H * p.P * p.N);
-  for (float &e : p.pool)
-    e = normal(rng);
-  for (int64_t b = 0; b <= batch; ++b)
-    p.queryStartLoc.push_back(static_cast<int32_t>(b * length));
-  for (int64_t b = 0; b < batch; ++b)
-    p.cacheIndices.push_back(static_cast<uint32_t>(b));
-  p.hasInitialStatePresent = true;
-  p.hasInitialState.assign(batch, 1);
-  return p;
-}
-
-/// Bytes one call must move at the least: read x, dt, B, C, write y, read
-/// and write each sequence's state.
-double bytesMoved(const ssd::ScanProblem &p) {
-  double model = p.dtype == ssd::ModelDType::F32 ? 4 : 2;
-  double tokens = static_cast<double>(p.T);
-  return model * tokens * (2.0 * p.H * p.P + p.H + 2.0 * p.G * p.N) +
-         2.0 * 4.0 * p.batch * p.H * p.P * p.N;
+/// The signature the benchmark compiles: the given shape, f32 pool, D and
+/// dt_bias present, has_initial_state present, int32 cache indices.
+ssd::ScanProblem signatureFor(const Shape &shape, ssd::ModelDType dtype) {
+  ssd::ScanProblem like;
+  like.H = shape.H, like.P = shape.P, like.N = shape.N, like.G = shape.G;
+  like.dtype = dtype;
+  like.hasD = like.hasDtBias = true;
+  like.hasInitialStatePresent = true;
+  return like;
 }
 
 /// Best-of-reps time of a memcpy of `bytes` bytes.
@@ -164,7 +128,8 @@ int main(int argc, char **argv) {
               "form", "ms/call", "ktok/s", "GB/s", "x copy");
 
   std::string error;
-  ssd::ScanProblem signature = makeProblem(shape, 1, 1, dtype, 0);
+  ssd::ScanProblem like = signatureFor(shape, dtype);
+  ssd::ScanProblem signature = ssd::makeSyntheticProblem(like, 1, 1, 0);
   ssd::CompileOptions options;
   options.chunkSize = chunkSize;
   std::unique_ptr<ssd::ScanKernel> kernels[2];
@@ -179,8 +144,8 @@ int main(int argc, char **argv) {
   }
 
   for (const Case &c : cases) {
-    ssd::ScanProblem problem = makeProblem(shape, c.batch, c.length, dtype, 1);
-    double bytes = bytesMoved(problem);
+    ssd::ScanProblem problem = ssd::makeSyntheticProblem(like, c.batch, c.length, 1);
+    double bytes = ssd::minimumBytesMoved(problem);
     double copy = memcpySeconds(bytes, std::max(reps, 5));
     double best[2] = {1e30, 1e30};
     for (int f = 0; f < 2; ++f) {

@@ -10,6 +10,7 @@
 #ifndef SSD_EXECUTION_SCANKERNEL_H
 #define SSD_EXECUTION_SCANKERNEL_H
 
+#include "ssd/Runner/HostOperands.h"
 #include "ssd/Runner/Problem.h"
 
 #include <memory>
@@ -32,27 +33,9 @@ struct CompileOptions {
 /// The module `ssd-run` compiles for `problem`'s signature: one func,
 /// `@chunk_scan_varlen`, whose arguments are the op's memrefs in operand
 /// order, holding the memref-form op. Before any pass.
-std::string buildScanModuleText(const ScanProblem &problem, bool staticShapes);
-
-/// The operands of one call in the memory layout the compiled function
-/// reads: model-dtype arrays as f32 or 16-bit patterns, masks as bytes.
-class HostOperands {
-public:
-  explicit HostOperands(const ScanProblem &problem);
-  /// y as float32 holding model-dtype values, and the pool as float32.
-  void readOutputs(std::vector<float> &y, std::vector<float> &pool) const;
-
-private:
-  friend class ScanKernel;
-  struct Buffer {
-    std::vector<uint8_t> bytes;
-    std::vector<int64_t> shape;
-  };
-  const ScanProblem &problem;
-  // In operand order; absent optional operands have no entry.
-  std::vector<Buffer> buffers;
-  size_t yIndex = 0, poolIndex = 0;
-};
+std::string buildScanModuleText(const ScanProblem &problem, bool staticShapes,
+                                const std::string &functionName =
+                                    "chunk_scan_varlen");
 
 /// One compiled op, callable on any problem with the signature it was
 /// compiled for (with dynamic shapes: any T, batch and pool size).

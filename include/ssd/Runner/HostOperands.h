@@ -1,0 +1,71 @@
+//===- HostOperands.h - an op's operands in host memory ---------*- C++ -*-===//
+//
+// The operands of one ssd.chunk_scan_varlen call laid out as the compiled
+// function reads them (model-dtype arrays as f32 or 16-bit patterns, masks as
+// bytes), the descriptors that pass them, and the signature that decides
+// which compiled function fits a problem. Plain C++: shared by the JIT
+// runner, the ahead-of-time runner and the benchmarks.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SSD_RUNNER_HOSTOPERANDS_H
+#define SSD_RUNNER_HOSTOPERANDS_H
+
+#include "ssd/Runner/Problem.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ssd {
+
+/// One operand of the op: its keyword, shape and memref element type.
+struct OperandLayout {
+  std::string name; ///< keyword in the op syntax ("outs" for y)
+  std::vector<int64_t> shape;
+  std::string elementType;
+};
+
+/// MLIR spelling of a model dtype: "f32", "f16" or "bf16".
+const char *elementTypeName(ModelDType t);
+
+/// The op's operands for `problem`, in operand order; absent optional
+/// operands are skipped.
+std::vector<OperandLayout> operandLayouts(const ScanProblem &problem);
+
+/// What a compiled function is specialised to: dtype, H, P, G, N, which
+/// optional operands are present and the cache-index layout (T, batch and
+/// the slot count stay dynamic). Equal keys mean the same function fits.
+std::string signatureKey(const ScanProblem &problem);
+
+class HostOperands {
+public:
+  explicit HostOperands(const ScanProblem &problem);
+
+  size_t size() const { return buffers.size(); }
+  std::vector<uint8_t> &bytes(size_t i) { return buffers[i].bytes; }
+  const std::vector<int64_t> &shape(size_t i) const { return buffers[i].shape; }
+  size_t yIndex() const { return yPosition; }
+  size_t poolIndex() const { return poolPosition; }
+
+  /// StridedMemRefType-shaped descriptors (allocated and aligned pointer,
+  /// offset, sizes, row-major strides) of the operands living at `data[i]`.
+  std::vector<std::vector<int64_t>>
+  descriptors(const std::vector<void *> &data) const;
+
+  /// y as float32 holding model-dtype values, and the pool as float32.
+  void readOutputs(std::vector<float> &y, std::vector<float> &pool) const;
+
+private:
+  struct Buffer {
+    std::vector<uint8_t> bytes;
+    std::vector<int64_t> shape;
+  };
+  const ScanProblem &problem;
+  std::vector<Buffer> buffers; // in operand order
+  size_t yPosition = 0, poolPosition = 0;
+};
+
+} // namespace ssd
+
+#endif // SSD_RUNNER_HOSTOPERANDS_H

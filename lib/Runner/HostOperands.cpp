@@ -1,0 +1,171 @@
+//===- HostOperands.cpp - an op's operands in host memory -----------------===//
+
+#include "ssd/Runner/HostOperands.h"
+
+#include "ssd/Runner/Npy.h"
+
+#include <cstring>
+#include <sstream>
+
+using namespace ssd;
+
+const char *ssd::elementTypeName(ModelDType t) {
+  switch (t) {
+  case ModelDType::F32:
+    return "f32";
+  case ModelDType::F16:
+    return "f16";
+  case ModelDType::BF16:
+    return "bf16";
+  }
+  return "f32";
+}
+
+std::vector<OperandLayout> ssd::operandLayouts(const ScanProblem &p) {
+  std::string model = elementTypeName(p.dtype);
+  std::vector<OperandLayout> operands = {
+      {"x", {p.T, p.H, p.P}, model},
+      {"dt", {p.T, p.H}, model},
+      {"A", {p.H}, model},
+      {"B", {p.T, p.G, p.N}, model},
+      {"C", {p.T, p.G, p.N}, model}};
+  if (p.hasD)
+    operands.push_back({"D", {p.H}, model});
+  if (p.hasDtBias)
+    operands.push_back({"dt_bias", {p.H}, model});
+  operands.push_back({"ssm_pool", {p.S, p.H, p.P, p.N}, "f32"});
+  operands.push_back({"query_start_loc", {p.batch + 1}, "i32"});
+  if (p.hasInitialStatePresent)
+    operands.push_back({"has_initial_state", {p.batch}, "i1"});
+  std::vector<int64_t> indexShape = {p.batch};
+  if (p.cacheIndicesRow)
+    indexShape.insert(indexShape.begin(), 1);
+  operands.push_back(
+      {"cache_indices", indexShape, p.cacheIndicesUnsigned ? "ui32" : "i32"});
+  if (p.updateStatePresent)
+    operands.push_back({"update_state", {p.batch}, "i1"});
+  operands.push_back({"outs", {p.T, p.H, p.P}, model});
+  return operands;
+}
+
+
+std::string ssd::signatureKey(const ScanProblem &p) {
+  std::ostringstream key;
+  key << "dtype=" << elementTypeName(p.dtype) << " H=" << p.H << " P=" << p.P
+      << " G=" << p.G << " N=" << p.N << " D=" << p.hasD
+      << " dt_bias=" << p.hasDtBias
+      << " has_initial_state=" << p.hasInitialStatePresent
+      << " update_state=" << p.updateStatePresent
+      << " cache_indices=" << (p.cacheIndicesUnsigned ? "ui32" : "i32")
+      << (p.cacheIndicesRow ? "[1,batch]" : "[batch]");
+  return key.str();
+}
+
+//===----------------------------------------------------------------------===//
+// HostOperands
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+void appendModelArray(std::vector<uint8_t> &bytes, const std::vector<float> &v,
+                      ModelDType t) {
+  if (t == ModelDType::F32) {
+    bytes.resize(v.size() * 4);
+    if (!v.empty())
+      std::memcpy(bytes.data(), v.data(), bytes.size());
+    return;
+  }
+  bytes.resize(v.size() * 2);
+  for (size_t i = 0; i < v.size(); ++i) {
+    uint16_t bits = t == ModelDType::F16 ? floatToHalfBits(v[i])
+                                         : floatToBF16Bits(v[i]);
+    std::memcpy(bytes.data() + 2 * i, &bits, 2);
+  }
+}
+
+template <typename T>
+std::vector<uint8_t> rawBytes(const std::vector<T> &v) {
+  std::vector<uint8_t> bytes(v.size() * sizeof(T));
+  if (!v.empty())
+    std::memcpy(bytes.data(), v.data(), bytes.size());
+  return bytes;
+}
+
+} // namespace
+
+HostOperands::HostOperands(const ScanProblem &p) : problem(p) {
+  for (const OperandLayout &o : operandLayouts(p)) {
+    Buffer buffer;
+    buffer.shape = o.shape;
+    if (o.name == "x")
+      appendModelArray(buffer.bytes, p.x, p.dtype);
+    else if (o.name == "dt")
+      appendModelArray(buffer.bytes, p.dt, p.dtype);
+    else if (o.name == "A")
+      appendModelArray(buffer.bytes, p.A, p.dtype);
+    else if (o.name == "B")
+      appendModelArray(buffer.bytes, p.B, p.dtype);
+    else if (o.name == "C")
+      appendModelArray(buffer.bytes, p.C, p.dtype);
+    else if (o.name == "D")
+      appendModelArray(buffer.bytes, p.D, p.dtype);
+    else if (o.name == "dt_bias")
+      appendModelArray(buffer.bytes, p.dtBias, p.dtype);
+    else if (o.name == "ssm_pool") {
+      poolPosition = buffers.size();
+      buffer.bytes = rawBytes(p.pool);
+    } else if (o.name == "query_start_loc")
+      buffer.bytes = rawBytes(p.queryStartLoc);
+    else if (o.name == "has_initial_state")
+      buffer.bytes = rawBytes(p.hasInitialState);
+    else if (o.name == "cache_indices")
+      buffer.bytes = rawBytes(p.cacheIndices);
+    else if (o.name == "update_state")
+      buffer.bytes = rawBytes(p.updateState);
+    else if (o.name == "outs") {
+      yPosition = buffers.size();
+      buffer.bytes.assign(static_cast<size_t>(p.T * p.H * p.P) *
+                              (p.dtype == ModelDType::F32 ? 4 : 2),
+                          0);
+    }
+    buffers.push_back(std::move(buffer));
+  }
+}
+
+void HostOperands::readOutputs(std::vector<float> &y,
+                               std::vector<float> &pool) const {
+  const std::vector<uint8_t> &yBytes = buffers[yPosition].bytes;
+  size_t count = static_cast<size_t>(problem.T * problem.H * problem.P);
+  y.resize(count);
+  for (size_t i = 0; i < count; ++i) {
+    if (problem.dtype == ModelDType::F32) {
+      std::memcpy(&y[i], yBytes.data() + 4 * i, 4);
+      continue;
+    }
+    uint16_t bits;
+    std::memcpy(&bits, yBytes.data() + 2 * i, 2);
+    y[i] = problem.dtype == ModelDType::F16 ? halfBitsToFloat(bits)
+                                            : bf16BitsToFloat(bits);
+  }
+  const std::vector<uint8_t> &poolBytes = buffers[poolPosition].bytes;
+  pool.resize(poolBytes.size() / 4);
+  if (!pool.empty())
+    std::memcpy(pool.data(), poolBytes.data(), poolBytes.size());
+}
+
+std::vector<std::vector<int64_t>>
+HostOperands::descriptors(const std::vector<void *> &data) const {
+  std::vector<std::vector<int64_t>> result;
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    const std::vector<int64_t> &shape = buffers[i].shape;
+    auto pointer = reinterpret_cast<int64_t>(data[i]);
+    std::vector<int64_t> d = {pointer, pointer, 0};
+    d.insert(d.end(), shape.begin(), shape.end());
+    std::vector<int64_t> strides(shape.size(), 1);
+    for (int j = static_cast<int>(shape.size()) - 2; j >= 0; --j)
+      strides[j] = strides[j + 1] * shape[j + 1];
+    d.insert(d.end(), strides.begin(), strides.end());
+    result.push_back(std::move(d));
+  }
+  return result;
+}
