@@ -22,3 +22,11 @@ build/bin/ssd-run --inputs "$work/in" --outputs "$work/cpu" --dtype bf16 --targe
 build/bin/ssd-run --inputs "$work/in" --outputs "$work/ref" --dtype bf16 --target reference
 echo "== agreement with the reference (SPEC tolerance for bf16: 3e-2):"
 /usr/bin/python3 utils/ssdgen.py check "$work/in" "$work/ref" "$work/cpu" --dtype bf16
+
+# On a machine with an NVIDIA GPU and driver, the same launch on the GPU.
+if [ -e /dev/nvidiactl ] || command -v nvidia-smi > /dev/null 2>&1; then
+  echo "== the same launch on the GPU (--ssd-to-nvvm, PTX JIT-loaded by the driver):"
+  if build/bin/ssd-run --inputs "$work/in" --outputs "$work/gpu" --dtype bf16 --target cuda; then
+    /usr/bin/python3 utils/ssdgen.py check "$work/in" "$work/ref" "$work/gpu" --dtype bf16
+  fi
+fi
