@@ -5,8 +5,10 @@
 #   cmake --install build --prefix P
 #
 # gives P/include/ssd/** (headers, generated .inc and .td files), P/lib/*.a
-# (the ssd libraries), P/lib/SSDPlugin.so (mlir-opt plugin), P/bin/ssd-opt,
-# ssd-run, ssd-bench, and P/lib/cmake/SSD/ (SSDConfig.cmake,
+# (the ssd libraries, with libSSDAotRunner.a, libSSDCudaRuntime.a and
+# libSSDRunner.a for ahead-of-time executables), P/lib/SSDPlugin.so (mlir-opt
+# plugin), P/bin/ssd-opt, ssd-run, ssd-bench, ssd-compile, and
+# P/lib/cmake/SSD/ (SSDConfig.cmake,
 # SSDConfigVersion.cmake, SSDTargets*.cmake) whose imported targets are
 # SSD::<name>. The package is relocatable: it names MLIR only through
 # find_dependency(MLIR) and its imported targets (MLIR = libMLIR.so).
@@ -24,7 +26,7 @@ set(SSD_INSTALL_CMAKE_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/SSD")
 # link, whatever command created it.
 get_property(ssd_mlir_libraries GLOBAL PROPERTY MLIR_ALL_LIBS)
 set(SSD_INSTALLED_LIBRARIES)
-foreach(lib ${ssd_mlir_libraries} SSDRunner)
+foreach(lib ${ssd_mlir_libraries} SSDRunner SSDCudaRuntime SSDAotRunner)
   if(TARGET ${lib})
     get_target_property(imported ${lib} IMPORTED)
     get_target_property(source_dir ${lib} SOURCE_DIR)
@@ -60,7 +62,7 @@ while(worklist)
 endwhile()
 list(REMOVE_DUPLICATES SSD_INSTALLED_LIBRARIES)
 set(SSD_INSTALLED_TOOLS)
-foreach(tool ssd-opt ssd-run ssd-bench)
+foreach(tool ssd-opt ssd-run ssd-bench ssd-compile)
   if(TARGET ${tool})
     list(APPEND SSD_INSTALLED_TOOLS ${tool})
   endif()
