@@ -41,6 +41,8 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Pipelines/Passes.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Conversion/SCFToGPU/SCFToGPUPass.h"
+#include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/Index/IR/IndexDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -161,6 +163,13 @@ void mlir::ssd::buildSSDToNVVMPipeline(OpPassManager &pm,
   select.minChunkedTokensPerSeq = options.minChunkedTokensPerSeq;
   pm.addPass(createSSDSelectForm(select));
   addBufferization(pm);
+  // Elementwise linalg around the scan (a mixer's skip and gating) becomes
+  // GPU kernels too, and every buffer bufferization created moves to the
+  // device: the whole function runs on the GPU.
+  pm.addPass(createConvertLinalgToParallelLoopsPass());
+  pm.addNestedPass<func::FuncOp>(createGpuMapParallelLoopsPass());
+  pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
+  pm.addPass(createSSDDeviceAllocs());
 
   SSDLowerToGPUOptions lower;
   lower.serialRowsPerWarp = options.serialRowsPerWarp;

@@ -52,4 +52,22 @@ def SSDSelectForm : Pass<"ssd-select-form"> {
                            "::mlir::memref::MemRefDialect"];
 }
 
+def SSDDeviceAllocs : Pass<"ssd-device-allocs"> {
+  let summary = "Allocate host-side buffers on the GPU";
+  let description = [{
+    Rewrites `memref.alloc` / `memref.dealloc` outside GPU kernels into
+    `gpu.alloc` / `gpu.dealloc`. After bufferization, the buffers it created
+    (the y of a tensor-form scan, the results of elementwise ops around it)
+    are host allocations; when the ops that read and write them become GPU
+    kernels, those buffers must live on the device. Allocations inside
+    `gpu.launch` or `gpu.func` bodies and `memref.alloca` are left alone.
+    Part of `--ssd-to-nvvm`; a host whose graph keeps some buffers on the
+    host should run its own placement instead.
+  }];
+  let statistics = [
+    Statistic<"numMoved", "num-moved", "allocations moved to the device">
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 #endif // SSD_TRANSFORMS_PASSES_TD
