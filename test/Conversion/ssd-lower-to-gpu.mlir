@@ -62,16 +62,17 @@ func.func @serial_kernel_body(%x: memref<?x80x64xbf16>, %dt: memref<?x80xbf16>, 
 // CHECK-LABEL: func.func @chunked
 // CHECK-COUNT-8: gpu.alloc
 // CHECK:       gpu.launch {{.*}} threads({{.*}}) in (%{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}})
-// Chunk states: [32 x 64] and [32 x 128] f32 tiles.
-// CHECK:       gpu.launch {{.*}} workgroup(%{{.*}} : memref<32x64xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<32x128xf32, #gpu.address_space<workgroup>>)
+// Chunk states: [32 x 64] and [32 x 128] f32 tiles, each row padded by one
+// word against shared-memory bank conflicts.
+// CHECK:       gpu.launch {{.*}} workgroup(%{{.*}} : memref<32x65xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<32x129xf32, #gpu.address_space<workgroup>>)
 // CHECK:         gpu.barrier
 // CHECK:         nvvm.mma.sync {{.*}} {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>}
 // CHECK:         gpu.barrier
 // C Bᵀ: [64 x 32] tiles of C and B.
-// CHECK:       gpu.launch {{.*}} workgroup(%{{.*}} : memref<64x32xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<64x32xf32, #gpu.address_space<workgroup>>)
+// CHECK:       gpu.launch {{.*}} workgroup(%{{.*}} : memref<64x33xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<64x33xf32, #gpu.address_space<workgroup>>)
 // CHECK:         nvvm.mma.sync
 // Output: [64 x 32] weights and [32 x 64] values.
-// CHECK:       gpu.launch {{.*}} workgroup(%{{.*}} : memref<64x32xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<32x64xf32, #gpu.address_space<workgroup>>)
+// CHECK:       gpu.launch {{.*}} workgroup(%{{.*}} : memref<64x33xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<32x65xf32, #gpu.address_space<workgroup>>)
 // CHECK:         nvvm.mma.sync
 // CHECK-COUNT-8: gpu.dealloc
 // CHECK-NOT:   ssd.chunk_scan_varlen
@@ -89,7 +90,7 @@ func.func @chunked(%x: memref<?x128x64xbf16>, %dt: memref<?x128xbf16>, %A: memre
 
 // f32 models split each operand into two bf16 halves: three mma per step.
 // CHECK-LABEL: func.func @chunked_f32
-// CHECK:       gpu.launch {{.*}} workgroup(%{{.*}} : memref<32x64xf32
+// CHECK:       gpu.launch {{.*}} workgroup(%{{.*}} : memref<32x65xf32
 // CHECK-COUNT-3: nvvm.mma.sync
 func.func @chunked_f32(%x: memref<?x4x64xf32>, %dt: memref<?x4xf32>, %A: memref<4xf32>,
     %B: memref<?x1x32xf32>, %pool: memref<?x4x64x32xf32>, %qsl: memref<?xi32>, %ci: memref<?xi32>,

@@ -49,6 +49,10 @@ namespace {
 constexpr int64_t kRowTile = 64;
 /// Extent of the reduction dimension staged in workgroup memory per step.
 constexpr int64_t kStage = 32;
+/// One unused column per row of every staged tile: the mma fragment reads
+/// walk rows 2 or 8 apart, which with a row length that is a multiple of 32
+/// words would all hit one shared-memory bank.
+constexpr int64_t kBankPad = 1;
 
 int64_t roundUp(int64_t v, int64_t m) { return llvm::divideCeil(v, m) * m; }
 
@@ -353,7 +357,7 @@ private:
                 });
           });
         },
-        {{kStage, rows}, {kStage, cols}});
+        {{kStage, rows + kBankPad}, {kStage, cols + kBankPad}});
   }
 
   // G[i, j] = sum_n C[i, n] B[j, n] per (chunk, group, tile pair j <= i).
@@ -418,7 +422,7 @@ private:
             });
           });
         },
-        {{kRowTile, kStage}, {kRowTile, kStage}});
+        {{kRowTile, kStage + kBankPad}, {kRowTile, kStage + kBankPad}});
   }
 
   // S_prev(k) in place of dS_k, and the final state into the pool, for the
@@ -476,7 +480,7 @@ private:
             });
           });
         },
-        {{kRowTile, kStage}, {kStage, cols}});
+        {{kRowTile, kStage + kBankPad}, {kStage, cols + kBankPad}});
   }
 
   void emitOutputTile(ImplicitLocOpBuilder &b, const KernelContext &k,
