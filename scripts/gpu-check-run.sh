@@ -28,13 +28,38 @@ while read -r name dtype form; do
 done < checks.txt
 grep -v "^ssd-aot-run: \(cuda\|reference\) form=" grid.log | head -20
 
+echo "== Mamba-2 mixer example on the GPU (ssd-compile --module mixer.mlir, bf16)"
+grid_passed=$passed; grid_failed=$failed
+# Default mix (prefill and decode, T=73), then long prefills across the scan's
+# chunk boundaries with decodes.
+mixer_runs=("--seed 1" "--seed 2 --seqlens 300,1,1,64,0,129,1")
+for i in "${!mixer_runs[@]}"; do
+  if ./mixer-aot ${mixer_runs[$i]} > "mixer-$i.log" 2>&1; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "FAIL mixer-aot ${mixer_runs[$i]}:"
+  fi
+  cat "mixer-$i.log"
+done
+# The check is not vacuous: without the D skip in the expected output it must
+# report FAIL (and not crash).
+if ! ./mixer-aot --wrong-expected > mixer-wrong.log 2>&1 && grep -qx FAIL mixer-wrong.log; then
+  passed=$((passed + 1))
+else
+  failed=$((failed + 1))
+  echo "FAIL mixer-aot --wrong-expected did not report FAIL:"
+  cat mixer-wrong.log
+fi
+
 echo "== prefill benchmark (Granite-4-H-Small SSM: H=128 P=64 N=128 G=1, bf16)"
 ./ssd-aot-run --bench prefill --like like/granite --dtype bf16 --form auto --chunk-size 256 --reps 3 2>&1 | tee prefill.log
 echo "== decode benchmark (same model, f32 pool)"
 ./ssd-aot-run --bench decode --like like/granite --dtype bf16 --form auto --chunk-size 256 --reps 10 2>&1 | tee decode.log
 
 echo "== summary"
-echo "grid: $passed passed, $failed failed"
+echo "grid: $grid_passed passed, $grid_failed failed"
+echo "mixer: $((passed - grid_passed)) passed, $((failed - grid_failed)) failed"
 echo "time: $(( $(date +%s) - start )) s"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -10,6 +10,7 @@
 #                                        python3 with numpy; no MLIR, no LLVM):
 #                                        runs the grid on the GPU against the
 #                                        double-precision reference, then the
+#                                        Mamba-2 mixer example (mixer-aot), the
 #                                        prefill and decode benchmarks, and
 #                                        prints a summary. About 2-4 minutes
 #                                        on an H200.
@@ -90,6 +91,21 @@ pack() {
   objects+=("$out/bench.o")
   /usr/lib/llvm-22/bin/clang++ "${objects[@]}" "$build/lib/libSSDAotRunner.a" \
     "$build/lib/libSSDCudaRuntime.a" "$build/lib/libSSDRunner.a" -ldl -o "$out/ssd-aot-run"
+
+  # The Mamba-2 mixer example (examples/mamba2-mixer/mixer.mlir, bf16 as
+  # written) as a whole module: its scan kernels and gating kernel, linked with
+  # the mixer's GPU main, which checks it against the double reference. The
+  # gating's exp is a libdevice call, linked from CUDA_HOME.
+  [ -f "$build/lib/libSSDMixerAotMain.a" ] || { echo "gpu-check: build the mixer example first (SSD_BUILD_EXAMPLES=ON)" >&2; exit 1; }
+  CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}" "$build/bin/ssd-compile" \
+    --module "$root/examples/mamba2-mixer/mixer.mlir" --chip sm_90a --format "$format" \
+    -o "$out/mixer.o" 2> "$out/compile-mixer.log"
+  if strings "$out/mixer.o" | grep -q '^\.extern \.func.*__nv_'; then
+    echo "gpu-check: the mixer's PTX calls libdevice unresolved; set CUDA_HOME to a CUDA toolkit" >&2
+    exit 1
+  fi
+  /usr/lib/llvm-22/bin/clang++ "$out/mixer.o" "$build/lib/libSSDMixerAotMain.a" \
+    "$build/lib/libSSDCudaRuntime.a" "$build/lib/libSSDRunner.a" -ldl -o "$out/mixer-aot"
   rm -f "$out"/*.o
   cp "$root/utils/ssdgen.py" "$out/ssdgen.py"
   cp "$root/scripts/gpu-check-run.sh" "$out/run.sh"

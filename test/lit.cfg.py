@@ -100,3 +100,8 @@ _host_cxx = "/usr/lib/llvm-22/bin/clang++"
 if os.path.exists(_host_cxx):
     config.available_features.add("host-cxx")
     config.substitutions.append(("%host_cxx", _host_cxx))
+
+# The mixer example's ahead-of-time GPU main (examples/mamba2-mixer,
+# SSD_BUILD_EXAMPLES).
+if os.path.exists(os.path.join(config.ssd_obj_root, "lib", "libSSDMixerAotMain.a")):
+    config.available_features.add("mixer-aot")

@@ -16,8 +16,12 @@
 // --wrong-expected leaves the D skip out of the expected output: a test that
 // the check fails when the numbers are wrong.
 //
+// Inputs and the check are MixerHarness.cpp's (plain C++), shared with the
+// GPU runner mixer-aot-main.cpp.
+//
 //===----------------------------------------------------------------------===//
 
+#include "MixerHarness.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -31,21 +35,16 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "ssd/InitSSD.h"
-#include "ssd/Runner/Npy.h"
 #include "ssd/Runner/Problem.h"
-#include "ssd/Runner/Reference.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <random>
 #include <regex>
-#include <sstream>
 
 using namespace mlir;
 
@@ -73,20 +72,6 @@ int usage(const char *message) {
   return 2;
 }
 
-bool parseSeqlens(const std::string &text, std::vector<int32_t> &out) {
-  out.clear();
-  std::stringstream stream(text);
-  std::string item;
-  while (std::getline(stream, item, ',')) {
-    char *end = nullptr;
-    long v = std::strtol(item.c_str(), &end, 10);
-    if (item.empty() || *end || v < 0 || v > (1 << 20))
-      return false;
-    out.push_back(static_cast<int32_t>(v));
-  }
-  return !out.empty();
-}
-
 /// The file at the requested dtype: mixer.mlir is written for bf16 with
 /// `!model = bf16` and `!compute = f32`; f32 computes the tail in f64 since
 /// arith.extf must widen.
@@ -106,87 +91,8 @@ bool instantiate(std::string &text, ::ssd::ModelDType dtype, std::string &error)
   return true;
 }
 
-/// A host array in the layout the compiled code reads, with its memref
-/// descriptor (allocated and aligned pointers, offset, sizes, row-major
-/// strides).
-struct HostArray {
-  std::vector<uint8_t> bytes;
-  std::vector<int64_t> shape;
-  std::vector<int64_t> descriptor;
-
-  void *describe() {
-    descriptor.clear();
-    auto pointer = reinterpret_cast<int64_t>(bytes.data());
-    descriptor = {pointer, pointer, 0};
-    descriptor.insert(descriptor.end(), shape.begin(), shape.end());
-    std::vector<int64_t> strides(shape.size(), 1);
-    for (int i = static_cast<int>(shape.size()) - 2; i >= 0; --i)
-      strides[i] = strides[i + 1] * shape[i + 1];
-    descriptor.insert(descriptor.end(), strides.begin(), strides.end());
-    return descriptor.data();
-  }
-};
-
-HostArray modelArray(const std::vector<float> &v, std::vector<int64_t> shape,
-                     ::ssd::ModelDType t) {
-  HostArray a;
-  a.shape = std::move(shape);
-  if (t == ::ssd::ModelDType::F32) {
-    a.bytes.resize(v.size() * 4);
-    std::memcpy(a.bytes.data(), v.data(), a.bytes.size());
-    return a;
-  }
-  a.bytes.resize(v.size() * 2);
-  for (size_t i = 0; i < v.size(); ++i) {
-    uint16_t bits = t == ::ssd::ModelDType::F16 ? ::ssd::floatToHalfBits(v[i])
-                                              : ::ssd::floatToBF16Bits(v[i]);
-    std::memcpy(a.bytes.data() + 2 * i, &bits, 2);
-  }
-  return a;
-}
-
-template <typename T>
-HostArray rawArray(const std::vector<T> &v, std::vector<int64_t> shape) {
-  HostArray a;
-  a.shape = std::move(shape);
-  a.bytes.resize(v.size() * sizeof(T));
-  if (!v.empty())
-    std::memcpy(a.bytes.data(), v.data(), a.bytes.size());
-  return a;
-}
-
-float readModel(const uint8_t *p, ::ssd::ModelDType t) {
-  if (t == ::ssd::ModelDType::F32) {
-    float f;
-    std::memcpy(&f, p, 4);
-    return f;
-  }
-  uint16_t bits;
-  std::memcpy(&bits, p, 2);
-  return t == ::ssd::ModelDType::F16 ? ::ssd::halfBitsToFloat(bits)
-                                   : ::ssd::bf16BitsToFloat(bits);
-}
-
-double tolerance(::ssd::ModelDType t) {
-  switch (t) {
-  case ::ssd::ModelDType::F32:
-    return 5e-4;
-  case ::ssd::ModelDType::F16:
-    return 1e-2;
-  case ::ssd::ModelDType::BF16:
-    return 3e-2;
-  }
-  return 0;
-}
-
-/// Model shapes read off the function's signature:
-/// (zxbcdt [?, DIN], A [H], D [H], dt_bias [H], pool [?, H, P, N],
-///  query_start_loc [?], has_initial_state [?], cache_indices [?]).
-struct Shapes {
-  int64_t H = 0, P = 0, N = 0, G = 0, dInProj = 0;
-};
-
-bool readShapes(func::FuncOp func, Shapes &s, std::string &error) {
+/// Model shapes read off the function's signature (see ::ssd::mixer::Shapes).
+bool readShapes(func::FuncOp func, ::ssd::mixer::Shapes &s, std::string &error) {
   FunctionType type = func.getFunctionType();
   auto shapeOf = [&](unsigned i) -> ArrayRef<int64_t> {
     return cast<ShapedType>(type.getInput(i)).getShape();
@@ -239,7 +145,7 @@ int main(int argc, char **argv) {
       if (!value(v) || (o.chunkSize = std::atoll(v.c_str())) <= 0)
         return usage("--chunk-size takes a positive number");
     } else if (arg == "--seqlens") {
-      if (!value(v) || !parseSeqlens(v, o.seqlens))
+      if (!value(v) || !::ssd::mixer::parseSeqlens(v, o.seqlens))
         return usage("--seqlens takes a comma-separated list of lengths");
     } else if (arg == "--seed") {
       if (!value(v))
@@ -295,7 +201,7 @@ int main(int argc, char **argv) {
   }
   func::FuncOp func = *funcs.begin();
   std::string name = func.getName().str();
-  Shapes s;
+  ::ssd::mixer::Shapes s;
   if (!readShapes(func, s, error)) {
     std::fprintf(stderr, "mixer-run: %s: %s\n", o.file.c_str(), error.c_str());
     return 1;
@@ -349,69 +255,20 @@ int main(int argc, char **argv) {
   // Inputs: one launch, seeded, in the ranges models use (SPEC section 4).
   //===--------------------------------------------------------------------===//
   const ::ssd::ModelDType dt = o.dtype;
-  const int64_t H = s.H, P = s.P, N = s.N, G = s.G, dInner = H * P;
-  const int64_t batch = static_cast<int64_t>(o.seqlens.size());
-  const int64_t S = batch + 2; // two slots no sequence names
-  std::vector<int32_t> qsl = {0};
-  for (int32_t len : o.seqlens)
-    qsl.push_back(qsl.back() + len);
-  const int64_t T = qsl.back();
-
-  std::mt19937_64 rng(o.seed);
-  std::normal_distribution<float> normal(0.f, 1.f);
-  auto uniform = [&](double lo, double hi) {
-    return std::uniform_real_distribution<double>(lo, hi)(rng);
-  };
-  auto model = [&](double v) { return ::ssd::roundDoubleToModelDType(v, dt); };
-
-  // zxbcdt: z, x, B, C ~ N(0, 1); raw dt in [-0.5, 0.5], so that
-  // softplus(dt + dt_bias) stays within about [1e-3, 1e-1].
-  std::vector<float> zxbcdt(static_cast<size_t>(T * s.dInProj));
-  const int64_t dtColumn = 2 * dInner + 2 * G * N;
-  for (int64_t t = 0; t < T; ++t)
-    for (int64_t c = 0; c < s.dInProj; ++c)
-      zxbcdt[t * s.dInProj + c] =
-          model(c < dtColumn ? normal(rng) : uniform(-0.5, 0.5));
-  std::vector<float> A(H), D(H), dtBias(H);
-  for (int64_t h = 0; h < H; ++h) {
-    A[h] = model(uniform(-16.0, -1.0));
-    D[h] = model(uniform(0.5, 1.5));
-    double dt0 = std::exp(uniform(std::log(2e-3), std::log(5e-2)));
-    dtBias[h] = model(std::log(std::expm1(dt0))); // softplus^-1(dt0)
-  }
-  std::vector<float> pool(static_cast<size_t>(S * H * P * N));
-  for (float &v : pool)
-    v = 0.25f * normal(rng);
-  // Slots: a shuffled permutation; the second to last sequence is padding
-  // (index -1); every third sequence starts from zero.
-  std::vector<int32_t> slots(S);
-  for (int64_t i = 0; i < S; ++i)
-    slots[i] = static_cast<int32_t>(i);
-  std::shuffle(slots.begin(), slots.end(), rng);
-  std::vector<int32_t> cacheIndices(batch);
-  std::vector<uint8_t> hasInitialState(batch);
-  for (int64_t b = 0; b < batch; ++b) {
-    cacheIndices[b] = (batch >= 3 && b == batch - 2) ? -1 : slots[b];
-    hasInitialState[b] = b % 3 != 1;
-  }
+  ::ssd::mixer::Inputs inputs =
+      ::ssd::mixer::makeInputs(s, dt, o.seqlens, o.seed);
+  const int64_t T = inputs.T, dInner = s.H * s.P;
 
   //===--------------------------------------------------------------------===//
   // Run.
   //===--------------------------------------------------------------------===//
-  std::vector<HostArray> arrays;
-  arrays.push_back(modelArray(zxbcdt, {T, s.dInProj}, dt));
-  arrays.push_back(modelArray(A, {H}, dt));
-  arrays.push_back(modelArray(D, {H}, dt));
-  arrays.push_back(modelArray(dtBias, {H}, dt));
-  arrays.push_back(rawArray(pool, {S, H, P, N}));
-  arrays.push_back(rawArray(qsl, {batch + 1}));
-  arrays.push_back(rawArray(hasInitialState, {batch}));
-  arrays.push_back(rawArray(cacheIndices, {batch}));
+  std::vector<::ssd::mixer::HostArray> arrays =
+      ::ssd::mixer::operandArrays(s, inputs, dt);
   // The result comes back as a rank-2 descriptor of a buffer the function
   // allocated (with malloc) and the caller frees.
   std::vector<int64_t> result(7, 0);
   std::vector<void *> descriptors = {result.data()};
-  for (HostArray &a : arrays)
+  for (::ssd::mixer::HostArray &a : arrays)
     descriptors.push_back(a.describe());
   std::vector<void *> args;
   for (void *&d : descriptors)
@@ -427,105 +284,16 @@ int main(int argc, char **argv) {
                  (long long)T, (long long)dInner);
     return 1;
   }
-  const size_t itemSize = dt == ::ssd::ModelDType::F32 ? 4 : 2;
-  const auto *outBase = reinterpret_cast<const uint8_t *>(result[1]) +
-                        result[2] * itemSize;
-  std::vector<float> out(static_cast<size_t>(T * dInner));
-  for (int64_t t = 0; t < T; ++t)
-    for (int64_t c = 0; c < dInner; ++c)
-      out[t * dInner + c] = readModel(
-          outBase + (t * result[5] + c * result[6]) * itemSize, dt);
+  std::vector<float> out = ::ssd::mixer::readOutput(
+      reinterpret_cast<const uint8_t *>(result[1]), result.data(), s, inputs,
+      dt);
   std::free(reinterpret_cast<void *>(result[0]));
-  std::vector<float> poolOut(pool.size());
+  std::vector<float> poolOut(inputs.pool.size());
   std::memcpy(poolOut.data(), arrays[4].bytes.data(), arrays[4].bytes.size());
 
-  //===--------------------------------------------------------------------===//
   // Expected: split on the host, reference scan in double, skip and gate in
   // double.
-  //===--------------------------------------------------------------------===//
-  ::ssd::ScanProblem p;
-  p.T = T, p.H = H, p.P = P, p.G = G, p.N = N, p.S = S, p.batch = batch;
-  p.dtype = dt;
-  p.x.resize(T * H * P), p.dt.resize(T * H), p.B.resize(T * G * N),
-      p.C.resize(T * G * N);
-  std::vector<float> z(static_cast<size_t>(T * dInner));
-  for (int64_t t = 0; t < T; ++t) {
-    const float *row = &zxbcdt[t * s.dInProj];
-    std::copy(row, row + dInner, &z[t * dInner]);
-    std::copy(row + dInner, row + 2 * dInner, &p.x[t * dInner]);
-    std::copy(row + 2 * dInner, row + 2 * dInner + G * N, &p.B[t * G * N]);
-    std::copy(row + 2 * dInner + G * N, row + dtColumn, &p.C[t * G * N]);
-    std::copy(row + dtColumn, row + dtColumn + H, &p.dt[t * H]);
-  }
-  p.A = A;
-  p.hasDtBias = true;
-  p.dtBias = dtBias;
-  p.pool = pool;
-  p.queryStartLoc = qsl;
-  for (int32_t c : cacheIndices)
-    p.cacheIndices.push_back(static_cast<uint32_t>(c));
-  p.hasInitialStatePresent = true;
-  p.hasInitialState = hasInitialState;
-  std::vector<double> yRef, poolRef;
-  ::ssd::referenceScan(p, yRef, poolRef);
-
-  double outErr = 0, outMax = 0;
-  bool finite = true;
-  for (int64_t t = 0; t < T; ++t)
-    for (int64_t h = 0; h < H; ++h)
-      for (int64_t q = 0; q < P; ++q) {
-        int64_t i = (t * H + h) * P + q;
-        double zv = z[i];
-        double skip = o.wrongExpected ? 0.0 : double(D[h]) * double(p.x[i]);
-        double expected = (yRef[i] + skip) * zv / (1.0 + std::exp(-zv));
-        finite = finite && std::isfinite(out[i]);
-        outErr = std::max(outErr, std::fabs(double(out[i]) - expected));
-        outMax = std::max(outMax, std::fabs(expected));
-      }
-
-  std::vector<bool> written(S, false);
-  for (int64_t b = 0; b < batch; ++b)
-    if (p.writesState(b))
-      written[p.cacheIndices[b]] = true;
-  double poolErr = 0, poolMax = 0;
-  int64_t writtenSlots = 0, untouchedSlots = 0;
-  bool untouchedIdentical = true;
-  const int64_t slotSize = H * P * N;
-  for (int64_t slot = 0; slot < S; ++slot) {
-    const float *got = &poolOut[slot * slotSize];
-    if (!written[slot]) {
-      ++untouchedSlots;
-      untouchedIdentical = untouchedIdentical &&
-                           !std::memcmp(got, &pool[slot * slotSize],
-                                        slotSize * sizeof(float));
-      continue;
-    }
-    ++writtenSlots;
-    for (int64_t i = 0; i < slotSize; ++i) {
-      double expected = poolRef[slot * slotSize + i];
-      finite = finite && std::isfinite(got[i]);
-      poolErr = std::max(poolErr, std::fabs(double(got[i]) - expected));
-      poolMax = std::max(poolMax, std::fabs(expected));
-    }
-  }
-
-  double tol = tolerance(dt);
-  double outRel = outMax > 0 ? outErr / outMax : outErr;
-  double poolRel = poolMax > 0 ? poolErr / poolMax : poolErr;
-  bool pass = finite && untouchedIdentical && outRel <= tol && poolRel <= tol;
-  std::printf("mamba2 mixer %s: dtype=%s form=%s T=%lld batch=%lld H=%lld "
-              "P=%lld N=%lld G=%lld slots=%lld\n",
-              name.c_str(), ::ssd::toString(dt), o.form.c_str(), (long long)T,
-              (long long)batch, (long long)H, (long long)P, (long long)N,
-              (long long)G, (long long)S);
-  std::printf("  out:  max|out-ref|/max|ref| = %.3e (tolerance %.0e)\n",
-              outRel, tol);
-  std::printf("  pool: max|out-ref|/max|ref| = %.3e over %lld written slots; "
-              "%lld other slots %s\n",
-              poolRel, (long long)writtenSlots, (long long)untouchedSlots,
-              untouchedIdentical ? "bit-identical" : "CHANGED");
-  if (!finite)
-    std::printf("  non-finite values in the output\n");
-  std::printf("%s\n", pass ? "PASS" : "FAIL");
+  bool pass = ::ssd::mixer::check(s, inputs, dt, out, poolOut, name,
+                                  "form=" + o.form, o.wrongExpected);
   return pass ? 0 : 1;
 }

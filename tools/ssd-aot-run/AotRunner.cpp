@@ -21,6 +21,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "AotRegistry.h"
 #include "ssd/GPURuntime/CudaRuntime.h"
 #include "ssd/GPURuntime/DeviceCall.h"
 #include "ssd/Runner/HostOperands.h"
@@ -39,15 +40,8 @@
 
 namespace {
 
-struct Variant {
-  void *function;
-  int operands;
-};
-
-std::map<std::string, Variant> &variants() {
-  static std::map<std::string, Variant> table;
-  return table;
-}
+using ssd::aot::Variant;
+using ssd::aot::variants;
 
 int fail(const std::string &message) {
   std::fprintf(stderr, "ssd-aot-run: %s\n", message.c_str());
@@ -106,13 +100,11 @@ std::string variantKey(const ssd::ScanProblem &p, const Options &o) {
 
 const Variant *findVariant(const ssd::ScanProblem &p, const Options &o,
                            std::string &error) {
-  auto it = variants().find(variantKey(p, o));
-  if (it == variants().end()) {
+  const Variant *v = ssd::aot::lookup(variantKey(p, o));
+  if (!v)
     error = "no kernel compiled for '" + variantKey(p, o) +
             "' (see --list; compile it with ssd-compile)";
-    return nullptr;
-  }
-  return &it->second;
+  return v;
 }
 
 bool runVariant(const Variant &v, ssd::HostOperands &operands, double &seconds,
@@ -266,12 +258,6 @@ int runCases(const std::string &file) {
 }
 
 } // namespace
-
-/// Called by the global constructors of ssd-compile's objects.
-extern "C" void ssd_aot_register(const char *key, void *function,
-                                 int operands) {
-  variants()[key] = {function, operands};
-}
 
 int main(int argc, char **argv) {
   Options o;

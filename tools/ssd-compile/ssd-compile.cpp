@@ -3,6 +3,8 @@
 //   ssd-compile --inputs DIR [--inputs DIR ...] [--dtype f32|f16|bf16]
 //               [--forms auto,serial,chunked] [--chunk-size N]
 //               [--chip sm_90a] [--format isa|bin] -o FILE.o
+//   ssd-compile --module FILE.mlir [--forms F] [--chunk-size N]
+//               [--chip sm_90a] [--format isa|bin] -o FILE.o
 //
 // Compiles the op for the signature of each input directory (dtype, H, P, G,
 // N, optional operands, cache-index layout; T, batch and the slot count stay
@@ -13,8 +15,18 @@
 // Linked with libSSDAotRunner.a, libSSDCudaRuntime.a and libSSDRunner.a (see
 // docs/gpu.md) it makes an executable that needs only the NVIDIA driver.
 //
+// --module compiles a whole tensor/memref-level module instead (a graph
+// compiler's function holding ssd ops, e.g. examples/mamba2-mixer/mixer.mlir)
+// with one form: every public func.func gets a C interface
+// (`_mlir_ciface_<name>`), registered under the key `module:<name>`. Its
+// buffers live on the device; a returned memref is a device buffer that the
+// caller frees.
+//
 //===----------------------------------------------------------------------===//
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -38,6 +50,7 @@
 #include "llvm/TargetParser/Host.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -51,6 +64,7 @@ int fail(const std::string &message) {
 
 struct Options {
   std::vector<std::string> inputs;
+  std::string module;
   std::string dtype = "f32", forms = "auto", chip = "sm_90a", format = "isa",
               output;
   int64_t chunkSize = 256;
@@ -72,6 +86,9 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
       if (!value(v))
         return false;
       o.inputs.push_back(v);
+    } else if (arg == "--module") {
+      if (!value(o.module))
+        return false;
     } else if (arg == "--dtype") {
       if (!value(o.dtype))
         return false;
@@ -101,8 +118,9 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
       return false;
     }
   }
-  if (o.inputs.empty()) {
-    error = "at least one --inputs DIR is required";
+  if (o.inputs.empty() == o.module.empty()) {
+    error = o.inputs.empty() ? "at least one --inputs DIR or a --module FILE is required"
+                             : "--inputs and --module exclude each other";
     return false;
   }
   if (o.output.empty()) {
@@ -160,6 +178,149 @@ void addRegistration(llvm::Module &m, const std::string &function,
   llvm::appendToGlobalCtors(m, ctor, /*Priority=*/65535);
 }
 
+/// Compiles `module` through --ssd-to-nvvm with `form` and translates it to
+/// LLVM IR in `llvmContext`; null with `error` set otherwise.
+std::unique_ptr<llvm::Module>
+compileForCuda(mlir::ModuleOp module, const Options &o, const std::string &form,
+               const std::string &name, llvm::LLVMContext &llvmContext,
+               std::string &diagnostics, std::string &error) {
+  mlir::ssd::SSDToNVVMPipelineOptions nvvm;
+  nvvm.chip = o.chip;
+  nvvm.format = o.format;
+  nvvm.form = form;
+  nvvm.chunkSize = o.chunkSize;
+  mlir::PassManager pm(module.getContext());
+  mlir::ssd::buildSSDToNVVMPipeline(pm, nvvm);
+  if (mlir::failed(pm.run(module))) {
+    error = "compiling " + name + " failed: " + diagnostics;
+    return nullptr;
+  }
+  std::unique_ptr<llvm::Module> result =
+      mlir::translateModuleToLLVMIR(module, llvmContext, name);
+  if (!result)
+    error = "translating " + name + " to LLVM IR failed: " + diagnostics;
+  return result;
+}
+
+/// Writes `linked` as a host object file for x86-64 in general (the machine
+/// that runs it may differ from this one), position independent.
+bool emitObject(llvm::Module &linked, const std::string &output,
+                std::string &error) {
+  std::string triple = llvm::sys::getDefaultTargetTriple();
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(llvm::Triple(triple), error);
+  if (!target) {
+    error = "no LLVM target for " + triple + ": " + error;
+    return false;
+  }
+  llvm::TargetOptions targetOptions;
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      llvm::Triple(triple), "x86-64", "", targetOptions, llvm::Reloc::PIC_));
+  linked.setTargetTriple(llvm::Triple(triple));
+  linked.setDataLayout(machine->createDataLayout());
+  std::error_code ec;
+  llvm::raw_fd_ostream out(output, ec, llvm::sys::fs::OF_None);
+  if (ec) {
+    error = output + ": " + ec.message();
+    return false;
+  }
+  llvm::legacy::PassManager codegen;
+  if (machine->addPassesToEmitFile(codegen, out, nullptr,
+                                   llvm::CodeGenFileType::ObjectFile)) {
+    error = "the host target cannot emit object files";
+    return false;
+  }
+  codegen.run(linked);
+  out.flush();
+  return true;
+}
+
+/// --inputs: one variant per signature and form, linked into `linked`.
+bool compileVariants(const Options &o, ssd::ModelDType dtype,
+                     const std::vector<std::string> &forms,
+                     mlir::MLIRContext &context, llvm::Module &linked,
+                     std::string &diagnostics, std::string &error) {
+  std::vector<std::string> done;
+  for (const std::string &dir : o.inputs) {
+    ssd::ScanProblem problem;
+    if (!ssd::loadProblem(dir, dtype, problem, error))
+      return false;
+    for (const std::string &form : forms) {
+      std::string key = ssd::signatureKey(problem) + " form=" + form +
+                        " chunk=" + std::to_string(o.chunkSize);
+      if (std::find(done.begin(), done.end(), key) != done.end())
+        continue; // another input directory had the same signature
+      done.push_back(key);
+      std::string name = hashName(key);
+      mlir::OwningOpRef<mlir::ModuleOp> module =
+          mlir::parseSourceString<mlir::ModuleOp>(
+              ssd::buildScanModuleText(problem, false, name), &context);
+      if (!module) {
+        error = "internal error: generated module does not parse: " +
+                diagnostics;
+        return false;
+      }
+      std::unique_ptr<llvm::Module> variant = compileForCuda(
+          *module, o, form, key, linked.getContext(), diagnostics, error);
+      if (!variant)
+        return false;
+      addRegistration(*variant, "_mlir_ciface_" + name, key,
+                      static_cast<int>(ssd::operandLayouts(problem).size()));
+      if (llvm::Linker::linkModules(linked, std::move(variant))) {
+        error = "linking the variant " + key + " failed";
+        return false;
+      }
+      std::fprintf(stderr, "ssd-compile: %s -> %s\n", key.c_str(), name.c_str());
+    }
+  }
+  return true;
+}
+
+/// --module: every public function of the file, registered as
+/// `module:<name>`; the operand count is that of the C interface (results
+/// first, then arguments).
+bool compileModule(const Options &o, const std::string &form,
+                   mlir::MLIRContext &context, llvm::SourceMgr &sourceMgr,
+                   llvm::Module &linked, std::string &diagnostics,
+                   std::string &error) {
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceFile<mlir::ModuleOp>(o.module, sourceMgr,
+                                            mlir::ParserConfig(&context));
+  if (!module) {
+    error = "cannot parse " + o.module + ": " + diagnostics;
+    return false;
+  }
+  std::vector<std::pair<std::string, int>> functions;
+  for (auto func : module->getOps<mlir::func::FuncOp>()) {
+    if (!func.isPublic() || func.isExternal())
+      continue;
+    func->setAttr("llvm.emit_c_interface", mlir::UnitAttr::get(&context));
+    mlir::FunctionType type = func.getFunctionType();
+    functions.push_back({func.getName().str(),
+                         static_cast<int>(type.getNumInputs() +
+                                          type.getNumResults())});
+  }
+  if (functions.empty()) {
+    error = o.module + " holds no public func.func";
+    return false;
+  }
+  std::unique_ptr<llvm::Module> compiled = compileForCuda(
+      *module, o, form, o.module, linked.getContext(), diagnostics, error);
+  if (!compiled)
+    return false;
+  for (auto &[name, operands] : functions) {
+    addRegistration(*compiled, "_mlir_ciface_" + name, "module:" + name,
+                    operands);
+    std::fprintf(stderr, "ssd-compile: %s form=%s -> module:%s\n",
+                 o.module.c_str(), form.c_str(), name.c_str());
+  }
+  if (llvm::Linker::linkModules(linked, std::move(compiled))) {
+    error = "linking " + o.module + " failed";
+    return false;
+  }
+  return true;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -179,6 +340,10 @@ int main(int argc, char **argv) {
   llvm::InitializeNativeTargetAsmPrinter();
   mlir::DialectRegistry registry;
   mlir::ssd::registerSSDPipelineDependencies(registry);
+  // What a --module may hold besides ssd ops: linalg on tensors, bufferized
+  // by the pipeline's one-shot-bufferize like the host's own ops.
+  registry.insert<mlir::linalg::LinalgDialect>();
+  mlir::linalg::registerBufferizableOpInterfaceExternalModels(registry);
   mlir::MLIRContext context(registry);
   context.loadAllAvailableDialects();
   std::string diagnostics;
@@ -188,66 +353,17 @@ int main(int argc, char **argv) {
 
   llvm::LLVMContext llvmContext;
   auto linked = std::make_unique<llvm::Module>("ssd-aot", llvmContext);
-  std::vector<std::string> done;
-  for (const std::string &dir : o.inputs) {
-    ssd::ScanProblem problem;
-    if (!ssd::loadProblem(dir, dtype, problem, error))
+  if (!o.module.empty()) {
+    if (forms.size() != 1)
+      return fail("--module compiles one form; got --forms '" + o.forms + "'");
+    if (!compileModule(o, forms[0], context, sourceMgr, *linked, diagnostics,
+                       error))
       return fail(error);
-    for (const std::string &form : forms) {
-      std::string key = ssd::signatureKey(problem) + " form=" + form +
-                        " chunk=" + std::to_string(o.chunkSize);
-      if (std::find(done.begin(), done.end(), key) != done.end())
-        continue; // another input directory had the same signature
-      done.push_back(key);
-      std::string name = hashName(key);
-      mlir::OwningOpRef<mlir::ModuleOp> module =
-          mlir::parseSourceString<mlir::ModuleOp>(
-              ssd::buildScanModuleText(problem, false, name), &context);
-      if (!module)
-        return fail("internal error: generated module does not parse: " +
-                    diagnostics);
-      mlir::ssd::SSDToNVVMPipelineOptions nvvm;
-      nvvm.chip = o.chip;
-      nvvm.format = o.format;
-      nvvm.form = form;
-      nvvm.chunkSize = o.chunkSize;
-      mlir::PassManager pm(&context);
-      mlir::ssd::buildSSDToNVVMPipeline(pm, nvvm);
-      if (mlir::failed(pm.run(*module)))
-        return fail("compiling " + key + " failed: " + diagnostics);
-      std::unique_ptr<llvm::Module> variant =
-          mlir::translateModuleToLLVMIR(*module, llvmContext, name);
-      if (!variant)
-        return fail("translating " + key + " to LLVM IR failed: " + diagnostics);
-      addRegistration(*variant, "_mlir_ciface_" + name, key,
-                      static_cast<int>(ssd::operandLayouts(problem).size()));
-      if (llvm::Linker::linkModules(*linked, std::move(variant)))
-        return fail("linking the variant " + key + " failed");
-      std::fprintf(stderr, "ssd-compile: %s -> %s\n", key.c_str(), name.c_str());
-    }
+  } else if (!compileVariants(o, dtype, forms, context, *linked, diagnostics,
+                              error)) {
+    return fail(error);
   }
-
-  // Host object for x86-64 in general (the machine that runs it may differ
-  // from this one), position independent.
-  std::string triple = llvm::sys::getDefaultTargetTriple();
-  const llvm::Target *target =
-      llvm::TargetRegistry::lookupTarget(llvm::Triple(triple), error);
-  if (!target)
-    return fail("no LLVM target for " + triple + ": " + error);
-  llvm::TargetOptions targetOptions;
-  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
-      llvm::Triple(triple), "x86-64", "", targetOptions, llvm::Reloc::PIC_));
-  linked->setTargetTriple(llvm::Triple(triple));
-  linked->setDataLayout(machine->createDataLayout());
-  std::error_code ec;
-  llvm::raw_fd_ostream out(o.output, ec, llvm::sys::fs::OF_None);
-  if (ec)
-    return fail(o.output + ": " + ec.message());
-  llvm::legacy::PassManager codegen;
-  if (machine->addPassesToEmitFile(codegen, out, nullptr,
-                                   llvm::CodeGenFileType::ObjectFile))
-    return fail("the host target cannot emit object files");
-  codegen.run(*linked);
-  out.flush();
+  if (!emitObject(*linked, o.output, error))
+    return fail(error);
   return 0;
 }
