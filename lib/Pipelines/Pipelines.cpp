@@ -59,9 +59,19 @@
 using namespace mlir;
 using namespace mlir::ssd;
 
-/// Tensor-form ops (and the functions holding them) become memref form; the
+/// Form selection with the pipeline's options, then bufferization:
+/// tensor-form ops (and the functions holding them) become memref form; the
 /// pool is a memref already and passes through.
-static void addBufferization(OpPassManager &pm) {
+template <typename PipelineOptions>
+static void addSelectFormAndBufferization(OpPassManager &pm,
+                                          const PipelineOptions &options) {
+  SSDSelectFormOptions select;
+  select.form = options.form;
+  select.chunkSize = options.chunkSize;
+  select.minChunkedTokens = options.minChunkedTokens;
+  select.minChunkedTokensPerSeq = options.minChunkedTokensPerSeq;
+  pm.addPass(createSSDSelectForm(select));
+
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
@@ -72,13 +82,7 @@ static void addBufferization(OpPassManager &pm) {
 
 void mlir::ssd::buildSSDToCPUPipeline(OpPassManager &pm,
                                       const SSDToCPUPipelineOptions &options) {
-  SSDSelectFormOptions select;
-  select.form = options.form;
-  select.chunkSize = options.chunkSize;
-  select.minChunkedTokens = options.minChunkedTokens;
-  select.minChunkedTokensPerSeq = options.minChunkedTokensPerSeq;
-  pm.addPass(createSSDSelectForm(select));
-  addBufferization(pm);
+  addSelectFormAndBufferization(pm, options);
 
   SSDLowerToLoopsOptions lower;
   lower.serialPTile = options.serialPTile;
@@ -156,13 +160,7 @@ void mlir::ssd::buildSSDToNVVMPipeline(OpPassManager &pm,
   }
   std::string features = ptxFeaturesForChip(options.chip);
 
-  SSDSelectFormOptions select;
-  select.form = options.form;
-  select.chunkSize = options.chunkSize;
-  select.minChunkedTokens = options.minChunkedTokens;
-  select.minChunkedTokensPerSeq = options.minChunkedTokensPerSeq;
-  pm.addPass(createSSDSelectForm(select));
-  addBufferization(pm);
+  addSelectFormAndBufferization(pm, options);
   // Elementwise linalg around the scan (a mixer's skip and gating) becomes
   // GPU kernels too, and every buffer bufferization created moves to the
   // device: the whole function runs on the GPU.

@@ -9,20 +9,8 @@
 
 using namespace ssd;
 
-const char *ssd::elementTypeName(ModelDType t) {
-  switch (t) {
-  case ModelDType::F32:
-    return "f32";
-  case ModelDType::F16:
-    return "f16";
-  case ModelDType::BF16:
-    return "bf16";
-  }
-  return "f32";
-}
-
 std::vector<OperandLayout> ssd::operandLayouts(const ScanProblem &p) {
-  std::string model = elementTypeName(p.dtype);
+  std::string model = toString(p.dtype);
   std::vector<OperandLayout> operands = {
       {"x", {p.T, p.H, p.P}, model},
       {"dt", {p.T, p.H}, model},
@@ -51,7 +39,7 @@ std::vector<OperandLayout> ssd::operandLayouts(const ScanProblem &p) {
 
 std::string ssd::signatureKey(const ScanProblem &p) {
   std::ostringstream key;
-  key << "dtype=" << elementTypeName(p.dtype) << " H=" << p.H << " P=" << p.P
+  key << "dtype=" << toString(p.dtype) << " H=" << p.H << " P=" << p.P
       << " G=" << p.G << " N=" << p.N << " D=" << p.hasD
       << " dt_bias=" << p.hasDtBias
       << " has_initial_state=" << p.hasInitialStatePresent

@@ -26,9 +26,6 @@ struct OperandLayout {
   std::string elementType;
 };
 
-/// MLIR spelling of a model dtype: "f32", "f16" or "bf16".
-const char *elementTypeName(ModelDType t);
-
 /// The op's operands for `problem`, in operand order; absent optional
 /// operands are skipped.
 std::vector<OperandLayout> operandLayouts(const ScanProblem &problem);
