@@ -182,6 +182,26 @@ private:
                        });
   }
 
+  using TileFn =
+      function_ref<Value(ImplicitLocOpBuilder &, Value row, Value column)>;
+
+  /// Stages a [rows x cols] tile into the workgroup buffer `buffer`, all
+  /// `threads` threads of the block cooperating: element (r, c) is
+  /// `value(r, c)` where `valid(r, c)`, else 0, with no memory access.
+  void stageTile(ImplicitLocOpBuilder &b, Value tid, int64_t threads,
+                 int64_t rows, int64_t cols, Value buffer, TileFn valid,
+                 TileFn value) {
+    strided(b, tid, rows * cols, threads, [&](ImplicitLocOpBuilder &b, Value i) {
+      Value r = arith::DivUIOp::create(b, i, idx(b, cols));
+      Value c = arith::RemUIOp::create(b, i, idx(b, cols));
+      Value v = e.ifElse(
+          b, valid(b, r, c), e.f32,
+          [&](ImplicitLocOpBuilder &b) { return value(b, r, c); },
+          [&](ImplicitLocOpBuilder &b) { return e.f32Const(b, 0.0); });
+      memref::StoreOp::create(b, v, buffer, ValueRange{r, c});
+    });
+  }
+
   /// The tiled matmul core shared by the three matmul kernels. The output is
   /// a [rows x cols] tile (rows, cols multiples of 16 and 8) split into 16x8
   /// warp tiles, dealt round-robin to `warps` warps. `steps` reduction steps
@@ -306,36 +326,29 @@ private:
             Value steps = arith::CeilDivUIOp::create(b, c.len, idx(b, kStage));
             auto stage = [&](ImplicitLocOpBuilder &b, Value step, Value tid) {
               Value s0 = mul(b, step, idx(b, kStage));
-              strided(b, tid, kStage * rows, 32 * warps,
-                      [&](ImplicitLocOpBuilder &b, Value i) {
-                Value r = arith::DivUIOp::create(b, i, idx(b, rows));
-                Value p = arith::RemUIOp::create(b, i, idx(b, rows));
-                Value s = add(b, s0, r);
-                Value valid =
-                    both(b, ult(b, s, c.len), ult(b, p, idx(b, x.headDim)));
-                Value v = e.ifElse(
-                    b, valid, e.f32,
-                    [&](ImplicitLocOpBuilder &b) {
-                      Value t = add(b, c.first, s);
-                      Value decay =
-                          e.decay(b, cumDifference(b, c.last, t, head));
-                      return fmul(b, fmul(b, decay, load(b, dts, {t, head})),
-                                  e.loadF32(b, e.x, {t, head, p}));
-                    },
-                    [&](ImplicitLocOpBuilder &b) { return e.f32Const(b, 0.0); });
-                memref::StoreOp::create(b, v, xs, ValueRange{r, p});
-              });
-              strided(b, tid, kStage * cols, 32 * warps,
-                      [&](ImplicitLocOpBuilder &b, Value i) {
-                Value r = arith::DivUIOp::create(b, i, idx(b, cols));
-                Value n = arith::RemUIOp::create(b, i, idx(b, cols));
-                Value s = add(b, s0, r);
-                Value valid =
-                    both(b, ult(b, s, c.len), ult(b, n, idx(b, x.dstate)));
-                Value v = loadOrZero(b, valid, e.B,
-                                     {add(b, c.first, s), group, n});
-                memref::StoreOp::create(b, v, bs, ValueRange{r, n});
-              });
+              // Xw[s, p] = exp(cum_last - cum_s) d_s x[s, p].
+              stageTile(
+                  b, tid, 32 * warps, kStage, rows, xs,
+                  [&](ImplicitLocOpBuilder &b, Value r, Value p) {
+                    return both(b, ult(b, add(b, s0, r), c.len),
+                                ult(b, p, idx(b, x.headDim)));
+                  },
+                  [&](ImplicitLocOpBuilder &b, Value r, Value p) {
+                    Value t = add(b, c.first, add(b, s0, r));
+                    Value decay = e.decay(b, cumDifference(b, c.last, t, head));
+                    return fmul(b, fmul(b, decay, load(b, dts, {t, head})),
+                                e.loadF32(b, e.x, {t, head, p}));
+                  });
+              stageTile(
+                  b, tid, 32 * warps, kStage, cols, bs,
+                  [&](ImplicitLocOpBuilder &b, Value r, Value n) {
+                    return both(b, ult(b, add(b, s0, r), c.len),
+                                ult(b, n, idx(b, x.dstate)));
+                  },
+                  [&](ImplicitLocOpBuilder &b, Value r, Value n) {
+                    return e.loadF32(b, e.B,
+                                     {add(b, c.first, add(b, s0, r)), group, n});
+                  });
             };
             tiledMatmul(
                 b, k, warps, rows, cols, steps, stage,
@@ -383,24 +396,22 @@ private:
               Value steps = idx(b, llvm::divideCeil(x.dstate, kStage));
               auto stage = [&](ImplicitLocOpBuilder &b, Value step, Value tid) {
                 Value n0 = mul(b, step, idx(b, kStage));
-                strided(b, tid, kRowTile * kStage, 32 * warps,
-                        [&](ImplicitLocOpBuilder &b, Value i) {
-                  Value r = arith::DivUIOp::create(b, i, idx(b, kStage));
-                  Value kk = arith::RemUIOp::create(b, i, idx(b, kStage));
-                  Value n = add(b, n0, kk);
-                  Value nValid = ult(b, n, idx(b, x.dstate));
-                  Value ti = add(b, i0, r), tj = add(b, j0, r);
-                  memref::StoreOp::create(
-                      b,
-                      loadOrZero(b, both(b, nValid, ult(b, ti, c.len)), e.C,
-                                 {add(b, c.first, ti), group, n}),
-                      cs, ValueRange{r, kk});
-                  memref::StoreOp::create(
-                      b,
-                      loadOrZero(b, both(b, nValid, ult(b, tj, c.len)), e.B,
-                                 {add(b, c.first, tj), group, n}),
-                      bs, ValueRange{r, kk});
-                });
+                // Rows i0.. of C and j0.. of B, columns n0.. of dstate.
+                struct Operand {
+                  Value buffer, source, first;
+                };
+                for (Operand o : {Operand{cs, e.C, i0}, Operand{bs, e.B, j0}})
+                  stageTile(
+                      b, tid, 32 * warps, kRowTile, kStage, o.buffer,
+                      [&](ImplicitLocOpBuilder &b, Value r, Value kk) {
+                        return both(b, ult(b, add(b, n0, kk), idx(b, x.dstate)),
+                                    ult(b, add(b, o.first, r), c.len));
+                      },
+                      [&](ImplicitLocOpBuilder &b, Value r, Value kk) {
+                        return e.loadF32(b, o.source,
+                                         {add(b, c.first, add(b, o.first, r)),
+                                          group, add(b, n0, kk)});
+                      });
               };
               tiledMatmul(
                   b, k, warps, kRowTile, kRowTile, steps, stage,
@@ -502,33 +513,26 @@ private:
         ImplicitLocOpBuilder b(ifInter.getLoc(), ifInter.getContext());
         b.setInsertionPoint(ifInter.thenBlock()->getTerminator());
         Value n0 = mul(b, step, idx(b, kStage));
-        strided(b, tid, kRowTile * kStage, 32 * warps,
-                [&](ImplicitLocOpBuilder &b, Value i) {
-          Value r = arith::DivUIOp::create(b, i, idx(b, kStage));
-          Value kk = arith::RemUIOp::create(b, i, idx(b, kStage));
-          Value row = add(b, i0, r), n = add(b, n0, kk);
-          Value valid = both(b, ult(b, row, c.len), ult(b, n, idx(b, x.dstate)));
-          Value v = e.ifElse(
-              b, valid, e.f32,
-              [&](ImplicitLocOpBuilder &b) {
-                Value t = add(b, c.first, row);
-                return fmul(b, e.decay(b, cumAt(b, t, head)),
-                            e.loadF32(b, e.C, {t, group, n}));
-              },
-              [&](ImplicitLocOpBuilder &b) { return e.f32Const(b, 0.0); });
-          memref::StoreOp::create(b, v, as, ValueRange{r, kk});
-        });
-        strided(b, tid, kStage * cols, 32 * warps,
-                [&](ImplicitLocOpBuilder &b, Value i) {
-          Value kk = arith::DivUIOp::create(b, i, idx(b, cols));
-          Value p = arith::RemUIOp::create(b, i, idx(b, cols));
-          Value n = add(b, n0, kk);
-          Value valid = both(b, ult(b, n, idx(b, x.dstate)),
-                             ult(b, p, idx(b, x.headDim)));
-          memref::StoreOp::create(
-              b, loadOrZero(b, valid, states, {chunk, head, p, n}), bs,
-              ValueRange{kk, p});
-        });
+        stageTile(
+            b, tid, 32 * warps, kRowTile, kStage, as,
+            [&](ImplicitLocOpBuilder &b, Value r, Value kk) {
+              return both(b, ult(b, add(b, i0, r), c.len),
+                          ult(b, add(b, n0, kk), idx(b, x.dstate)));
+            },
+            [&](ImplicitLocOpBuilder &b, Value r, Value kk) {
+              Value t = add(b, c.first, add(b, i0, r));
+              return fmul(b, e.decay(b, cumAt(b, t, head)),
+                          e.loadF32(b, e.C, {t, group, add(b, n0, kk)}));
+            });
+        stageTile(
+            b, tid, 32 * warps, kStage, cols, bs,
+            [&](ImplicitLocOpBuilder &b, Value kk, Value p) {
+              return both(b, ult(b, add(b, n0, kk), idx(b, x.dstate)),
+                          ult(b, p, idx(b, x.headDim)));
+            },
+            [&](ImplicitLocOpBuilder &b, Value kk, Value p) {
+              return load(b, states, {chunk, head, p, add(b, n0, kk)});
+            });
       }
       {
         // A[i, j] = G[i, j] exp(cum_i - cum_j) d_j (j <= i);  B[j, p] = x[j, p].
@@ -536,38 +540,31 @@ private:
         b.setInsertionPoint(ifInter.elseBlock()->getTerminator());
         Value j0 = mul(b, arith::SubIOp::create(b, step, interSteps),
                        idx(b, kStage));
-        strided(b, tid, kRowTile * kStage, 32 * warps,
-                [&](ImplicitLocOpBuilder &b, Value i) {
-          Value r = arith::DivUIOp::create(b, i, idx(b, kStage));
-          Value kk = arith::RemUIOp::create(b, i, idx(b, kStage));
-          Value row = add(b, i0, r), j = add(b, j0, kk);
-          Value valid = both(b, ult(b, row, c.len),
-                             arith::CmpIOp::create(b, arith::CmpIPredicate::ule,
-                                                   j, row));
-          Value v = e.ifElse(
-              b, valid, e.f32,
-              [&](ImplicitLocOpBuilder &b) {
-                Value ti = add(b, c.first, row), tj = add(b, c.first, j);
-                Value segment = cumDifference(b, ti, tj, head);
-                return fmul(b,
-                            fmul(b, load(b, cb, {chunk, group, row, j}),
-                                 e.decay(b, segment)),
-                            load(b, dts, {tj, head}));
-              },
-              [&](ImplicitLocOpBuilder &b) { return e.f32Const(b, 0.0); });
-          memref::StoreOp::create(b, v, as, ValueRange{r, kk});
-        });
-        strided(b, tid, kStage * cols, 32 * warps,
-                [&](ImplicitLocOpBuilder &b, Value i) {
-          Value kk = arith::DivUIOp::create(b, i, idx(b, cols));
-          Value p = arith::RemUIOp::create(b, i, idx(b, cols));
-          Value j = add(b, j0, kk);
-          Value valid = both(b, ult(b, j, c.len), ult(b, p, idx(b, x.headDim)));
-          memref::StoreOp::create(
-              b,
-              loadOrZero(b, valid, e.x, {add(b, c.first, j), head, p}), bs,
-              ValueRange{kk, p});
-        });
+        stageTile(
+            b, tid, 32 * warps, kRowTile, kStage, as,
+            [&](ImplicitLocOpBuilder &b, Value r, Value kk) {
+              Value row = add(b, i0, r);
+              return both(b, ult(b, row, c.len),
+                          arith::CmpIOp::create(b, arith::CmpIPredicate::ule,
+                                                add(b, j0, kk), row));
+            },
+            [&](ImplicitLocOpBuilder &b, Value r, Value kk) {
+              Value row = add(b, i0, r), j = add(b, j0, kk);
+              Value ti = add(b, c.first, row), tj = add(b, c.first, j);
+              return fmul(b,
+                          fmul(b, load(b, cb, {chunk, group, row, j}),
+                               e.decay(b, cumDifference(b, ti, tj, head))),
+                          load(b, dts, {tj, head}));
+            });
+        stageTile(
+            b, tid, 32 * warps, kStage, cols, bs,
+            [&](ImplicitLocOpBuilder &b, Value kk, Value p) {
+              return both(b, ult(b, add(b, j0, kk), c.len),
+                          ult(b, p, idx(b, x.headDim)));
+            },
+            [&](ImplicitLocOpBuilder &b, Value kk, Value p) {
+              return e.loadF32(b, e.x, {add(b, c.first, add(b, j0, kk)), head, p});
+            });
       }
     };
 
