@@ -101,3 +101,41 @@ func.func @chunked_f32(%x: memref<?x4x64xf32>, %dt: memref<?x4xf32>, %A: memref<
       outs(%y : memref<?x4x64xf32>) {form = #ssd<form chunked>, chunk_size = 64}
   return
 }
+
+// -----
+
+// head_dim 128, dstate 256: the chunk-states tiles ([32 x 129] and
+// [32 x 257] f32, 49408 bytes) exceed the 48 KiB of static shared memory
+// ptxas accepts, so that kernel takes them from dynamic shared memory, sized
+// by the launch, at 16-byte aligned offsets. The other kernels stay under
+// 48 KiB and keep static workgroup attributions.
+// CHECK-LABEL: func.func @chunked_dynamic_shared
+// CHECK:       gpu.launch {{.*}} threads({{.*}}) in (%{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}})
+// CHECK-NOT:   workgroup(
+// CHECK:       %[[SIZE:.*]] = arith.constant 49408 : i32
+// CHECK:       gpu.launch {{.*}} threads({{.*}}) in (%{{.*}} = %c32{{.*}}, %{{.*}} = %c8{{.*}}, %{{.*}} = %c1{{.*}}) dynamic_shared_memory_size %[[SIZE]] {
+// CHECK-NEXT:    %[[BASE:.*]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+// CHECK-NEXT:    %[[OFFSET_X:.*]] = arith.constant 0 : index
+// CHECK-NEXT:    %[[XS:.*]] = memref.view %[[BASE]][%[[OFFSET_X]]][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<32x129xf32, #gpu.address_space<workgroup>>
+// CHECK-NEXT:    %[[OFFSET_B:.*]] = arith.constant 16512 : index
+// CHECK-NEXT:    %[[BS:.*]] = memref.view %[[BASE]][%[[OFFSET_B]]][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<32x257xf32, #gpu.address_space<workgroup>>
+// CHECK:         memref.store %{{.*}}, %[[XS]]
+// CHECK:         memref.store %{{.*}}, %[[BS]]
+// CHECK:         gpu.barrier
+// CHECK:         nvvm.mma.sync
+// C Bᵀ and output: static, under 48 KiB.
+// CHECK:       gpu.launch {{.*}} workgroup(%{{.*}} : memref<64x33xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<64x33xf32, #gpu.address_space<workgroup>>)
+// CHECK-NOT:   dynamic_shared_memory_size
+// CHECK:       gpu.launch {{.*}} workgroup(%{{.*}} : memref<64x33xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<32x129xf32, #gpu.address_space<workgroup>>)
+// CHECK-NOT:   dynamic_shared_memory_size
+// CHECK-NOT:   gpu.dynamic_shared_memory
+// CHECK:       return
+func.func @chunked_dynamic_shared(%x: memref<?x32x128xbf16>, %dt: memref<?x32xbf16>, %A: memref<32xbf16>,
+    %B: memref<?x1x256xbf16>, %pool: memref<?x32x128x256xf32>, %qsl: memref<?xi32>, %ci: memref<?xi32>,
+    %y: memref<?x32x128xbf16>) {
+  ssd.chunk_scan_varlen x(%x : memref<?x32x128xbf16>) dt(%dt : memref<?x32xbf16>) A(%A : memref<32xbf16>)
+      B(%B : memref<?x1x256xbf16>) C(%B : memref<?x1x256xbf16>) ssm_pool(%pool : memref<?x32x128x256xf32>)
+      query_start_loc(%qsl : memref<?xi32>) cache_indices(%ci : memref<?xi32>)
+      outs(%y : memref<?x32x128xbf16>) {form = #ssd<form chunked>, chunk_size = 256}
+  return
+}

@@ -9,6 +9,12 @@ namespace mlir {
 class RewritePatternSet;
 namespace ssd {
 
+/// Default shared memory per thread block the GPU kernels may use, in bytes:
+/// 99 KiB, the opt-in maximum of sm_86 and sm_89, the smallest among the
+/// chips the project supports (sm_80 allows 166912, sm_90 and sm_90a
+/// 232448). The default of the pass option `shared-memory-limit`.
+constexpr int64_t kDefaultSharedMemoryLimit = 101376;
+
 #define GEN_PASS_DECL
 #include "ssd/Conversion/Passes.h.inc"
 
@@ -35,11 +41,15 @@ struct LowerToGPUOptions {
   int64_t serialRowsPerWarp = 4;
   /// Warps per thread block in the serial kernel.
   int64_t serialWarpsPerBlock = 4;
+  /// Most shared memory one thread block may use, in bytes (the target
+  /// chip's opt-in maximum). An op whose kernels need more is not lowered;
+  /// the pass reports it.
+  int64_t sharedMemoryLimit = kDefaultSharedMemoryLimit;
 };
 
 /// Adds the pattern that rewrites memref-form ssd.chunk_scan_varlen ops
 /// carrying a `form` attribute (and static H, P, G, N) into gpu.launch
-/// kernels.
+/// kernels. Ops the kernels cannot take (see the pass) are left unchanged.
 void populateSSDToGPUPatterns(RewritePatternSet &patterns,
                               const LowerToGPUOptions &options = {});
 

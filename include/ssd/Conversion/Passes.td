@@ -61,12 +61,26 @@ def SSDLowerToGPU : Pass<"ssd-lower-to-gpu"> {
 
     exp and log are emitted as the PTX approximations (`ex2.approx`,
     `lg2.approx`), so the kernels need no libdevice.
+
+    Shared memory: a kernel whose workgroup tiles fit in 48 KiB (the most
+    static shared memory ptxas accepts) declares them as workgroup
+    attributions; a larger one (chunk states at head_dim 128, dstate 256)
+    carves them out of dynamic shared memory (`gpu.dynamic_shared_memory`,
+    sized by the launch), which the runtime opts the kernel into. A kernel
+    needing more than `shared-memory-limit` bytes, the target chip's
+    per-block maximum, is an error naming the kernel, the bytes and the
+    shapes.
   }];
   let options = [
     Option<"serialRowsPerWarp", "serial-rows-per-warp", "int64_t",
            /*default=*/"4", "head_dim rows of the state per warp (serial)">,
     Option<"serialWarpsPerBlock", "serial-warps-per-block", "int64_t",
-           /*default=*/"4", "warps per thread block (serial)">
+           /*default=*/"4", "warps per thread block (serial)">,
+    Option<"sharedMemoryLimit", "shared-memory-limit", "int64_t",
+           /*default=*/"::mlir::ssd::kDefaultSharedMemoryLimit",
+           "most shared memory per thread block, in bytes: the chip's opt-in "
+           "maximum (default 101376, that of sm_86/sm_89; sm_80 allows "
+           "166912, sm_90/sm_90a 232448)">
   ];
   let statistics = [
     Statistic<"numSerialKernels", "num-serial", "serial-form ops lowered">,

@@ -56,6 +56,27 @@ constexpr int64_t kBankPad = 1;
 
 int64_t roundUp(int64_t v, int64_t m) { return llvm::divideCeil(v, m) * m; }
 
+/// Output tiles of the matmul kernels, rounded up to whole 16x8 mma tiles:
+/// chunk states are [P x N], the output [64 x P].
+int64_t statesRows(const StaticExtents &x) { return roundUp(x.headDim, 16); }
+int64_t statesCols(const StaticExtents &x) { return roundUp(x.dstate, 8); }
+int64_t outputCols(const StaticExtents &x) { return roundUp(x.headDim, 8); }
+
+/// The workgroup tiles each matmul kernel stages per reduction step (its
+/// two operand slices). The kernels and the shared-memory check
+/// (chunkedSharedMemory) both take them from here.
+using TileShapes = SmallVector<SmallVector<int64_t, 2>, 2>;
+TileShapes chunkStatesTiles(const StaticExtents &x) {
+  return {{kStage, statesRows(x) + kBankPad},
+          {kStage, statesCols(x) + kBankPad}};
+}
+TileShapes chunkCBTiles() {
+  return {{kRowTile, kStage + kBankPad}, {kRowTile, kStage + kBankPad}};
+}
+TileShapes outputTiles(const StaticExtents &x) {
+  return {{kRowTile, kStage + kBankPad}, {kStage, outputCols(x) + kBankPad}};
+}
+
 class ChunkedScanGPUBuilder {
 public:
   ChunkedScanGPUBuilder(ImplicitLocOpBuilder &b, ChunkScanVarlenOp op,
@@ -313,8 +334,7 @@ private:
 
   // dS[p, n] = sum_s Xw[s, p] B[s, n] per (chunk, head).
   void emitChunkStates(ImplicitLocOpBuilder &b) {
-    const int64_t warps = 8, rows = roundUp(x.headDim, 16),
-                  cols = roundUp(x.dstate, 8);
+    const int64_t warps = 8, rows = statesRows(x), cols = statesCols(x);
     launchKernel(
         b, e, {list.maxChunks, idx(b, x.heads), idx(b, 1)}, {32, warps, 1},
         [&](ImplicitLocOpBuilder &b, const KernelContext &k) {
@@ -370,7 +390,7 @@ private:
                 });
           });
         },
-        {{kStage, rows + kBankPad}, {kStage, cols + kBankPad}});
+        chunkStatesTiles(x));
   }
 
   // G[i, j] = sum_n C[i, n] B[j, n] per (chunk, group, tile pair j <= i).
@@ -433,7 +453,7 @@ private:
             });
           });
         },
-        {{kRowTile, kStage + kBankPad}, {kRowTile, kStage + kBankPad}});
+        chunkCBTiles());
   }
 
   // S_prev(k) in place of dS_k, and the final state into the pool, for the
@@ -477,7 +497,7 @@ private:
   // y for 64 rows of a chunk and one head: two accumulations into the same
   // [64 x P] tile, then the skip term and the rounding store.
   void emitOutput(ImplicitLocOpBuilder &b) {
-    const int64_t warps = 4, cols = roundUp(x.headDim, 8);
+    const int64_t warps = 4, cols = outputCols(x);
     Value rowTiles = arith::CeilDivUIOp::create(b, maxChunkRows, idx(b, kRowTile));
     launchKernel(
         b, e, {list.maxChunks, idx(b, x.heads), rowTiles}, {32, warps, 1},
@@ -491,7 +511,7 @@ private:
             });
           });
         },
-        {{kRowTile, kStage + kBankPad}, {kStage, cols + kBankPad}});
+        outputTiles(x));
   }
 
   void emitOutputTile(ImplicitLocOpBuilder &b, const KernelContext &k,
@@ -593,6 +613,13 @@ private:
 };
 
 } // namespace
+
+SmallVector<KernelSharedMemory>
+mlir::ssd::detail::chunkedSharedMemory(const StaticExtents &extents) {
+  return {{"chunk states", sharedMemoryPerBlock(chunkStatesTiles(extents))},
+          {"C B^T", sharedMemoryPerBlock(chunkCBTiles())},
+          {"output", sharedMemoryPerBlock(outputTiles(extents))}};
+}
 
 void mlir::ssd::detail::buildChunkedScanGPU(RewriterBase &rewriter,
                                             ChunkScanVarlenOp op,

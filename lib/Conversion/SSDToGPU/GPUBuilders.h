@@ -32,14 +32,29 @@ struct KernelContext {
 using KernelBodyFn =
     function_ref<void(ImplicitLocOpBuilder &, const KernelContext &)>;
 
+/// The static shapes of a kernel's workgroup (shared-memory) f32 buffers.
+using WorkgroupShapes = ArrayRef<SmallVector<int64_t, 2>>;
+
+/// Most static shared memory ptxas accepts in one kernel (48 KiB). Above it
+/// only dynamic shared memory can be used, with the runtime's opt-in.
+constexpr int64_t kMaxStaticSharedMemoryBytes = 48 * 1024;
+
+/// Shared memory per block of a kernel that `launchKernel` gives buffers of
+/// `shapes`: the buffers, each at a 16-byte aligned offset, plus, when they
+/// come from dynamic shared memory, the small static base that the NVVM
+/// lowering declares for it (the driver holds static and dynamic shared
+/// memory together to the chip's per-block maximum).
+int64_t sharedMemoryPerBlock(WorkgroupShapes shapes);
+
 /// gpu.launch over `grid` blocks of `block` threads, with one workgroup
-/// buffer per entry of `shared` (f32, static shape). A zero grid extent
-/// launches one idle block (CUDA rejects empty launches), so the host code
-/// stays a straight chain of launches.
+/// buffer per entry of `shared` (f32, static shape). Up to
+/// kMaxStaticSharedMemoryBytes they are workgroup attributions (static
+/// shared memory); above, views of dynamic shared memory that the launch
+/// sizes. A zero grid extent launches one idle block (CUDA rejects empty
+/// launches), so the host code stays a straight chain of launches.
 void launchKernel(ImplicitLocOpBuilder &b, const ScanEmitter &e,
                   std::array<Value, 3> grid, std::array<int64_t, 3> block,
-                  KernelBodyFn body,
-                  ArrayRef<SmallVector<int64_t, 2>> shared = {});
+                  KernelBodyFn body, WorkgroupShapes shared = {});
 
 /// A workgroup-memory memref type of f32 with the given shape.
 MemRefType workgroupBufferType(MLIRContext *ctx, ArrayRef<int64_t> shape);
@@ -82,6 +97,18 @@ void freeWriterOrderOnDevice(ImplicitLocOpBuilder &b, const WriterOrder &order);
 void buildSerialScanGPU(RewriterBase &rewriter, ChunkScanVarlenOp op,
                         const StaticExtents &extents,
                         const LowerToGPUOptions &options);
+
+/// The shared memory one kernel of a form needs, for diagnostics.
+struct KernelSharedMemory {
+  StringRef kernel;
+  int64_t bytes;
+};
+
+/// Shared memory of each kernel of the chunked form that stages tiles, at
+/// the given extents (the chunk size does not change it).
+SmallVector<KernelSharedMemory>
+chunkedSharedMemory(const StaticExtents &extents);
+
 /// Replace `op` (memref form, chunked, static extents) with GPU kernels.
 void buildChunkedScanGPU(RewriterBase &rewriter, ChunkScanVarlenOp op,
                          const StaticExtents &extents, int64_t chunkSize);

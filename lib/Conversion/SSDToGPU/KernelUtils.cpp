@@ -21,12 +21,43 @@ FailureOr<StaticExtents> mlir::ssd::detail::getStaticExtents(ChunkScanVarlenOp o
   return s;
 }
 
+/// Alignment of every workgroup buffer in dynamic shared memory. The NVVM
+/// lowering of gpu.dynamic_shared_memory aligns the base to 16 bytes
+/// (NVVM::kSharedMemoryAlignmentBit), so offsets that are multiples of 16
+/// keep each buffer as aligned as a static one could be.
+static constexpr int64_t kWorkgroupBufferAlignment = 16;
+
+/// Byte offset of each buffer of `shapes` in one shared-memory block, and
+/// the block's size.
+static int64_t layOutWorkgroupBuffers(WorkgroupShapes shapes,
+                                      SmallVectorImpl<int64_t> &offsets) {
+  int64_t end = 0;
+  for (ArrayRef<int64_t> shape : shapes) {
+    offsets.push_back(llvm::alignTo(end, kWorkgroupBufferAlignment));
+    int64_t elements = 1;
+    for (int64_t extent : shape)
+      elements *= extent;
+    end = offsets.back() + elements * int64_t(sizeof(float));
+  }
+  return llvm::alignTo(end, kWorkgroupBufferAlignment);
+}
+
+int64_t mlir::ssd::detail::sharedMemoryPerBlock(WorkgroupShapes shapes) {
+  SmallVector<int64_t> offsets;
+  int64_t bytes = layOutWorkgroupBuffers(shapes, offsets);
+  // The base of dynamic shared memory is a 1-byte static shared variable
+  // (a zero-length internal global, 16-byte aligned); count its alignment.
+  if (bytes > kMaxStaticSharedMemoryBytes)
+    bytes += kWorkgroupBufferAlignment;
+  return bytes;
+}
+
 void mlir::ssd::detail::launchKernel(ImplicitLocOpBuilder &b,
                                      const ScanEmitter &e,
                                      std::array<Value, 3> grid,
                                      std::array<int64_t, 3> block,
                                      KernelBodyFn body,
-                                     ArrayRef<SmallVector<int64_t, 2>> shared) {
+                                     WorkgroupShapes shared) {
   // An empty grid is an invalid launch in CUDA, and a host-side branch around
   // each launch would cut the chain of asynchronous launches into one
   // synchronisation per kernel. So launch at least one block per dimension
@@ -38,16 +69,40 @@ void mlir::ssd::detail::launchKernel(ImplicitLocOpBuilder &b,
   SmallVector<Type> sharedTypes;
   for (ArrayRef<int64_t> shape : shared)
     sharedTypes.push_back(workgroupBufferType(b.getContext(), shape));
+
+  // ptxas rejects more than 48 KiB of static shared memory, and the opt-in
+  // to more (cuFuncSetAttribute, done by the runtime) covers only dynamic
+  // shared memory. So larger buffers are carved out of a dynamic block.
+  SmallVector<int64_t> offsets;
+  int64_t sharedBytes = layOutWorkgroupBuffers(shared, offsets);
+  bool dynamicShared = sharedBytes > kMaxStaticSharedMemoryBytes;
+  Value dynamicSharedSize;
+  if (dynamicShared)
+    dynamicSharedSize =
+        arith::ConstantOp::create(b, b.getI32IntegerAttr(sharedBytes));
+
   auto launch = gpu::LaunchOp::create(
       b, launched[0], launched[1], launched[2], e.index(b, block[0]),
-      e.index(b, block[1]), e.index(b, block[2]),
-      /*dynamicSharedMemorySize=*/Value(), /*asyncTokenType=*/Type(),
-      /*asyncDependencies=*/ValueRange{}, sharedTypes);
+      e.index(b, block[1]), e.index(b, block[2]), dynamicSharedSize,
+      /*asyncTokenType=*/Type(), /*asyncDependencies=*/ValueRange{},
+      /*workgroupAttributions=*/dynamicShared ? TypeRange()
+                                              : TypeRange(sharedTypes));
   ImplicitLocOpBuilder inner(b.getLoc(), b.getContext());
   inner.setInsertionPointToStart(&launch.getBody().front());
   KernelContext context{launch.getBlockIds(), launch.getThreadIds(), {}};
-  for (BlockArgument buffer : launch.getWorkgroupAttributions())
-    context.shared.push_back(buffer);
+  if (dynamicShared) {
+    auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
+                                                gpu::AddressSpace::Workgroup);
+    Value base = gpu::DynamicSharedMemoryOp::create(
+        inner, MemRefType::get({ShapedType::kDynamic}, inner.getI8Type(),
+                               MemRefLayoutAttrInterface(), workgroup));
+    for (auto [type, offset] : llvm::zip_equal(sharedTypes, offsets))
+      context.shared.push_back(memref::ViewOp::create(
+          inner, type, base, e.index(inner, offset), ValueRange{}));
+  } else {
+    for (BlockArgument buffer : launch.getWorkgroupAttributions())
+      context.shared.push_back(buffer);
+  }
   Value inGrid = arith::ConstantOp::create(inner, inner.getBoolAttr(true));
   Value ids[3] = {context.block.x, context.block.y, context.block.z};
   for (int i = 0; i < 3; ++i)

@@ -20,6 +20,7 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
 #include "ssd/IR/SSDOps.h"
+#include "llvm/Support/FormatVariadic.h"
 
 namespace mlir {
 namespace ssd {
@@ -38,27 +39,60 @@ constexpr int64_t kDefaultChunkSize = 256;
 /// square of the chunk and its grid as the square of the 64-row tiles.
 constexpr int64_t kMaxGPUChunkSize = 4096;
 
+/// Why the GPU kernels cannot take `op` under `options`, as the one-line
+/// diagnostic the pass reports, or nothing when they can. The pattern and
+/// the pass share it, so that what the pattern skips is what the pass
+/// reports.
+std::optional<std::string> whyNotLowerable(ChunkScanVarlenOp op,
+                                           const LowerToGPUOptions &options) {
+  if (op.hasTensorSemantics())
+    return std::string("ssd-lower-to-gpu: op is in the tensor form; bufferize "
+                       "it first (one-shot-bufferize)");
+  if (!op.getFormAttr())
+    return std::string(
+        "ssd-lower-to-gpu: op has no form; run ssd-select-form first");
+  FailureOr<ssd::detail::StaticExtents> extents =
+      ssd::detail::getStaticExtents(op);
+  if (failed(extents))
+    return std::string("ssd-lower-to-gpu: the GPU kernels need static nheads, "
+                       "head_dim, ngroups and dstate (they fix the tiling)");
+  if (*op.getForm() != Form::chunked)
+    return std::nullopt;
+  int64_t chunkSize = op.getChunkSize().value_or(kDefaultChunkSize);
+  if (chunkSize > kMaxGPUChunkSize)
+    return llvm::formatv("ssd-lower-to-gpu: chunk_size {0} is larger than the "
+                         "GPU chunked form supports ({1})",
+                         chunkSize, kMaxGPUChunkSize)
+        .str();
+  for (ssd::detail::KernelSharedMemory kernel :
+       ssd::detail::chunkedSharedMemory(*extents))
+    if (kernel.bytes > options.sharedMemoryLimit)
+      return llvm::formatv(
+                 "ssd-lower-to-gpu: kernel '{0}' of the chunked form needs "
+                 "{1} bytes of shared memory per block, more than "
+                 "shared-memory-limit ({2} bytes), at head_dim (P) {3}, "
+                 "dstate (N) {4}, chunk_size {5}",
+                 kernel.kernel, kernel.bytes, options.sharedMemoryLimit,
+                 extents->headDim, extents->dstate, chunkSize)
+          .str();
+  return std::nullopt;
+}
+
 struct LowerChunkScanVarlenToGPU : public OpRewritePattern<ChunkScanVarlenOp> {
   LowerChunkScanVarlenToGPU(MLIRContext *ctx, const LowerToGPUOptions &options)
       : OpRewritePattern(ctx), options(options) {}
 
   LogicalResult matchAndRewrite(ChunkScanVarlenOp op,
                                 PatternRewriter &rewriter) const override {
-    if (op.hasTensorSemantics())
-      return rewriter.notifyMatchFailure(op, "tensor form: bufferize first");
-    if (!op.getFormAttr())
-      return rewriter.notifyMatchFailure(op, "no form: run ssd-select-form");
-    FailureOr<ssd::detail::StaticExtents> extents = ssd::detail::getStaticExtents(op);
-    if (failed(extents))
-      return rewriter.notifyMatchFailure(op, "dynamic H, P, G or N");
-    int64_t chunkSize = op.getChunkSize().value_or(kDefaultChunkSize);
-    if (*op.getForm() == Form::chunked && chunkSize > kMaxGPUChunkSize)
-      return rewriter.notifyMatchFailure(op, "chunk size too large");
+    if (std::optional<std::string> reason = whyNotLowerable(op, options))
+      return rewriter.notifyMatchFailure(op, *reason);
+    ssd::detail::StaticExtents extents = *ssd::detail::getStaticExtents(op);
     rewriter.setInsertionPoint(op);
     if (*op.getForm() == Form::serial)
-      ssd::detail::buildSerialScanGPU(rewriter, op, *extents, options);
+      ssd::detail::buildSerialScanGPU(rewriter, op, extents, options);
     else
-      ssd::detail::buildChunkedScanGPU(rewriter, op, *extents, chunkSize);
+      ssd::detail::buildChunkedScanGPU(
+          rewriter, op, extents, op.getChunkSize().value_or(kDefaultChunkSize));
     return success();
   }
 
@@ -79,6 +113,14 @@ struct SSDLowerToGPUPass
           << static_cast<int64_t>(serialWarpsPerBlock);
       return signalPassFailure();
     }
+    if (sharedMemoryLimit < 1) {
+      getOperation()->emitError()
+          << "ssd-lower-to-gpu: shared-memory-limit must be positive, got "
+          << static_cast<int64_t>(sharedMemoryLimit);
+      return signalPassFailure();
+    }
+    LowerToGPUOptions options{serialRowsPerWarp, serialWarpsPerBlock,
+                              sharedMemoryLimit};
     int64_t serial = 0, chunked = 0;
     getOperation()->walk([&](ChunkScanVarlenOp op) {
       if (op.getFormAttr())
@@ -86,27 +128,16 @@ struct SSDLowerToGPUPass
     });
 
     RewritePatternSet patterns(&getContext());
-    populateSSDToGPUPatterns(
-        patterns, LowerToGPUOptions{serialRowsPerWarp, serialWarpsPerBlock});
+    populateSSDToGPUPatterns(patterns, options);
     walkAndApplyPatterns(getOperation(), std::move(patterns));
 
     bool failedAny = false;
     getOperation()->walk([&](ChunkScanVarlenOp op) {
       failedAny = true;
-      if (op.hasTensorSemantics())
-        op.emitError("ssd-lower-to-gpu: op is in the tensor form; bufferize "
-                     "it first (one-shot-bufferize)");
-      else if (!op.getFormAttr())
-        op.emitError("ssd-lower-to-gpu: op has no form; run ssd-select-form "
-                     "first");
-      else if (failed(ssd::detail::getStaticExtents(op)))
-        op.emitError("ssd-lower-to-gpu: the GPU kernels need static nheads, "
-                     "head_dim, ngroups and dstate (they fix the tiling)");
+      if (std::optional<std::string> reason = whyNotLowerable(op, options))
+        op.emitError(*reason);
       else
-        op.emitError() << "ssd-lower-to-gpu: chunk_size "
-                       << op.getChunkSize().value_or(kDefaultChunkSize)
-                       << " is larger than the GPU chunked form supports ("
-                       << kMaxGPUChunkSize << ")";
+        op.emitError("ssd-lower-to-gpu: op was not lowered");
     });
     if (failedAny)
       return signalPassFailure();
