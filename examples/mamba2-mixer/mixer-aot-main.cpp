@@ -100,7 +100,7 @@ int main(int argc, char **argv) {
   }
 
   ssd::cuda::takeError(); // start from a clean slate
-  if (!ssd::cuda::callCInterface(v->function, descriptors, error))
+  if (!ssd::callCInterface(v->function, descriptors, error))
     return fail(error);
   if (!ssd::cuda::synchronize(error))
     return fail("the kernels failed: " + error);

@@ -9,8 +9,9 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
-#include "ssd/GPURuntime/CudaRuntime.h"
 #include "ssd/GPURuntime/DeviceCall.h"
+#include "ssd/GPURuntime/DeviceRuntime.h"
+#include "ssd/GPURuntime/EmulatorRuntime.h"
 #include "ssd/Pipelines/Pipelines.h"
 #include "ssd/Runner/Npy.h"
 #include "llvm/Support/SourceMgr.h"
@@ -70,6 +71,8 @@ std::string ssd::buildScanModuleText(const ScanProblem &p, bool staticShapes,
 
 struct ScanKernel::Impl {
   Target target = Target::CPU;
+  /// The GPU runtime under the mgpu* calls (CUDA, GPU emulator), or null.
+  const DeviceRuntime *device = nullptr;
   // The transformer must outlive the engine, which keeps a reference to it.
   std::function<llvm::Error(llvm::Module *)> transformer;
   std::unique_ptr<mlir::ExecutionEngine> engine;
@@ -102,20 +105,33 @@ ScanKernel::compile(const ScanProblem &signature,
     return nullptr;
   }
 
-  const bool cuda = options.target == Target::CUDA;
+  const DeviceRuntime *device =
+      options.target == Target::CUDA          ? &cuda::deviceRuntime()
+      : options.target == Target::GPUEmulator ? &emulator::deviceRuntime()
+                                              : nullptr;
   // Fail before compiling when there is no GPU to run on.
-  if (cuda && !ssd::cuda::initialize(error))
+  if (device && !device->initialize(error))
     return nullptr;
+  // Errors of the emulated kernels come back through takeError(), reported
+  // by the caller as one line.
+  if (options.target == Target::GPUEmulator)
+    emulator::setPrintErrors(false);
   bool openmp =
-      !cuda && options.openmp && std::strlen(SSD_OPENMP_LIBRARY) > 0;
+      !device && options.openmp && std::strlen(SSD_OPENMP_LIBRARY) > 0;
   mlir::PassManager pm(&context);
-  if (cuda) {
+  if (options.target == Target::CUDA) {
     mlir::ssd::SSDToNVVMPipelineOptions nvvm;
     nvvm.chip = options.chip;
     nvvm.format = "isa"; // the driver JIT-compiles the PTX: no ptxas needed
     nvvm.form = options.form;
     nvvm.chunkSize = options.chunkSize;
     mlir::ssd::buildSSDToNVVMPipeline(pm, nvvm);
+  } else if (options.target == Target::GPUEmulator) {
+    mlir::ssd::SSDToGPUEmulatorPipelineOptions emu;
+    emu.chip = options.chip;
+    emu.form = options.form;
+    emu.chunkSize = options.chunkSize;
+    mlir::ssd::buildSSDToGPUEmulatorPipeline(pm, emu);
   } else {
     mlir::ssd::SSDToCPUPipelineOptions cpu;
     cpu.form = options.form;
@@ -144,13 +160,14 @@ ScanKernel::compile(const ScanProblem &signature,
   }
   kernel->impl->engine = std::move(*engine);
   kernel->impl->target = options.target;
-  if (cuda) {
+  kernel->impl->device = device;
+  if (device) {
     // The host code calls the mgpu* runtime; bind it explicitly rather than
     // relying on the process exporting its symbols.
     kernel->impl->engine->registerSymbols(
-        [](llvm::orc::MangleAndInterner interner) {
+        [device](llvm::orc::MangleAndInterner interner) {
           llvm::orc::SymbolMap symbols;
-          for (auto [name, address] : ssd::cuda::runtimeSymbols())
+          for (auto [name, address] : device->runtimeSymbols())
             symbols[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
                                        llvm::JITSymbolFlags::Exported};
           return symbols;
@@ -158,8 +175,8 @@ ScanKernel::compile(const ScanProblem &signature,
   }
   // Runs global constructors: for CUDA they load the kernels.
   kernel->impl->engine->initialize();
-  if (cuda) {
-    std::string loadError = ssd::cuda::takeError();
+  if (device) {
+    std::string loadError = device->takeError();
     if (!loadError.empty()) {
       error = "loading the kernels failed: " + loadError;
       return nullptr;
@@ -182,8 +199,8 @@ bool ScanKernel::run(HostOperands &operands, double &seconds,
     }
     return true;
   };
-  if (impl->target == Target::CUDA)
-    return ssd::cuda::runOnDevice(operands, invoke, seconds, error);
+  if (impl->device)
+    return ssd::runOnDevice(*impl->device, operands, invoke, seconds, error);
 
   std::vector<void *> host;
   for (size_t i = 0; i < operands.size(); ++i)

@@ -1,6 +1,7 @@
 //===- CudaRuntime.cpp - mgpu* on the CUDA driver API, opened at run time -===//
 
 #include "ssd/GPURuntime/CudaRuntime.h"
+#include "ssd/GPURuntime/DeviceRuntime.h"
 
 #include <dlfcn.h>
 
@@ -95,6 +96,12 @@ void recordError(const std::string &what) {
   std::lock_guard<std::mutex> lock(s.errorMutex);
   if (s.firstError.empty())
     s.firstError = what;
+}
+
+bool errorRecorded() {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.errorMutex);
+  return !s.firstError.empty();
 }
 
 /// Records a failed driver call made by an mgpu* function.
@@ -254,8 +261,10 @@ void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
                       intptr_t gridZ, intptr_t blockX, intptr_t blockY,
                       intptr_t blockZ, int32_t smem, void *stream,
                       void **params, void ** /*extra*/, size_t /*paramsCount*/) {
-  if (!function || !ready())
-    return; // a failed module load was recorded already
+  // After a recorded failure (a module that did not load, an allocation that
+  // returned null) no kernel may run: it would see a null or stale pointer.
+  if (!function || !ready() || errorRecorded())
+    return;
   Driver &d = state().driver;
   if (smem > 48 * 1024 &&
       !check(d.cuFuncSetAttribute(function,
@@ -477,6 +486,14 @@ std::vector<std::pair<const char *, void *>> runtimeSymbols() {
       {"mgpuMemset32", reinterpret_cast<void *>(&mgpuMemset32)},
       {"mgpuMemset16", reinterpret_cast<void *>(&mgpuMemset16)},
   };
+}
+
+const DeviceRuntime &deviceRuntime() {
+  static const DeviceRuntime runtime{
+      "cuda",        initialize, describeDevice,     allocate,
+      release,       copyToDevice, copyToHost,       copyDeviceToDevice,
+      synchronize,   takeError,  runtimeSymbols};
+  return runtime;
 }
 
 } // namespace cuda

@@ -2,31 +2,32 @@
 
 #include "ssd/GPURuntime/DeviceCall.h"
 
-#include "ssd/GPURuntime/CudaRuntime.h"
 
 #include <chrono>
 
 using namespace ssd;
 
-bool cuda::runOnDevice(HostOperands &operands, const CompiledCall &call,
-                       double &seconds, std::string &error) {
-  if (!initialize(error))
+bool ssd::runOnDevice(const DeviceRuntime &runtime, HostOperands &operands,
+                      const CompiledCall &call, double &seconds,
+                      std::string &error) {
+  if (!runtime.initialize(error))
     return false;
   std::vector<void *> device;
   struct Release {
+    const DeviceRuntime &runtime;
     std::vector<void *> &buffers;
     ~Release() {
       for (void *p : buffers)
-        release(p);
+        runtime.release(p);
     }
-  } releaseAll{device};
+  } releaseAll{runtime, device};
   for (size_t i = 0; i < operands.size(); ++i) {
-    void *p = allocate(operands.bytes(i).size(), error);
+    void *p = runtime.allocate(operands.bytes(i).size(), error);
     if (!p)
       return false;
     device.push_back(p);
-    if (!copyToDevice(p, operands.bytes(i).data(), operands.bytes(i).size(),
-                      error))
+    if (!runtime.copyToDevice(p, operands.bytes(i).data(),
+                              operands.bytes(i).size(), error))
       return false;
   }
   std::vector<std::vector<int64_t>> descriptors = operands.descriptors(device);
@@ -34,11 +35,11 @@ bool cuda::runOnDevice(HostOperands &operands, const CompiledCall &call,
   for (std::vector<int64_t> &d : descriptors)
     pointers.push_back(d.data());
 
-  takeError(); // start from a clean slate
+  runtime.takeError(); // start from a clean slate
   auto start = std::chrono::steady_clock::now();
   bool called = call(pointers, error);
   std::string syncError;
-  bool synced = synchronize(syncError);
+  bool synced = runtime.synchronize(syncError);
   seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
                                           start)
                 .count();
@@ -49,14 +50,14 @@ bool cuda::runOnDevice(HostOperands &operands, const CompiledCall &call,
     return false;
   }
   for (size_t i : {operands.yIndex(), operands.poolIndex()})
-    if (!copyToHost(operands.bytes(i).data(), device[i],
-                    operands.bytes(i).size(), error))
+    if (!runtime.copyToHost(operands.bytes(i).data(), device[i],
+                            operands.bytes(i).size(), error))
       return false;
   return true;
 }
 
-bool cuda::callCInterface(void *function, std::vector<void *> &d,
-                          std::string &error) {
+bool ssd::callCInterface(void *function, std::vector<void *> &d,
+                         std::string &error) {
   // Every argument is a pointer to a descriptor; the arity is the number of
   // operands present (8 required + y, up to 4 optional).
   using P = void *;

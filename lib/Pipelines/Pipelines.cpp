@@ -39,7 +39,11 @@
 #include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 #include "mlir/Transforms/Passes.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/GPU/Pipelines/Passes.h"
+#include "mlir/Conversion/GPUCommon/GPUCommonPass.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Conversion/SCFToGPU/SCFToGPUPass.h"
 #include "mlir/Dialect/Linalg/Passes.h"
@@ -54,6 +58,7 @@
 #include "llvm/ADT/StringSwitch.h"
 #include "ssd/Conversion/Passes.h"
 #include "ssd/IR/SSDDialect.h"
+#include "ssd/Target/GPUEmulator/Target.h"
 #include "ssd/Transforms/Passes.h"
 
 using namespace mlir;
@@ -122,11 +127,29 @@ std::string mlir::ssd::ptxFeaturesForChip(StringRef chip) {
       .Default("");
 }
 
+int64_t mlir::ssd::sharedMemoryLimitForChip(StringRef chip) {
+  // Per-block maxima with the dynamic-size opt-in (CUDA programming guide,
+  // compute capabilities 8.0, 8.6/8.9, 9.0).
+  return llvm::StringSwitch<int64_t>(chip)
+      .Case("sm_80", 166912)
+      .Cases({"sm_86", "sm_89"}, 101376)
+      .Cases({"sm_90", "sm_90a"}, 232448)
+      .Default(0);
+}
+
+static std::optional<std::string> checkChip(StringRef pipeline,
+                                            StringRef chip) {
+  if (ptxFeaturesForChip(chip).empty())
+    return (pipeline + ": unsupported chip '" + chip +
+            "' (expected sm_80, sm_86, sm_89, sm_90 or sm_90a)")
+        .str();
+  return std::nullopt;
+}
+
 std::optional<std::string>
 mlir::ssd::checkSSDToNVVMOptions(const SSDToNVVMPipelineOptions &options) {
-  if (ptxFeaturesForChip(options.chip).empty())
-    return "ssd-to-nvvm: unsupported chip '" + options.chip.getValue() +
-           "' (expected sm_80, sm_86, sm_89, sm_90 or sm_90a)";
+  if (std::optional<std::string> problem = checkChip("ssd-to-nvvm", options.chip))
+    return problem;
   if (options.format != "isa" && options.format != "bin" &&
       options.format != "fatbin")
     return "ssd-to-nvvm: unknown format '" + options.format.getValue() +
@@ -150,16 +173,74 @@ struct ReportPipelineErrorPass
   }
   std::string message;
 };
-} // namespace
 
-void mlir::ssd::buildSSDToNVVMPipeline(OpPassManager &pm,
-                                       const SSDToNVVMPipelineOptions &options) {
-  if (std::optional<std::string> problem = checkSSDToNVVMOptions(options)) {
-    pm.addPass(std::make_unique<ReportPipelineErrorPass>(*problem));
-    return;
+/// Where the kernels of the GPU pipelines go after NVVM codegen.
+enum class KernelTarget { NVVM, Emulator };
+
+struct KernelCodegenOptions {
+  std::string chip;
+  int optLevel = 2;
+  KernelTarget target = KernelTarget::NVVM;
+  std::string format = "isa"; ///< gpu-module-to-binary format (NVVM)
+};
+
+/// From gpu.launch ops on the host to outlined NVVM kernels, host code in the
+/// LLVM dialect and a gpu.binary: launches, allocations and copies become
+/// asynchronous on one stream with a single wait at the end, then the passes
+/// of upstream's gpu-lower-to-nvvm-pipeline (MLIR 22), written out so that
+/// the emulator's target can replace the NVVM one right before
+/// gpu-module-to-binary; everything before it is the same for both targets.
+void addKernelCodegen(OpPassManager &pm, const KernelCodegenOptions &options) {
+  pm.addPass(createGpuKernelOutliningPass());
+  pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
+
+  pm.addPass(createConvertNVGPUToNVVMPass());
+  pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createConvertVectorToSCFPass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertNVVMToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  GpuNVVMAttachTargetOptions target;
+  target.chip = options.chip;
+  target.features = ptxFeaturesForChip(options.chip);
+  target.optLevel = options.optLevel;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createArithToLLVMConversionPass());
+  ConvertIndexToLLVMPassOptions index;
+  index.indexBitwidth = 64;
+  pm.addPass(createConvertIndexToLLVMPass(index));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+
+  ConvertGpuOpsToNVVMOpsOptions toNVVM;
+  toNVVM.indexBitwidth = 64;
+  pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps(toNVVM));
+  pm.addNestedPass<gpu::GPUModuleOp>(createCanonicalizerPass());
+  pm.addNestedPass<gpu::GPUModuleOp>(createCSEPass());
+  pm.addNestedPass<gpu::GPUModuleOp>(createReconcileUnrealizedCastsPass());
+
+  pm.addPass(createGpuToLLVMConversionPass());
+  GpuModuleToBinaryPassOptions binary;
+  if (options.target == KernelTarget::Emulator) {
+    pm.addPass(ssd::createSSDAttachGPUEmulatorTarget());
+    binary.compilationTarget = "bin";
+  } else {
+    binary.compilationTarget = options.format;
   }
-  std::string features = ptxFeaturesForChip(options.chip);
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
 
+/// ssd ops to kernels for `target`: the part of the GPU pipelines before
+/// codegen, then addKernelCodegen.
+template <typename Options>
+void buildGPUPipeline(OpPassManager &pm, const Options &options,
+                      KernelCodegenOptions codegen) {
   addSelectFormAndBufferization(pm, options);
   // Elementwise linalg around the scan (a mixer's skip and gating) becomes
   // GPU kernels too, and every buffer bufferization created moves to the
@@ -172,24 +253,54 @@ void mlir::ssd::buildSSDToNVVMPipeline(OpPassManager &pm,
   SSDLowerToGPUOptions lower;
   lower.serialRowsPerWarp = options.serialRowsPerWarp;
   lower.serialWarpsPerBlock = options.serialWarpsPerBlock;
+  lower.sharedMemoryLimit = sharedMemoryLimitForChip(options.chip);
   // No canonicalize/CSE on the launch bodies before outlining: CSE merges
   // the index arithmetic of the unrolled mma steps into values live across
   // the whole reduction loop, which makes the matmul kernels spill.
   pm.addPass(createSSDLowerToGPU(lower));
-  // Launches, allocations and frees become asynchronous on one stream with a
-  // single wait at the end, instead of a synchronisation per operation (and
-  // gpu-to-llvm lowers only the asynchronous forms).
-  pm.addPass(createGpuKernelOutliningPass());
-  pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
 
-  // Outlining, NVVM codegen of the kernels, the host side through gpu-to-llvm
-  // (launches become mgpu* runtime calls), and gpu-module-to-binary.
-  gpu::GPUToNVVMPipelineOptions nvvm;
-  nvvm.cubinChip = options.chip.getValue();
-  nvvm.cubinFeatures = features;
-  nvvm.cubinFormat = options.format.getValue();
-  nvvm.optLevel = options.optLevel;
-  gpu::buildLowerToNVVMPassPipeline(pm, nvvm);
+  codegen.chip = options.chip.getValue();
+  codegen.optLevel = options.optLevel;
+  addKernelCodegen(pm, codegen);
+}
+} // namespace
+
+void mlir::ssd::buildSSDToNVVMPipeline(OpPassManager &pm,
+                                       const SSDToNVVMPipelineOptions &options) {
+  if (std::optional<std::string> problem = checkSSDToNVVMOptions(options)) {
+    pm.addPass(std::make_unique<ReportPipelineErrorPass>(*problem));
+    return;
+  }
+  KernelCodegenOptions codegen;
+  codegen.target = KernelTarget::NVVM;
+  codegen.format = options.format.getValue();
+  buildGPUPipeline(pm, options, codegen);
+}
+
+void mlir::ssd::buildSSDToGPUEmulatorPipeline(
+    OpPassManager &pm, const SSDToGPUEmulatorPipelineOptions &options) {
+  if (std::optional<std::string> problem =
+          checkChip("ssd-to-gpu-emulator", options.chip)) {
+    pm.addPass(std::make_unique<ReportPipelineErrorPass>(*problem));
+    return;
+  }
+  KernelCodegenOptions codegen;
+  codegen.target = KernelTarget::Emulator;
+  buildGPUPipeline(pm, options, codegen);
+}
+
+void mlir::ssd::buildSSDGPULowerToEmulatorPipeline(
+    OpPassManager &pm, const SSDGPULowerToEmulatorPipelineOptions &options) {
+  if (std::optional<std::string> problem =
+          checkChip("ssd-gpu-lower-to-emulator", options.chip)) {
+    pm.addPass(std::make_unique<ReportPipelineErrorPass>(*problem));
+    return;
+  }
+  KernelCodegenOptions codegen;
+  codegen.chip = options.chip.getValue();
+  codegen.optLevel = options.optLevel;
+  codegen.target = KernelTarget::Emulator;
+  addKernelCodegen(pm, codegen);
 }
 
 void mlir::ssd::registerSSDPipelines() {
@@ -206,6 +317,18 @@ void mlir::ssd::registerSSDPipelines() {
       "form), NVVM codegen to a gpu.binary (format=isa|bin|fatbin) and host "
       "code in the LLVM dialect",
       buildSSDToNVVMPipeline);
+  PassPipelineRegistration<SSDToGPUEmulatorPipelineOptions>(
+      "ssd-to-gpu-emulator",
+      "Compile ssd ops like --ssd-to-nvvm, with the kernels compiled for the "
+      "GPU emulator (a host shared object that the emulator runtime loads) "
+      "instead of PTX: the same kernels, run on the CPU",
+      buildSSDToGPUEmulatorPipeline);
+  PassPipelineRegistration<SSDGPULowerToEmulatorPipelineOptions>(
+      "ssd-gpu-lower-to-emulator",
+      "Lower GPU-dialect code (gpu.launch, NVVM ops in kernels) to a host "
+      "program whose kernels run on the GPU emulator; the emulator's "
+      "gpu-lower-to-nvvm-pipeline",
+      buildSSDGPULowerToEmulatorPipeline);
 }
 
 void mlir::ssd::registerSSDPipelineDependencies(DialectRegistry &registry) {
@@ -225,6 +348,7 @@ void mlir::ssd::registerSSDPipelineDependencies(DialectRegistry &registry) {
                   vector::VectorDialect, index::IndexDialect>();
   registerAllExtensions(registry);
   NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+  registerGPUEmulatorTargetInterfaceExternalModels(registry);
   registerBuiltinDialectTranslation(registry);
   registerGPUDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);

@@ -109,10 +109,10 @@ const Variant *findVariant(const ssd::ScanProblem &p, const Options &o,
 
 bool runVariant(const Variant &v, ssd::HostOperands &operands, double &seconds,
                 std::string &error) {
-  return ssd::cuda::runOnDevice(
-      operands,
+  return ssd::runOnDevice(
+      ssd::cuda::deviceRuntime(), operands,
       [&](std::vector<void *> &d, std::string &error) {
-        return ssd::cuda::callCInterface(v.function, d, error);
+        return ssd::callCInterface(v.function, d, error);
       },
       seconds, error);
 }

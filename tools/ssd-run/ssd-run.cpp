@@ -1,7 +1,7 @@
 //===- ssd-run.cpp - run one chunk_scan_varlen op on .npy arrays ----------===//
 //
 //   ssd-run --inputs DIR --outputs DIR [--dtype f32|f16|bf16]
-//           [--target cpu|cuda|reference] [--form auto|chunked|serial]
+//           [--target cpu|cuda|gpu-emu|reference] [--form auto|chunked|serial]
 //           [--chunk-size N] [--static-shapes] [--print-ir] [--no-openmp]
 //           [--chip sm_90a]
 //
@@ -32,7 +32,8 @@ namespace {
 
 constexpr const char *kUsage =
     "usage: ssd-run --inputs DIR --outputs DIR [--dtype f32|f16|bf16]\n"
-    "               [--target cpu|cuda|reference] [--form auto|chunked|serial]\n"
+    "               [--target cpu|cuda|gpu-emu|reference]\n"
+    "               [--form auto|chunked|serial]\n"
     "               [--chunk-size N] [--static-shapes] [--print-ir] [--no-openmp]\n"
     "               [--chip sm_80|sm_86|sm_89|sm_90|sm_90a]\n";
 
@@ -112,8 +113,10 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
     error = "--outputs DIR is required";
     return false;
   }
-  if (o.target != "cpu" && o.target != "cuda" && o.target != "reference") {
-    error = "unknown --target '" + o.target + "' (expected cpu, cuda or reference)";
+  if (o.target != "cpu" && o.target != "cuda" && o.target != "gpu-emu" &&
+      o.target != "reference") {
+    error = "unknown --target '" + o.target +
+            "' (expected cpu, cuda, gpu-emu or reference)";
     return false;
   }
   if (mlir::ssd::ptxFeaturesForChip(o.chip).empty()) {
@@ -174,8 +177,9 @@ int main(int argc, char **argv) {
     ran = "reference";
   } else {
     ssd::CompileOptions compile;
-    compile.target =
-        o.target == "cuda" ? ssd::Target::CUDA : ssd::Target::CPU;
+    compile.target = o.target == "cuda"      ? ssd::Target::CUDA
+                     : o.target == "gpu-emu" ? ssd::Target::GPUEmulator
+                                             : ssd::Target::CPU;
     compile.chip = o.chip;
     compile.form = o.form;
     compile.chunkSize = o.chunkSize;
@@ -191,8 +195,9 @@ int main(int argc, char **argv) {
     // The rule the compiled code applies at run time, evaluated here for
     // the summary line.
     mlir::ssd::FormThresholds thresholds =
-        o.target == "cuda" ? mlir::ssd::kProvisionalGPUThresholds
-                           : mlir::ssd::FormThresholds();
+        o.target == "cuda" || o.target == "gpu-emu"
+            ? mlir::ssd::kProvisionalGPUThresholds
+            : mlir::ssd::FormThresholds();
     bool chunked = o.form == "chunked" ||
                    (o.form == "auto" &&
                     thresholds.choosesChunked(problem.T, problem.batch));

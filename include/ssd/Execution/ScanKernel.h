@@ -2,8 +2,9 @@
 //
 // What `ssd-run` and `ssd-bench` share: the module holding one memref-form
 // op for a problem's signature, its compilation (through `--ssd-to-cpu`, or
-// `--ssd-to-nvvm` with the host code JIT-compiled against the CUDA runtime
-// in lib/GPURuntime) and calls on host buffers.
+// `--ssd-to-nvvm` / `--ssd-to-gpu-emulator` with the host code JIT-compiled
+// against the CUDA or emulator runtime in lib/GPURuntime) and calls on host
+// buffers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,11 +20,15 @@
 
 namespace ssd {
 
-enum class Target { CPU, CUDA };
+enum class Target {
+  CPU,         ///< --ssd-to-cpu, run by the JIT
+  CUDA,        ///< --ssd-to-nvvm, kernels on the GPU through the CUDA driver
+  GPUEmulator, ///< --ssd-to-gpu-emulator, the same kernels on the emulator
+};
 
 struct CompileOptions {
   Target target = Target::CPU;
-  std::string chip = "sm_90a"; ///< CUDA: the GPU to compile for
+  std::string chip = "sm_90a"; ///< CUDA, GPU emulator: the GPU to compile for
   std::string form = "auto";   ///< auto, chunked or serial
   int64_t chunkSize = 256;
   bool staticShapes = false;   ///< else T, batch and pool slots are dynamic

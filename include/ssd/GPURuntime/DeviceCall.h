@@ -3,6 +3,7 @@
 #ifndef SSD_GPURUNTIME_DEVICECALL_H
 #define SSD_GPURUNTIME_DEVICECALL_H
 
+#include "ssd/GPURuntime/DeviceRuntime.h"
 #include "ssd/Runner/HostOperands.h"
 
 #include <functional>
@@ -10,25 +11,24 @@
 #include <vector>
 
 namespace ssd {
-namespace cuda {
 
 /// Calls a compiled op with one memref descriptor pointer per operand.
 using CompiledCall =
     std::function<bool(std::vector<void *> &descriptors, std::string &error)>;
 
-/// Copies `operands` to the device, runs `call` on descriptors of the device
-/// copies, waits for the GPU, and copies y and the pool back. `seconds` is the
-/// wall time of the call and the wait. Errors recorded by the mgpu* runtime
-/// during the call are reported.
-bool runOnDevice(HostOperands &operands, const CompiledCall &call,
-                 double &seconds, std::string &error);
+/// Copies `operands` to the device of `runtime`, runs `call` on descriptors
+/// of the device copies, waits for the GPU, and copies y and the pool back.
+/// `seconds` is the wall time of the call and the wait. Errors recorded by
+/// the mgpu* runtime during the call are reported.
+bool runOnDevice(const DeviceRuntime &runtime, HostOperands &operands,
+                 const CompiledCall &call, double &seconds,
+                 std::string &error);
 
 /// Calls the C interface (`_mlir_ciface_<name>`) of a compiled op: one
 /// pointer argument per operand descriptor.
 bool callCInterface(void *function, std::vector<void *> &descriptors,
                     std::string &error);
 
-} // namespace cuda
 } // namespace ssd
 
 #endif // SSD_GPURUNTIME_DEVICECALL_H

@@ -57,52 +57,85 @@ struct SSDToCPUPipelineOptions
 /// being hidden by parallelism over heads and sequences.
 inline constexpr FormThresholds kProvisionalGPUThresholds{1024, 256};
 
-/// Options of `--ssd-to-nvvm`.
-struct SSDToNVVMPipelineOptions
-    : public PassPipelineOptions<SSDToNVVMPipelineOptions> {
-  PassOptions::Option<std::string> chip{
+/// Options shared by the GPU pipelines (`--ssd-to-nvvm`,
+/// `--ssd-to-gpu-emulator`): the target chip, the form selection and the GPU
+/// kernels' tiling.
+template <typename Derived>
+struct SSDGPUPipelineOptionsBase : public PassPipelineOptions<Derived> {
+  typename ::mlir::detail::PassOptions::template Option<std::string> chip{
       *this, "chip",
       llvm::cl::desc("target GPU: sm_80, sm_86, sm_89, sm_90 or sm_90a (the "
                      "PTX ISA version follows the chip)"),
       llvm::cl::init("sm_90a")};
+  typename ::mlir::detail::PassOptions::template Option<std::string> form{
+      *this, "form",
+      llvm::cl::desc("auto (choose per op), chunked or serial"),
+      llvm::cl::init("auto")};
+  typename ::mlir::detail::PassOptions::template Option<int64_t> chunkSize{
+      *this, "chunk-size", llvm::cl::desc("tokens per chunk of the chunked form"),
+      llvm::cl::init(256)};
+  typename ::mlir::detail::PassOptions::template Option<int64_t> minChunkedTokens{
+      *this, "min-chunked-tokens",
+      llvm::cl::desc("fewest total tokens for which auto picks chunked"),
+      llvm::cl::init(kProvisionalGPUThresholds.minChunkedTokens)};
+  typename ::mlir::detail::PassOptions::template Option<int64_t> minChunkedTokensPerSeq{
+      *this, "min-chunked-tokens-per-seq",
+      llvm::cl::desc("fewest tokens per sequence (T / batch) for which auto "
+                     "picks chunked"),
+      llvm::cl::init(kProvisionalGPUThresholds.minChunkedTokensPerSeq)};
+  typename ::mlir::detail::PassOptions::template Option<int64_t> serialRowsPerWarp{
+      *this, "serial-rows-per-warp",
+      llvm::cl::desc("head_dim rows of the state per warp (serial kernel)"),
+      llvm::cl::init(4)};
+  typename ::mlir::detail::PassOptions::template Option<int64_t> serialWarpsPerBlock{
+      *this, "serial-warps-per-block",
+      llvm::cl::desc("warps per thread block (serial kernel)"),
+      llvm::cl::init(4)};
+  typename ::mlir::detail::PassOptions::template Option<int> optLevel{
+      *this, "opt-level",
+      llvm::cl::desc("optimization level of the kernel code (NVVM, or the "
+                     "host code of the emulated kernels)"),
+      llvm::cl::init(2)};
+};
+
+/// Options of `--ssd-to-nvvm`.
+struct SSDToNVVMPipelineOptions
+    : public SSDGPUPipelineOptionsBase<SSDToNVVMPipelineOptions> {
   PassOptions::Option<std::string> format{
       *this, "format",
       llvm::cl::desc("isa (PTX text, JIT-compiled by the driver; needs no CUDA "
                      "toolkit), bin (cubin, needs ptxas) or fatbin (needs "
                      "ptxas and fatbinary)"),
       llvm::cl::init("isa")};
-  PassOptions::Option<std::string> form{
-      *this, "form",
-      llvm::cl::desc("auto (choose per op), chunked or serial"),
-      llvm::cl::init("auto")};
-  PassOptions::Option<int64_t> chunkSize{
-      *this, "chunk-size", llvm::cl::desc("tokens per chunk of the chunked form"),
-      llvm::cl::init(256)};
-  PassOptions::Option<int64_t> minChunkedTokens{
-      *this, "min-chunked-tokens",
-      llvm::cl::desc("fewest total tokens for which auto picks chunked"),
-      llvm::cl::init(kProvisionalGPUThresholds.minChunkedTokens)};
-  PassOptions::Option<int64_t> minChunkedTokensPerSeq{
-      *this, "min-chunked-tokens-per-seq",
-      llvm::cl::desc("fewest tokens per sequence (T / batch) for which auto "
-                     "picks chunked"),
-      llvm::cl::init(kProvisionalGPUThresholds.minChunkedTokensPerSeq)};
-  PassOptions::Option<int64_t> serialRowsPerWarp{
-      *this, "serial-rows-per-warp",
-      llvm::cl::desc("head_dim rows of the state per warp (serial kernel)"),
-      llvm::cl::init(4)};
-  PassOptions::Option<int64_t> serialWarpsPerBlock{
-      *this, "serial-warps-per-block",
-      llvm::cl::desc("warps per thread block (serial kernel)"),
-      llvm::cl::init(4)};
+};
+
+/// Options of `--ssd-to-gpu-emulator`: those of `--ssd-to-nvvm` but the
+/// format (the kernels become a host shared object).
+struct SSDToGPUEmulatorPipelineOptions
+    : public SSDGPUPipelineOptionsBase<SSDToGPUEmulatorPipelineOptions> {};
+
+/// Options of `--ssd-gpu-lower-to-emulator`: GPU-dialect code (gpu.launch or
+/// outlined gpu.module kernels, with NVVM ops inside) to a host program whose
+/// kernels the emulator runs; the emulator's counterpart of upstream's
+/// `gpu-lower-to-nvvm-pipeline`.
+struct SSDGPULowerToEmulatorPipelineOptions
+    : public PassPipelineOptions<SSDGPULowerToEmulatorPipelineOptions> {
+  PassOptions::Option<std::string> chip{
+      *this, "chip", llvm::cl::desc("GPU the kernels are written for"),
+      llvm::cl::init("sm_90a")};
   PassOptions::Option<int> optLevel{
-      *this, "opt-level", llvm::cl::desc("NVVM optimization level"),
+      *this, "opt-level",
+      llvm::cl::desc("optimization level of the emulated kernels' host code"),
       llvm::cl::init(2)};
 };
 
 /// The PTX ISA feature string (e.g. "+ptx80") for a chip, or "" when the
 /// chip is not one the pipeline supports.
 std::string ptxFeaturesForChip(llvm::StringRef chip);
+
+/// The most shared memory one thread block may use on `chip` (with the
+/// dynamic-size opt-in), or 0 for an unknown chip.
+int64_t sharedMemoryLimitForChip(llvm::StringRef chip);
 
 /// A one-line message when the options name an unknown chip or format.
 std::optional<std::string>
@@ -117,14 +150,29 @@ checkSSDToNVVMOptions(const SSDToNVVMPipelineOptions &options);
 void buildSSDToNVVMPipeline(OpPassManager &pm,
                             const SSDToNVVMPipelineOptions &options);
 
+/// Everything `--ssd-to-nvvm` does, up to the same NVVM/LLVM-dialect kernels,
+/// then `ssd-attach-gpu-emulator-target`: `gpu-module-to-binary` compiles the
+/// kernels into a host shared object that the GPU emulator runtime
+/// (ssd/GPURuntime/EmulatorRuntime.h) loads through the same mgpu* calls.
+/// An unknown chip is reported as by buildSSDToNVVMPipeline.
+void buildSSDToGPUEmulatorPipeline(
+    OpPassManager &pm, const SSDToGPUEmulatorPipelineOptions &options);
+
+/// GPU-dialect code to a host program with emulated kernels: outlining,
+/// asynchronous launches, the NVVM lowering of `--ssd-to-nvvm`, the emulator
+/// target and host code in the LLVM dialect (run it with mlir-runner and the
+/// emulator runtime library).
+void buildSSDGPULowerToEmulatorPipeline(
+    OpPassManager &pm, const SSDGPULowerToEmulatorPipelineOptions &options);
+
 /// ssd ops (tensor or memref form) to the LLVM dialect for the host CPU:
 /// select the form, bufferize, lower to loops, and lower to LLVM, with the
 /// outer parallel loops as OpenMP worksharing loops when `openmp` is set.
 void buildSSDToCPUPipeline(OpPassManager &pm,
                            const SSDToCPUPipelineOptions &options);
 
-/// Registers `ssd-to-cpu` and `ssd-to-nvvm` with the global pipeline
-/// registry.
+/// Registers `ssd-to-cpu`, `ssd-to-nvvm`, `ssd-to-gpu-emulator` and
+/// `ssd-gpu-lower-to-emulator` with the global pipeline registry.
 void registerSSDPipelines();
 
 /// Registers the ssd dialect and everything the ssd pipelines need from

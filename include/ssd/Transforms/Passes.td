@@ -53,21 +53,77 @@ def SSDSelectForm : Pass<"ssd-select-form"> {
 }
 
 def SSDDeviceAllocs : Pass<"ssd-device-allocs"> {
-  let summary = "Allocate host-side buffers on the GPU";
+  let summary = "Move the host side's buffers and copies onto the GPU";
   let description = [{
-    Rewrites `memref.alloc` / `memref.dealloc` outside GPU kernels into
-    `gpu.alloc` / `gpu.dealloc`. After bufferization, the buffers it created
-    (the y of a tensor-form scan, the results of elementwise ops around it)
-    are host allocations; when the ops that read and write them become GPU
-    kernels, those buffers must live on the device. Allocations inside
-    `gpu.launch` or `gpu.func` bodies and `memref.alloca` are left alone.
-    Part of `--ssd-to-nvvm`; a host whose graph keeps some buffers on the
-    host should run its own placement instead.
+    After bufferization, the buffers it created (the y of a tensor-form
+    scan, the results of elementwise ops around it) are host allocations,
+    its copies host loops, and its constants host globals; once the ops
+    that read and write them are GPU kernels, every one of them must live
+    on, or act on, the device. Outside GPU kernels (`gpu.launch` and
+    `gpu.func` bodies, `gpu.module`s), this pass rewrites:
+
+    - `memref.alloc` / `memref.dealloc` into `gpu.alloc` / `gpu.dealloc`
+      (`memref.alloca` stays);
+    - `memref.copy` into `gpu.memcpy` when both sides are dense from their
+      base pointer (identity layout, a strided layout equal to it, or a
+      `memref.cast` / `scf.if` result of such buffers), else into a copy
+      kernel (one thread per element) for strided views;
+    - `memref.get_global` (a constant such as A, D or dt_bias) into a device
+      buffer: one `gpu.alloc` per global and function, filled from the host
+      global with `gpu.memcpy` at the start of the entry block, and freed
+      with `gpu.dealloc` before each return, unless the function may return
+      it (then the caller owns it). A global that is not `constant` gets
+      the device contents copied back before each return.
+
+    So no host code dereferences a buffer. Part of `--ssd-to-nvvm`, where
+    `gpu-async-region` later makes the allocations and copies asynchronous;
+    a host whose graph keeps some buffers on the host should run its own
+    placement instead.
   }];
   let statistics = [
-    Statistic<"numMoved", "num-moved", "allocations moved to the device">
+    Statistic<"numMoved", "num-moved", "allocations moved to the device">,
+    Statistic<"numMemcpys", "num-memcpys",
+              "memref.copy ops rewritten into gpu.memcpy">,
+    Statistic<"numCopyKernels", "num-copy-kernels",
+              "memref.copy ops rewritten into copy kernels">,
+    Statistic<"numGlobals", "num-globals",
+              "device copies made of host globals">
   ];
-  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+def SSDAttachGPUEmulatorTarget : Pass<"ssd-attach-gpu-emulator-target"> {
+  let summary = "Target gpu.modules at the GPU emulator instead of NVVM";
+  let description = [{
+    Replaces every `#nvvm.target` of every `gpu.module` with an
+    `#ssd.gpu_emulator_target` carrying the same chip, features and
+    optimization level, so that `gpu-module-to-binary` produces a host
+    object that the GPU emulator runtime executes instead of PTX. A module
+    without targets gets an emulator target with this pass's `chip` and `O`.
+    `--ssd-to-gpu-emulator` runs it right before `gpu-module-to-binary`, so
+    the kernels the emulator executes are exactly those `--ssd-to-nvvm`
+    hands to the NVPTX backend.
+
+    ```mlir
+    gpu.module @k [#nvvm.target<chip = "sm_80", features = "+ptx70">] {...}
+    // becomes
+    gpu.module @k [#ssd.gpu_emulator_target<chip = "sm_80", features = "+ptx70">] {...}
+    ```
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",
+           "GPU recorded for modules that have no NVVM target">,
+    Option<"optLevel", "O", "int", /*default=*/"2",
+           "host optimization level for modules that have no NVVM target">
+  ];
+  let statistics = [
+    Statistic<"numRetargeted", "num-retargeted",
+              "NVVM targets replaced by the emulator target">
+  ];
+  let dependentDialects = ["::mlir::ssd::SSDDialect"];
 }
 
 #endif // SSD_TRANSFORMS_PASSES_TD

@@ -1,0 +1,148 @@
+//===- EmulatorABI.h - contract between emulated kernels and runtime -*- C++ -*-===//
+//
+// The GPU emulator runs the NVVM kernels of a gpu.module on the host CPU. The
+// `#ssd.gpu_emulator_target` serializer (lib/Target/GPUEmulator) rewrites the
+// kernels' LLVM IR so that every special register, barrier, warp collective,
+// tensor-core op, approximate math function and memory access becomes a call
+// into the emulator runtime (lib/GPURuntime/Emulator), then compiles the
+// result into a host shared object that the runtime's mgpuModuleLoad opens.
+// This header is everything both sides must agree on; it has no
+// dependencies so that the runtime builds without LLVM.
+//
+// A kernel object exports:
+//   __ssdemu_module          C string "abi=<N>;chip=<sm_XY>;kernels=<k1>,<k2>"
+//   __ssdemu_sites           C string, one line per call site of the
+//                            runtime ("<kernel>: <what>"); site ids index it
+//   __ssdemu_import_<name>   a pointer slot per runtime entry point it
+//                            calls, filled by the loader (no symbol of the
+//                            runtime is looked up by the dynamic linker)
+//   __ssdemu_entry_<kernel>  void(void **params): the kernel, taking its
+//                            arguments the way cuLaunchKernel does
+//   __ssdemu_kinfo_<kernel>  C string "params=<codes>;shared=<static bytes>;
+//                            maxntid=<x>,<y>,<z>;buffers=<name>@<offset>+<bytes>,..."
+//                            where each parameter code is p (pointer), or
+//                            i<bits> / f<bits> for scalars.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SSD_GPURUNTIME_EMULATORABI_H
+#define SSD_GPURUNTIME_EMULATORABI_H
+
+#include <cstdint>
+
+namespace ssd {
+namespace emulator {
+
+/// Bumped whenever anything below changes meaning.
+constexpr uint32_t kABIVersion = 1;
+
+/// Symbol names and prefixes of a kernel object.
+constexpr const char *kModuleInfoSymbol = "__ssdemu_module";
+constexpr const char *kSitesSymbol = "__ssdemu_sites";
+constexpr const char *kImportPrefix = "__ssdemu_import_";
+constexpr const char *kEntryPrefix = "__ssdemu_entry_";
+constexpr const char *kKernelInfoPrefix = "__ssdemu_kinfo_";
+
+/// The runtime entry points a kernel object may import, with their C
+/// signatures (`site` is an index into __ssdemu_sites):
+///
+///   uint32_t sreg(uint32_t which)                         SpecialRegister
+///   void     barrier(uint32_t site, uint32_t id, uint32_t threads)
+///            (threads == 0: every thread of the block)
+///   void     syncwarp(uint32_t site, uint32_t mask)
+///   uint32_t shfl(uint32_t site, uint32_t mode, uint32_t mask,
+///                 uint32_t value, uint32_t laneOrDelta, uint32_t clamp,
+///                 uint8_t *inRange)                        ShuffleMode
+///   uint32_t vote(uint32_t site, uint32_t mode, uint32_t mask,
+///                 uint32_t predicate)                      VoteMode
+///   void     mma(uint32_t site, uint32_t kind, const uint32_t *a,
+///                const uint32_t *b, const float *c, float *d)  MmaKind
+///   void    *global(void *address, uint64_t bytes, uint32_t flags,
+///                   uint32_t site)   -> the address to access on the host
+///   void    *shared(void *address, uint64_t bytes, uint32_t flags,
+///                   uint32_t site)   (address in this block's shared memory)
+///   void    *shared_base()           this block's shared memory
+///   float    math_f32(uint32_t op, float x)                MathOp
+///   double   math_f64(uint32_t op, double x)               MathOp
+///   void     trap(uint32_t site)
+#define SSD_EMULATOR_IMPORTS(X)                                                \
+  X(sreg)                                                                      \
+  X(barrier)                                                                   \
+  X(syncwarp)                                                                  \
+  X(shfl)                                                                      \
+  X(vote)                                                                      \
+  X(mma)                                                                       \
+  X(global)                                                                    \
+  X(shared)                                                                    \
+  X(shared_base)                                                               \
+  X(math_f32)                                                                  \
+  X(math_f64)                                                                  \
+  X(trap)
+
+enum class SpecialRegister : uint32_t {
+  TidX, TidY, TidZ,
+  NtidX, NtidY, NtidZ,
+  CtaidX, CtaidY, CtaidZ,
+  NctaidX, NctaidY, NctaidZ,
+  LaneId, WarpId, NWarpId, WarpSize,
+};
+
+enum class ShuffleMode : uint32_t { Idx = 0, Up = 1, Down = 2, Bfly = 3 };
+
+enum class VoteMode : uint32_t { All = 0, Any = 1, Uni = 2, Ballot = 3 };
+
+/// mma.sync variants: shape, operand type, accumulator f32, A row-major and
+/// B column-major (the only layouts of these shapes in the PTX ISA).
+enum class MmaKind : uint32_t {
+  M16N8K16BF16 = 1, ///< a: 4 x b32 (2 bf16 each), b: 2 x b32, c/d: 4 x f32
+  M16N8K16F16 = 2,  ///< a: 4 x b32 (2 f16 each), b: 2 x b32, c/d: 4 x f32
+  M16N8K8BF16 = 3,  ///< a: 2 x b32, b: 1 x b32, c/d: 4 x f32
+  M16N8K8F16 = 4,   ///< a: 2 x b32, b: 1 x b32, c/d: 4 x f32
+};
+
+/// Flags of a memory access.
+enum AccessFlags : uint32_t {
+  AccessRead = 0,
+  AccessWrite = 1,
+  AccessAtomic = 2,     ///< read-modify-write by one thread, atomically
+  AccessReadWrite = 4,  ///< both (memmove-style helpers)
+};
+
+/// Unary math functions: the PTX approximations (computed exactly, with the
+/// flush-to-zero of the .ftz forms applied to input and result) and the
+/// libdevice functions the kernels may call.
+enum class MathOp : uint32_t {
+  Ex2Approx, Ex2ApproxFtz,
+  Lg2Approx, Lg2ApproxFtz,
+  RcpApprox, RcpApproxFtz,
+  SqrtApprox, SqrtApproxFtz,
+  RsqrtApprox, RsqrtApproxFtz,
+  SinApprox, SinApproxFtz,
+  CosApprox, CosApproxFtz,
+  TanhApprox,
+  // libdevice (__nv_*): the host's libm, not bit-identical to libdevice.
+  Exp, Exp2, Expm1, Log, Log2, Log1p, Sqrt, Rsqrt, Tanh, Sin, Cos, Erf,
+  Fabs, Floor, Ceil, Trunc, Round,
+};
+
+/// Shared memory a kernel may use without the dynamic-size opt-in, and the
+/// per-block maximum with it, by compute capability (CUDA programming guide).
+constexpr uint64_t kStaticSharedLimit = 48 * 1024;
+inline uint64_t maxSharedMemoryPerBlock(int computeCapability) {
+  switch (computeCapability) {
+  case 80:
+    return 166912;
+  case 86:
+  case 89:
+    return 101376;
+  case 90:
+    return 232448;
+  default:
+    return kStaticSharedLimit;
+  }
+}
+
+} // namespace emulator
+} // namespace ssd
+
+#endif // SSD_GPURUNTIME_EMULATORABI_H

@@ -1,0 +1,141 @@
+//===- Emulator.h - internals of the GPU emulator runtime ------*- C++ -*-===//
+
+#ifndef SSD_LIB_GPURUNTIME_EMULATOR_EMULATOR_H
+#define SSD_LIB_GPURUNTIME_EMULATOR_EMULATOR_H
+
+#include "ssd/GPURuntime/EmulatorABI.h"
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace ssd {
+namespace emulator {
+
+//===----------------------------------------------------------------------===//
+// Errors
+//===----------------------------------------------------------------------===//
+
+/// Records an error (the first one is kept for takeError) and prints it
+/// unless the host asked not to. After an error, launches and copies are
+/// skipped until the host takes it.
+void reportError(const std::string &message);
+bool hasError();
+
+//===----------------------------------------------------------------------===//
+// Device memory
+//===----------------------------------------------------------------------===//
+
+/// One allocation, as kernels see it: [begin, end) in the device window.
+struct DeviceRange {
+  uintptr_t begin, end;
+  uint64_t id;
+};
+
+/// Device memory: one memory file mapped twice. The device window, whose
+/// addresses mgpuMemAlloc hands out, is mapped without access, so host code
+/// that dereferences a device pointer faults (and the fault handler names
+/// the allocation); the host window maps the same pages read-write at a
+/// fixed distance and is what kernels and copies use after a bounds check.
+/// Allocations are page-aligned, followed by an unmapped guard page, filled
+/// with 0xff bytes (a NaN in every float type) like memory nobody wrote.
+class DeviceMemory {
+public:
+  static DeviceMemory &get();
+  bool initialize(std::string &error);
+  uint64_t capacity() const { return size; }
+
+  void *allocate(uint64_t bytes, std::string &error);
+  /// False when `device` is not the start of a live allocation.
+  bool release(void *device);
+
+  bool inWindow(uintptr_t address) const {
+    return address - deviceBase < size;
+  }
+  /// The host-window address of device [address, address + bytes) when it
+  /// lies in one live allocation; else null with `why` set.
+  char *translate(uintptr_t address, uint64_t bytes, std::string &why);
+  /// The host-window address of a device address already checked.
+  char *hostAddress(uintptr_t address) const {
+    return reinterpret_cast<char *>(hostBase + (address - deviceBase));
+  }
+  /// The live allocation containing `address` (or ending at it), if any.
+  const DeviceRange *find(uintptr_t address);
+
+  /// Sorted live allocations; stable while no allocation changes (launches
+  /// run while the host waits).
+  const std::vector<DeviceRange> &ranges() const { return live; }
+  /// Describes where `address` is relative to the allocations, for fault
+  /// messages (async-signal-safe formatting into `buffer`).
+  void describe(uintptr_t address, char *buffer, size_t length) const;
+
+private:
+  int fd = -1;
+  uintptr_t deviceBase = 0, hostBase = 0;
+  uint64_t size = 0, used = 0, limit = 0;
+  uint64_t nextId = 1;
+  std::mutex mutex;
+  std::map<uint64_t, uint64_t> freeRanges; ///< offset -> bytes
+  std::vector<DeviceRange> live;           ///< sorted by begin
+  std::map<uintptr_t, uint64_t> mapped;    ///< begin -> mapped bytes
+};
+
+//===----------------------------------------------------------------------===//
+// Kernels
+//===----------------------------------------------------------------------===//
+
+struct SharedBufferInfo {
+  std::string name;
+  uint64_t offset, bytes;
+};
+
+/// A kernel of a loaded object, as its __ssdemu_kinfo string describes it.
+struct Kernel {
+  std::string name;
+  void (*entry)(void **) = nullptr;
+  std::vector<std::string> params; ///< "p", "i64", "f32", ...
+  uint64_t staticShared = 0, dynamicOffset = 0;
+  unsigned maxThreads[3] = {0, 0, 0};
+  std::vector<SharedBufferInfo> buffers;
+  int computeCapability = 0;
+  const std::vector<std::string> *sites = nullptr;
+};
+
+struct LaunchConfig {
+  unsigned grid[3], block[3];
+  uint64_t dynamicShared;
+};
+
+/// The runtime function a kernel object imports under `name`, or null.
+void *importAddress(const std::string &name);
+
+/// Whether `address` is in a guard page below an emulated thread's stack.
+bool inFiberStackGuard(uintptr_t address);
+
+/// Runs every block of a launch to completion (errors reported).
+void runLaunch(const Kernel &kernel, const LaunchConfig &config,
+               void **params);
+
+/// Counters of Statistics (EmulatorRuntime.h).
+struct Counters {
+  std::atomic<uint64_t> launches{0}, blocks{0}, threads{0}, barriers{0},
+      warpCollectives{0}, mmas{0}, globalAccesses{0}, sharedAccesses{0};
+};
+Counters &counters();
+
+/// Settings read from the environment once.
+struct Settings {
+  unsigned threads = 1;
+  bool raceCheck = true;
+  uint64_t memory = uint64_t(16) << 30;
+};
+const Settings &settings();
+
+} // namespace emulator
+} // namespace ssd
+
+#endif // SSD_LIB_GPURUNTIME_EMULATOR_EMULATOR_H

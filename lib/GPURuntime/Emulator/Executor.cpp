@@ -1,0 +1,910 @@
+//===- Executor.cpp - thread blocks as fibers, one per GPU thread ---------===//
+//
+// A launch's blocks are spread over a few OS threads (workers). A worker runs
+// one block at a time: each GPU thread of the block is a fiber with its own
+// stack, and a scheduler on the worker resumes them in turn. A thread runs
+// until it reaches a barrier, joins a warp collective or returns; then the
+// scheduler runs the next one. When every thread is waiting:
+//
+//  - a warp collective whose member lanes have all arrived (same operation,
+//    same member mask) is computed for all of them at once and they run on;
+//  - when every live thread waits at the same barrier, the barrier opens and
+//    a new barrier interval (epoch) starts;
+//  - anything else can never make progress on a GPU either: a barrier that
+//    part of the block skipped or exited past, threads at different
+//    barriers, a collective whose lanes never all arrive. It is reported as
+//    an error naming the kernel, the block, the threads and the call sites.
+//
+// Shared memory is the worker's arena, checked on every access: bounds, a
+// shadow word per 4 bytes recording the last writer and readers in the
+// current epoch (two different threads touching one word between two
+// barriers, one of them writing, is a race), and whether any thread wrote it
+// since the block started.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Collectives.h"
+#include "Emulator.h"
+
+#include <boost/context/detail/fcontext.hpp>
+
+#include <signal.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cinttypes>
+#include <condition_variable>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <sstream>
+#include <thread>
+
+using namespace ssd::emulator;
+namespace fiber = boost::context::detail;
+
+namespace {
+
+constexpr size_t kStackBytes = 256 * 1024;
+constexpr unsigned kMaxThreadsPerBlock = 1024;
+
+enum class ThreadState : uint8_t { Runnable, AtBarrier, AtWarp, Exited };
+enum class WarpOpKind : uint8_t { Shuffle, Vote, Mma, SyncWarp };
+
+struct WarpOp {
+  WarpOpKind kind;
+  uint32_t mode, mask, site;
+  uint32_t value, b, c; ///< shfl operands; vote: value is the predicate
+  MmaFragments *fragments;
+  uint32_t result;
+  bool inRange;
+};
+
+struct Thread {
+  fiber::fcontext_t context = nullptr;
+  char *stackLow = nullptr; ///< lowest usable byte (a guard page below)
+  unsigned index = 0, tid[3] = {0, 0, 0};
+  ThreadState state = ThreadState::Exited;
+  uint32_t barrierSite = 0, barrierId = 0;
+  WarpOp op{};
+};
+
+/// Per 4-byte word of shared memory, for the race and initialisation checks.
+struct Shadow {
+  uint32_t writeEpoch, readEpoch; ///< 0: not in this block
+  uint32_t writeSite, readSite;
+  uint16_t writer, reader;
+  uint8_t multipleReaders, atomicWrite;
+};
+
+struct Worker {
+  std::vector<Thread> threads;
+  char *stacks = nullptr;
+  size_t stackStride = 0;
+  std::vector<uint64_t> sharedStorage; ///< 8-byte aligned arena
+  std::vector<Shadow> shadow;
+  fiber::fcontext_t scheduler = nullptr;
+
+  // The block being run.
+  const Kernel *kernel = nullptr;
+  const LaunchConfig *config = nullptr;
+  void **params = nullptr;
+  unsigned block[3] = {0, 0, 0};
+  unsigned threadCount = 0;
+  char *shared = nullptr;
+  uint64_t sharedBytes = 0;
+  uint32_t epoch = 1, barriers = 0, lastBarrierSite = UINT32_MAX;
+  bool aborted = false;
+  bool raceReported = false;
+  Thread *current = nullptr;
+  const DeviceRange *lastRange = nullptr;
+
+  ~Worker() {
+    if (stacks)
+      munmap(stacks, stackStride * kMaxThreadsPerBlock);
+  }
+};
+
+thread_local Worker *activeWorker = nullptr;
+
+/// The guard pages below fiber stacks, for the fault handler's message.
+std::mutex stackRegistryMutex;
+std::vector<std::pair<uintptr_t, uintptr_t>> stackRegions;
+
+//===----------------------------------------------------------------------===//
+// Messages
+//===----------------------------------------------------------------------===//
+
+std::string siteText(const Kernel &kernel, uint32_t site) {
+  if (kernel.sites && site < kernel.sites->size())
+    return (*kernel.sites)[site];
+  return "site " + std::to_string(site);
+}
+
+std::string tuple(const unsigned v[3]) {
+  return "(" + std::to_string(v[0]) + "," + std::to_string(v[1]) + "," +
+         std::to_string(v[2]) + ")";
+}
+
+std::string where(const Worker &w) {
+  return "kernel " + w.kernel->name + " block " + tuple(w.block);
+}
+
+std::string threadName(const Thread &t) { return "thread " + tuple(t.tid); }
+
+/// "threads (0,0,0)-(31,3,0)" style summary of a set of thread indices.
+std::string threadList(const Worker &w, const std::vector<unsigned> &indices) {
+  std::ostringstream os;
+  size_t shown = 0;
+  for (size_t i = 0; i < indices.size(); ++i) {
+    size_t j = i;
+    while (j + 1 < indices.size() && indices[j + 1] == indices[j] + 1)
+      ++j;
+    if (shown++)
+      os << ", ";
+    if (shown > 6) {
+      os << "...";
+      break;
+    }
+    os << tuple(w.threads[indices[i]].tid);
+    if (j > i)
+      os << "-" << tuple(w.threads[indices[j]].tid);
+    i = j;
+  }
+  return os.str();
+}
+
+std::string sharedLocation(const Worker &w, uint64_t offset) {
+  for (const SharedBufferInfo &b : w.kernel->buffers)
+    if (offset >= b.offset && offset < b.offset + b.bytes)
+      return b.name + "+" + std::to_string(offset - b.offset);
+  if (offset >= w.kernel->dynamicOffset)
+    return "dynamic shared memory+" +
+           std::to_string(offset - w.kernel->dynamicOffset);
+  return "shared offset " + std::to_string(offset);
+}
+
+std::string intervalText(const Worker &w) {
+  if (w.lastBarrierSite == UINT32_MAX)
+    return "between the start of the block and the first barrier";
+  return "after barrier " + std::to_string(w.barriers) + " of the block (" +
+         siteText(*w.kernel, w.lastBarrierSite) + ")";
+}
+
+//===----------------------------------------------------------------------===//
+// Fibers
+//===----------------------------------------------------------------------===//
+
+void yieldToScheduler(Worker &w) {
+  fiber::transfer_t back = fiber::jump_fcontext(w.scheduler, nullptr);
+  w.scheduler = back.fctx;
+}
+
+/// Ends the block after a fatal error in its current thread: the scheduler
+/// never resumes any of its threads.
+[[noreturn]] void abortBlock(Worker &w, const std::string &message) {
+  reportError(message);
+  w.aborted = true;
+  if (w.current)
+    w.current->state = ThreadState::Exited;
+  yieldToScheduler(w);
+  __builtin_unreachable();
+}
+
+void fiberMain(fiber::transfer_t from) {
+  Worker &w = *activeWorker;
+  w.scheduler = from.fctx;
+  Thread &self = *static_cast<Thread *>(from.data);
+  w.kernel->entry(w.params);
+  self.state = ThreadState::Exited;
+  yieldToScheduler(w);
+  __builtin_unreachable();
+}
+
+void resume(Worker &w, Thread &t) {
+  w.current = &t;
+  fiber::transfer_t back = fiber::jump_fcontext(t.context, &t);
+  t.context = back.fctx;
+  w.current = nullptr;
+}
+
+void prepareWorker(Worker &w) {
+  if (w.stacks)
+    return;
+  const size_t page = size_t(sysconf(_SC_PAGESIZE));
+  w.stackStride = kStackBytes + page;
+  size_t total = w.stackStride * kMaxThreadsPerBlock;
+  void *region = mmap(nullptr, total, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK,
+                      -1, 0);
+  if (region == MAP_FAILED) {
+    reportError("cannot map the stacks of the emulated GPU threads");
+    return;
+  }
+  w.stacks = static_cast<char *>(region);
+  w.threads.resize(kMaxThreadsPerBlock);
+  std::lock_guard<std::mutex> lock(stackRegistryMutex);
+  for (unsigned i = 0; i < kMaxThreadsPerBlock; ++i) {
+    char *low = w.stacks + i * w.stackStride;
+    mprotect(low, page, PROT_NONE);
+    stackRegions.push_back({uintptr_t(low), uintptr_t(low + page)});
+    w.threads[i].stackLow = low + page;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Warp collectives and barriers
+//===----------------------------------------------------------------------===//
+
+const char *opName(WarpOpKind kind) {
+  switch (kind) {
+  case WarpOpKind::Shuffle:
+    return "shfl.sync";
+  case WarpOpKind::Vote:
+    return "vote.sync";
+  case WarpOpKind::Mma:
+    return "mma.sync";
+  case WarpOpKind::SyncWarp:
+    return "bar.warp.sync";
+  }
+  return "?";
+}
+
+/// Lanes of `warp` that take part in the collective `op` joined by `lane`.
+uint32_t members(const Worker &w, unsigned warp, const WarpOp &op) {
+  unsigned first = warp * kWarpSize;
+  unsigned present = std::min(kWarpSize, w.threadCount - first);
+  uint32_t existing = present == 32 ? ~0u : ((1u << present) - 1);
+  return (op.kind == WarpOpKind::Mma ? ~0u : op.mask) & existing;
+}
+
+bool sameOp(const WarpOp &a, const WarpOp &b) {
+  return a.kind == b.kind && a.mode == b.mode && a.mask == b.mask;
+}
+
+void computeCollective(Worker &w, unsigned warp, uint32_t group) {
+  Thread *lanes = &w.threads[warp * kWarpSize];
+  unsigned leader = __builtin_ctz(group);
+  const WarpOp &op = lanes[leader].op;
+  counters().warpCollectives++;
+  switch (op.kind) {
+  case WarpOpKind::Shuffle:
+    for (unsigned lane = 0; lane < kWarpSize; ++lane) {
+      if (!(group & (1u << lane)))
+        continue;
+      WarpOp &mine = lanes[lane].op;
+      ShuffleSource source = shuffleSource(ShuffleMode(mine.mode), lane,
+                                           mine.b, mine.c);
+      if (source.inRange && !(group & (1u << source.lane))) {
+        reportError(where(w) + ": " + threadName(lanes[lane]) +
+                    " shuffles from lane " + std::to_string(source.lane) +
+                    ", which is not in the member mask (" +
+                    siteText(*w.kernel, mine.site) + ")");
+        w.aborted = true;
+        return;
+      }
+      mine.result = lanes[source.lane].op.value;
+      mine.inRange = source.inRange;
+    }
+    break;
+  case WarpOpKind::Vote: {
+    uint32_t ballot = 0;
+    for (unsigned lane = 0; lane < kWarpSize; ++lane)
+      if ((group & (1u << lane)) && lanes[lane].op.value)
+        ballot |= 1u << lane;
+    uint32_t result = 0;
+    switch (VoteMode(op.mode)) {
+    case VoteMode::All:
+      result = ballot == group;
+      break;
+    case VoteMode::Any:
+      result = ballot != 0;
+      break;
+    case VoteMode::Uni:
+      result = ballot == 0 || ballot == group;
+      break;
+    case VoteMode::Ballot:
+      result = ballot;
+      break;
+    }
+    for (unsigned lane = 0; lane < kWarpSize; ++lane)
+      if (group & (1u << lane))
+        lanes[lane].op.result = result;
+    break;
+  }
+  case WarpOpKind::Mma: {
+    MmaFragments fragments[kWarpSize];
+    for (unsigned lane = 0; lane < kWarpSize; ++lane)
+      fragments[lane] = *lanes[lane].op.fragments;
+    mmaSync(MmaKind(op.mode), fragments);
+    for (unsigned lane = 0; lane < kWarpSize; ++lane)
+      std::memcpy(lanes[lane].op.fragments->d, fragments[lane].d,
+                  sizeof(fragments[lane].d));
+    counters().mmas++;
+    break;
+  }
+  case WarpOpKind::SyncWarp:
+    break;
+  }
+  for (unsigned lane = 0; lane < kWarpSize; ++lane)
+    if (group & (1u << lane))
+      lanes[lane].state = ThreadState::Runnable;
+}
+
+/// Completes every collective of `warp` whose members have all arrived.
+/// True when some lane can run again.
+bool resolveWarp(Worker &w, unsigned warp) {
+  unsigned first = warp * kWarpSize;
+  if (first >= w.threadCount)
+    return false;
+  Thread *lanes = &w.threads[first];
+  uint32_t handled = 0;
+  bool released = false;
+  unsigned present = std::min(kWarpSize, w.threadCount - first);
+  for (unsigned lane = 0; lane < present; ++lane) {
+    Thread &t = lanes[lane];
+    if (t.state != ThreadState::AtWarp || (handled & (1u << lane)))
+      continue;
+    uint32_t group = members(w, warp, t.op);
+    if (t.op.kind == WarpOpKind::Mma && present != kWarpSize) {
+      reportError(where(w) + ": mma.sync in a warp of " +
+                  std::to_string(present) +
+                  " threads (it needs all 32 lanes; " +
+                  siteText(*w.kernel, t.op.site) + ")");
+      w.aborted = true;
+      return false;
+    }
+    if (!(group & (1u << lane))) {
+      reportError(where(w) + ": " + threadName(t) + " executes " +
+                  opName(t.op.kind) + " with a member mask that excludes "
+                  "itself (" + siteText(*w.kernel, t.op.site) + ")");
+      w.aborted = true;
+      return false;
+    }
+    bool ready = true;
+    for (unsigned other = 0; other < present && ready; ++other) {
+      if (!(group & (1u << other)))
+        continue;
+      Thread &o = lanes[other];
+      if (o.state == ThreadState::Exited) {
+        reportError(where(w) + ": " + threadName(o) + " exited while lane " +
+                    std::to_string(lane) + " waits for it in " +
+                    opName(t.op.kind) + " (" + siteText(*w.kernel, t.op.site) +
+                    ")");
+        w.aborted = true;
+        return false;
+      }
+      ready = o.state == ThreadState::AtWarp && sameOp(o.op, t.op);
+    }
+    handled |= group;
+    if (!ready)
+      continue;
+    computeCollective(w, warp, group);
+    if (w.aborted)
+      return false;
+    released = true;
+  }
+  return released;
+}
+
+/// Called when no thread can run: opens the barrier, or reports why the
+/// block can never finish. True when threads run again.
+bool openBarrierOrReport(Worker &w) {
+  std::vector<unsigned> atBarrier, atWarp, exited;
+  for (unsigned i = 0; i < w.threadCount; ++i) {
+    switch (w.threads[i].state) {
+    case ThreadState::AtBarrier:
+      atBarrier.push_back(i);
+      break;
+    case ThreadState::AtWarp:
+      atWarp.push_back(i);
+      break;
+    case ThreadState::Exited:
+      exited.push_back(i);
+      break;
+    case ThreadState::Runnable:
+      return true;
+    }
+  }
+  if (atBarrier.empty() && atWarp.empty())
+    return false; // the block is done
+  if (atWarp.empty()) {
+    const Thread &first = w.threads[atBarrier.front()];
+    std::vector<unsigned> elsewhere;
+    for (unsigned i : atBarrier)
+      if (w.threads[i].barrierSite != first.barrierSite ||
+          w.threads[i].barrierId != first.barrierId)
+        elsewhere.push_back(i);
+    if (!exited.empty()) {
+      reportError(where(w) + ": barrier divergence: threads " +
+                  threadList(w, atBarrier) + " wait at " +
+                  siteText(*w.kernel, first.barrierSite) + " but threads " +
+                  threadList(w, exited) +
+                  " exited without reaching it; the block would hang");
+      w.aborted = true;
+      return false;
+    }
+    if (!elsewhere.empty()) {
+      reportError(where(w) + ": barrier divergence: threads wait at " +
+                  siteText(*w.kernel, first.barrierSite) + " and threads " +
+                  threadList(w, elsewhere) + " at " +
+                  siteText(*w.kernel, w.threads[elsewhere.front()].barrierSite) +
+                  "; the block would hang");
+      w.aborted = true;
+      return false;
+    }
+    // Everyone is here: the next barrier interval starts.
+    ++w.epoch;
+    ++w.barriers;
+    w.lastBarrierSite = first.barrierSite;
+    counters().barriers++;
+    for (unsigned i : atBarrier)
+      w.threads[i].state = ThreadState::Runnable;
+    return true;
+  }
+  const Thread &waiting = w.threads[atWarp.front()];
+  std::string message = where(w) + ": deadlock: threads " +
+                        threadList(w, atWarp) + " wait in " +
+                        opName(waiting.op.kind) + " (" +
+                        siteText(*w.kernel, waiting.op.site) +
+                        ") for lanes that never join it";
+  if (!atBarrier.empty())
+    message += "; threads " + threadList(w, atBarrier) + " wait at " +
+               siteText(*w.kernel, w.threads[atBarrier.front()].barrierSite);
+  if (!exited.empty())
+    message += "; threads " + threadList(w, exited) + " exited";
+  reportError(message);
+  w.aborted = true;
+  return false;
+}
+
+void runBlock(Worker &w, uint64_t linearBlock) {
+  const LaunchConfig &c = *w.config;
+  w.block[0] = unsigned(linearBlock % c.grid[0]);
+  w.block[1] = unsigned(linearBlock / c.grid[0] % c.grid[1]);
+  w.block[2] = unsigned(linearBlock / (uint64_t(c.grid[0]) * c.grid[1]));
+  w.epoch = 1;
+  w.barriers = 0;
+  w.lastBarrierSite = UINT32_MAX;
+  w.raceReported = false;
+  w.lastRange = nullptr;
+  // Shared memory starts as garbage (0xff: NaN) and unwritten.
+  std::memset(w.shared, 0xff, w.sharedBytes);
+  std::memset(w.shadow.data(), 0,
+              sizeof(Shadow) * ((w.sharedBytes + 3) / 4));
+  for (unsigned i = 0; i < w.threadCount; ++i) {
+    Thread &t = w.threads[i];
+    t.index = i;
+    t.tid[0] = i % c.block[0];
+    t.tid[1] = i / c.block[0] % c.block[1];
+    t.tid[2] = i / (c.block[0] * c.block[1]);
+    t.state = ThreadState::Runnable;
+    t.context = fiber::make_fcontext(t.stackLow + kStackBytes, kStackBytes,
+                                     fiberMain);
+  }
+  counters().blocks++;
+  counters().threads += w.threadCount;
+  while (true) {
+    for (unsigned i = 0; i < w.threadCount; ++i) {
+      if (w.threads[i].state != ThreadState::Runnable)
+        continue;
+      resume(w, w.threads[i]);
+      if (w.aborted)
+        return;
+    }
+    bool released = false;
+    for (unsigned warp = 0; warp * kWarpSize < w.threadCount; ++warp) {
+      released |= resolveWarp(w, warp);
+      if (w.aborted)
+        return;
+    }
+    if (released)
+      continue;
+    if (!openBarrierOrReport(w))
+      return;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Workers
+//===----------------------------------------------------------------------===//
+
+/// A fixed set of OS threads that run a function together; the calling
+/// thread is worker 0.
+class Pool {
+public:
+  static Pool &get() {
+    // Never destroyed: its threads wait on it until the process ends.
+    static Pool *pool = new Pool;
+    return *pool;
+  }
+
+  void run(unsigned count, const std::function<void(unsigned)> &job) {
+    std::unique_lock<std::mutex> lock(mutex);
+    while (threads.size() + 1 < count) {
+      threads.emplace_back([this, index = unsigned(threads.size() + 1)] {
+        loop(index);
+      });
+      threads.back().detach();
+    }
+    current = &job;
+    active = count;
+    pending = count - 1;
+    ++generation;
+    wake.notify_all();
+    lock.unlock();
+    job(0);
+    lock.lock();
+    done.wait(lock, [&] { return pending == 0; });
+    current = nullptr;
+  }
+
+private:
+  std::mutex mutex;
+  std::condition_variable wake, done;
+  std::vector<std::thread> threads;
+  const std::function<void(unsigned)> *current = nullptr;
+  unsigned active = 0, pending = 0;
+  uint64_t generation = 0;
+
+  void loop(unsigned index) {
+    installAlternateSignalStack();
+    uint64_t seen = 0;
+    std::unique_lock<std::mutex> lock(mutex);
+    while (true) {
+      wake.wait(lock, [&] { return generation != seen; });
+      seen = generation;
+      if (index >= active)
+        continue;
+      const std::function<void(unsigned)> *job = current;
+      lock.unlock();
+      (*job)(index);
+      lock.lock();
+      if (--pending == 0)
+        done.notify_all();
+    }
+  }
+
+public:
+  static void installAlternateSignalStack() {
+    thread_local bool installed = false;
+    if (installed)
+      return;
+    installed = true;
+    stack_t stack{};
+    stack.ss_size = 64 * 1024;
+    stack.ss_sp = mmap(nullptr, stack.ss_size, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (stack.ss_sp != MAP_FAILED)
+      sigaltstack(&stack, nullptr);
+  }
+};
+
+std::vector<std::unique_ptr<Worker>> &workers() {
+  static std::vector<std::unique_ptr<Worker>> all;
+  return all;
+}
+
+Worker &worker() {
+  if (!activeWorker)
+    abort(); // a runtime function called outside a kernel
+  return *activeWorker;
+}
+
+Thread &currentThread() { return *worker().current; }
+
+//===----------------------------------------------------------------------===//
+// Shared-memory checks
+//===----------------------------------------------------------------------===//
+
+void reportRace(Worker &w, uint64_t offset, uint32_t site, bool writing,
+                unsigned other, bool otherWrote, uint32_t otherSite) {
+  if (w.raceReported)
+    return;
+  w.raceReported = true;
+  const Thread &self = *w.current;
+  reportError(where(w) + ": shared-memory race on " + sharedLocation(w, offset) +
+              ": " + threadName(self) + (writing ? " writes it" : " reads it") +
+              " (" + siteText(*w.kernel, site) + ") and " +
+              threadName(w.threads[other]) +
+              (otherWrote ? " wrote it" : " read it") + " (" +
+              siteText(*w.kernel, otherSite) + ") in the same barrier " +
+              "interval, " + intervalText(w));
+}
+
+void checkShared(Worker &w, uint64_t offset, uint64_t bytes, uint32_t flags,
+                 uint32_t site) {
+  counters().sharedAccesses++;
+  if (offset + bytes > w.sharedBytes || offset + bytes < offset)
+    abortBlock(w, where(w) + ": " + threadName(*w.current) +
+                      " accesses " + std::to_string(bytes) +
+                      " bytes of shared memory at offset " +
+                      std::to_string(offset) + ", beyond the block's " +
+                      std::to_string(w.sharedBytes) + " bytes (" +
+                      siteText(*w.kernel, site) + ")");
+  const bool writing = flags & (AccessWrite | AccessAtomic);
+  const bool atomic = flags & AccessAtomic;
+  const uint16_t self = uint16_t(w.current->index);
+  for (uint64_t word = offset / 4; word * 4 < offset + bytes; ++word) {
+    Shadow &s = w.shadow[word];
+    if (!writing || atomic) {
+      if (s.writeEpoch == 0)
+        abortBlock(w, where(w) + ": " + threadName(*w.current) + " reads " +
+                          sharedLocation(w, word * 4) +
+                          ", which no thread of the block has written (" +
+                          siteText(*w.kernel, site) + ")");
+    }
+    if (!settings().raceCheck)
+      continue;
+    if (s.writeEpoch == w.epoch && s.writer != self &&
+        !(atomic && s.atomicWrite))
+      reportRace(w, word * 4, site, writing, s.writer, true, s.writeSite);
+    if (writing && s.readEpoch == w.epoch &&
+        (s.multipleReaders || s.reader != self))
+      reportRace(w, word * 4, site, true,
+                 s.reader != self ? s.reader : s.reader, false, s.readSite);
+    if (writing) {
+      s.writeEpoch = w.epoch;
+      s.writer = self;
+      s.writeSite = site;
+      s.atomicWrite = atomic;
+    } else if (s.readEpoch != w.epoch) {
+      s.readEpoch = w.epoch;
+      s.reader = self;
+      s.readSite = site;
+      s.multipleReaders = 0;
+    } else if (s.reader != self) {
+      s.multipleReaders = 1;
+    }
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// The functions emulated kernels import (EmulatorABI.h)
+//===----------------------------------------------------------------------===//
+
+uint32_t importSreg(uint32_t which) {
+  Worker &w = worker();
+  const Thread &t = *w.current;
+  const LaunchConfig &c = *w.config;
+  switch (SpecialRegister(which)) {
+  case SpecialRegister::TidX:
+  case SpecialRegister::TidY:
+  case SpecialRegister::TidZ:
+    return t.tid[which - uint32_t(SpecialRegister::TidX)];
+  case SpecialRegister::NtidX:
+  case SpecialRegister::NtidY:
+  case SpecialRegister::NtidZ:
+    return c.block[which - uint32_t(SpecialRegister::NtidX)];
+  case SpecialRegister::CtaidX:
+  case SpecialRegister::CtaidY:
+  case SpecialRegister::CtaidZ:
+    return w.block[which - uint32_t(SpecialRegister::CtaidX)];
+  case SpecialRegister::NctaidX:
+  case SpecialRegister::NctaidY:
+  case SpecialRegister::NctaidZ:
+    return c.grid[which - uint32_t(SpecialRegister::NctaidX)];
+  case SpecialRegister::LaneId:
+    return t.index % kWarpSize;
+  case SpecialRegister::WarpId:
+    return t.index / kWarpSize;
+  case SpecialRegister::NWarpId:
+    return (kMaxThreadsPerBlock * 2) / kWarpSize; // warps per SM (sm_80+)
+  case SpecialRegister::WarpSize:
+    return kWarpSize;
+  }
+  abortBlock(w, where(w) + ": unknown special register " + std::to_string(which));
+}
+
+void importBarrier(uint32_t site, uint32_t id, uint32_t threads) {
+  Worker &w = worker();
+  Thread &t = *w.current;
+  if (threads != 0 && threads != (w.threadCount + kWarpSize - 1) / kWarpSize *
+                                     kWarpSize)
+    abortBlock(w, where(w) + ": barrier " + std::to_string(id) + " for " +
+                      std::to_string(threads) +
+                      " threads (a subset of the block) is not supported by "
+                      "the emulator (" + siteText(*w.kernel, site) + ")");
+  t.state = ThreadState::AtBarrier;
+  t.barrierSite = site;
+  t.barrierId = id;
+  yieldToScheduler(w);
+}
+
+void waitInWarp(Worker &w, WarpOp op) {
+  Thread &t = *w.current;
+  t.op = op;
+  t.state = ThreadState::AtWarp;
+  yieldToScheduler(w);
+}
+
+void importSyncwarp(uint32_t site, uint32_t mask) {
+  Worker &w = worker();
+  waitInWarp(w, WarpOp{WarpOpKind::SyncWarp, 0, mask, site, 0, 0, 0, nullptr,
+                       0, false});
+}
+
+uint32_t importShfl(uint32_t site, uint32_t mode, uint32_t mask,
+                    uint32_t value, uint32_t laneOrDelta, uint32_t clamp,
+                    uint8_t *inRange) {
+  Worker &w = worker();
+  waitInWarp(w, WarpOp{WarpOpKind::Shuffle, mode, mask, site, value,
+                       laneOrDelta, clamp, nullptr, 0, false});
+  const WarpOp &done = w.current->op;
+  *inRange = done.inRange;
+  return done.result;
+}
+
+uint32_t importVote(uint32_t site, uint32_t mode, uint32_t mask,
+                    uint32_t predicate) {
+  Worker &w = worker();
+  waitInWarp(w, WarpOp{WarpOpKind::Vote, mode, mask, site, predicate != 0, 0,
+                       0, nullptr, 0, false});
+  return w.current->op.result;
+}
+
+void importMma(uint32_t site, uint32_t kind, const uint32_t *a,
+               const uint32_t *b, const float *c, float *d) {
+  Worker &w = worker();
+  MmaCounts counts = mmaCounts(MmaKind(kind));
+  if (counts.k == 0)
+    abortBlock(w, where(w) + ": unknown mma kind " + std::to_string(kind));
+  MmaFragments fragments{};
+  std::memcpy(fragments.a, a, counts.a * sizeof(uint32_t));
+  std::memcpy(fragments.b, b, counts.b * sizeof(uint32_t));
+  std::memcpy(fragments.c, c, sizeof(fragments.c));
+  waitInWarp(w, WarpOp{WarpOpKind::Mma, kind, ~0u, site, 0, 0, 0, &fragments,
+                       0, false});
+  std::memcpy(d, fragments.d, sizeof(fragments.d));
+}
+
+void *importShared(void *address, uint64_t bytes, uint32_t flags,
+                   uint32_t site) {
+  Worker &w = worker();
+  uintptr_t a = reinterpret_cast<uintptr_t>(address);
+  uintptr_t base = reinterpret_cast<uintptr_t>(w.shared);
+  if (a < base)
+    abortBlock(w, where(w) + ": " + threadName(*w.current) +
+                      " accesses shared memory below its start (" +
+                      siteText(*w.kernel, site) + ")");
+  checkShared(w, a - base, bytes, flags, site);
+  return address;
+}
+
+void *importGlobal(void *address, uint64_t bytes, uint32_t flags,
+                   uint32_t site) {
+  Worker &w = worker();
+  uintptr_t a = reinterpret_cast<uintptr_t>(address);
+  DeviceMemory &memory = DeviceMemory::get();
+  if (memory.inWindow(a)) {
+    counters().globalAccesses++;
+    const DeviceRange *r = w.lastRange;
+    if (r && a >= r->begin && a < r->end && bytes <= r->end - a)
+      return memory.hostAddress(a);
+    std::string why;
+    char *host = memory.translate(a, bytes, why);
+    if (!host)
+      abortBlock(w, where(w) + ": " + threadName(*w.current) +
+                        ((flags & AccessWrite) ? " writes " : " reads ") +
+                        std::to_string(bytes) + " bytes at device address " +
+                        std::to_string(a) + ", which " + why + " (" +
+                        siteText(*w.kernel, site) + ")");
+    w.lastRange = memory.find(a);
+    return host;
+  }
+  uintptr_t shared = reinterpret_cast<uintptr_t>(w.shared);
+  if (a >= shared && a < shared + w.sharedBytes)
+    return importShared(address, bytes, flags, site);
+  uintptr_t stackLow = reinterpret_cast<uintptr_t>(w.current->stackLow);
+  if (a >= stackLow && a < stackLow + kStackBytes)
+    return address; // the thread's local memory
+  char text[32];
+  std::snprintf(text, sizeof(text), "0x%" PRIxPTR, a);
+  abortBlock(w, where(w) + ": " + threadName(*w.current) +
+                    ((flags & AccessWrite) ? " writes" : " reads") +
+                    " address " + text +
+                    (a == 0 ? " (a null pointer)"
+                            : ", which is not device memory (a host "
+                              "pointer?)") +
+                    " (" + siteText(*w.kernel, site) + ")");
+}
+
+void *importSharedBase() { return worker().shared; }
+
+float importMathF32(uint32_t op, float x) { return mathF32(MathOp(op), x); }
+double importMathF64(uint32_t op, double x) { return mathF64(MathOp(op), x); }
+
+void importTrap(uint32_t site) {
+  Worker &w = worker();
+  abortBlock(w, where(w) + ": " + threadName(*w.current) +
+                    " executed trap (" + siteText(*w.kernel, site) + ")");
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Entry points of the rest of the runtime
+//===----------------------------------------------------------------------===//
+
+namespace ssd {
+namespace emulator {
+
+void *importAddress(const std::string &name) {
+  static const std::pair<const char *, void *> table[] = {
+      {"sreg", reinterpret_cast<void *>(&importSreg)},
+      {"barrier", reinterpret_cast<void *>(&importBarrier)},
+      {"syncwarp", reinterpret_cast<void *>(&importSyncwarp)},
+      {"shfl", reinterpret_cast<void *>(&importShfl)},
+      {"vote", reinterpret_cast<void *>(&importVote)},
+      {"mma", reinterpret_cast<void *>(&importMma)},
+      {"global", reinterpret_cast<void *>(&importGlobal)},
+      {"shared", reinterpret_cast<void *>(&importShared)},
+      {"shared_base", reinterpret_cast<void *>(&importSharedBase)},
+      {"math_f32", reinterpret_cast<void *>(&importMathF32)},
+      {"math_f64", reinterpret_cast<void *>(&importMathF64)},
+      {"trap", reinterpret_cast<void *>(&importTrap)},
+  };
+  for (const auto &[n, address] : table)
+    if (name == n)
+      return address;
+  return nullptr;
+}
+
+bool inFiberStackGuard(uintptr_t address) {
+  std::lock_guard<std::mutex> lock(stackRegistryMutex);
+  for (const auto &[low, high] : stackRegions)
+    if (address >= low && address < high)
+      return true;
+  return false;
+}
+
+void runLaunch(const Kernel &kernel, const LaunchConfig &config,
+               void **params) {
+  const uint64_t blocks =
+      uint64_t(config.grid[0]) * config.grid[1] * config.grid[2];
+  const unsigned threadCount =
+      config.block[0] * config.block[1] * config.block[2];
+  const uint64_t sharedBytes = kernel.dynamicOffset + config.dynamicShared;
+  counters().launches++;
+  unsigned count = unsigned(std::min<uint64_t>(settings().threads, blocks));
+  auto &all = workers();
+  while (all.size() < count)
+    all.push_back(std::make_unique<Worker>());
+  std::atomic<uint64_t> next{0};
+  std::atomic<bool> stop{false};
+  Pool::installAlternateSignalStack();
+  Pool::get().run(count, [&](unsigned index) {
+    Worker &w = *all[index];
+    prepareWorker(w);
+    if (!w.stacks) {
+      stop = true;
+      return;
+    }
+    activeWorker = &w;
+    w.kernel = &kernel;
+    w.config = &config;
+    w.params = params;
+    w.threadCount = threadCount;
+    w.sharedBytes = sharedBytes;
+    size_t words = (sharedBytes + 7) / 8 + 1;
+    if (w.sharedStorage.size() < words)
+      w.sharedStorage.resize(words);
+    if (w.shadow.size() < sharedBytes / 4 + 1)
+      w.shadow.resize(sharedBytes / 4 + 1);
+    w.shared = reinterpret_cast<char *>(w.sharedStorage.data());
+    w.aborted = false;
+    while (!stop) {
+      uint64_t b = next++;
+      if (b >= blocks)
+        break;
+      runBlock(w, b);
+      if (w.aborted)
+        stop = true;
+    }
+    activeWorker = nullptr;
+  });
+}
+
+} // namespace emulator
+} // namespace ssd
