@@ -18,7 +18,7 @@ llvm_config.use_default_substitutions()
 
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.ssd_tools_dir, config.llvm_tools_dir]
-tools = ["ssd-opt", "ssd-run", "ssd-reference-test", "ssd-compile"]
+tools = ["ssd-opt", "ssd-run", "ssd-runner", "ssd-reference-test", "ssd-compile"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 config.substitutions.append(("%ssd_obj_root", config.ssd_obj_root))
 
@@ -105,3 +105,13 @@ if os.path.exists(_host_cxx):
 # SSD_BUILD_EXAMPLES).
 if os.path.exists(os.path.join(config.ssd_obj_root, "lib", "libSSDMixerAotMain.a")):
     config.available_features.add("mixer-aot")
+
+# The GPU emulator (docs/gpu.md): ssd-runner runs modules lowered by
+# --ssd-gpu-lower-to-emulator or --ssd-to-gpu-emulator on it; the runner
+# utilities give them printMemrefF32 and friends.
+config.substitutions.append(
+    ("%mlir_runner_utils", os.path.join(config.llvm_lib_dir, "libmlir_runner_utils.so")))
+config.substitutions.append(
+    ("%mlir_c_runner_utils", os.path.join(config.llvm_lib_dir, "libmlir_c_runner_utils.so")))
+config.substitutions.append(
+    ("%ssd_emulator_runtime", os.path.join(config.ssd_obj_root, "lib", "libSSDGPUEmulatorRuntime.so")))

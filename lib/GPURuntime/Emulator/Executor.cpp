@@ -76,6 +76,16 @@ struct Shadow {
   uint32_t writeSite, readSite;
   uint16_t writer, reader;
   uint8_t multipleReaders, atomicWrite;
+  uint8_t readUnwritten; ///< listed in Worker::unwrittenReads
+};
+
+/// A read of a shared word no thread had written yet. Judged at the next
+/// barrier: a write by another thread in between is a race (reported when
+/// it happens); no write, or only the reader's own, leaves garbage read.
+struct UnwrittenRead {
+  uint64_t word;
+  uint16_t thread;
+  uint32_t site;
 };
 
 struct Worker {
@@ -97,6 +107,7 @@ struct Worker {
   uint32_t epoch = 1, barriers = 0, lastBarrierSite = UINT32_MAX;
   bool aborted = false;
   bool raceReported = false;
+  std::vector<UnwrittenRead> unwrittenReads;
   Thread *current = nullptr;
   const DeviceRange *lastRange = nullptr;
 
@@ -388,6 +399,26 @@ bool resolveWarp(Worker &w, unsigned warp) {
   return released;
 }
 
+/// Reports reads of shared memory that returned bytes no other thread wrote
+/// before them in this barrier interval, unless a race explains them.
+void judgeUnwrittenReads(Worker &w) {
+  if (!w.raceReported)
+    for (const UnwrittenRead &read : w.unwrittenReads) {
+      const Shadow &s = w.shadow[read.word];
+      if (s.writeEpoch != 0 && s.writer != read.thread)
+        continue;
+      reportError(where(w) + ": " + threadName(w.threads[read.thread]) +
+                  " reads " + sharedLocation(w, read.word * 4) +
+                  ", which no thread of the block has written (" +
+                  siteText(*w.kernel, read.site) + ")");
+      w.aborted = true;
+      break;
+    }
+  for (const UnwrittenRead &read : w.unwrittenReads)
+    w.shadow[read.word].readUnwritten = 0;
+  w.unwrittenReads.clear();
+}
+
 /// Called when no thread can run: opens the barrier, or reports why the
 /// block can never finish. True when threads run again.
 bool openBarrierOrReport(Worker &w) {
@@ -407,8 +438,10 @@ bool openBarrierOrReport(Worker &w) {
       return true;
     }
   }
-  if (atBarrier.empty() && atWarp.empty())
+  if (atBarrier.empty() && atWarp.empty()) {
+    judgeUnwrittenReads(w);
     return false; // the block is done
+  }
   if (atWarp.empty()) {
     const Thread &first = w.threads[atBarrier.front()];
     std::vector<unsigned> elsewhere;
@@ -435,6 +468,9 @@ bool openBarrierOrReport(Worker &w) {
       return false;
     }
     // Everyone is here: the next barrier interval starts.
+    judgeUnwrittenReads(w);
+    if (w.aborted)
+      return false;
     ++w.epoch;
     ++w.barriers;
     w.lastBarrierSite = first.barrierSite;
@@ -468,6 +504,7 @@ void runBlock(Worker &w, uint64_t linearBlock) {
   w.barriers = 0;
   w.lastBarrierSite = UINT32_MAX;
   w.raceReported = false;
+  w.unwrittenReads.clear();
   w.lastRange = nullptr;
   // Shared memory starts as garbage (0xff: NaN) and unwritten.
   std::memset(w.shared, 0xff, w.sharedBytes);
@@ -628,12 +665,9 @@ void checkShared(Worker &w, uint64_t offset, uint64_t bytes, uint32_t flags,
   const uint16_t self = uint16_t(w.current->index);
   for (uint64_t word = offset / 4; word * 4 < offset + bytes; ++word) {
     Shadow &s = w.shadow[word];
-    if (!writing || atomic) {
-      if (s.writeEpoch == 0)
-        abortBlock(w, where(w) + ": " + threadName(*w.current) + " reads " +
-                          sharedLocation(w, word * 4) +
-                          ", which no thread of the block has written (" +
-                          siteText(*w.kernel, site) + ")");
+    if ((!writing || atomic) && s.writeEpoch == 0 && !s.readUnwritten) {
+      s.readUnwritten = 1;
+      w.unwrittenReads.push_back({word, self, site});
     }
     if (!settings().raceCheck)
       continue;
