@@ -6,8 +6,9 @@
 #
 # gives P/include/ssd/** (headers, generated .inc and .td files), P/lib/*.a
 # (the ssd libraries, with libSSDAotRunner.a, libSSDCudaRuntime.a and
-# libSSDRunner.a for ahead-of-time executables), P/lib/SSDPlugin.so (mlir-opt
-# plugin), P/bin/ssd-opt, ssd-run, ssd-bench, ssd-compile, and
+# libSSDRunner.a for ahead-of-time executables), libSSDGPUEmulatorRuntime.so
+# (the GPU emulator), P/lib/SSDPlugin.so (mlir-opt
+# plugin), P/bin/ssd-opt, ssd-run, ssd-runner, ssd-bench, ssd-compile, and
 # P/lib/cmake/SSD/ (SSDConfig.cmake,
 # SSDConfigVersion.cmake, SSDTargets*.cmake) whose imported targets are
 # SSD::<name>. The package is relocatable: it names MLIR only through
@@ -62,7 +63,7 @@ while(worklist)
 endwhile()
 list(REMOVE_DUPLICATES SSD_INSTALLED_LIBRARIES)
 set(SSD_INSTALLED_TOOLS)
-foreach(tool ssd-opt ssd-run ssd-bench ssd-compile)
+foreach(tool ssd-opt ssd-run ssd-runner ssd-bench ssd-compile)
   if(TARGET ${tool})
     list(APPEND SSD_INSTALLED_TOOLS ${tool})
   endif()

@@ -26,11 +26,42 @@
 using namespace ssd;
 
 
+namespace {
+
+/// Whether operand `o` of the tensor form is baked into the module as a
+/// constant under `--constant-weights` (the per-head weights a graph
+/// compiler holds as constants).
+bool isWeight(const OperandLayout &o) {
+  return o.name == "A" || o.name == "D" || o.name == "dt_bias";
+}
+
+std::string hexBytes(const std::vector<uint8_t> &bytes) {
+  static const char digits[] = "0123456789ABCDEF";
+  std::string hex = "0x";
+  for (uint8_t b : bytes) {
+    hex += digits[b >> 4];
+    hex += digits[b & 15];
+  }
+  return hex;
+}
+
+} // namespace
+
 std::string ssd::buildScanModuleText(const ScanProblem &p, bool staticShapes,
                                      const std::string &functionName) {
+  ScanModuleOptions options;
+  options.staticShapes = staticShapes;
+  options.functionName = functionName;
+  return buildScanModuleText(p, options);
+}
+
+std::string ssd::buildScanModuleText(const ScanProblem &p,
+                                     const ScanModuleOptions &options) {
+  const bool tensors = options.tensorForm;
   auto typeOf = [&](const OperandLayout &o) {
     std::ostringstream os;
-    os << "memref<";
+    // The pool is a memref in both forms: the op updates it in place.
+    os << (tensors && o.name != "ssm_pool" ? "tensor<" : "memref<");
     // T and batch are the launch-dependent extents, and the pool's slot count
     // is the deployment's; every other extent is the model's and stays static.
     for (size_t i = 0; i < o.shape.size(); ++i) {
@@ -41,7 +72,7 @@ std::string ssd::buildScanModuleText(const ScanProblem &p, bool staticShapes,
       bool batchDim = o.name == "query_start_loc" || o.name == "has_initial_state" ||
                       o.name == "update_state" ||
                       (o.name == "cache_indices" && i == o.shape.size() - 1);
-      if (!staticShapes && (tokenDim || batchDim))
+      if (!options.staticShapes && (tokenDim || batchDim))
         os << "?x";
       else
         os << o.shape[i] << "x";
@@ -50,18 +81,39 @@ std::string ssd::buildScanModuleText(const ScanProblem &p, bool staticShapes,
     return os.str();
   };
   std::vector<OperandLayout> operands = operandLayouts(p);
-  std::ostringstream args, op;
+  std::unique_ptr<HostOperands> weights;
+  if (options.constantWeights)
+    weights = std::make_unique<HostOperands>(p);
+  std::ostringstream args, op, constants;
+  std::string resultType;
+  size_t argCount = 0, opCount = 0;
   for (size_t i = 0; i < operands.size(); ++i) {
     const OperandLayout &o = operands[i];
     std::string value = "%" + (o.name == "outs" ? std::string("y") : o.name);
-    args << (i ? ",\n    " : "") << value << ": " << typeOf(o);
-    op << (i ? (i % 3 == 0 ? "\n      " : " ") : "") << o.name << "(" << value
-       << " : " << typeOf(o) << ")";
+    if (tensors && o.name == "outs") {
+      resultType = typeOf(o);
+      continue;
+    }
+    if (weights && isWeight(o))
+      constants << "  " << value << " = arith.constant dense<\""
+                << hexBytes(weights->bytes(i)) << "\"> : " << typeOf(o)
+                << "\n";
+    else
+      args << (argCount++ ? ",\n    " : "") << value << ": " << typeOf(o);
+    op << (opCount ? (opCount % 3 == 0 ? "\n      " : " ") : "") << o.name
+       << "(" << value << " : " << typeOf(o) << ")";
+    ++opCount;
   }
   std::ostringstream module;
-  module << "func.func @" << functionName << "(\n    " << args.str()
-         << ") attributes {llvm.emit_c_interface} {\n"
-         << "  ssd.chunk_scan_varlen " << op.str() << "\n  return\n}\n";
+  module << "func.func @" << options.functionName << "(\n    " << args.str()
+         << ")" << (tensors ? " -> " + resultType : std::string())
+         << " attributes {llvm.emit_c_interface} {\n"
+         << constants.str();
+  if (tensors)
+    module << "  %y = ssd.chunk_scan_varlen " << op.str() << "\n      -> "
+           << resultType << "\n  return %y : " << resultType << "\n}\n";
+  else
+    module << "  ssd.chunk_scan_varlen " << op.str() << "\n  return\n}\n";
   return module.str();
 }
 
@@ -73,6 +125,10 @@ struct ScanKernel::Impl {
   Target target = Target::CPU;
   /// The GPU runtime under the mgpu* calls (CUDA, GPU emulator), or null.
   const DeviceRuntime *device = nullptr;
+  /// HostOperands indices passed as arguments, in order (the tensor form
+  /// returns y, and constant weights are in the module).
+  std::vector<size_t> arguments;
+  bool returnsY = false;
   // The transformer must outlive the engine, which keeps a reference to it.
   std::function<llvm::Error(llvm::Module *)> transformer;
   std::unique_ptr<mlir::ExecutionEngine> engine;
@@ -97,7 +153,15 @@ ScanKernel::compile(const ScanProblem &signature,
   llvm::SourceMgr sourceMgr;
   mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context,
                                            diagnosticStream);
-  std::string text = buildScanModuleText(signature, options.staticShapes);
+  if (options.constantWeights && !options.tensorForm) {
+    error = "constant weights need the tensor form";
+    return nullptr;
+  }
+  ScanModuleOptions moduleOptions;
+  moduleOptions.staticShapes = options.staticShapes;
+  moduleOptions.tensorForm = options.tensorForm;
+  moduleOptions.constantWeights = options.constantWeights;
+  std::string text = buildScanModuleText(signature, moduleOptions);
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceString<mlir::ModuleOp>(text, &context);
   if (!module) {
@@ -149,9 +213,15 @@ ScanKernel::compile(const ScanProblem &signature,
       /*optLevel=*/3, /*sizeLevel=*/0, /*targetMachine=*/nullptr);
   mlir::ExecutionEngineOptions engineOptions;
   engineOptions.transformer = kernel->impl->transformer;
-  llvm::SmallVector<llvm::StringRef, 1> libraries;
+  llvm::SmallVector<llvm::StringRef, 2> libraries;
   if (openmp)
     libraries.push_back(SSD_OPENMP_LIBRARY);
+  // Host code copies memrefs of non-identity layout (a tensor-form op's
+  // result out of its runtime branch) with memrefCopy from the runner
+  // utilities. The GPU pipelines turn such copies into device copies; should
+  // one remain, it runs and touches device memory (the GPU emulator reports
+  // that) instead of failing to link.
+  libraries.push_back(SSD_C_RUNNER_UTILS_LIBRARY);
   engineOptions.sharedLibPaths = libraries;
   auto engine = mlir::ExecutionEngine::create(*module, engineOptions);
   if (!engine) {
@@ -161,6 +231,16 @@ ScanKernel::compile(const ScanProblem &signature,
   kernel->impl->engine = std::move(*engine);
   kernel->impl->target = options.target;
   kernel->impl->device = device;
+  std::vector<OperandLayout> layouts = operandLayouts(signature);
+  for (size_t i = 0; i < layouts.size(); ++i) {
+    bool returned = options.tensorForm && layouts[i].name == "outs";
+    bool constant = options.constantWeights &&
+                    (layouts[i].name == "A" || layouts[i].name == "D" ||
+                     layouts[i].name == "dt_bias");
+    if (!returned && !constant)
+      kernel->impl->arguments.push_back(i);
+  }
+  kernel->impl->returnsY = options.tensorForm;
   if (device) {
     // The host code calls the mgpu* runtime; bind it explicitly rather than
     // relying on the process exporting its symbols.
@@ -187,20 +267,68 @@ ScanKernel::compile(const ScanProblem &signature,
 
 bool ScanKernel::run(HostOperands &operands, double &seconds,
                      std::string &error) {
+  // The C interface of a function returning y takes a pointer to the result
+  // descriptor first: allocated and aligned pointer, offset, 3 sizes and 3
+  // strides.
+  std::vector<int64_t> result(9, 0);
   auto invoke = [&](std::vector<void *> &descriptors, std::string &error) {
+    std::vector<void *> pointers;
+    if (impl->returnsY)
+      pointers.push_back(result.data());
+    for (size_t i : impl->arguments)
+      pointers.push_back(descriptors[i]);
     std::vector<void *> args;
-    for (void *&p : descriptors)
+    for (void *&p : pointers)
       args.push_back(&p);
-    llvm::Error result =
+    llvm::Error failure =
         impl->engine->invokePacked("_mlir_ciface_chunk_scan_varlen", args);
-    if (result) {
-      error = "call failed: " + llvm::toString(std::move(result));
+    if (failure) {
+      error = "call failed: " + llvm::toString(std::move(failure));
       return false;
     }
     return true;
   };
-  if (impl->device)
-    return ssd::runOnDevice(*impl->device, operands, invoke, seconds, error);
+  // Where the returned y is, and how to give it back.
+  const size_t yBytes = operands.bytes(operands.yIndex()).size();
+  auto returnedY = [&](std::string &error) -> char * {
+    auto *aligned = reinterpret_cast<char *>(result[1]);
+    const int64_t *sizes = &result[3], *strides = &result[6];
+    const int64_t elements = sizes[0] * sizes[1] * sizes[2];
+    if (yBytes == 0)
+      return aligned;
+    bool contiguous = strides[2] == 1 && strides[1] == sizes[2] &&
+                      strides[0] == sizes[1] * sizes[2];
+    if (!result[0] || !contiguous || elements <= 0 ||
+        yBytes % size_t(elements) != 0) {
+      error = "internal error: the compiled function returned no contiguous y";
+      return nullptr;
+    }
+    return aligned + result[2] * int64_t(yBytes / size_t(elements));
+  };
+
+  if (impl->device) {
+    const DeviceRuntime &runtime = *impl->device;
+    auto call = [&](std::vector<void *> &descriptors, std::string &error) {
+      if (!invoke(descriptors, error))
+        return false;
+      if (!impl->returnsY)
+        return true;
+      // y came back in a device buffer of its own: move it where the
+      // caller copies y from, and free it (the caller owns it).
+      char *y = returnedY(error);
+      if (!y)
+        return false;
+      // descriptors[i] is the StridedMemRefType of operand i: [1] is its
+      // aligned pointer.
+      auto *yDescriptor = static_cast<int64_t *>(descriptors[operands.yIndex()]);
+      void *yOperand = reinterpret_cast<void *>(yDescriptor[1]);
+      bool ok = runtime.synchronize(error) &&
+                runtime.copyDeviceToDevice(yOperand, y, yBytes, error);
+      runtime.release(reinterpret_cast<void *>(result[0]));
+      return ok;
+    };
+    return ssd::runOnDevice(runtime, operands, call, seconds, error);
+  }
 
   std::vector<void *> host;
   for (size_t i = 0; i < operands.size(); ++i)
@@ -214,5 +342,12 @@ bool ScanKernel::run(HostOperands &operands, double &seconds,
   seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
                                           start)
                 .count();
+  if (ok && impl->returnsY) {
+    char *y = returnedY(error);
+    if (!y)
+      return false;
+    std::memcpy(operands.bytes(operands.yIndex()).data(), y, yBytes);
+    std::free(reinterpret_cast<void *>(result[0]));
+  }
   return ok;
 }

@@ -3,7 +3,7 @@
 //   ssd-run --inputs DIR --outputs DIR [--dtype f32|f16|bf16]
 //           [--target cpu|cuda|gpu-emu|reference] [--form auto|chunked|serial]
 //           [--chunk-size N] [--static-shapes] [--print-ir] [--no-openmp]
-//           [--chip sm_90a]
+//           [--chip sm_90a] [--tensor-form [--constant-weights]]
 //
 // Reads the op's operands from DIR/*.npy, runs it on the chosen target and
 // writes y.npy and ssm_pool.npy. Bad input ends with one line naming the file
@@ -35,7 +35,8 @@ constexpr const char *kUsage =
     "               [--target cpu|cuda|gpu-emu|reference]\n"
     "               [--form auto|chunked|serial]\n"
     "               [--chunk-size N] [--static-shapes] [--print-ir] [--no-openmp]\n"
-    "               [--chip sm_80|sm_86|sm_89|sm_90|sm_90a]\n";
+    "               [--chip sm_80|sm_86|sm_89|sm_90|sm_90a]\n"
+    "               [--tensor-form [--constant-weights]]\n";
 
 int fail(const std::string &message) {
   std::fprintf(stderr, "ssd-run: %s\n", message.c_str());
@@ -47,6 +48,7 @@ struct Options {
       chip = "sm_90a";
   int64_t chunkSize = 256;
   bool staticShapes = false, printIR = false, openmp = true;
+  bool tensorForm = false, constantWeights = false;
 };
 
 /// Parses the command line; false with a one-line message on any problem.
@@ -65,14 +67,18 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
       arg = arg.substr(0, eq);
       inlineValue = true;
     }
-    if (arg == "--static-shapes" || arg == "--print-ir" || arg == "--no-openmp") {
+    const std::map<std::string, bool *> flags = {
+        {"--static-shapes", &o.staticShapes},
+        {"--print-ir", &o.printIR},
+        {"--no-openmp", &o.openmp},
+        {"--tensor-form", &o.tensorForm},
+        {"--constant-weights", &o.constantWeights}};
+    if (auto flag = flags.find(arg); flag != flags.end()) {
       if (inlineValue) {
         error = "flag '" + arg + "' takes no value";
         return false;
       }
-      (arg == "--static-shapes" ? o.staticShapes
-       : arg == "--print-ir"    ? o.printIR
-                                : o.openmp) = arg != "--no-openmp";
+      *flag->second = arg != "--no-openmp";
       continue;
     }
     std::string *target = nullptr;
@@ -124,6 +130,10 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
             "' (expected sm_80, sm_86, sm_89, sm_90 or sm_90a)";
     return false;
   }
+  if (o.constantWeights && !o.tensorForm) {
+    error = "--constant-weights needs --tensor-form";
+    return false;
+  }
   if (o.form != "auto" && o.form != "chunked" && o.form != "serial") {
     error = "unknown --form '" + o.form + "' (expected auto, chunked or serial)";
     return false;
@@ -154,8 +164,12 @@ int main(int argc, char **argv) {
     mlir::DialectRegistry registry;
     mlir::ssd::registerSSDPipelineDependencies(registry);
     mlir::MLIRContext context(registry);
+    ssd::ScanModuleOptions text;
+    text.staticShapes = o.staticShapes;
+    text.tensorForm = o.tensorForm;
+    text.constantWeights = o.constantWeights;
     auto module = mlir::parseSourceString<mlir::ModuleOp>(
-        ssd::buildScanModuleText(problem, o.staticShapes), &context);
+        ssd::buildScanModuleText(problem, text), &context);
     if (!module)
       return fail("internal error: the generated module does not parse");
     module->print(llvm::outs());
@@ -184,6 +198,8 @@ int main(int argc, char **argv) {
     compile.form = o.form;
     compile.chunkSize = o.chunkSize;
     compile.staticShapes = o.staticShapes;
+    compile.tensorForm = o.tensorForm;
+    compile.constantWeights = o.constantWeights;
     compile.openmp = o.openmp;
     auto kernel = ssd::ScanKernel::compile(problem, compile, error);
     if (!kernel)

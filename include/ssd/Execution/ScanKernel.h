@@ -33,6 +33,21 @@ struct CompileOptions {
   int64_t chunkSize = 256;
   bool staticShapes = false;   ///< else T, batch and pool slots are dynamic
   bool openmp = true;          ///< outer loops on all cores
+  /// The tensor form (operands as tensors, y returned) instead of the memref
+  /// form, as a graph compiler holds the op; with `constantWeights`, A, D
+  /// and dt_bias are constants in the module, from the signature problem.
+  bool tensorForm = false;
+  bool constantWeights = false;
+};
+
+/// How buildScanModuleText writes the op.
+struct ScanModuleOptions {
+  bool staticShapes = false;
+  bool tensorForm = false;
+  /// A, D, dt_bias as `arith.constant` tensors holding the problem's values
+  /// (tensor form only).
+  bool constantWeights = false;
+  std::string functionName = "chunk_scan_varlen";
 };
 
 /// The module `ssd-run` compiles for `problem`'s signature: one func,
@@ -41,6 +56,11 @@ struct CompileOptions {
 std::string buildScanModuleText(const ScanProblem &problem, bool staticShapes,
                                 const std::string &functionName =
                                     "chunk_scan_varlen");
+/// The same with every choice of ScanModuleOptions: in the tensor form the
+/// function returns y, its arguments are tensors (the pool stays a memref)
+/// and, with constant weights, A, D and dt_bias are not arguments.
+std::string buildScanModuleText(const ScanProblem &problem,
+                                const ScanModuleOptions &options);
 
 /// One compiled op, callable on any problem with the signature it was
 /// compiled for (with dynamic shapes: any T, batch and pool size).
