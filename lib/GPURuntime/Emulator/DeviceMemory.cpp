@@ -161,8 +161,10 @@ const DeviceRange *DeviceMemory::find(uintptr_t address) {
 
 char *DeviceMemory::translate(uintptr_t address, uint64_t bytes,
                               std::string &why) {
+  // An access that starts right at the end of an allocation (one element
+  // past it) is reported against that allocation, with its size.
   const DeviceRange *range = find(address);
-  if (!range || address == range->end) {
+  if (!range) {
     why = "is not in any live allocation (freed, or never allocated)";
     return nullptr;
   }

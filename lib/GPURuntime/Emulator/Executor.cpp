@@ -8,6 +8,7 @@
 //
 //  - a warp collective whose member lanes have all arrived (same operation,
 //    same member mask) is computed for all of them at once and they run on;
+//    lanes of the mask that exited do not count, except for mma.sync;
 //  - when every live thread waits at the same barrier, the barrier opens and
 //    a new barrier interval (epoch) starts;
 //  - anything else can never make progress on a GPU either: a barrier that
@@ -18,8 +19,9 @@
 // Shared memory is the worker's arena, checked on every access: bounds, a
 // shadow word per 4 bytes recording the last writer and readers in the
 // current epoch (two different threads touching one word between two
-// barriers, one of them writing, is a race), and whether any thread wrote it
-// since the block started.
+// barriers, one of them writing, is a race, unless both are in a warp that
+// ran a bar.warp.sync of all its lanes in between), and whether any thread
+// wrote it since the block started.
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,6 +34,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cinttypes>
 #include <condition_variable>
 #include <cstdio>
@@ -71,11 +74,22 @@ struct Thread {
 };
 
 /// Per 4-byte word of shared memory, for the race and initialisation checks.
+/// Two accesses are ordered when a block barrier lies between them (the
+/// epochs differ) or, for two threads of one warp, when a bar.warp.sync of
+/// the whole warp does (the warp's epoch grew since the first): PTX orders
+/// the memory accesses of the threads bar.warp.sync synchronises.
 struct Shadow {
   uint32_t writeEpoch, readEpoch; ///< 0: not in this block
-  uint32_t writeSite, readSite;
-  uint16_t writer, reader;
-  uint8_t multipleReaders, atomicWrite;
+  uint32_t writeSite, readSite, otherReadSite;
+  uint32_t writeWarpEpoch; ///< the writer's warp epoch at the write
+  /// With the readers in one warp: that warp's epoch at the latest read, and
+  /// the lanes that read in it (reads in earlier warp epochs are ordered
+  /// before the warp's later accesses).
+  uint32_t readWarpEpoch, readLanes;
+  uint16_t writer, reader; ///< reader: the latest
+  uint16_t otherReader;    ///< with manyWarps: a reader of another warp
+  uint8_t manyWarps;       ///< readers of several warps in this epoch
+  uint8_t atomicWrite;
   uint8_t readUnwritten; ///< listed in Worker::unwrittenReads
 };
 
@@ -105,6 +119,8 @@ struct Worker {
   char *shared = nullptr;
   uint64_t sharedBytes = 0;
   uint32_t epoch = 1, barriers = 0, lastBarrierSite = UINT32_MAX;
+  /// Completed bar.warp.syncs of each whole warp in this block (see Shadow).
+  uint32_t warpEpochs[kMaxThreadsPerBlock / kWarpSize] = {};
   bool aborted = false;
   bool raceReported = false;
   std::vector<UnwrittenRead> unwrittenReads;
@@ -288,9 +304,15 @@ void computeCollective(Worker &w, unsigned warp, uint32_t group) {
       ShuffleSource source = shuffleSource(ShuffleMode(mine.mode), lane,
                                            mine.b, mine.c);
       if (source.inRange && !(group & (1u << source.lane))) {
+        // The value of a lane that does not take part is undefined.
+        const char *why =
+            !(mine.mask & (1u << source.lane)) ? "is not in the member mask"
+            : warp * kWarpSize + source.lane >= w.threadCount
+                ? "does not exist (the block ends before it)"
+                : "has exited";
         reportError(where(w) + ": " + threadName(lanes[lane]) +
                     " shuffles from lane " + std::to_string(source.lane) +
-                    ", which is not in the member mask (" +
+                    ", which " + why + " (" +
                     siteText(*w.kernel, mine.site) + ")");
         w.aborted = true;
         return;
@@ -335,8 +357,14 @@ void computeCollective(Worker &w, unsigned warp, uint32_t group) {
     counters().mmas++;
     break;
   }
-  case WarpOpKind::SyncWarp:
+  case WarpOpKind::SyncWarp: {
+    // A bar.warp.sync of every lane of the warp orders all their earlier
+    // shared-memory accesses before all their later ones.
+    unsigned present = std::min(kWarpSize, w.threadCount - warp * kWarpSize);
+    if (group == (present == kWarpSize ? ~0u : (1u << present) - 1))
+      ++w.warpEpochs[warp];
     break;
+  }
   }
   for (unsigned lane = 0; lane < kWarpSize; ++lane)
     if (group & (1u << lane))
@@ -374,11 +402,21 @@ bool resolveWarp(Worker &w, unsigned warp) {
       return false;
     }
     bool ready = true;
+    handled |= group;
     for (unsigned other = 0; other < present && ready; ++other) {
       if (!(group & (1u << other)))
         continue;
       Thread &o = lanes[other];
       if (o.state == ThreadState::Exited) {
+        // shfl.sync and vote.sync wait only for the non-exited threads of
+        // their member mask (PTX ISA), bar.warp.sync too (__syncwarp in the
+        // CUDA programming guide): exited lanes leave the group, and a
+        // shuffle that reads from one is reported when it is computed.
+        // mma.sync is .aligned: every lane of the warp must execute it.
+        if (t.op.kind != WarpOpKind::Mma) {
+          group &= ~(1u << other);
+          continue;
+        }
         reportError(where(w) + ": " + threadName(o) + " exited while lane " +
                     std::to_string(lane) + " waits for it in " +
                     opName(t.op.kind) + " (" + siteText(*w.kernel, t.op.site) +
@@ -388,7 +426,6 @@ bool resolveWarp(Worker &w, unsigned warp) {
       }
       ready = o.state == ThreadState::AtWarp && sameOp(o.op, t.op);
     }
-    handled |= group;
     if (!ready)
       continue;
     computeCollective(w, warp, group);
@@ -444,11 +481,13 @@ bool openBarrierOrReport(Worker &w) {
   }
   if (atWarp.empty()) {
     const Thread &first = w.threads[atBarrier.front()];
-    std::vector<unsigned> elsewhere;
+    std::vector<unsigned> here, elsewhere;
     for (unsigned i : atBarrier)
-      if (w.threads[i].barrierSite != first.barrierSite ||
-          w.threads[i].barrierId != first.barrierId)
-        elsewhere.push_back(i);
+      (w.threads[i].barrierSite != first.barrierSite ||
+               w.threads[i].barrierId != first.barrierId
+           ? elsewhere
+           : here)
+          .push_back(i);
     if (!exited.empty()) {
       reportError(where(w) + ": barrier divergence: threads " +
                   threadList(w, atBarrier) + " wait at " +
@@ -459,7 +498,8 @@ bool openBarrierOrReport(Worker &w) {
       return false;
     }
     if (!elsewhere.empty()) {
-      reportError(where(w) + ": barrier divergence: threads wait at " +
+      reportError(where(w) + ": barrier divergence: threads " +
+                  threadList(w, here) + " wait at " +
                   siteText(*w.kernel, first.barrierSite) + " and threads " +
                   threadList(w, elsewhere) + " at " +
                   siteText(*w.kernel, w.threads[elsewhere.front()].barrierSite) +
@@ -504,6 +544,7 @@ void runBlock(Worker &w, uint64_t linearBlock) {
   w.barriers = 0;
   w.lastBarrierSite = UINT32_MAX;
   w.raceReported = false;
+  std::fill(std::begin(w.warpEpochs), std::end(w.warpEpochs), 0);
   w.unwrittenReads.clear();
   w.lastRange = nullptr;
   // Shared memory starts as garbage (0xff: NaN) and unwritten.
@@ -645,9 +686,11 @@ void reportRace(Worker &w, uint64_t offset, uint32_t site, bool writing,
               ": " + threadName(self) + (writing ? " writes it" : " reads it") +
               " (" + siteText(*w.kernel, site) + ") and " +
               threadName(w.threads[other]) +
-              (otherWrote ? " wrote it" : " read it") + " (" +
-              siteText(*w.kernel, otherSite) + ") in the same barrier " +
-              "interval, " + intervalText(w));
+              (otherWrote ? " wrote it" : " read it") +
+              (otherSite == UINT32_MAX
+                   ? std::string()
+                   : " (" + siteText(*w.kernel, otherSite) + ")") +
+              " in the same barrier interval, " + intervalText(w));
 }
 
 void checkShared(Worker &w, uint64_t offset, uint64_t bytes, uint32_t flags,
@@ -663,34 +706,63 @@ void checkShared(Worker &w, uint64_t offset, uint64_t bytes, uint32_t flags,
   const bool writing = flags & (AccessWrite | AccessAtomic);
   const bool atomic = flags & AccessAtomic;
   const uint16_t self = uint16_t(w.current->index);
+  const unsigned warp = self / kWarpSize, lane = self % kWarpSize;
+  const uint32_t warpEpoch = w.warpEpochs[warp];
   for (uint64_t word = offset / 4; word * 4 < offset + bytes; ++word) {
     Shadow &s = w.shadow[word];
     if ((!writing || atomic) && s.writeEpoch == 0 && !s.readUnwritten) {
       s.readUnwritten = 1;
       w.unwrittenReads.push_back({word, self, site});
     }
-    if (!settings().raceCheck)
-      continue;
-    if (s.writeEpoch == w.epoch && s.writer != self &&
-        !(atomic && s.atomicWrite))
-      reportRace(w, word * 4, site, writing, s.writer, true, s.writeSite);
-    if (writing && s.readEpoch == w.epoch &&
-        (s.multipleReaders || s.reader != self))
-      reportRace(w, word * 4, site, true,
-                 s.reader != self ? s.reader : s.reader, false, s.readSite);
+    // Without the race check the writes are still recorded below: the
+    // check for reads of unwritten words needs them.
+    if (settings().raceCheck) {
+      if (s.writeEpoch == w.epoch && s.writer != self &&
+          !(atomic && s.atomicWrite) &&
+          !(s.writer / kWarpSize == warp && warpEpoch > s.writeWarpEpoch))
+        reportRace(w, word * 4, site, writing, s.writer, true, s.writeSite);
+      if (writing && s.readEpoch == w.epoch) {
+        if (s.manyWarps || s.reader / kWarpSize != warp) {
+          // Some reader is of another warp: nothing orders it.
+          bool latest = s.reader / kWarpSize != warp;
+          reportRace(w, word * 4, site, true,
+                     latest ? s.reader : s.otherReader, false,
+                     latest ? s.readSite : s.otherReadSite);
+        } else if (warpEpoch == s.readWarpEpoch) {
+          // Lanes of this warp that read since its last bar.warp.sync.
+          if (uint32_t others = s.readLanes & ~(1u << lane))
+            reportRace(w, word * 4, site, true,
+                       s.reader != self ? s.reader
+                                        : warp * kWarpSize +
+                                              __builtin_ctz(others),
+                       false, s.reader != self ? s.readSite : UINT32_MAX);
+        }
+      }
+    }
     if (writing) {
       s.writeEpoch = w.epoch;
       s.writer = self;
       s.writeSite = site;
+      s.writeWarpEpoch = warpEpoch;
       s.atomicWrite = atomic;
-    } else if (s.readEpoch != w.epoch) {
-      s.readEpoch = w.epoch;
-      s.reader = self;
-      s.readSite = site;
-      s.multipleReaders = 0;
-    } else if (s.reader != self) {
-      s.multipleReaders = 1;
+      continue;
     }
+    if (s.readEpoch != w.epoch) {
+      s.readEpoch = w.epoch;
+      s.manyWarps = 0;
+      s.readWarpEpoch = warpEpoch;
+      s.readLanes = 0;
+    } else if (s.reader / kWarpSize != warp) {
+      s.manyWarps = 1;
+      s.otherReader = s.reader;
+      s.otherReadSite = s.readSite;
+    } else if (s.readWarpEpoch != warpEpoch) {
+      s.readWarpEpoch = warpEpoch;
+      s.readLanes = 0;
+    }
+    s.readLanes |= 1u << lane;
+    s.reader = self;
+    s.readSite = site;
   }
 }
 

@@ -204,6 +204,8 @@ private:
   std::string sites;
   unsigned siteCount = 0;
   StringMap<GlobalVariable *> importSlots;
+  /// Barriers rewritten so far, per function.
+  DenseMap<const Function *, unsigned> barrierCount;
   /// Calls into the runtime made here, not to be rewritten again.
   DenseSet<const Instruction *> runtimeCalls;
 
@@ -270,6 +272,13 @@ private:
   Value *site(Function &f, const Twine &what) {
     sites += (f.getName() + ": " + what + "\n").str();
     return ConstantInt::get(i32, siteCount++);
+  }
+
+  /// A barrier's site, numbered in code order within its function: every
+  /// barrier instruction prints the same, and messages about threads at
+  /// different barriers must tell them apart.
+  Value *barrierSite(Function &f) {
+    return site(f, "barrier #" + Twine(++barrierCount[&f]));
   }
 
   std::string describe(const Instruction &inst) {
@@ -553,13 +562,13 @@ private:
       result = callRuntime(b, "sreg", {u32(static_cast<uint32_t>(*reg))});
       result = b.CreateZExtOrTrunc(result, call.getType());
     } else if (name == "barrier0") {
-      callRuntime(b, "barrier", {site(f, "barrier"), u32(0), u32(0)});
+      callRuntime(b, "barrier", {barrierSite(f), u32(0), u32(0)});
     } else if (name == "barrier.cta.sync.aligned.all" ||
                name == "barrier.cta.sync.all" || name == "barrier.sync") {
-      callRuntime(b, "barrier", {site(f, "barrier"), arg(0), u32(0)});
+      callRuntime(b, "barrier", {barrierSite(f), arg(0), u32(0)});
     } else if (name == "barrier.cta.sync.aligned.count" ||
                name == "barrier.cta.sync.count" || name == "barrier.sync.cnt") {
-      callRuntime(b, "barrier", {site(f, "barrier"), arg(0), arg(1)});
+      callRuntime(b, "barrier", {barrierSite(f), arg(0), arg(1)});
     } else if (name == "bar.warp.sync") {
       callRuntime(b, "syncwarp", {site(f, "bar.warp.sync"), arg(0)});
     } else if (name.starts_with("membar.") || name.starts_with("fence.") ||
