@@ -43,6 +43,7 @@
 #include <memory>
 #include <sstream>
 #include <thread>
+#include <utility>
 
 using namespace ssd::emulator;
 namespace fiber = boost::context::detail;
@@ -121,11 +122,21 @@ struct Worker {
   uint32_t epoch = 1, barriers = 0, lastBarrierSite = UINT32_MAX;
   /// Completed bar.warp.syncs of each whole warp in this block (see Shadow).
   uint32_t warpEpochs[kMaxThreadsPerBlock / kWarpSize] = {};
+  /// Per warp, the lanes waiting in a collective and the lanes that exited:
+  /// the arriving lane that completes its group computes it at once.
+  uint32_t waitingLanes[kMaxThreadsPerBlock / kWarpSize] = {};
+  uint32_t exitedLanes[kMaxThreadsPerBlock / kWarpSize] = {};
   bool aborted = false;
   bool raceReported = false;
   std::vector<UnwrittenRead> unwrittenReads;
   Thread *current = nullptr;
-  const DeviceRange *lastRange = nullptr;
+  /// The allocations this worker's kernels touched last, most recent first
+  /// (stable during a launch: allocations change only between launches).
+  const DeviceRange *recentRanges[4] = {};
+  /// Work counted here and added to counters() after the launch, so that
+  /// workers do not contend for one cache line on every access.
+  uint64_t globalAccesses = 0, sharedAccesses = 0, collectives = 0, mmas = 0,
+           barriersOpened = 0;
 
   ~Worker() {
     if (stacks)
@@ -133,7 +144,10 @@ struct Worker {
   }
 };
 
-thread_local Worker *activeWorker = nullptr;
+// Initial-exec: kernels read it on every runtime call, and the general TLS
+// model would make each read a call into the dynamic loader.
+__attribute__((tls_model("initial-exec"))) thread_local Worker *activeWorker =
+    nullptr;
 
 /// The guard pages below fiber stacks, for the fault handler's message.
 std::mutex stackRegistryMutex;
@@ -203,9 +217,33 @@ std::string intervalText(const Worker &w) {
 // Fibers
 //===----------------------------------------------------------------------===//
 
-void yieldToScheduler(Worker &w) {
-  fiber::transfer_t back = fiber::jump_fcontext(w.scheduler, nullptr);
-  w.scheduler = back.fctx;
+/// Switches to the context `target`, leaving the current one in `save`.
+/// Every switch passes the slot where the resumed side stores the context
+/// it came from, so fibers can hand over to each other directly.
+void switchTo(fiber::fcontext_t target, fiber::fcontext_t *save) {
+  fiber::transfer_t from = fiber::jump_fcontext(target, save);
+  *static_cast<fiber::fcontext_t *>(from.data) = from.fctx;
+}
+
+/// Leaves the running thread, which can no longer run: the next runnable
+/// thread of the block after it runs (one switch instead of two through the
+/// scheduler), or the scheduler when none is left in this pass.
+void suspend(Worker &w) {
+  Thread &self = *w.current;
+  for (unsigned i = self.index + 1; i < w.threadCount; ++i) {
+    Thread &next = w.threads[i];
+    if (next.state == ThreadState::Runnable) {
+      w.current = &next;
+      switchTo(next.context, &self.context);
+      return;
+    }
+  }
+  switchTo(w.scheduler, &self.context);
+}
+
+void markExited(Worker &w, Thread &t) {
+  t.state = ThreadState::Exited;
+  w.exitedLanes[t.index / kWarpSize] |= 1u << (t.index % kWarpSize);
 }
 
 /// Ends the block after a fatal error in its current thread: the scheduler
@@ -213,26 +251,24 @@ void yieldToScheduler(Worker &w) {
 [[noreturn]] void abortBlock(Worker &w, const std::string &message) {
   reportError(message);
   w.aborted = true;
-  if (w.current)
-    w.current->state = ThreadState::Exited;
-  yieldToScheduler(w);
+  Thread &self = *w.current;
+  markExited(w, self);
+  switchTo(w.scheduler, &self.context);
   __builtin_unreachable();
 }
 
 void fiberMain(fiber::transfer_t from) {
+  *static_cast<fiber::fcontext_t *>(from.data) = from.fctx;
   Worker &w = *activeWorker;
-  w.scheduler = from.fctx;
-  Thread &self = *static_cast<Thread *>(from.data);
   w.kernel->entry(w.params);
-  self.state = ThreadState::Exited;
-  yieldToScheduler(w);
+  markExited(w, *w.current);
+  suspend(w);
   __builtin_unreachable();
 }
 
 void resume(Worker &w, Thread &t) {
   w.current = &t;
-  fiber::transfer_t back = fiber::jump_fcontext(t.context, &t);
-  t.context = back.fctx;
+  switchTo(t.context, &w.scheduler);
   w.current = nullptr;
 }
 
@@ -294,7 +330,7 @@ void computeCollective(Worker &w, unsigned warp, uint32_t group) {
   Thread *lanes = &w.threads[warp * kWarpSize];
   unsigned leader = __builtin_ctz(group);
   const WarpOp &op = lanes[leader].op;
-  counters().warpCollectives++;
+  ++w.collectives;
   switch (op.kind) {
   case WarpOpKind::Shuffle:
     for (unsigned lane = 0; lane < kWarpSize; ++lane) {
@@ -354,7 +390,7 @@ void computeCollective(Worker &w, unsigned warp, uint32_t group) {
     for (unsigned lane = 0; lane < kWarpSize; ++lane)
       std::memcpy(lanes[lane].op.fragments->d, fragments[lane].d,
                   sizeof(fragments[lane].d));
-    counters().mmas++;
+    ++w.mmas;
     break;
   }
   case WarpOpKind::SyncWarp: {
@@ -369,6 +405,7 @@ void computeCollective(Worker &w, unsigned warp, uint32_t group) {
   for (unsigned lane = 0; lane < kWarpSize; ++lane)
     if (group & (1u << lane))
       lanes[lane].state = ThreadState::Runnable;
+  w.waitingLanes[warp] &= ~group;
 }
 
 /// Completes every collective of `warp` whose members have all arrived.
@@ -514,7 +551,7 @@ bool openBarrierOrReport(Worker &w) {
     ++w.epoch;
     ++w.barriers;
     w.lastBarrierSite = first.barrierSite;
-    counters().barriers++;
+    ++w.barriersOpened;
     for (unsigned i : atBarrier)
       w.threads[i].state = ThreadState::Runnable;
     return true;
@@ -545,8 +582,10 @@ void runBlock(Worker &w, uint64_t linearBlock) {
   w.lastBarrierSite = UINT32_MAX;
   w.raceReported = false;
   std::fill(std::begin(w.warpEpochs), std::end(w.warpEpochs), 0);
+  std::fill(std::begin(w.waitingLanes), std::end(w.waitingLanes), 0);
+  std::fill(std::begin(w.exitedLanes), std::end(w.exitedLanes), 0);
   w.unwrittenReads.clear();
-  w.lastRange = nullptr;
+  std::fill(std::begin(w.recentRanges), std::end(w.recentRanges), nullptr);
   // Shared memory starts as garbage (0xff: NaN) and unwritten.
   std::memset(w.shared, 0xff, w.sharedBytes);
   std::memset(w.shadow.data(), 0,
@@ -558,8 +597,11 @@ void runBlock(Worker &w, uint64_t linearBlock) {
     t.tid[1] = i / c.block[0] % c.block[1];
     t.tid[2] = i / (c.block[0] * c.block[1]);
     t.state = ThreadState::Runnable;
-    t.context = fiber::make_fcontext(t.stackLow + kStackBytes, kStackBytes,
-                                     fiberMain);
+    // Stack tops staggered by a cache line per thread: page-aligned tops
+    // would put every thread's hot frames in the same few L1 sets.
+    size_t colour = (i % 64) * 64;
+    t.context = fiber::make_fcontext(t.stackLow + kStackBytes - colour,
+                                     kStackBytes - colour, fiberMain);
   }
   counters().blocks++;
   counters().threads += w.threadCount;
@@ -695,7 +737,7 @@ void reportRace(Worker &w, uint64_t offset, uint32_t site, bool writing,
 
 void checkShared(Worker &w, uint64_t offset, uint64_t bytes, uint32_t flags,
                  uint32_t site) {
-  counters().sharedAccesses++;
+  ++w.sharedAccesses;
   if (offset + bytes > w.sharedBytes || offset + bytes < offset)
     abortBlock(w, where(w) + ": " + threadName(*w.current) +
                       " accesses " + std::to_string(bytes) +
@@ -815,14 +857,30 @@ void importBarrier(uint32_t site, uint32_t id, uint32_t threads) {
   t.state = ThreadState::AtBarrier;
   t.barrierSite = site;
   t.barrierId = id;
-  yieldToScheduler(w);
+  suspend(w);
 }
 
 void waitInWarp(Worker &w, WarpOp op) {
   Thread &t = *w.current;
   t.op = op;
   t.state = ThreadState::AtWarp;
-  yieldToScheduler(w);
+  const unsigned warp = t.index / kWarpSize;
+  w.waitingLanes[warp] |= 1u << (t.index % kWarpSize);
+  // The last lane of the group to arrive computes the collective and runs
+  // on; the others wait (resolveWarp checks everything else).
+  uint32_t group = members(w, warp, t.op);
+  if (t.op.kind != WarpOpKind::Mma)
+    group &= ~w.exitedLanes[warp];
+  if ((w.waitingLanes[warp] & group) == group) {
+    resolveWarp(w, warp);
+    if (w.aborted) {
+      markExited(w, t);
+      switchTo(w.scheduler, &t.context);
+      __builtin_unreachable();
+    }
+  }
+  if (t.state == ThreadState::AtWarp)
+    suspend(w);
 }
 
 void importSyncwarp(uint32_t site, uint32_t mask) {
@@ -884,10 +942,15 @@ void *importGlobal(void *address, uint64_t bytes, uint32_t flags,
   uintptr_t a = reinterpret_cast<uintptr_t>(address);
   DeviceMemory &memory = DeviceMemory::get();
   if (memory.inWindow(a)) {
-    counters().globalAccesses++;
-    const DeviceRange *r = w.lastRange;
-    if (r && a >= r->begin && a < r->end && bytes <= r->end - a)
-      return memory.hostAddress(a);
+    ++w.globalAccesses;
+    const DeviceRange **recent = w.recentRanges;
+    for (unsigned i = 0; i < 4 && recent[i]; ++i) {
+      const DeviceRange *r = recent[i];
+      if (a >= r->begin && a < r->end && bytes <= r->end - a) {
+        std::rotate(recent, recent + i, recent + i + 1);
+        return memory.hostAddress(a);
+      }
+    }
     std::string why;
     char *host = memory.translate(a, bytes, why);
     if (!host)
@@ -896,7 +959,8 @@ void *importGlobal(void *address, uint64_t bytes, uint32_t flags,
                         std::to_string(bytes) + " bytes at device address " +
                         std::to_string(a) + ", which " + why + " (" +
                         siteText(*w.kernel, site) + ")");
-    w.lastRange = memory.find(a);
+    std::move_backward(recent, recent + 3, recent + 4);
+    recent[0] = memory.find(a);
     return host;
   }
   uintptr_t shared = reinterpret_cast<uintptr_t>(w.shared);
@@ -1008,6 +1072,12 @@ void runLaunch(const Kernel &kernel, const LaunchConfig &config,
       if (w.aborted)
         stop = true;
     }
+    Counters &total = counters();
+    total.globalAccesses += std::exchange(w.globalAccesses, 0);
+    total.sharedAccesses += std::exchange(w.sharedAccesses, 0);
+    total.warpCollectives += std::exchange(w.collectives, 0);
+    total.mmas += std::exchange(w.mmas, 0);
+    total.barriers += std::exchange(w.barriersOpened, 0);
     activeWorker = nullptr;
   });
 }
