@@ -4,12 +4,18 @@
 #   bash scripts/gpu-check.sh pack DIR   on the build machine (MLIR/LLVM, no GPU
 #                                        needed): generates the numeric grid,
 #                                        compiles every kernel it needs ahead of
-#                                        time into one executable, and writes a
-#                                        small self-contained payload to DIR.
+#                                        time into one executable, runs a few
+#                                        grid cases and the mma and shuffle
+#                                        probes on the GPU emulator and keeps
+#                                        their outputs, and writes a small
+#                                        self-contained payload to DIR.
 #   bash DIR/run.sh                      on the GPU machine (NVIDIA driver,
 #                                        python3 with numpy; no MLIR, no LLVM):
 #                                        runs the grid on the GPU against the
-#                                        double-precision reference, then the
+#                                        double-precision reference, compares
+#                                        the emulator's outputs with the GPU's
+#                                        (probes bit for bit, scans by their
+#                                        max relative difference), then the
 #                                        Mamba-2 mixer example (mixer-aot), the
 #                                        prefill and decode benchmarks, and
 #                                        prints a summary. About 2-4 minutes
@@ -18,12 +24,27 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 
+# ssd-compile ARGS... LOG: runs ssd-compile with its messages appended to LOG;
+# on failure prints LOG and stops.
+compile() {
+  local log="${@: -1}"
+  if ! "$root/build/bin/ssd-compile" "${@:1:$#-1}" 2>> "$log"; then
+    grep -E "error|ssd-compile:" "$log" | tail -20 >&2
+    echo "gpu-check: ssd-compile ${*:1:$#-1} failed" >&2
+    exit 1
+  fi
+}
+
 pack() {
   local out="$1"
   local build="$root/build"
-  local gen="/usr/bin/python3 $root/utils/ssdgen.py"
-  for tool in ssd-compile ssd-run; do
-    [ -x "$build/bin/$tool" ] || { echo "gpu-check: build first (bash scripts/test.sh or ninja -C build)" >&2; exit 1; }
+  local python=/usr/bin/python3
+  [ -x "$python" ] || python=python3
+  local gen="$python $root/utils/ssdgen.py"
+  local probes="$python $root/tools/ssd-aot-run/probes/probes.py"
+  for tool in bin/ssd-compile bin/ssd-run lib/libSSDAotRunner.a lib/libSSDAotCudaDevice.a \
+              lib/libSSDAotEmulatorDevice.a lib/libSSDGPUEmulatorRuntime.so; do
+    [ -e "$build/$tool" ] || { echo "gpu-check: build first (bash scripts/test.sh or ninja -C build): no $tool" >&2; exit 1; }
   done
   rm -rf "$out"
   mkdir -p "$out/cases" "$out/like"
@@ -82,34 +103,105 @@ pack() {
       [ "${entry%%:*}" = "$dtype" ] && inputs+=(--inputs "${entry#*:}")
     done
     [ ${#inputs[@]} -eq 0 ] && continue
-    "$build/bin/ssd-compile" "${inputs[@]}" --dtype "$dtype" --forms serial,chunked,auto \
-      --chunk-size "$chunk" --chip sm_90a --format "$format" -o "$out/grid-$dtype.o" 2> "$out/compile-$dtype.log"
+    compile "${inputs[@]}" --dtype "$dtype" --forms serial,chunked,auto \
+      --chunk-size "$chunk" --chip sm_90a --format "$format" -o "$out/grid-$dtype.o" "$out/compile-$dtype.log"
     objects+=("$out/grid-$dtype.o")
   done
-  "$build/bin/ssd-compile" --inputs "$out/like/granite" --dtype bf16 --forms auto,chunked,serial \
-    --chunk-size 256 --chip sm_90a --format "$format" -o "$out/bench.o" 2> "$out/compile-bench.log"
+  compile --inputs "$out/like/granite" --dtype bf16 --forms auto,chunked,serial \
+    --chunk-size 256 --chip sm_90a --format "$format" -o "$out/bench.o" "$out/compile-bench.log"
   objects+=("$out/bench.o")
-  /usr/lib/llvm-22/bin/clang++ "${objects[@]}" "$build/lib/libSSDAotRunner.a" \
+  # The probes (tools/ssd-aot-run/probes): hand-written kernels doing one
+  # mma.sync m16n8k16 bf16 per warp and shfl.sync in all four modes on
+  # registers from their input, run with --call.
+  for probe in mma shfl; do
+    compile --module "$root/tools/ssd-aot-run/probes/$probe-probe.mlir" \
+      --chip sm_90a --format "$format" -o "$out/probe-$probe.o" "$out/compile-probes.log"
+    objects+=("$out/probe-$probe.o")
+  done
+  /usr/lib/llvm-22/bin/clang++ "${objects[@]}" "$build/lib/libSSDAotRunner.a" "$build/lib/libSSDAotCudaDevice.a" \
     "$build/lib/libSSDCudaRuntime.a" "$build/lib/libSSDRunner.a" -ldl -o "$out/ssd-aot-run"
+
+  # The same programs on the GPU emulator, here: a few grid cases in both
+  # forms (same chunk size as the GPU's) and the probes, compiled with
+  # --target gpu-emu into an emulator runner that stays here; their outputs
+  # go into the payload, and run.sh compares the GPU's with them. The probes'
+  # emulator outputs must also equal what probes.py derives from the PTX ISA.
+  local emu="$out/.emu"
+  mkdir -p "$emu" "$out/probes"
+  local emu_cases=(bf16-base f32-base f16-base bf16-mamba2-like)
+  : > "$out/emu-checks.txt"
+  : > "$emu/cases.txt"
+  for name in "${emu_cases[@]}"; do
+    local dtype
+    dtype=$(awk -v n="$name" '$1 == n { print $2; exit }' "$out/checks.txt")
+    compile --target gpu-emu --inputs "$out/cases/$name/in" --dtype "$dtype" \
+      --forms serial,chunked --chunk-size "$chunk" -o "$emu/$name.o" "$out/compile-emu.log"
+    for form in serial chunked; do
+      echo "--inputs $out/cases/$name/in --outputs $out/cases/$name/emu-$form --dtype $dtype --form $form --chunk-size $chunk" >> "$emu/cases.txt"
+      echo "$name $dtype $form" >> "$out/emu-checks.txt"
+    done
+  done
+  for probe in mma shfl; do
+    compile --target gpu-emu --module "$root/tools/ssd-aot-run/probes/$probe-probe.mlir" \
+      -o "$emu/probe-$probe.o" "$out/compile-emu.log"
+  done
+  /usr/lib/llvm-22/bin/clang++ "$emu"/*.o "$build/lib/libSSDAotRunner.a" "$build/lib/libSSDAotEmulatorDevice.a" \
+    "$build/lib/libSSDGPUEmulatorRuntime.so" "$build/lib/libSSDRunner.a" -Wl,-rpath,"$build/lib" -o "$emu/ssd-aot-run"
+  if ! "$emu/ssd-aot-run" --cases "$emu/cases.txt" > "$out/emu.log" 2>&1; then
+    cat "$out/emu.log" >&2
+    echo "gpu-check: the grid cases failed on the GPU emulator" >&2
+    exit 1
+  fi
+  # What is shipped must itself be right: each against the reference.
+  while read -r name dtype form; do
+    [ -d "$emu/ref-$name" ] || "$build/bin/ssd-run" --inputs "$out/cases/$name/in" --outputs "$emu/ref-$name" \
+      --dtype "$dtype" --target reference > /dev/null
+    if ! $gen check "$out/cases/$name/in" "$emu/ref-$name" "$out/cases/$name/emu-$form" --dtype "$dtype" >> "$out/emu.log"; then
+      cat "$out/emu.log" >&2
+      echo "gpu-check: $name $form on the GPU emulator does not match the reference" >&2
+      exit 1
+    fi
+  done < "$out/emu-checks.txt"
+  for probe in mma shfl; do
+    $probes gen "$probe" "$out/probes/$probe.in"
+    $probes expect "$probe" "$out/probes/$probe.in" "$out/probes/$probe.expected"
+    "$emu/ssd-aot-run" --call "module:${probe}_probe" --input "$out/probes/$probe.in" \
+      --output "$out/probes/$probe.emu" --output-bytes "$($probes bytes "$probe")" >> "$out/emu.log"
+    if ! $probes diff "$probe" "$out/probes/$probe.in" "$out/probes/$probe.expected" "$out/probes/$probe.emu" >> "$out/emu.log"; then
+      cat "$out/emu.log" >&2
+      echo "gpu-check: the GPU emulator's $probe probe disagrees with the PTX ISA (probes.py)" >&2
+      exit 1
+    fi
+  done
+  rm -rf "$emu"
+  cp "$root/tools/ssd-aot-run/probes/probes.py" "$out/probes.py"
 
   # The Mamba-2 mixer example (examples/mamba2-mixer/mixer.mlir, bf16 as
   # written) as a whole module: its scan kernels and gating kernel, linked with
   # the mixer's GPU main, which checks it against the double reference. The
-  # gating's exp is a libdevice call, linked from CUDA_HOME.
+  # gating's exp is a libdevice call, linked from CUDA_HOME; without a CUDA
+  # toolkit the mixer is left out (run.sh says so).
   [ -f "$build/lib/libSSDMixerAotMain.a" ] || { echo "gpu-check: build the mixer example first (SSD_BUILD_EXAMPLES=ON)" >&2; exit 1; }
-  CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}" "$build/bin/ssd-compile" \
-    --module "$root/examples/mamba2-mixer/mixer.mlir" --chip sm_90a --format "$format" \
-    -o "$out/mixer.o" 2> "$out/compile-mixer.log"
-  if strings "$out/mixer.o" | grep -q '^\.extern \.func.*__nv_'; then
-    echo "gpu-check: the mixer's PTX calls libdevice unresolved; set CUDA_HOME to a CUDA toolkit" >&2
-    exit 1
+  local mixer_note=""
+  local cuda_home="${CUDA_HOME:-/usr/local/cuda}"
+  if [ -d "$cuda_home/nvvm/libdevice" ]; then
+    CUDA_HOME="$cuda_home" compile \
+      --module "$root/examples/mamba2-mixer/mixer.mlir" --chip sm_90a --format "$format" \
+      -o "$out/mixer.o" "$out/compile-mixer.log"
+    if strings "$out/mixer.o" | grep -q '^\.extern \.func.*__nv_'; then
+      echo "gpu-check: the mixer's PTX calls libdevice unresolved; set CUDA_HOME to a CUDA toolkit" >&2
+      exit 1
+    fi
+    /usr/lib/llvm-22/bin/clang++ "$out/mixer.o" "$build/lib/libSSDMixerAotMain.a" "$build/lib/libSSDAotCudaDevice.a" \
+      "$build/lib/libSSDCudaRuntime.a" "$build/lib/libSSDRunner.a" -ldl -o "$out/mixer-aot"
+  else
+    mixer_note="; mixer left out: no libdevice under CUDA_HOME=$cuda_home for its exp"
+    echo "gpu-check: no CUDA toolkit (no $cuda_home/nvvm/libdevice): the mixer example is left out" >&2
   fi
-  /usr/lib/llvm-22/bin/clang++ "$out/mixer.o" "$build/lib/libSSDMixerAotMain.a" \
-    "$build/lib/libSSDCudaRuntime.a" "$build/lib/libSSDRunner.a" -ldl -o "$out/mixer-aot"
   rm -f "$out"/*.o
   cp "$root/utils/ssdgen.py" "$out/ssdgen.py"
   cp "$root/scripts/gpu-check-run.sh" "$out/run.sh"
-  echo "gpu-check: packed $(du -sh "$out" | cut -f1) into $out ($format kernels); run: bash $out/run.sh"
+  echo "gpu-check: packed $(du -sh "$out" | cut -f1) into $out ($format kernels$mixer_note); run: bash $out/run.sh"
 }
 
 case "${1:-all}" in

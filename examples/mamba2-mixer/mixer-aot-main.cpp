@@ -1,24 +1,35 @@
 //===- mixer-aot-main.cpp - the Mamba-2 mixer on the GPU, ahead of time ---===//
 //
 // The main of the mixer's ahead-of-time GPU executable (libSSDMixerAotMain.a):
-// linked with the object that `ssd-compile --module mixer.mlir` writes,
-// libSSDCudaRuntime.a and libSSDRunner.a, it runs the compiled mixer on the
-// GPU with nothing but the NVIDIA driver (no LLVM, no MLIR) and checks it
-// like mixer-run does on the CPU (MixerHarness.cpp):
+// linked with the object that `ssd-compile --module mixer.mlir [--target T]`
+// writes, a device selection library with its runtime
+// (tools/ssd-aot-run/AotDevice.h) and libSSDRunner.a, it runs the compiled
+// mixer with no LLVM or MLIR and checks it like mixer-run does on the CPU
+// (MixerHarness.cpp):
 //
-//   mixer-aot [--seqlens 1,40,...] [--seed N] [--wrong-expected]
+//   mixer.o libSSDMixerAotMain.a libSSDAotCudaDevice.a libSSDCudaRuntime.a
+//       libSSDRunner.a -ldl              on a GPU (the NVIDIA driver only)
+//   mixer.o libSSDMixerAotMain.a libSSDAotEmulatorDevice.a
+//       libSSDGPUEmulatorRuntime.so libSSDRunner.a
+//                                        on the GPU emulator
+//
+//   mixer-aot [--dtype bf16|f16|f32] [--seqlens 1,40,...] [--seed N]
+//             [--wrong-expected]
 //
 // It uploads the inputs, calls `module:mamba2_mixer_ssm` through its C
 // interface, whose first argument is the descriptor of the returned memref:
 // a device buffer the function allocated, which this copies back and frees.
 // The pool is updated in place on the device and copied back. Prints the
-// errors and PASS or FAIL (exit code 1). bf16 (mixer.mlir as written) only.
+// errors and PASS or FAIL (exit code 1). --dtype must be the model dtype the
+// module was compiled at (bf16 for mixer.mlir as written; mixer-run's
+// instantiation with `!model = f16`, or `!model = f32` and
+// `!compute = f64`, for the others): the object does not record it.
 //
 //===----------------------------------------------------------------------===//
 
+#include "AotDevice.h"
 #include "AotRegistry.h"
 #include "MixerHarness.h"
-#include "ssd/GPURuntime/CudaRuntime.h"
 #include "ssd/GPURuntime/DeviceCall.h"
 
 #include <cstdio>
@@ -38,10 +49,11 @@ int fail(const std::string &message) {
 
 /// Device buffers freed on every path.
 struct DeviceBuffers {
+  const ssd::DeviceRuntime &runtime;
   std::vector<void *> pointers;
   ~DeviceBuffers() {
     for (void *p : pointers)
-      ssd::cuda::release(p);
+      runtime.release(p);
   }
 };
 
@@ -51,6 +63,7 @@ int main(int argc, char **argv) {
   std::vector<int32_t> seqlens = {1, 40, 1, 0, 23, 1, 7};
   uint64_t seed = 1;
   bool wrongExpected = false;
+  ssd::ModelDType dt = ssd::ModelDType::BF16;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--seqlens" && i + 1 < argc) {
@@ -58,12 +71,15 @@ int main(int argc, char **argv) {
         return fail("--seqlens takes a comma-separated list of lengths");
     } else if (arg == "--seed" && i + 1 < argc) {
       seed = std::strtoull(argv[++i], nullptr, 10);
+    } else if (arg == "--dtype" && i + 1 < argc) {
+      if (!ssd::parseModelDType(argv[++i], dt))
+        return fail("--dtype takes f32, f16 or bf16");
     } else if (arg == "--wrong-expected") {
       wrongExpected = true;
     } else {
       return fail("unknown argument " + arg +
-                  "\nusage: mixer-aot [--seqlens L0,L1,...] [--seed N] "
-                  "[--wrong-expected]");
+                  "\nusage: mixer-aot [--dtype bf16|f16|f32] "
+                  "[--seqlens L0,L1,...] [--seed N] [--wrong-expected]");
     }
   }
   const std::string key = std::string("module:") + kFunction;
@@ -74,37 +90,39 @@ int main(int argc, char **argv) {
   if (v->operands != 9)
     return fail(key + " takes " + std::to_string(v->operands) +
                 " operands, expected 9 (result and 8 arguments)");
+  std::string error;
+  if (!ssd::aot::matchesDevice(key, *v, error))
+    return fail(error);
 
-  const ssd::ModelDType dt = ssd::ModelDType::BF16;
   const ssd::mixer::Shapes s = ssd::mixer::mamba2Shapes();
   ssd::mixer::Inputs inputs = ssd::mixer::makeInputs(s, dt, seqlens, seed);
   std::vector<ssd::mixer::HostArray> arrays =
       ssd::mixer::operandArrays(s, inputs, dt);
 
-  std::string error;
-  if (!ssd::cuda::initialize(error))
+  const ssd::DeviceRuntime &rt = ssd::aot::deviceRuntime();
+  if (!rt.initialize(error))
     return fail(error);
-  DeviceBuffers device;
+  DeviceBuffers device{rt, {}};
   std::vector<int64_t> result(7, 0);
   std::vector<void *> descriptors = {result.data()};
   for (ssd::mixer::HostArray &a : arrays) {
     // Never a null base: an empty operand still gets a (1-byte) buffer.
-    void *p = ssd::cuda::allocate(a.bytes.empty() ? 1 : a.bytes.size(), error);
+    void *p = rt.allocate(a.bytes.empty() ? 1 : a.bytes.size(), error);
     if (!p)
       return fail(error);
     device.pointers.push_back(p);
     if (!a.bytes.empty() &&
-        !ssd::cuda::copyToDevice(p, a.bytes.data(), a.bytes.size(), error))
+        !rt.copyToDevice(p, a.bytes.data(), a.bytes.size(), error))
       return fail(error);
     descriptors.push_back(a.describe(p));
   }
 
-  ssd::cuda::takeError(); // start from a clean slate
+  rt.takeError(); // start from a clean slate
   if (!ssd::callCInterface(v->function, descriptors, error))
     return fail(error);
-  if (!ssd::cuda::synchronize(error))
+  if (!rt.synchronize(error))
     return fail("the kernels failed: " + error);
-  std::string runtimeError = ssd::cuda::takeError();
+  std::string runtimeError = rt.takeError();
   if (!runtimeError.empty())
     return fail("the call failed: " + runtimeError);
   if (result[0])
@@ -117,20 +135,21 @@ int main(int argc, char **argv) {
                 std::to_string(inputs.T) + ", " + std::to_string(dInner) + "]");
   std::vector<uint8_t> outBytes(ssd::mixer::outputExtent(result.data(), dt));
   if (!outBytes.empty() &&
-      !ssd::cuda::copyToHost(outBytes.data(),
+      !rt.copyToHost(outBytes.data(),
                              reinterpret_cast<const void *>(result[1]),
                              outBytes.size(), error))
     return fail(error);
   std::vector<float> out =
       ssd::mixer::readOutput(outBytes.data(), result.data(), s, inputs, dt);
   std::vector<float> poolOut(inputs.pool.size());
-  if (!ssd::cuda::copyToHost(poolOut.data(), device.pointers[4],
+  if (!rt.copyToHost(poolOut.data(), device.pointers[4],
                              poolOut.size() * sizeof(float), error))
     return fail(error);
 
   std::printf("mixer-aot: %s on %s\n", key.c_str(),
-              ssd::cuda::describeDevice().c_str());
+              rt.describeDevice().c_str());
   bool pass = ssd::mixer::check(s, inputs, dt, out, poolOut, kFunction,
-                                "target=cuda", wrongExpected);
+                                std::string("target=") + rt.name,
+                                wrongExpected);
   return pass ? 0 : 1;
 }

@@ -1,6 +1,7 @@
 //===- AotRegistry.cpp - functions registered by ssd-compile's objects ----===//
 
 #include "AotRegistry.h"
+#include "AotDevice.h"
 
 std::map<std::string, ssd::aot::Variant> &ssd::aot::variants() {
   static std::map<std::string, Variant> table;
@@ -13,7 +14,22 @@ const ssd::aot::Variant *ssd::aot::lookup(const std::string &key) {
 }
 
 /// Called by the global constructors of ssd-compile's objects.
-extern "C" void ssd_aot_register(const char *key, void *function,
-                                 int operands) {
-  ssd::aot::variants()[key] = {function, operands};
+extern "C" void ssd_aot_register_variant(const char *key, void *function,
+                                         int operands, const char *target) {
+  ssd::aot::variants()[key] = {function, operands, target};
+}
+
+bool ssd::aot::matchesDevice(const std::string &key, const Variant &v,
+                             std::string &error) {
+  const std::string linked = deviceRuntime().name;
+  if (v.target == linked)
+    return true;
+  error = "'" + key + "' was compiled for --target " + v.target +
+          " but this executable runs on " + linked + " (linked with " +
+          deviceLibrary() + "): compile it with `ssd-compile --target " +
+          linked + "` or link " +
+          (v.target == "gpu-emu"
+               ? "libSSDAotEmulatorDevice.a and libSSDGPUEmulatorRuntime.so"
+               : "libSSDAotCudaDevice.a and libSSDCudaRuntime.a");
+  return false;
 }

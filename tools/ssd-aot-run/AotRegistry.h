@@ -1,10 +1,12 @@
 //===- AotRegistry.h - functions registered by ssd-compile's objects ------===//
 //
 // The objects ssd-compile writes register each compiled function from a
-// global constructor through `ssd_aot_register(key, function, operands)`:
-// scan variants under their signature key, functions of a --module under
-// `module:<name>`. This is the table they fill, shared by the mains of
-// ahead-of-time executables (ssd-aot-run, the mixer's GPU check). Plain C++.
+// global constructor through
+// `ssd_aot_register_variant(key, function, operands, target)`: scan variants
+// under their signature key, functions of a --module under `module:<name>`,
+// with the target they were compiled for ("cuda" or "gpu-emu"). This is the
+// table they fill, shared by the mains of ahead-of-time executables
+// (ssd-aot-run, the mixer's main). Plain C++.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,6 +24,9 @@ struct Variant {
   /// operand (results first).
   void *function;
   int operands;
+  /// The runtime its kernels are for: "cuda" (PTX or cubin) or "gpu-emu"
+  /// (host shared objects for the GPU emulator).
+  std::string target;
 };
 
 /// Every registered function by key.
@@ -33,7 +38,7 @@ const Variant *lookup(const std::string &key);
 } // namespace aot
 } // namespace ssd
 
-extern "C" void ssd_aot_register(const char *key, void *function,
-                                 int operands);
+extern "C" void ssd_aot_register_variant(const char *key, void *function,
+                                         int operands, const char *target);
 
 #endif // SSD_AOTRUN_AOTREGISTRY_H

@@ -1,28 +1,47 @@
 //===- AotRunner.cpp - main of ahead-of-time compiled scan executables ----===//
 //
 // Linked with objects from ssd-compile (which register their variants through
-// ssd_aot_register from global constructors), libSSDCudaRuntime.a and
-// libSSDRunner.a, this is a program that runs the op on a GPU with nothing
-// but the NVIDIA driver: no LLVM, no MLIR.
+// ssd_aot_register_variant from global constructors), a device selection
+// library and its runtime, and libSSDRunner.a, this is a program that runs
+// the op without LLVM or MLIR (AotDevice.h):
+//
+//   kernels.o libSSDAotRunner.a libSSDAotCudaDevice.a libSSDCudaRuntime.a
+//       libSSDRunner.a -ldl            on a GPU, needing only the NVIDIA driver
+//   kernels.o libSSDAotRunner.a libSSDAotEmulatorDevice.a
+//       libSSDGPUEmulatorRuntime.so libSSDRunner.a
+//                                      on the GPU emulator (objects of
+//                                      `ssd-compile --target gpu-emu`)
 //
 //   RUNNER --list
-//   RUNNER --inputs DIR --outputs DIR [--dtype D] [--target cuda|reference]
-//          [--form auto|serial|chunked] [--chunk-size N]
+//   RUNNER --inputs DIR --outputs DIR [--dtype D]
+//          [--target cuda|gpu-emu|reference] [--form auto|serial|chunked]
+//          [--chunk-size N]
 //   RUNNER --bench prefill|decode --like DIR [--dtype D] [--form F]
 //          [--chunk-size N] [--reps N] [--max-tokens N]
+//   RUNNER --call module:NAME --input FILE --output FILE --output-bytes N
 //   RUNNER --cases FILE
+//
+// --target defaults to the linked runtime; naming the other one is an error.
+// Every summary line names the runtime that ran (`ssd-aot-run: gpu-emu
+// form=serial ...`).
 //
 // --cases runs many launches in one process (kernels are loaded once, at
 // start-up): each line of FILE is the flags of one run, e.g.
-// `--inputs a --outputs b --dtype bf16 --target cuda --form serial`; each
-// prints its summary line or its error, and the exit code counts failures.
+// `--inputs a --outputs b --dtype bf16 --form serial`; each prints its
+// summary line or its error, and the exit code counts failures.
+//
+// --call runs a function of `ssd-compile --module` whose signature is
+// `(memref<?xi32> in, memref<?xi32> out)` (the GPU check's probes): FILE's
+// bytes are copied to a device buffer `in`, `out` is a device buffer of N
+// bytes (initially 0xff bytes), and its bytes are written raw to the output
+// file.
 //
 // Input handling, errors and outputs are those of ssd-run.
 //
 //===----------------------------------------------------------------------===//
 
+#include "AotDevice.h"
 #include "AotRegistry.h"
-#include "ssd/GPURuntime/CudaRuntime.h"
 #include "ssd/GPURuntime/DeviceCall.h"
 #include "ssd/Runner/HostOperands.h"
 #include "ssd/Runner/Problem.h"
@@ -34,6 +53,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <string>
 #include <vector>
@@ -48,11 +69,12 @@ int fail(const std::string &message) {
   return 1;
 }
 
+const ssd::DeviceRuntime &device() { return ssd::aot::deviceRuntime(); }
+
 struct Options {
-  std::string inputs, outputs, like, bench, cases, dtype = "f32",
-                                                      target = "cuda",
-                                                      form = "auto";
-  int64_t chunkSize = 256, reps = 5, maxTokens = 65536;
+  std::string inputs, outputs, like, bench, cases, call, input, output,
+      dtype = "f32", target, form = "auto";
+  int64_t chunkSize = 256, reps = 5, maxTokens = 65536, outputBytes = 0;
   bool list = false;
 };
 
@@ -67,10 +89,14 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
         {"--inputs", &o.inputs}, {"--outputs", &o.outputs},
         {"--like", &o.like},     {"--bench", &o.bench},
         {"--dtype", &o.dtype},   {"--target", &o.target},
-        {"--form", &o.form},     {"--cases", &o.cases}};
-    std::map<std::string, int64_t *> numbers = {{"--chunk-size", &o.chunkSize},
-                                                {"--reps", &o.reps},
-                                                {"--max-tokens", &o.maxTokens}};
+        {"--form", &o.form},     {"--cases", &o.cases},
+        {"--call", &o.call},     {"--input", &o.input},
+        {"--output", &o.output}};
+    std::map<std::string, int64_t *> numbers = {
+        {"--chunk-size", &o.chunkSize},
+        {"--reps", &o.reps},
+        {"--max-tokens", &o.maxTokens},
+        {"--output-bytes", &o.outputBytes}};
     if (i + 1 >= argc || (!text.count(arg) && !numbers.count(arg))) {
       error = text.count(arg) || numbers.count(arg)
                   ? "flag '" + arg + "' needs a value"
@@ -100,43 +126,52 @@ std::string variantKey(const ssd::ScanProblem &p, const Options &o) {
 
 const Variant *findVariant(const ssd::ScanProblem &p, const Options &o,
                            std::string &error) {
-  const Variant *v = ssd::aot::lookup(variantKey(p, o));
-  if (!v)
-    error = "no kernel compiled for '" + variantKey(p, o) +
+  std::string key = variantKey(p, o);
+  const Variant *v = ssd::aot::lookup(key);
+  if (!v) {
+    error = "no kernel compiled for '" + key +
             "' (see --list; compile it with ssd-compile)";
-  return v;
+    return nullptr;
+  }
+  return ssd::aot::matchesDevice(key, *v, error) ? v : nullptr;
 }
 
 bool runVariant(const Variant &v, ssd::HostOperands &operands, double &seconds,
                 std::string &error) {
-  return ssd::runOnDevice(
-      ssd::cuda::deviceRuntime(), operands,
+  bool ok = ssd::runOnDevice(
+      device(), operands,
       [&](std::vector<void *> &d, std::string &error) {
         return ssd::callCInterface(v.function, d, error);
       },
       seconds, error);
+  if (!ok)
+    device().takeError(); // the next run of --cases starts clean
+  return ok;
 }
 
 /// Best-of-reps device-to-device copy bandwidth in bytes/s over `bytes`.
 bool copyBandwidth(size_t bytes, int reps, double &bandwidth,
                    std::string &error) {
-  void *a = ssd::cuda::allocate(bytes, error), *b = a ? ssd::cuda::allocate(bytes, error) : nullptr;
-  if (!a || !b)
+  const ssd::DeviceRuntime &rt = device();
+  void *a = rt.allocate(bytes, error), *b = a ? rt.allocate(bytes, error) : nullptr;
+  if (!a || !b) {
+    if (a)
+      rt.release(a);
     return false;
+  }
   double best = 1e30;
   for (int r = 0; r < reps + 1; ++r) {
-    if (!ssd::cuda::synchronize(error))
+    if (!rt.synchronize(error))
       return false;
     auto start = std::chrono::steady_clock::now();
-    if (!ssd::cuda::copyDeviceToDevice(b, a, bytes, error) ||
-        !ssd::cuda::synchronize(error))
+    if (!rt.copyDeviceToDevice(b, a, bytes, error) || !rt.synchronize(error))
       return false;
     double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (r)
       best = std::min(best, s);
   }
-  ssd::cuda::release(a);
-  ssd::cuda::release(b);
+  rt.release(a);
+  rt.release(b);
   // A copy reads and writes every byte.
   bandwidth = 2.0 * bytes / best;
   return true;
@@ -150,7 +185,7 @@ int bench(const Options &o, ssd::ModelDType dtype) {
   const Variant *v = findVariant(like, o, error);
   if (!v)
     return fail(error);
-  if (!ssd::cuda::initialize(error))
+  if (!device().initialize(error))
     return fail(error);
   double copyBW = 0;
   if (!copyBandwidth(size_t(1) << 30, 5, copyBW, error))
@@ -160,7 +195,7 @@ int bench(const Options &o, ssd::ModelDType dtype) {
   // bandwidth.
   const double peakFlops = 790e12;
   std::printf("ssd-aot-run bench %s: %s on %s\n", o.bench.c_str(),
-              variantKey(like, o).c_str(), ssd::cuda::describeDevice().c_str());
+              variantKey(like, o).c_str(), device().describeDevice().c_str());
   std::printf("device-to-device copy: %.1f GB/s\n", copyBW / 1e9);
 
   struct Case {
@@ -211,6 +246,74 @@ int bench(const Options &o, ssd::ModelDType dtype) {
 }
 
 int runOne(const Options &o);
+
+/// --call: a `(memref<?xi32> in, memref<?xi32> out)` function of a --module.
+int call(const Options &o) {
+  if (o.input.empty() || o.output.empty() || o.outputBytes <= 0 ||
+      o.outputBytes % 4)
+    return fail("--call needs --input FILE, --output FILE and --output-bytes "
+                "N (a positive multiple of 4)");
+  std::string error;
+  const Variant *v = ssd::aot::lookup(o.call);
+  if (!v)
+    return fail("no function registered as '" + o.call +
+                "' (see --list; compile it with ssd-compile --module)");
+  if (!ssd::aot::matchesDevice(o.call, *v, error))
+    return fail(error);
+  if (v->operands != 2)
+    return fail(o.call + " takes " + std::to_string(v->operands) +
+                " operands; --call runs (memref<?xi32> in, memref<?xi32> out)");
+  std::ifstream in(o.input, std::ios::binary);
+  if (!in)
+    return fail(o.input + ": cannot read");
+  std::vector<char> input((std::istreambuf_iterator<char>(in)),
+                          std::istreambuf_iterator<char>());
+  if (input.empty() || input.size() % 4)
+    return fail(o.input + ": expected a non-empty multiple of 4 bytes, got " +
+                std::to_string(input.size()));
+  std::vector<char> output(size_t(o.outputBytes), char(0xff));
+
+  const ssd::DeviceRuntime &rt = device();
+  if (!rt.initialize(error))
+    return fail("--target " + std::string(rt.name) + ": " + error);
+  void *dIn = rt.allocate(input.size(), error);
+  void *dOut = dIn ? rt.allocate(output.size(), error) : nullptr;
+  struct Release {
+    const ssd::DeviceRuntime &rt;
+    void *a, *b;
+    ~Release() {
+      if (a)
+        rt.release(a);
+      if (b)
+        rt.release(b);
+    }
+  } release{rt, dIn, dOut};
+  if (!dIn || !dOut || !rt.copyToDevice(dIn, input.data(), input.size(), error) ||
+      !rt.copyToDevice(dOut, output.data(), output.size(), error))
+    return fail(error);
+  // Rank-1 descriptors: allocated, aligned, offset, size, stride.
+  std::vector<int64_t> inDesc = {int64_t(dIn), int64_t(dIn), 0,
+                                 int64_t(input.size() / 4), 1};
+  std::vector<int64_t> outDesc = {int64_t(dOut), int64_t(dOut), 0,
+                                  int64_t(output.size() / 4), 1};
+  rt.takeError(); // start from a clean slate
+  reinterpret_cast<void (*)(void *, void *)>(v->function)(inDesc.data(),
+                                                          outDesc.data());
+  if (!rt.synchronize(error))
+    return fail("the kernels failed: " + error);
+  std::string late = rt.takeError();
+  if (!late.empty())
+    return fail("the call failed: " + late);
+  if (!rt.copyToHost(output.data(), dOut, output.size(), error))
+    return fail(error);
+  std::ofstream out(o.output, std::ios::binary);
+  if (!out.write(output.data(), std::streamsize(output.size())) ||
+      !out.flush())
+    return fail(o.output + ": cannot write");
+  std::printf("ssd-aot-run: %s call %s: %zu bytes in, %zu bytes out\n",
+              rt.name, o.call.c_str(), input.size(), output.size());
+  return 0;
+}
 
 /// Splits a line of a --cases file into flags (no quoting: paths without
 /// spaces).
@@ -265,12 +368,17 @@ int main(int argc, char **argv) {
   if (!parseArgs(argc, argv, o, error))
     return fail(error);
   if (o.list) {
+    std::printf("ssd-aot-run: runs on %s (%s)\n", device().name,
+                ssd::aot::deviceLibrary());
     for (auto &[key, v] : variants())
-      std::printf("%s (%d operands)\n", key.c_str(), v.operands);
+      std::printf("%s (%d operands, %s)\n", key.c_str(), v.operands,
+                  v.target.c_str());
     return 0;
   }
   if (!o.cases.empty())
     return runCases(o.cases);
+  if (!o.call.empty())
+    return call(o);
   return runOne(o);
 }
 
@@ -286,15 +394,21 @@ int runOne(const Options &o) {
     return bench(o, dtype);
   if (o.inputs.empty() || o.outputs.empty())
     return fail("--inputs DIR and --outputs DIR are required");
-  if (o.target != "cuda" && o.target != "reference")
-    return fail("unknown --target '" + o.target + "' (expected cuda or reference)");
+  const std::string linked = device().name;
+  const std::string target = o.target.empty() ? linked : o.target;
+  if (target != "cuda" && target != "gpu-emu" && target != "reference")
+    return fail("unknown --target '" + target +
+                "' (expected cuda, gpu-emu or reference)");
+  if (target != "reference" && target != linked)
+    return fail("--target " + target + ": this executable runs on " + linked +
+                " (linked with " + ssd::aot::deviceLibrary() + ")");
 
   ssd::ScanProblem problem;
   if (!ssd::loadProblem(o.inputs, dtype, problem, error))
     return fail(error);
   std::vector<float> y, pool;
   double seconds = 0;
-  if (o.target == "reference") {
+  if (target == "reference") {
     std::vector<double> yRef, poolRef;
     ssd::referenceScan(problem, yRef, poolRef);
     ssd::roundOutputs(problem, yRef, poolRef, y, pool);
@@ -304,13 +418,13 @@ int runOne(const Options &o) {
       return fail(error);
     ssd::HostOperands operands(problem);
     if (!runVariant(*v, operands, seconds, error))
-      return fail("--target cuda: " + error);
+      return fail("--target " + target + ": " + error);
     operands.readOutputs(y, pool);
   }
   if (!ssd::writeOutputs(o.outputs, problem, y, pool, error))
     return fail(error);
   std::printf("ssd-aot-run: %s form=%s dtype=%s T=%lld batch=%lld time=%.3f ms\n",
-              o.target.c_str(), o.form.c_str(), ssd::toString(dtype),
+              target.c_str(), o.form.c_str(), ssd::toString(dtype),
               (long long)problem.T, (long long)problem.batch, seconds * 1e3);
   std::fflush(stdout);
   return 0;

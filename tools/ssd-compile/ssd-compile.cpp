@@ -1,19 +1,30 @@
-//===- ssd-compile.cpp - ahead-of-time compilation of scan ops for CUDA ---===//
+//===- ssd-compile.cpp - ahead-of-time compilation of scan ops for GPUs ---===//
 //
 //   ssd-compile --inputs DIR [--inputs DIR ...] [--dtype f32|f16|bf16]
 //               [--forms auto,serial,chunked] [--chunk-size N]
-//               [--chip sm_90a] [--format isa|bin] -o FILE.o
+//               [--target cuda|gpu-emu] [--chip sm_90a] [--format isa|bin]
+//               -o FILE.o
 //   ssd-compile --module FILE.mlir [--forms F] [--chunk-size N]
-//               [--chip sm_90a] [--format isa|bin] -o FILE.o
+//               [--target cuda|gpu-emu] [--chip sm_90a] [--format isa|bin]
+//               -o FILE.o
 //
 // Compiles the op for the signature of each input directory (dtype, H, P, G,
 // N, optional operands, cache-index layout; T, batch and the slot count stay
-// dynamic) in each requested form, through --ssd-to-nvvm, into one host
-// object file: kernels embedded as PTX (isa, JIT-compiled by the driver) or
-// cubin (bin, needs ptxas), host code calling the mgpu* runtime, and a
-// constructor per variant that registers it with the ahead-of-time runner.
-// Linked with libSSDAotRunner.a, libSSDCudaRuntime.a and libSSDRunner.a (see
-// docs/gpu.md) it makes an executable that needs only the NVIDIA driver.
+// dynamic) in each requested form into one host object file: host code
+// calling the mgpu* runtime, the kernels embedded in it, and a constructor
+// per variant that registers it (with its target) with the ahead-of-time
+// runner.
+//
+// --target cuda (default) compiles through --ssd-to-nvvm: kernels embedded as
+// PTX (isa, JIT-compiled by the driver) or cubin (bin, needs ptxas). Linked
+// with libSSDAotRunner.a, libSSDAotCudaDevice.a, libSSDCudaRuntime.a and
+// libSSDRunner.a (see docs/gpu.md) it makes an executable that needs only the
+// NVIDIA driver.
+//
+// --target gpu-emu compiles through --ssd-to-gpu-emulator: the same kernels,
+// serialized into a host shared object for the GPU emulator (no --format).
+// Linked with libSSDAotRunner.a, libSSDAotEmulatorDevice.a,
+// libSSDGPUEmulatorRuntime.so and libSSDRunner.a it runs them on the CPU.
 //
 // --module compiles a whole tensor/memref-level module instead (a graph
 // compiler's function holding ssd ops, e.g. examples/mamba2-mixer/mixer.mlir)
@@ -52,6 +63,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <dlfcn.h>
 #include <string>
 #include <vector>
 
@@ -66,7 +78,8 @@ struct Options {
   std::vector<std::string> inputs;
   std::string module;
   std::string dtype = "f32", forms = "auto", chip = "sm_90a", format = "isa",
-              output;
+              target = "cuda", output;
+  bool formatGiven = false;
   int64_t chunkSize = 256;
 };
 
@@ -101,6 +114,10 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
     } else if (arg == "--format") {
       if (!value(o.format))
         return false;
+      o.formatGiven = true;
+    } else if (arg == "--target") {
+      if (!value(o.target))
+        return false;
     } else if (arg == "-o") {
       if (!value(o.output))
         return false;
@@ -125,6 +142,15 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
   }
   if (o.output.empty()) {
     error = "-o FILE.o is required";
+    return false;
+  }
+  if (o.target != "cuda" && o.target != "gpu-emu") {
+    error = "unknown --target '" + o.target + "' (expected cuda or gpu-emu)";
+    return false;
+  }
+  if (o.target == "gpu-emu" && o.formatGiven) {
+    error = "--format applies to --target cuda only (the GPU emulator's "
+            "kernels are host shared objects)";
     return false;
   }
   if (o.format != "isa" && o.format != "bin") {
@@ -158,39 +184,52 @@ std::string hashName(const std::string &key) {
   return buffer;
 }
 
-/// Adds a constructor that registers `function` under `key` with the
-/// ahead-of-time runner (ssd_aot_register in libSSDAotRunner.a).
+/// Adds a constructor that registers `function` under `key`, compiled for
+/// `target`, with the ahead-of-time runner (ssd_aot_register_variant in
+/// AotRegistry.cpp).
 void addRegistration(llvm::Module &m, const std::string &function,
-                     const std::string &key, int operands) {
+                     const std::string &key, int operands,
+                     const std::string &target) {
   llvm::LLVMContext &ctx = m.getContext();
   llvm::Type *ptr = llvm::PointerType::get(ctx, 0);
   llvm::FunctionCallee reg = m.getOrInsertFunction(
-      "ssd_aot_register",
-      llvm::FunctionType::get(llvm::Type::getVoidTy(ctx),
-                              {ptr, ptr, llvm::Type::getInt32Ty(ctx)}, false));
+      "ssd_aot_register_variant",
+      llvm::FunctionType::get(
+          llvm::Type::getVoidTy(ctx),
+          {ptr, ptr, llvm::Type::getInt32Ty(ctx), ptr}, false));
   llvm::Function *ctor = llvm::Function::Create(
       llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), false),
       llvm::GlobalValue::InternalLinkage, function + "_register", m);
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", ctor));
   b.CreateCall(reg, {b.CreateGlobalString(key), m.getFunction(function),
-                     b.getInt32(operands)});
+                     b.getInt32(operands), b.CreateGlobalString(target)});
   b.CreateRetVoid();
   llvm::appendToGlobalCtors(m, ctor, /*Priority=*/65535);
 }
 
-/// Compiles `module` through --ssd-to-nvvm with `form` and translates it to
-/// LLVM IR in `llvmContext`; null with `error` set otherwise.
+/// Compiles `module` with `form` through --ssd-to-nvvm (--target cuda) or
+/// --ssd-to-gpu-emulator (--target gpu-emu) and translates it to LLVM IR in
+/// `llvmContext`; null with `error` set otherwise.
 std::unique_ptr<llvm::Module>
-compileForCuda(mlir::ModuleOp module, const Options &o, const std::string &form,
-               const std::string &name, llvm::LLVMContext &llvmContext,
-               std::string &diagnostics, std::string &error) {
-  mlir::ssd::SSDToNVVMPipelineOptions nvvm;
-  nvvm.chip = o.chip;
-  nvvm.format = o.format;
-  nvvm.form = form;
-  nvvm.chunkSize = o.chunkSize;
+compileForDevice(mlir::ModuleOp module, const Options &o,
+                 const std::string &form, const std::string &name,
+                 llvm::LLVMContext &llvmContext, std::string &diagnostics,
+                 std::string &error) {
   mlir::PassManager pm(module.getContext());
-  mlir::ssd::buildSSDToNVVMPipeline(pm, nvvm);
+  if (o.target == "gpu-emu") {
+    mlir::ssd::SSDToGPUEmulatorPipelineOptions emu;
+    emu.chip = o.chip;
+    emu.form = form;
+    emu.chunkSize = o.chunkSize;
+    mlir::ssd::buildSSDToGPUEmulatorPipeline(pm, emu);
+  } else {
+    mlir::ssd::SSDToNVVMPipelineOptions nvvm;
+    nvvm.chip = o.chip;
+    nvvm.format = o.format;
+    nvvm.form = form;
+    nvvm.chunkSize = o.chunkSize;
+    mlir::ssd::buildSSDToNVVMPipeline(pm, nvvm);
+  }
   if (mlir::failed(pm.run(module))) {
     error = "compiling " + name + " failed: " + diagnostics;
     return nullptr;
@@ -260,17 +299,19 @@ bool compileVariants(const Options &o, ssd::ModelDType dtype,
                 diagnostics;
         return false;
       }
-      std::unique_ptr<llvm::Module> variant = compileForCuda(
+      std::unique_ptr<llvm::Module> variant = compileForDevice(
           *module, o, form, key, linked.getContext(), diagnostics, error);
       if (!variant)
         return false;
       addRegistration(*variant, "_mlir_ciface_" + name, key,
-                      static_cast<int>(ssd::operandLayouts(problem).size()));
+                      static_cast<int>(ssd::operandLayouts(problem).size()),
+                      o.target);
       if (llvm::Linker::linkModules(linked, std::move(variant))) {
         error = "linking the variant " + key + " failed";
         return false;
       }
-      std::fprintf(stderr, "ssd-compile: %s -> %s\n", key.c_str(), name.c_str());
+      std::fprintf(stderr, "ssd-compile: %s -> %s (%s)\n", key.c_str(),
+                   name.c_str(), o.target.c_str());
     }
   }
   return true;
@@ -304,21 +345,88 @@ bool compileModule(const Options &o, const std::string &form,
     error = o.module + " holds no public func.func";
     return false;
   }
-  std::unique_ptr<llvm::Module> compiled = compileForCuda(
+  std::unique_ptr<llvm::Module> compiled = compileForDevice(
       *module, o, form, o.module, linked.getContext(), diagnostics, error);
   if (!compiled)
     return false;
   for (auto &[name, operands] : functions) {
     addRegistration(*compiled, "_mlir_ciface_" + name, "module:" + name,
-                    operands);
-    std::fprintf(stderr, "ssd-compile: %s form=%s -> module:%s\n",
-                 o.module.c_str(), form.c_str(), name.c_str());
+                    operands, o.target);
+    std::fprintf(stderr, "ssd-compile: %s form=%s -> module:%s (%s)\n",
+                 o.module.c_str(), form.c_str(), name.c_str(),
+                 o.target.c_str());
   }
   if (llvm::Linker::linkModules(linked, std::move(compiled))) {
     error = "linking " + o.module + " failed";
     return false;
   }
   return true;
+}
+
+/// Removes internal functions nothing calls. gpu-kernel-outlining copies the
+/// device functions a kernel calls (e.g. an `llvm.func internal` holding NVVM
+/// intrinsics) into the kernel's gpu.module and leaves the original on the
+/// host, where it is dead and could not be compiled for the host CPU.
+void removeDeadInternalFunctions(llvm::Module &m) {
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (llvm::Function &f : llvm::make_early_inc_range(m))
+      if (f.hasLocalLinkage() && f.use_empty()) {
+        f.eraseFromParent();
+        changed = true;
+      }
+  }
+}
+
+/// Prints a note for each external function the object calls that neither
+/// the mgpu* runtimes, the AOT runner nor the C library defines (e.g.
+/// memrefCopy or printMemrefF32 from host code lowered from memref ops),
+/// naming the library of the LLVM installation that defines it, so that the
+/// link line can say what the executable needs.
+void noteExternalCalls(llvm::Module &linked, const std::string &output) {
+  struct Library {
+    std::string path;
+    void *handle;
+  };
+  static std::vector<Library> libraries = [] {
+    std::vector<Library> result;
+    for (const char *name : {"libmlir_c_runner_utils.so", "libmlir_runner_utils.so"}) {
+      std::string path = std::string(SSD_LLVM_LIBRARY_DIR) + "/" + name;
+      if (void *h = dlopen(path.c_str(), RTLD_LAZY | RTLD_LOCAL))
+        result.push_back({path, h});
+    }
+    return result;
+  }();
+  void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_LOCAL);
+  void *libm = dlopen("libm.so.6", RTLD_LAZY | RTLD_LOCAL);
+  for (llvm::Function &f : linked) {
+    if (!f.isDeclaration() || f.isIntrinsic() || f.use_empty())
+      continue;
+    std::string name = f.getName().str();
+    if (name.rfind("mgpu", 0) == 0 || name == "ssd_aot_register_variant" ||
+        (libc && dlsym(libc, name.c_str())) ||
+        (libm && dlsym(libm, name.c_str())))
+      continue;
+    const Library *found = nullptr;
+    for (const Library &l : libraries)
+      if (dlsym(l.handle, name.c_str())) {
+        found = &l;
+        break;
+      }
+    if (found) {
+      std::string dir = found->path.substr(0, found->path.rfind('/'));
+      std::fprintf(stderr,
+                   "ssd-compile: note: %s calls %s, defined in %s: add it to "
+                   "the link (-Wl,-rpath,%s)\n",
+                   output.c_str(), name.c_str(), found->path.c_str(),
+                   dir.c_str());
+    } else {
+      std::fprintf(stderr,
+                   "ssd-compile: note: %s calls %s, which no ssd library "
+                   "defines: add a library that does to the link\n",
+                   output.c_str(), name.c_str());
+    }
+  }
 }
 
 } // namespace
@@ -363,6 +471,8 @@ int main(int argc, char **argv) {
                               error)) {
     return fail(error);
   }
+  removeDeadInternalFunctions(*linked);
+  noteExternalCalls(*linked, o.output);
   if (!emitObject(*linked, o.output, error))
     return fail(error);
   return 0;

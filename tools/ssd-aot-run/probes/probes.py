@@ -1,0 +1,224 @@
+#!/usr/bin/python3
+"""Inputs and expected outputs of the GPU check's probes (mma-probe.mlir,
+shfl-probe.mlir), run by `ssd-aot-run --call`.
+
+  probes.py gen mma|shfl FILE [--seed N]   write a probe's input (raw int32)
+  probes.py expect mma|shfl IN FILE        write the output the PTX ISA
+                                           defines for that input
+  probes.py diff mma|shfl IN A B           compare two outputs, say where
+                                           they differ; exit 1 if they do
+
+The expected outputs are computed here from the PTX ISA's definitions (the
+mma.m16n8k16 fragment tables; shfl.sync's source-lane and predicate rules),
+independently of the emulator. Both probes run 64 threads (two warps).
+Only the standard library and NumPy.
+"""
+
+import argparse
+import sys
+
+import numpy as np
+
+THREADS = 64
+MMA_IN_WORDS, MMA_OUT_WORDS = 10, 4
+
+# shfl.sync cases: (mode, b, c) with c = clamp | segmask << 8; b None means
+# the per-lane source lane from the input (idx only).
+SHFL_CASES = [
+    ("idx", None, 0x1F),
+    ("idx", None, 0x1805),   # segments of 8 lanes, clamp 5 within each
+    ("up", 3, 0x0),
+    ("up", 2, 0x1800),       # segments of 8 lanes
+    ("down", 5, 0x1F),
+    ("down", 3, 0x181F),
+    ("bfly", 0x11, 0x1F),
+    ("bfly", 5, 0x1C1F),     # segments of 4 lanes
+]
+
+
+def output_bytes(kind):
+    if kind == "mma":
+        return THREADS * MMA_OUT_WORDS * 4
+    return len(SHFL_CASES) * THREADS * 2 * 4
+
+
+def _bf16_bits(values):
+    """bf16 bits of small integers (exact in bf16)."""
+    f = np.asarray(values, dtype=np.float32)
+    return (f.view(np.uint32) >> 16).astype(np.uint32)
+
+
+def _fragments():
+    """Per lane: the (row, col) of each A, B and C/D fragment element."""
+    for lane in range(32):
+        g, t = lane // 4, lane % 4
+        a = [[(g + 8 * (r % 2), 2 * t + h + 8 * (r // 2)) for h in (0, 1)]
+             for r in range(4)]
+        b = [[(2 * t + h + 8 * r, g) for h in (0, 1)] for r in range(2)]
+        c = [(g + 8 * (i // 2), 2 * t + i % 2) for i in range(4)]
+        yield lane, a, b, c
+
+
+def _mma_matrices(words):
+    """A [w,16,16], B [w,16,8], C [w,16,8] from the input registers."""
+    words = words.reshape(THREADS, MMA_IN_WORDS).astype(np.uint32)
+    warps = THREADS // 32
+    A = np.zeros((warps, 16, 16))
+    B = np.zeros((warps, 16, 8))
+    C = np.zeros((warps, 16, 8))
+    for w in range(warps):
+        for lane, a, b, c in _fragments():
+            regs = words[32 * w + lane]
+            for r in range(4):
+                for h in range(2):
+                    bits = (regs[r] >> (16 * h)) & 0xFFFF
+                    A[w][a[r][h]] = np.array([bits << 16], np.uint32).view(np.float32)[0]
+            for r in range(2):
+                for h in range(2):
+                    bits = (regs[4 + r] >> (16 * h)) & 0xFFFF
+                    B[w][b[r][h]] = np.array([bits << 16], np.uint32).view(np.float32)[0]
+            for i in range(4):
+                C[w][c[i]] = np.array([regs[6 + i]], np.uint32).view(np.float32)[0]
+    return A, B, C
+
+
+def gen_mma(rng):
+    warps = THREADS // 32
+    words = np.zeros((THREADS, MMA_IN_WORDS), np.uint32)
+    for w in range(warps):
+        # Small integers: every product and partial sum is exact in f32, so
+        # any accumulation order gives the same bits; C has a half so that
+        # no result is zero (no sign-of-zero question).
+        A = rng.integers(-8, 9, size=(16, 16))
+        B = rng.integers(-8, 9, size=(16, 8))
+        C = rng.integers(-64, 65, size=(16, 8)) + 0.5
+        for lane, a, b, c in _fragments():
+            regs = words[32 * w + lane]
+            for r in range(4):
+                lo, hi = _bf16_bits([A[a[r][0]], A[a[r][1]]])
+                regs[r] = lo | (hi << 16)
+            for r in range(2):
+                lo, hi = _bf16_bits([B[b[r][0]], B[b[r][1]]])
+                regs[4 + r] = lo | (hi << 16)
+            for i in range(4):
+                regs[6 + i] = np.array([C[c[i]]], np.float32).view(np.uint32)[0]
+    return words.reshape(-1)
+
+
+def expect_mma(words):
+    A, B, C = _mma_matrices(words)
+    out = np.zeros((THREADS, MMA_OUT_WORDS), np.uint32)
+    for w in range(A.shape[0]):
+        D = A[w] @ B[w] + C[w]
+        for lane, _, _, c in _fragments():
+            for i in range(4):
+                out[32 * w + lane, i] = np.array([D[c[i]]], np.float32).view(np.uint32)[0]
+    return out.reshape(-1)
+
+
+def gen_shfl(rng):
+    values = rng.integers(0, 2**32, size=THREADS, dtype=np.uint64).astype(np.uint32)
+    sources = rng.integers(0, 32, size=THREADS).astype(np.uint32)
+    return np.concatenate([values, sources])
+
+
+def expect_shfl(words):
+    """PTX ISA, shfl.sync: the source lane j and the predicate p."""
+    values, sources = words[:THREADS], words[THREADS:2 * THREADS]
+    out = np.zeros((len(SHFL_CASES), THREADS, 2), np.uint32)
+    for k, (mode, b, c) in enumerate(SHFL_CASES):
+        for tid in range(THREADS):
+            warp, lane = tid // 32, tid % 32
+            bval = int(sources[tid] if b is None else b) & 0x1F
+            cval, segmask = c & 0x1F, (c >> 8) & 0x1F
+            max_lane = (lane & segmask) | (cval & ~segmask & 0x1F)
+            min_lane = lane & segmask
+            if mode == "up":
+                j = lane - bval
+                p = j >= max_lane
+            elif mode == "down":
+                j = lane + bval
+                p = j <= max_lane
+            elif mode == "bfly":
+                j = lane ^ bval
+                p = j <= max_lane
+            else:
+                j = min_lane | (bval & ~segmask & 0x1F)
+                p = j <= max_lane
+            if not p:
+                j = lane
+            out[k, tid] = [values[32 * warp + j], 1 if p else 0]
+    return out.reshape(-1)
+
+
+def _read(path):
+    return np.fromfile(path, dtype="<u4")
+
+
+def cmd_gen(args):
+    rng = np.random.default_rng(args.seed)
+    words = gen_mma(rng) if args.kind == "mma" else gen_shfl(rng)
+    words.astype("<u4").tofile(args.file)
+    return 0
+
+
+def cmd_expect(args):
+    words = _read(args.input)
+    out = expect_mma(words) if args.kind == "mma" else expect_shfl(words)
+    out.astype("<u4").tofile(args.file)
+    return 0
+
+
+def cmd_diff(args):
+    a, b = _read(args.a), _read(args.b)
+    if a.shape != b.shape:
+        print("%s: %d words, %s: %d words" % (args.a, a.size, args.b, b.size))
+        return 1
+    bad = np.nonzero(a != b)[0]
+    if bad.size == 0:
+        print("%s: %d words bit-identical" % (args.kind, a.size))
+        return 0
+    print("%s: %d of %d words differ" % (args.kind, bad.size, a.size))
+    for i in bad[:8]:
+        if args.kind == "mma":
+            tid, e = divmod(int(i), MMA_OUT_WORDS)
+            fa = np.array([a[i]], np.uint32).view(np.float32)[0]
+            fb = np.array([b[i]], np.uint32).view(np.float32)[0]
+            print("  thread %d D element %d: %r vs %r" % (tid, e, fa, fb))
+        else:
+            case, rest = divmod(int(i), THREADS * 2)
+            tid, what = divmod(rest, 2)
+            mode, bb, c = SHFL_CASES[case]
+            print("  case %d (%s b=%s c=0x%x) thread %d %s: %d vs %d"
+                  % (case, mode, "lane" if bb is None else bb, c, tid,
+                     "value" if what == 0 else "predicate", a[i], b[i]))
+    return 1
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    g = sub.add_parser("gen")
+    g.add_argument("kind", choices=["mma", "shfl"])
+    g.add_argument("file")
+    g.add_argument("--seed", type=int, default=1)
+    e = sub.add_parser("expect")
+    e.add_argument("kind", choices=["mma", "shfl"])
+    e.add_argument("input")
+    e.add_argument("file")
+    d = sub.add_parser("diff")
+    d.add_argument("kind", choices=["mma", "shfl"])
+    d.add_argument("input")
+    d.add_argument("a")
+    d.add_argument("b")
+    s = sub.add_parser("bytes", help="output size of a probe")
+    s.add_argument("kind", choices=["mma", "shfl"])
+    args = p.parse_args(argv)
+    if args.cmd == "bytes":
+        print(output_bytes(args.kind))
+        return 0
+    return {"gen": cmd_gen, "expect": cmd_expect, "diff": cmd_diff}[args.cmd](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
