@@ -466,26 +466,7 @@ std::string takeError() {
 }
 
 std::vector<std::pair<const char *, void *>> runtimeSymbols() {
-  return {
-      {"mgpuModuleLoad", reinterpret_cast<void *>(&mgpuModuleLoad)},
-      {"mgpuModuleLoadJIT", reinterpret_cast<void *>(&mgpuModuleLoadJIT)},
-      {"mgpuModuleUnload", reinterpret_cast<void *>(&mgpuModuleUnload)},
-      {"mgpuModuleGetFunction", reinterpret_cast<void *>(&mgpuModuleGetFunction)},
-      {"mgpuLaunchKernel", reinterpret_cast<void *>(&mgpuLaunchKernel)},
-      {"mgpuStreamCreate", reinterpret_cast<void *>(&mgpuStreamCreate)},
-      {"mgpuStreamDestroy", reinterpret_cast<void *>(&mgpuStreamDestroy)},
-      {"mgpuStreamSynchronize", reinterpret_cast<void *>(&mgpuStreamSynchronize)},
-      {"mgpuStreamWaitEvent", reinterpret_cast<void *>(&mgpuStreamWaitEvent)},
-      {"mgpuEventCreate", reinterpret_cast<void *>(&mgpuEventCreate)},
-      {"mgpuEventDestroy", reinterpret_cast<void *>(&mgpuEventDestroy)},
-      {"mgpuEventSynchronize", reinterpret_cast<void *>(&mgpuEventSynchronize)},
-      {"mgpuEventRecord", reinterpret_cast<void *>(&mgpuEventRecord)},
-      {"mgpuMemAlloc", reinterpret_cast<void *>(&mgpuMemAlloc)},
-      {"mgpuMemFree", reinterpret_cast<void *>(&mgpuMemFree)},
-      {"mgpuMemcpy", reinterpret_cast<void *>(&mgpuMemcpy)},
-      {"mgpuMemset32", reinterpret_cast<void *>(&mgpuMemset32)},
-      {"mgpuMemset16", reinterpret_cast<void *>(&mgpuMemset16)},
-  };
+  return {SSD_MGPU_FUNCTIONS(SSD_MGPU_SYMBOL)};
 }
 
 const DeviceRuntime &deviceRuntime() {

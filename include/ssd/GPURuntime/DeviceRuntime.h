@@ -15,6 +15,31 @@
 #include <utility>
 #include <vector>
 
+/// The mgpu* C functions that host code from MLIR's gpu-to-llvm calls
+/// (MLIR 22), which every runtime defines.
+#define SSD_MGPU_FUNCTIONS(X)                                                  \
+  X(mgpuModuleLoad)                                                            \
+  X(mgpuModuleLoadJIT)                                                         \
+  X(mgpuModuleUnload)                                                          \
+  X(mgpuModuleGetFunction)                                                     \
+  X(mgpuLaunchKernel)                                                          \
+  X(mgpuStreamCreate)                                                          \
+  X(mgpuStreamDestroy)                                                         \
+  X(mgpuStreamSynchronize)                                                     \
+  X(mgpuStreamWaitEvent)                                                       \
+  X(mgpuEventCreate)                                                           \
+  X(mgpuEventDestroy)                                                          \
+  X(mgpuEventSynchronize)                                                      \
+  X(mgpuEventRecord)                                                           \
+  X(mgpuMemAlloc)                                                              \
+  X(mgpuMemFree)                                                               \
+  X(mgpuMemcpy)                                                                \
+  X(mgpuMemset32)                                                              \
+  X(mgpuMemset16)
+
+/// {"name", address} for one mgpu* function, in a runtimeSymbols() list.
+#define SSD_MGPU_SYMBOL(NAME) {#NAME, reinterpret_cast<void *>(&NAME)},
+
 namespace ssd {
 
 struct DeviceRuntime {
