@@ -147,6 +147,8 @@ ScanKernel::compile(const ScanProblem &signature,
   mlir::ssd::registerSSDPipelineDependencies(registry);
   mlir::MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  // A compile error is one line for ssd-run: the message, not the op dump.
+  context.printOpOnDiagnostic(false);
 
   std::string diagnostics;
   llvm::raw_string_ostream diagnosticStream(diagnostics);
@@ -165,7 +167,8 @@ ScanKernel::compile(const ScanProblem &signature,
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceString<mlir::ModuleOp>(text, &context);
   if (!module) {
-    error = "internal error: the generated module does not parse: " + diagnostics;
+    error = "internal error: the generated module does not parse: " +
+            llvm::StringRef(diagnostics).trim().str();
     return nullptr;
   }
 
@@ -204,7 +207,8 @@ ScanKernel::compile(const ScanProblem &signature,
     mlir::ssd::buildSSDToCPUPipeline(pm, cpu);
   }
   if (mlir::failed(pm.run(*module))) {
-    error = "compilation failed: " + diagnostics;
+    error = "compilation failed: " +
+            llvm::StringRef(diagnostics).trim().str();
     return nullptr;
   }
 
