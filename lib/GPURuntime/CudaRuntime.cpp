@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <mutex>
 
 namespace {
@@ -83,6 +84,21 @@ State &state() {
   static State s;
   return s;
 }
+
+/// What a host thread launches on. Compiled functions ask for a stream at
+/// entry and wait for it at exit (mgpuStreamCreate / Synchronize /
+/// Destroy); they get the stream the caller set (launches are then ordered
+/// on it and the caller synchronises), else one stream per host thread,
+/// created once. Workspaces are cached per stream: calls on one stream run
+/// in order, so a workspace is free again when the next call's kernels run.
+struct ThreadStreams {
+  CUstream caller = nullptr;
+  CUstream own = nullptr;
+  std::map<CUstream, std::pair<CUdeviceptr, size_t>> workspaces;
+};
+thread_local ThreadStreams threadStreams;
+
+CUstream currentStream();
 
 std::string describe(CUresult result) {
   const char *text = nullptr;
@@ -278,21 +294,53 @@ void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
 }
 
 void *mgpuStreamCreate() {
-  CUstream stream = nullptr;
-  if (ready())
-    check(state().driver.cuStreamCreate(&stream, /*CU_STREAM_DEFAULT=*/0),
-          "cuStreamCreate");
-  return stream;
+  return ready() ? currentStream() : nullptr;
 }
 
 void mgpuStreamDestroy(void *stream) {
-  if (ready())
-    check(state().driver.cuStreamDestroy(stream), "cuStreamDestroy");
+  // The thread's streams live as long as the thread; others are destroyed.
+  ThreadStreams &t = threadStreams;
+  if (stream == t.caller || stream == t.own || !ready())
+    return;
+  check(state().driver.cuStreamDestroy(stream), "cuStreamDestroy");
 }
 
 void mgpuStreamSynchronize(void *stream) {
-  if (ready())
-    check(state().driver.cuStreamSynchronize(stream), "cuStreamSynchronize");
+  // On the caller's stream the caller synchronises: the compiled function
+  // returns with its work queued.
+  if (stream == threadStreams.caller || !ready())
+    return;
+  check(state().driver.cuStreamSynchronize(stream), "cuStreamSynchronize");
+}
+
+/// The workspace of a compiled call (ssd-lower-to-gpu carves every
+/// temporary buffer of the scan out of it): a device buffer of at least
+/// `bytes`, cached per host thread and stream and grown when a call needs
+/// more, so that steady-state calls allocate nothing.
+void _mlir_ciface_ssdGPUWorkspace(void *result, int64_t bytes) {
+  auto *descriptor = static_cast<int64_t *>(result);
+  std::fill(descriptor, descriptor + 5, 0);
+  if (!ready())
+    return;
+  CUstream stream = currentStream();
+  auto &[pointer, size] = threadStreams.workspaces[stream];
+  size_t needed = std::max<size_t>(bytes < 0 ? 0 : size_t(bytes), 256);
+  if (size < needed) {
+    Driver &d = state().driver;
+    // The previous call's kernels may still use the old buffer.
+    if (pointer && (!check(d.cuStreamSynchronize(stream), "cuStreamSynchronize") ||
+                    !check(d.cuMemFree(pointer), "cuMemFree")))
+      return;
+    pointer = 0;
+    size = 0;
+    if (!check(d.cuMemAlloc(&pointer, needed), "cuMemAlloc (workspace)"))
+      return;
+    size = needed;
+  }
+  // StridedMemRefType<int8_t, 1>: allocated, aligned, offset, size, stride.
+  descriptor[0] = descriptor[1] = static_cast<int64_t>(pointer);
+  descriptor[3] = bytes < 0 ? 0 : bytes;
+  descriptor[4] = 1;
 }
 
 void mgpuStreamWaitEvent(void *stream, void *event) {
@@ -369,6 +417,18 @@ void mgpuMemset16(void *dst, unsigned short value, size_t count, void *stream) {
 }
 
 } // extern "C"
+
+namespace {
+CUstream currentStream() {
+  ThreadStreams &t = threadStreams;
+  if (t.caller)
+    return t.caller;
+  if (!t.own)
+    check(state().driver.cuStreamCreate(&t.own, /*CU_STREAM_DEFAULT=*/0),
+          "cuStreamCreate");
+  return t.own;
+}
+} // namespace
 
 //===----------------------------------------------------------------------===//
 // Host-side API
@@ -448,6 +508,10 @@ bool copyDeviceToDevice(void *dst, const void *src, size_t bytes,
                           "cuMemcpyDtoD", error);
 }
 
+void setStream(void *stream) {
+  threadStreams.caller = static_cast<CUstream>(stream);
+}
+
 bool synchronize(std::string &error) {
   if (!initialize(error))
     return false;
@@ -473,7 +537,7 @@ const DeviceRuntime &deviceRuntime() {
   static const DeviceRuntime runtime{
       "cuda",        initialize, describeDevice,     allocate,
       release,       copyToDevice, copyToHost,       copyDeviceToDevice,
-      synchronize,   takeError,  runtimeSymbols};
+      synchronize,   takeError,  runtimeSymbols,     setStream};
   return runtime;
 }
 

@@ -42,6 +42,12 @@ bool copyDeviceToDevice(void *dst, const void *src, size_t bytes,
                         std::string &error);
 bool synchronize(std::string &error);
 
+/// Makes compiled functions called from this thread launch on `stream` (a
+/// CUstream) and return without waiting for it: the caller synchronises.
+/// Null restores the default, one stream per host thread that each call
+/// waits for.
+void setStream(void *stream);
+
 /// The first error recorded by an mgpu* function since the last call, or "".
 std::string takeError();
 

@@ -11,6 +11,7 @@
 #define SSD_GPURUNTIME_DEVICERUNTIME_H
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -35,7 +36,15 @@
   X(mgpuMemFree)                                                               \
   X(mgpuMemcpy)                                                                \
   X(mgpuMemset32)                                                              \
-  X(mgpuMemset16)
+  X(mgpuMemset16)                                                              \
+  X(_mlir_ciface_ssdGPUWorkspace)
+
+/// The per-call workspace of the ssd GPU kernels, which host code from
+/// ssd-lower-to-gpu requests (`func.func private @ssdGPUWorkspace(i64) ->
+/// memref<?xi8> attributes {llvm.emit_c_interface}`): fills `result`, a
+/// StridedMemRefType<int8_t, 1>, with a device buffer of at least `bytes`
+/// that the runtime caches per host thread and stream.
+extern "C" void _mlir_ciface_ssdGPUWorkspace(void *result, int64_t bytes);
 
 /// {"name", address} for one mgpu* function, in a runtimeSymbols() list.
 #define SSD_MGPU_SYMBOL(NAME) {#NAME, reinterpret_cast<void *>(&NAME)},
@@ -60,6 +69,9 @@ struct DeviceRuntime {
   std::string (*takeError)();
   /// The mgpu* entry points, for a JIT that binds symbols explicitly.
   std::vector<std::pair<const char *, void *>> (*runtimeSymbols)();
+  /// Launch compiled calls from this thread on `stream` (null: the
+  /// runtime's own stream per thread, waited for at the end of each call).
+  void (*setStream)(void *stream);
 };
 
 namespace cuda {

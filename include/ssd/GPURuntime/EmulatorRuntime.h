@@ -65,6 +65,10 @@ struct Statistics {
   uint64_t launches = 0, blocks = 0, threads = 0;
   uint64_t barriers = 0, warpCollectives = 0, mmas = 0;
   uint64_t globalAccesses = 0, sharedAccesses = 0;
+  /// mgpuMemAlloc calls (allocations made by compiled host code) and
+  /// (re)allocations of the per-call workspace: a steady-state call makes
+  /// neither.
+  uint64_t deviceAllocations = 0, workspaceAllocations = 0;
 };
 Statistics statistics();
 

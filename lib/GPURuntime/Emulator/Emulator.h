@@ -124,6 +124,8 @@ void runLaunch(const Kernel &kernel, const LaunchConfig &config,
 struct Counters {
   std::atomic<uint64_t> launches{0}, blocks{0}, threads{0}, barriers{0},
       warpCollectives{0}, mmas{0}, globalAccesses{0}, sharedAccesses{0};
+  /// mgpuMemAlloc calls, and (re)allocations of the per-call workspace.
+  std::atomic<uint64_t> deviceAllocations{0}, workspaceAllocations{0};
 };
 Counters &counters();
 

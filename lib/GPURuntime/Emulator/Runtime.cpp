@@ -520,6 +520,8 @@ Statistics statistics() {
   s.mmas = c.mmas;
   s.globalAccesses = c.globalAccesses;
   s.sharedAccesses = c.sharedAccesses;
+  s.deviceAllocations = c.deviceAllocations;
+  s.workspaceAllocations = c.workspaceAllocations;
   return s;
 }
 
@@ -598,6 +600,7 @@ void *mgpuMemAlloc(uint64_t sizeBytes, void * /*stream*/, bool isHostShared) {
   void *pointer = DeviceMemory::get().allocate(sizeBytes, error);
   if (!pointer)
     reportError("mgpuMemAlloc: " + error);
+  counters().deviceAllocations++;
   return pointer;
 }
 
@@ -658,6 +661,8 @@ const ssd::DeviceRuntime &ssd::emulator::deviceRuntime() {
   static const DeviceRuntime runtime{
       "gpu-emu",   initialize, describeDevice, allocate,
       release,     copyToDevice, copyToHost,   copyDeviceToDevice,
-      synchronize, takeError,  runtimeSymbols};
+      synchronize, takeError,  runtimeSymbols,
+      // Launches complete when issued: any stream is as good as another.
+      [](void *) {}};
   return runtime;
 }
