@@ -1,7 +1,7 @@
 //===- ssd-runner.cpp - run a lowered module on the GPU emulator or CUDA --===//
 //
 //   ssd-runner FILE.mlir [--entry-point=main] [--shared-libs=A.so,B.so]
-//              [--gpu=emulator|cuda]
+//              [--gpu=emulator|cuda] [--emulator-costs]
 //
 // The counterpart of mlir-runner for modules compiled by the ssd GPU
 // pipelines (--ssd-to-gpu-emulator, --ssd-gpu-lower-to-emulator,
@@ -10,7 +10,9 @@
 // emulator runtime (default) or the CUDA runtime. The entry point takes no
 // arguments and returns nothing; --shared-libs adds libraries such as
 // libmlir_runner_utils.so for printMemrefF32. The exit status is 1 when the
-// GPU runtime recorded an error (already printed).
+// GPU runtime recorded an error (already printed). --emulator-costs prints
+// the emulator's cost counters per kernel after the run (docs/gpu.md, "Cost
+// counters").
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,6 +32,8 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdio>
+
 using namespace llvm;
 
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input file>"),
@@ -43,6 +47,10 @@ static cl::list<std::string> sharedLibs("shared-libs",
 static cl::opt<std::string> gpu("gpu",
                                 cl::desc("emulator (default) or cuda"),
                                 cl::init("emulator"));
+static cl::opt<bool> emulatorCosts(
+    "emulator-costs",
+    cl::desc("print the GPU emulator's cost counters per kernel after the run"),
+    cl::init(false));
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
@@ -50,6 +58,10 @@ int main(int argc, char **argv) {
   if (gpu != "emulator" && gpu != "cuda") {
     errs() << "ssd-runner: unknown --gpu '" << gpu
            << "' (expected emulator or cuda)\n";
+    return 2;
+  }
+  if (emulatorCosts && gpu != "emulator") {
+    errs() << "ssd-runner: --emulator-costs needs --gpu=emulator\n";
     return 2;
   }
   InitializeNativeTarget();
@@ -97,6 +109,11 @@ int main(int argc, char **argv) {
   if (Error e = (*engine)->invokePacked(entryPoint)) {
     errs() << "ssd-runner: " << toString(std::move(e)) << "\n";
     return 1;
+  }
+  if (emulatorCosts) {
+    std::fflush(stdout); // after what the program printed
+    outs() << "emulator costs:\n"
+           << ssd::emulator::formatCosts(ssd::emulator::takeCosts());
   }
   outs().flush();
   std::string failure =

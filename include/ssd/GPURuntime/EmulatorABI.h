@@ -3,14 +3,16 @@
 // The GPU emulator runs the NVVM kernels of a gpu.module on the host CPU. The
 // `#ssd.gpu_emulator_target` serializer (lib/Target/GPUEmulator) rewrites the
 // kernels' LLVM IR so that every special register, barrier, warp collective,
-// tensor-core op, approximate math function and memory access becomes a call
+// tensor-core op (mma.sync, ldmatrix), asynchronous copy (cp.async),
+// approximate math function and memory access becomes a call
 // into the emulator runtime (lib/GPURuntime/Emulator), then compiles the
 // result into a host shared object that the runtime's mgpuModuleLoad opens.
 // This header is everything both sides must agree on; it has no
 // dependencies so that the runtime builds without LLVM.
 //
 // A kernel object exports:
-//   __ssdemu_module          C string "abi=<N>;chip=<sm_XY>;kernels=<k1>,<k2>"
+//   __ssdemu_module          C string "abi=<N>;chip=<sm_XY>;kernels=<k1>,<k2>;
+//                            module=<gpu.module name>"
 //   __ssdemu_sites           C string, one line per call site of the
 //                            runtime ("<kernel>: <what>"); site ids index it
 //   __ssdemu_import_<name>   a pointer slot per runtime entry point it
@@ -34,7 +36,7 @@ namespace ssd {
 namespace emulator {
 
 /// Bumped whenever anything below changes meaning.
-constexpr uint32_t kABIVersion = 1;
+constexpr uint32_t kABIVersion = 2;
 
 /// Symbol names and prefixes of a kernel object.
 constexpr const char *kModuleInfoSymbol = "__ssdemu_module";
@@ -65,6 +67,19 @@ constexpr const char *kKernelInfoPrefix = "__ssdemu_kinfo_";
 ///   float    math_f32(uint32_t op, float x)                MathOp
 ///   double   math_f64(uint32_t op, double x)               MathOp
 ///   void     trap(uint32_t site)
+///   void     ldmatrix(uint32_t site, uint32_t mode, void *row,
+///                     uint32_t *result)                   LdmatrixMode
+///            (row: this lane's row address, in shared memory; result: the
+///            lane's `matrices` registers, one per matrix)
+///   void     cp_async(uint32_t site, void *dst, void *src, uint32_t bytes,
+///                     uint32_t srcBytes)
+///            (dst in shared memory, src in global memory; bytes is the
+///            cp-size, 4, 8 or 16; srcBytes the src-size, bytes when the
+///            instruction has none; the rest of dst is zero-filled)
+///   void     cp_async_commit(uint32_t site)
+///   void     cp_async_wait(uint32_t site, uint32_t pendingGroups)
+///            (cp.async.wait_group N; cp.async.wait_all is a commit and a
+///            wait for 0)
 #define SSD_EMULATOR_IMPORTS(X)                                                \
   X(sreg)                                                                      \
   X(barrier)                                                                   \
@@ -77,7 +92,11 @@ constexpr const char *kKernelInfoPrefix = "__ssdemu_kinfo_";
   X(shared_base)                                                               \
   X(math_f32)                                                                  \
   X(math_f64)                                                                  \
-  X(trap)
+  X(trap)                                                                      \
+  X(ldmatrix)                                                                  \
+  X(cp_async)                                                                  \
+  X(cp_async_commit)                                                           \
+  X(cp_async_wait)
 
 enum class SpecialRegister : uint32_t {
   TidX, TidY, TidZ,
@@ -98,6 +117,13 @@ enum class MmaKind : uint32_t {
   M16N8K16F16 = 2,  ///< a: 4 x b32 (2 f16 each), b: 2 x b32, c/d: 4 x f32
   M16N8K8BF16 = 3,  ///< a: 2 x b32, b: 1 x b32, c/d: 4 x f32
   M16N8K8F16 = 4,   ///< a: 2 x b32, b: 1 x b32, c/d: 4 x f32
+};
+
+/// ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].b16: the number of 8x8
+/// matrices in the low byte, kLdmatrixTrans for .trans.
+enum LdmatrixMode : uint32_t {
+  kLdmatrixMatricesMask = 0xff,
+  kLdmatrixTrans = 0x100,
 };
 
 /// Flags of a memory access.

@@ -16,9 +16,17 @@
 // took it, errors are also printed to stderr and make the process exit with
 // status 1 (for programs run by mlir-runner).
 //
+// Every launch is also counted by a cost model (work per kernel: tensor-core
+// ops, shared-memory wavefronts with bank conflicts, global sectors; see
+// docs/gpu.md, "Cost counters"), retrieved with takeCosts().
+//
 // Environment: SSD_GPU_EMULATOR_THREADS (OS threads running blocks, default:
 // all cores), SSD_GPU_EMULATOR_MEMORY (device memory size, e.g. 2G; default
-// 16G), SSD_GPU_EMULATOR_RACECHECK=0 (skip the shared-memory race check).
+// 16G), SSD_GPU_EMULATOR_RACECHECK=0 (skip the shared-memory race check),
+// SSD_GPU_EMULATOR_COSTS=full|counts|off (the cost model: everything
+// (default); without the distinct DRAM sectors; without any memory traffic,
+// keeping the counts that cost nothing: launches, blocks, barriers,
+// collectives, mma, ldmatrix and cp.async instructions).
 //
 //===----------------------------------------------------------------------===//
 
@@ -71,6 +79,71 @@ struct Statistics {
   uint64_t deviceAllocations = 0, workspaceAllocations = 0;
 };
 Statistics statistics();
+
+/// Memory traffic of one class of instructions, counted per warp-level
+/// instruction (the accesses of a warp's lanes at one dynamic instruction).
+struct MemoryTraffic {
+  uint64_t instructions = 0; ///< warp-level instructions
+  uint64_t bytes = 0;        ///< bytes the lanes requested
+  /// Shared memory: wavefronts (one per bank-conflict-free 128-byte pass;
+  /// bank conflicts add more). Global memory: 32-byte sectors requested,
+  /// the distinct sectors of each warp-level instruction, summed.
+  uint64_t transactions = 0;
+  void add(const MemoryTraffic &o) {
+    instructions += o.instructions;
+    bytes += o.bytes;
+    transactions += o.transactions;
+  }
+};
+
+/// The work of one launch or, summed, of every launch of a kernel
+/// (docs/gpu.md, "Cost counters").
+struct CostCounters {
+  uint64_t launches = 0, blocks = 0, threads = 0, warps = 0;
+  uint64_t barriers = 0;        ///< block barriers completed (per block)
+  uint64_t warpCollectives = 0; ///< shfl/vote/bar.warp.sync/mma/ldmatrix
+  uint64_t mma[4] = {};         ///< mma.sync per MmaKind (index kind - 1)
+  uint64_t mmaFlops = 0;        ///< 2 m n k per mma.sync
+  uint64_t ldmatrix = 0;        ///< warp-level ldmatrix instructions
+  uint64_t ldmatrixMatrices = 0;
+  uint64_t cpAsync = 0;         ///< cp.async instructions (per thread)
+  uint64_t cpAsyncZeroFill = 0; ///< bytes zero-filled (src-size < cp-size)
+  MemoryTraffic sharedLoad, sharedStore, sharedAtomic, sharedLdmatrix,
+      sharedCpAsync;
+  MemoryTraffic globalLoad, globalStore, globalAtomic, globalCpAsync;
+  /// Distinct 32-byte sectors of device memory each launch read (loads,
+  /// cp.async sources) and wrote (stores, atomics), summed over launches:
+  /// DRAM traffic with an L2 that never evicts. 0 unless
+  /// SSD_GPU_EMULATOR_COSTS=full.
+  uint64_t dramReadSectors = 0, dramWriteSectors = 0;
+  /// Times a lane buffered so many accesses without a warp or block
+  /// synchronisation that its warp's accesses were grouped early (grouping
+  /// is then exact only for convergent code).
+  uint64_t earlyGroupings = 0;
+
+  void add(const CostCounters &o);
+};
+
+/// Per kernel name, every launch since the last takeCosts(), in order of
+/// first launch.
+struct KernelCost {
+  std::string kernel;
+  CostCounters counters;
+};
+std::vector<KernelCost> takeCosts();
+
+/// Per launch (the most recent 65536), since the last takeLaunchCosts().
+struct LaunchCost {
+  std::string kernel;
+  unsigned grid[3], block[3];
+  uint64_t sharedBytes;
+  CostCounters counters;
+};
+std::vector<LaunchCost> takeLaunchCosts();
+
+/// A per-kernel table of `costs`, one block of lines per kernel, with lower
+/// bounds of the time on an H200 from its peak rates.
+std::string formatCosts(const std::vector<KernelCost> &costs);
 
 /// The mgpu* entry points with their symbol names, for hosts (such as a
 /// JIT) that bind symbols explicitly.

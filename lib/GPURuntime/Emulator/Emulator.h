@@ -3,6 +3,7 @@
 #ifndef SSD_LIB_GPURUNTIME_EMULATOR_EMULATOR_H
 #define SSD_LIB_GPURUNTIME_EMULATOR_EMULATOR_H
 
+#include "Costs.h"
 #include "ssd/GPURuntime/EmulatorABI.h"
 
 #include <atomic>
@@ -96,6 +97,10 @@ struct SharedBufferInfo {
 /// A kernel of a loaded object, as its __ssdemu_kinfo string describes it.
 struct Kernel {
   std::string name;
+  /// The kernel's name in cost reports: its gpu.module's name (unique in a
+  /// program; outlined kernels all have the same function name), followed
+  /// by "::" and the kernel's when the module has several kernels.
+  std::string costName;
   void (*entry)(void **) = nullptr;
   std::vector<std::string> params; ///< "p", "i64", "f32", ...
   uint64_t staticShared = 0, dynamicOffset = 0;
@@ -134,6 +139,7 @@ struct Settings {
   unsigned threads = 1;
   bool raceCheck = true;
   uint64_t memory = uint64_t(16) << 30;
+  CostLevel costs = CostLevel::Full;
 };
 const Settings &settings();
 

@@ -21,11 +21,21 @@
 // current epoch (two different threads touching one word between two
 // barriers, one of them writing, is a race, unless both are in a warp that
 // ran a bar.warp.sync of all its lanes in between), and whether any thread
-// wrote it since the block started.
+// wrote it since the block started. ldmatrix is a warp collective whose row
+// reads are checked as reads of the lanes that give the row addresses.
+// cp.async checks its source and destination when issued and copies at the
+// cp.async.wait_group that covers it; in between, its destination words are
+// marked in flight and any access to them is a race.
+//
+// Cost model: each lane appends its memory accesses to a buffer; when its
+// warp synchronises (a collective of all its live lanes, a barrier, the end
+// of the block, or a full buffer in every lane) the lanes' accesses are
+// grouped into warp-level instructions and counted (Costs.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "Collectives.h"
+#include "Costs.h"
 #include "Emulator.h"
 
 #include <boost/context/detail/fcontext.hpp>
@@ -52,9 +62,12 @@ namespace {
 
 constexpr size_t kStackBytes = 256 * 1024;
 constexpr unsigned kMaxThreadsPerBlock = 1024;
+/// Accesses a lane buffers for the cost model before it lets the other
+/// lanes of its warp catch up (so that they can be grouped and dropped).
+constexpr size_t kRecordLimit = 1024;
 
 enum class ThreadState : uint8_t { Runnable, AtBarrier, AtWarp, Exited };
-enum class WarpOpKind : uint8_t { Shuffle, Vote, Mma, SyncWarp };
+enum class WarpOpKind : uint8_t { Shuffle, Vote, Mma, SyncWarp, Ldmatrix };
 
 struct WarpOp {
   WarpOpKind kind;
@@ -63,6 +76,18 @@ struct WarpOp {
   MmaFragments *fragments;
   uint32_t result;
   bool inRange;
+  uintptr_t address;     ///< ldmatrix: this lane's row address
+  uint32_t registers[4]; ///< ldmatrix: this lane's results
+};
+
+/// A cp.async issued and not yet waited for: the copy happens at the
+/// cp.async.wait_group that covers it.
+struct PendingCopy {
+  uint64_t offset;  ///< destination in shared memory
+  const char *from; ///< source (host window), null when srcBytes is 0
+  uint32_t bytes, srcBytes;
+  uint32_t group; ///< the issuing thread's commits before it
+  uint32_t site;
 };
 
 struct Thread {
@@ -72,6 +97,14 @@ struct Thread {
   ThreadState state = ThreadState::Exited;
   uint32_t barrierSite = 0, barrierId = 0;
   WarpOp op{};
+  /// Memory accesses since the warp's last synchronisation (cost model):
+  /// kRecordLimit slots in the worker's record slab, the warp's lanes
+  /// interleaved (access j of this lane at records[j * kWarpSize]) so that
+  /// grouping reads a warp's j-th accesses from consecutive memory.
+  AccessRecord *records = nullptr;
+  uint32_t recordCount = 0;
+  std::vector<PendingCopy> pending;
+  uint32_t commits = 0; ///< cp.async.commit_groups executed
 };
 
 /// Per 4-byte word of shared memory, for the race and initialisation checks.
@@ -89,10 +122,15 @@ struct Shadow {
   uint32_t readWarpEpoch, readLanes;
   uint16_t writer, reader; ///< reader: the latest
   uint16_t otherReader;    ///< with manyWarps: a reader of another warp
+  uint16_t asyncWriter;    ///< with asyncPending: the issuing thread
   uint8_t manyWarps;       ///< readers of several warps in this epoch
   uint8_t atomicWrite;
   uint8_t readUnwritten; ///< listed in Worker::unwrittenReads
+  /// A cp.async writing this word was issued and its thread has not waited
+  /// for it: no thread may access the word until then.
+  uint8_t asyncPending;
 };
+static_assert(sizeof(Shadow) == 44, "one shadow word per 4 bytes");
 
 /// A read of a shared word no thread had written yet. Judged at the next
 /// barrier: a write by another thread in between is a race (reported when
@@ -101,6 +139,55 @@ struct UnwrittenRead {
   uint64_t word;
   uint16_t thread;
   uint32_t site;
+};
+
+/// Scratch space for grouping the accesses of divergent code: warp-level
+/// instructions found by key (an open-addressing table of group indices).
+struct DivergentScratch {
+  struct Group {
+    uint64_t key;
+    uint32_t kind, count;
+    LaneAccess lanes[kWarpSize];
+  };
+  std::vector<Group> groups;
+  size_t used = 0;
+  std::vector<uint32_t> table; ///< group index + 1; 0: empty
+  std::vector<std::pair<uint64_t, uint32_t>> counts;
+
+  void reset() {
+    used = 0;
+    std::fill(table.begin(), table.end(), 0);
+  }
+  Group &group(uint64_t key, uint32_t kind) {
+    if ((used + 1) * 2 > table.size())
+      rehash(std::max<size_t>(64, table.size() * 2));
+    const size_t mask = table.size() - 1;
+    size_t slot = size_t((key * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+    while (table[slot]) {
+      Group &g = groups[table[slot] - 1];
+      if (g.key == key)
+        return g;
+      slot = (slot + 1) & mask;
+    }
+    if (groups.size() <= used)
+      groups.resize(used + 1);
+    Group &g = groups[used++];
+    g.key = key;
+    g.kind = kind;
+    g.count = 0;
+    table[slot] = uint32_t(used);
+    return g;
+  }
+  void rehash(size_t size) {
+    table.assign(size, 0);
+    for (size_t i = 0; i < used; ++i) {
+      size_t slot =
+          size_t((groups[i].key * 0x9E3779B97F4A7C15ull) >> 32) & (size - 1);
+      while (table[slot])
+        slot = (slot + 1) & (size - 1);
+      table[slot] = uint32_t(i + 1);
+    }
+  }
 };
 
 struct Worker {
@@ -132,15 +219,29 @@ struct Worker {
   Thread *current = nullptr;
   /// The allocations this worker's kernels touched last, most recent first
   /// (stable during a launch: allocations change only between launches).
-  const DeviceRange *recentRanges[4] = {};
+  static constexpr unsigned kRecentRanges = 8;
+  const DeviceRange *recentRanges[kRecentRanges] = {};
   /// Work counted here and added to counters() after the launch, so that
   /// workers do not contend for one cache line on every access.
   uint64_t globalAccesses = 0, sharedAccesses = 0, collectives = 0, mmas = 0,
            barriersOpened = 0;
+  /// The cost model: this worker's share of the running launch.
+  CostLevel costLevel = CostLevel::Off;
+  CostCounters cost;
+  SectorSet readSectors, writeSectors;
+  /// Per warp, the lanes that stopped because their access buffer is full,
+  /// and the lanes with buffered accesses.
+  uint32_t parkedLanes[kMaxThreadsPerBlock / kWarpSize] = {};
+  uint32_t recordLanes[kMaxThreadsPerBlock / kWarpSize] = {};
+  AccessRecord *recordSlab = nullptr; ///< kRecordLimit per thread
+  DivergentScratch divergent;
 
   ~Worker() {
     if (stacks)
       munmap(stacks, stackStride * kMaxThreadsPerBlock);
+    if (recordSlab)
+      munmap(recordSlab,
+             sizeof(AccessRecord) * kRecordLimit * kMaxThreadsPerBlock);
   }
 };
 
@@ -287,6 +388,22 @@ void prepareWorker(Worker &w) {
   }
   w.stacks = static_cast<char *>(region);
   w.threads.resize(kMaxThreadsPerBlock);
+  // The cost model's access buffers: pages are touched only when used.
+  void *slab = mmap(nullptr,
+                    sizeof(AccessRecord) * kRecordLimit * kMaxThreadsPerBlock,
+                    PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (slab == MAP_FAILED) {
+    reportError("cannot map the emulator's access buffers");
+    munmap(w.stacks, total);
+    w.stacks = nullptr;
+    return;
+  }
+  w.recordSlab = static_cast<AccessRecord *>(slab);
+  for (unsigned i = 0; i < kMaxThreadsPerBlock; ++i)
+    w.threads[i].records = w.recordSlab +
+                           size_t(i / kWarpSize) * kWarpSize * kRecordLimit +
+                           i % kWarpSize;
   std::lock_guard<std::mutex> lock(stackRegistryMutex);
   for (unsigned i = 0; i < kMaxThreadsPerBlock; ++i) {
     char *low = w.stacks + i * w.stackStride;
@@ -295,6 +412,195 @@ void prepareWorker(Worker &w) {
     w.threads[i].stackLow = low + page;
   }
 }
+
+//===----------------------------------------------------------------------===//
+// Cost model: warp-level instructions from the lanes' buffered accesses
+//===----------------------------------------------------------------------===//
+
+MemoryTraffic &trafficOf(Worker &w, AccessKind kind) {
+  switch (kind) {
+  case AccessKind::SharedLoad:
+    return w.cost.sharedLoad;
+  case AccessKind::SharedStore:
+    return w.cost.sharedStore;
+  case AccessKind::SharedAtomic:
+    return w.cost.sharedAtomic;
+  case AccessKind::SharedCpAsync:
+    return w.cost.sharedCpAsync;
+  case AccessKind::GlobalLoad:
+    return w.cost.globalLoad;
+  case AccessKind::GlobalStore:
+    return w.cost.globalStore;
+  case AccessKind::GlobalAtomic:
+    return w.cost.globalAtomic;
+  case AccessKind::GlobalCpAsync:
+    break;
+  }
+  return w.cost.globalCpAsync;
+}
+
+/// Counts one warp-level instruction: the lanes' accesses in `group`.
+void countInstruction(Worker &w, AccessKind kind, const LaneAccess *group,
+                      size_t count) {
+  uint64_t bytes = 0;
+  for (size_t i = 0; i < count; ++i)
+    bytes += group[i].bytes;
+  if (bytes == 0)
+    return; // cp.async sources of src-size 0: nothing read
+  MemoryTraffic &t = trafficOf(w, kind);
+  ++t.instructions;
+  t.bytes += bytes;
+  if (isShared(kind)) {
+    t.transactions += sharedWavefronts(group, count);
+    return;
+  }
+  SectorSet *sectors = nullptr;
+  if (w.costLevel == CostLevel::Full)
+    sectors = kind == AccessKind::GlobalLoad || kind == AccessKind::GlobalCpAsync
+                  ? &w.readSectors
+                  : &w.writeSectors;
+  t.transactions += globalSectors(group, count, sectors);
+}
+
+/// Divergent code: the lanes' accesses from position `from` on (the lanes
+/// agreed before it), grouped by (call site, kind, how many times the lane
+/// reached that site since position `from`).
+void groupDivergent(Worker &w, Thread *lanes, uint32_t withRecords,
+                    uint32_t from) {
+  DivergentScratch &d = w.divergent;
+  d.reset();
+  for (uint32_t mask = withRecords; mask; mask &= mask - 1) {
+    const unsigned l = __builtin_ctz(mask);
+    const Thread &t = lanes[l];
+    d.counts.clear();
+    for (uint32_t j = from; j < t.recordCount; ++j) {
+      const AccessRecord &r = t.records[j * kWarpSize];
+      const uint64_t key = (uint64_t(r.site) << 32) | (uint64_t(r.kind) << 24);
+      uint32_t occurrence = 0;
+      auto it = std::find_if(d.counts.begin(), d.counts.end(),
+                             [&](const auto &c) { return c.first == key; });
+      if (it == d.counts.end())
+        d.counts.push_back({key, 1});
+      else
+        occurrence = it->second++;
+      DivergentScratch::Group &g =
+          d.group(key | std::min<uint32_t>(occurrence, 0xffffff), r.kind);
+      if (g.count < kWarpSize)
+        g.lanes[g.count++] = {r.address, r.bytes, l};
+    }
+  }
+  for (size_t i = 0; i < d.used; ++i)
+    countInstruction(w, AccessKind(d.groups[i].kind), d.groups[i].lanes,
+                     d.groups[i].count);
+}
+
+/// Groups the accesses the lanes of `warp` buffered since its last
+/// synchronisation into warp-level instructions, counts them and drops them.
+/// Convergent code (every lane's j-th access at the same call site) is
+/// grouped by position; from the first position where the lanes disagree
+/// on, by occurrence (groupDivergent).
+void groupWarpAccesses(Worker &w, unsigned warp) {
+  w.parkedLanes[warp] = 0;
+  const uint32_t withRecords = w.recordLanes[warp];
+  if (!withRecords)
+    return;
+  w.recordLanes[warp] = 0;
+  Thread *lanes = &w.threads[warp * kWarpSize];
+  uint32_t longest = 0, shortest = UINT32_MAX;
+  for (uint32_t mask = withRecords; mask; mask &= mask - 1) {
+    const uint32_t n = lanes[__builtin_ctz(mask)].recordCount;
+    longest = std::max(longest, n);
+    shortest = std::min(shortest, n);
+  }
+  LaneAccess group[kWarpSize];
+  uint32_t j = 0;
+  // Positions every lane with records reached: a tight loop.
+  const unsigned firstLane = __builtin_ctz(withRecords);
+  for (; j < shortest; ++j) {
+    const AccessRecord &model = lanes[firstLane].records[j * kWarpSize];
+    size_t n = 0;
+    bool same = true;
+    for (uint32_t mask = withRecords; mask; mask &= mask - 1) {
+      const unsigned l = __builtin_ctz(mask);
+      const AccessRecord &r = lanes[l].records[j * kWarpSize];
+      same &= r.site == model.site && r.kind == model.kind;
+      group[n++] = {r.address, r.bytes, l};
+    }
+    if (!same)
+      break;
+    countInstruction(w, AccessKind(model.kind), group, n);
+  }
+  for (; j < longest && j >= shortest; ++j) {
+    const AccessRecord *model = nullptr;
+    size_t n = 0;
+    bool same = true;
+    for (uint32_t mask = withRecords; mask && same; mask &= mask - 1) {
+      const unsigned l = __builtin_ctz(mask);
+      const Thread &t = lanes[l];
+      if (j >= t.recordCount)
+        continue;
+      const AccessRecord &r = t.records[j * kWarpSize];
+      if (!model)
+        model = &r;
+      else if (r.site != model->site || r.kind != model->kind)
+        same = false;
+      group[n++] = {r.address, r.bytes, l};
+    }
+    if (!same)
+      break;
+    countInstruction(w, AccessKind(model->kind), group, n);
+  }
+  if (j < longest)
+    groupDivergent(w, lanes, withRecords, j);
+  for (uint32_t mask = withRecords; mask; mask &= mask - 1)
+    lanes[__builtin_ctz(mask)].recordCount = 0;
+}
+
+void groupAllAccesses(Worker &w) {
+  if (w.costLevel == CostLevel::Off)
+    return;
+  for (unsigned warp = 0; warp * kWarpSize < w.threadCount; ++warp)
+    groupWarpAccesses(w, warp);
+}
+
+/// A lane whose buffer is full waits until every lane of its warp has
+/// stopped (full buffer, barrier, collective or exit); the last one groups
+/// the warp's accesses so far. Exact for convergent code, whose lanes stop
+/// at the same access.
+__attribute__((noinline)) void park(Worker &w, Thread &t) {
+  const unsigned warp = t.index / kWarpSize;
+  const unsigned first = warp * kWarpSize;
+  const unsigned present = std::min(kWarpSize, w.threadCount - first);
+  while (t.recordCount >= kRecordLimit) {
+    w.parkedLanes[warp] |= 1u << (t.index % kWarpSize);
+    bool stopped = true;
+    for (unsigned l = 0; l < present && stopped; ++l)
+      stopped = w.threads[first + l].state != ThreadState::Runnable ||
+                (w.parkedLanes[warp] & (1u << l));
+    if (stopped) {
+      ++w.cost.earlyGroupings;
+      groupWarpAccesses(w, warp);
+      return;
+    }
+    suspend(w);
+  }
+}
+
+__attribute__((always_inline)) inline void
+recordAccess(Worker &w, Thread &t, uint64_t address, uint64_t bytes,
+             AccessKind kind, uint32_t site) {
+  AccessRecord &r = t.records[size_t(t.recordCount++) * kWarpSize];
+  r.address = address;
+  r.site = site;
+  r.bytes = uint32_t(std::min<uint64_t>(bytes, 0xffffff));
+  r.kind = uint32_t(kind);
+  w.recordLanes[t.index / kWarpSize] |= 1u << (t.index % kWarpSize);
+  if (__builtin_expect(t.recordCount >= kRecordLimit, 0))
+    park(w, t);
+}
+
+void checkShared(Worker &w, Thread &who, uint64_t offset, uint64_t bytes,
+                 uint32_t flags, uint32_t site);
 
 //===----------------------------------------------------------------------===//
 // Warp collectives and barriers
@@ -310,8 +616,15 @@ const char *opName(WarpOpKind kind) {
     return "mma.sync";
   case WarpOpKind::SyncWarp:
     return "bar.warp.sync";
+  case WarpOpKind::Ldmatrix:
+    return "ldmatrix";
   }
   return "?";
+}
+
+/// .aligned collectives: every lane of the warp takes part.
+bool wholeWarp(WarpOpKind kind) {
+  return kind == WarpOpKind::Mma || kind == WarpOpKind::Ldmatrix;
 }
 
 /// Lanes of `warp` that take part in the collective `op` joined by `lane`.
@@ -319,11 +632,73 @@ uint32_t members(const Worker &w, unsigned warp, const WarpOp &op) {
   unsigned first = warp * kWarpSize;
   unsigned present = std::min(kWarpSize, w.threadCount - first);
   uint32_t existing = present == 32 ? ~0u : ((1u << present) - 1);
-  return (op.kind == WarpOpKind::Mma ? ~0u : op.mask) & existing;
+  return (wholeWarp(op.kind) ? ~0u : op.mask) & existing;
 }
 
 bool sameOp(const WarpOp &a, const WarpOp &b) {
   return a.kind == b.kind && a.mode == b.mode && a.mask == b.mask;
+}
+
+/// ldmatrix.sync.aligned.m8n8.x<N>[.trans].b16 (PTX ISA, "Warp-level matrix
+/// load instruction: ldmatrix"): lanes 8i..8i+7 give the addresses of rows
+/// 0..7 of matrix i (i < N; the other lanes' addresses are not used), each
+/// row 8 consecutive 16-bit elements (16 bytes, 16-byte aligned, in shared
+/// memory); lane l receives, for each matrix, the 32-bit register holding
+/// row l / 4, elements 2 (l % 4) and 2 (l % 4) + 1 (the lower index in the
+/// low half) of the matrix, or of its transpose with .trans. False after an
+/// error.
+bool computeLdmatrix(Worker &w, Thread *lanes, const WarpOp &op) {
+  const unsigned matrices = op.mode & kLdmatrixMatricesMask;
+  const bool trans = op.mode & kLdmatrixTrans;
+  const uintptr_t base = reinterpret_cast<uintptr_t>(w.shared);
+  uint64_t rows[32];
+  for (unsigned i = 0; i < 8 * matrices; ++i) {
+    Thread &provider = lanes[i];
+    const uintptr_t a = provider.op.address;
+    std::string problem;
+    if (a < base)
+      problem = "a row address outside the block's shared memory";
+    else if (a - base + 16 > w.sharedBytes)
+      problem = "the row address of shared offset " +
+                std::to_string(a - base) + ", whose 16 bytes run past the "
+                "block's " + std::to_string(w.sharedBytes) + " bytes";
+    else if ((a - base) % 16)
+      problem = "the row address of shared offset " +
+                std::to_string(a - base) + ", not 16-byte aligned";
+    if (!problem.empty()) {
+      reportError(where(w) + ": " + threadName(provider) + " gives ldmatrix " +
+                  problem + " (row " + std::to_string(i % 8) + " of matrix " +
+                  std::to_string(i / 8) + "; " + siteText(*w.kernel, op.site) +
+                  ")");
+      w.aborted = true;
+      return false;
+    }
+    rows[i] = a - base;
+    checkShared(w, provider, rows[i], 16, AccessRead, op.site);
+  }
+  auto element = [&](unsigned matrix, unsigned row, unsigned column) {
+    uint16_t value;
+    std::memcpy(&value, w.shared + rows[8 * matrix + row] + 2 * column,
+                sizeof(value));
+    return uint32_t(value);
+  };
+  for (unsigned lane = 0; lane < kWarpSize; ++lane) {
+    const unsigned g = lane / 4, t = lane % 4;
+    for (unsigned m = 0; m < matrices; ++m) {
+      uint32_t low = trans ? element(m, 2 * t, g) : element(m, g, 2 * t);
+      uint32_t high =
+          trans ? element(m, 2 * t + 1, g) : element(m, g, 2 * t + 1);
+      lanes[lane].op.registers[m] = low | (high << 16);
+    }
+  }
+  ++w.cost.ldmatrix;
+  w.cost.ldmatrixMatrices += matrices;
+  if (w.costLevel != CostLevel::Off) {
+    ++w.cost.sharedLdmatrix.instructions;
+    w.cost.sharedLdmatrix.bytes += 128 * matrices;
+    w.cost.sharedLdmatrix.transactions += ldmatrixWavefronts(rows, matrices);
+  }
+  return true;
 }
 
 void computeCollective(Worker &w, unsigned warp, uint32_t group) {
@@ -391,8 +766,14 @@ void computeCollective(Worker &w, unsigned warp, uint32_t group) {
       std::memcpy(lanes[lane].op.fragments->d, fragments[lane].d,
                   sizeof(fragments[lane].d));
     ++w.mmas;
+    ++w.cost.mma[op.mode - 1];
+    w.cost.mmaFlops += 2 * 16 * 8 * mmaCounts(MmaKind(op.mode)).k;
     break;
   }
+  case WarpOpKind::Ldmatrix:
+    if (!computeLdmatrix(w, lanes, op))
+      return;
+    break;
   case WarpOpKind::SyncWarp: {
     // A bar.warp.sync of every lane of the warp orders all their earlier
     // shared-memory accesses before all their later ones.
@@ -406,6 +787,15 @@ void computeCollective(Worker &w, unsigned warp, uint32_t group) {
     if (group & (1u << lane))
       lanes[lane].state = ThreadState::Runnable;
   w.waitingLanes[warp] &= ~group;
+  ++w.cost.warpCollectives;
+  // Every live lane of the warp is here: its accesses since the last
+  // synchronisation are complete.
+  if (w.costLevel != CostLevel::Off) {
+    unsigned present = std::min(kWarpSize, w.threadCount - warp * kWarpSize);
+    uint32_t all = present == kWarpSize ? ~0u : (1u << present) - 1;
+    if (((group | w.exitedLanes[warp]) & all) == all)
+      groupWarpAccesses(w, warp);
+  }
 }
 
 /// Completes every collective of `warp` whose members have all arrived.
@@ -423,8 +813,8 @@ bool resolveWarp(Worker &w, unsigned warp) {
     if (t.state != ThreadState::AtWarp || (handled & (1u << lane)))
       continue;
     uint32_t group = members(w, warp, t.op);
-    if (t.op.kind == WarpOpKind::Mma && present != kWarpSize) {
-      reportError(where(w) + ": mma.sync in a warp of " +
+    if (wholeWarp(t.op.kind) && present != kWarpSize) {
+      reportError(where(w) + ": " + opName(t.op.kind) + " in a warp of " +
                   std::to_string(present) +
                   " threads (it needs all 32 lanes; " +
                   siteText(*w.kernel, t.op.site) + ")");
@@ -449,8 +839,9 @@ bool resolveWarp(Worker &w, unsigned warp) {
         // their member mask (PTX ISA), bar.warp.sync too (__syncwarp in the
         // CUDA programming guide): exited lanes leave the group, and a
         // shuffle that reads from one is reported when it is computed.
-        // mma.sync is .aligned: every lane of the warp must execute it.
-        if (t.op.kind != WarpOpKind::Mma) {
+        // mma.sync and ldmatrix are .aligned: every lane of the warp must
+        // execute them.
+        if (!wholeWarp(t.op.kind)) {
           group &= ~(1u << other);
           continue;
         }
@@ -514,6 +905,7 @@ bool openBarrierOrReport(Worker &w) {
   }
   if (atBarrier.empty() && atWarp.empty()) {
     judgeUnwrittenReads(w);
+    groupAllAccesses(w);
     return false; // the block is done
   }
   if (atWarp.empty()) {
@@ -548,10 +940,12 @@ bool openBarrierOrReport(Worker &w) {
     judgeUnwrittenReads(w);
     if (w.aborted)
       return false;
+    groupAllAccesses(w);
     ++w.epoch;
     ++w.barriers;
     w.lastBarrierSite = first.barrierSite;
     ++w.barriersOpened;
+    ++w.cost.barriers;
     for (unsigned i : atBarrier)
       w.threads[i].state = ThreadState::Runnable;
     return true;
@@ -584,6 +978,8 @@ void runBlock(Worker &w, uint64_t linearBlock) {
   std::fill(std::begin(w.warpEpochs), std::end(w.warpEpochs), 0);
   std::fill(std::begin(w.waitingLanes), std::end(w.waitingLanes), 0);
   std::fill(std::begin(w.exitedLanes), std::end(w.exitedLanes), 0);
+  std::fill(std::begin(w.parkedLanes), std::end(w.parkedLanes), 0);
+  std::fill(std::begin(w.recordLanes), std::end(w.recordLanes), 0);
   w.unwrittenReads.clear();
   std::fill(std::begin(w.recentRanges), std::end(w.recentRanges), nullptr);
   // Shared memory starts as garbage (0xff: NaN) and unwritten.
@@ -597,6 +993,9 @@ void runBlock(Worker &w, uint64_t linearBlock) {
     t.tid[1] = i / c.block[0] % c.block[1];
     t.tid[2] = i / (c.block[0] * c.block[1]);
     t.state = ThreadState::Runnable;
+    t.recordCount = 0;
+    t.pending.clear();
+    t.commits = 0;
     // Stack tops staggered by a cache line per thread: page-aligned tops
     // would put every thread's hot frames in the same few L1 sets.
     size_t colour = (i % 64) * 64;
@@ -605,6 +1004,9 @@ void runBlock(Worker &w, uint64_t linearBlock) {
   }
   counters().blocks++;
   counters().threads += w.threadCount;
+  ++w.cost.blocks;
+  w.cost.threads += w.threadCount;
+  w.cost.warps += (w.threadCount + kWarpSize - 1) / kWarpSize;
   while (true) {
     for (unsigned i = 0; i < w.threadCount; ++i) {
       if (w.threads[i].state != ThreadState::Runnable)
@@ -718,12 +1120,12 @@ Thread &currentThread() { return *worker().current; }
 // Shared-memory checks
 //===----------------------------------------------------------------------===//
 
-void reportRace(Worker &w, uint64_t offset, uint32_t site, bool writing,
-                unsigned other, bool otherWrote, uint32_t otherSite) {
+void reportRace(Worker &w, const Thread &self, uint64_t offset, uint32_t site,
+                bool writing, unsigned other, bool otherWrote,
+                uint32_t otherSite) {
   if (w.raceReported)
     return;
   w.raceReported = true;
-  const Thread &self = *w.current;
   reportError(where(w) + ": shared-memory race on " + sharedLocation(w, offset) +
               ": " + threadName(self) + (writing ? " writes it" : " reads it") +
               " (" + siteText(*w.kernel, site) + ") and " +
@@ -735,11 +1137,37 @@ void reportRace(Worker &w, uint64_t offset, uint32_t site, bool writing,
               " in the same barrier interval, " + intervalText(w));
 }
 
-void checkShared(Worker &w, uint64_t offset, uint64_t bytes, uint32_t flags,
-                 uint32_t site) {
+/// An access to a word that a cp.async still in flight writes: nothing
+/// orders the two until the issuing thread's cp.async.wait_group.
+void reportAsyncRace(Worker &w, const Thread &self, uint64_t offset,
+                     uint32_t site, bool writing, unsigned issuer) {
+  if (w.raceReported)
+    return;
+  w.raceReported = true;
+  const Thread &t = w.threads[issuer];
+  uint32_t copySite = UINT32_MAX;
+  for (const PendingCopy &c : t.pending)
+    if (offset >= c.offset && offset < c.offset + c.bytes)
+      copySite = c.site;
+  reportError(where(w) + ": shared-memory race on " + sharedLocation(w, offset) +
+              ": " + threadName(self) + (writing ? " writes it" : " reads it") +
+              " (" + siteText(*w.kernel, site) + ") while the cp.async of " +
+              threadName(t) +
+              (copySite == UINT32_MAX
+                   ? std::string()
+                   : " (" + siteText(*w.kernel, copySite) + ")") +
+              " that writes it is in flight: no cp.async.wait_group of " +
+              threadName(t) + " has covered it, " + intervalText(w));
+}
+
+/// The checks of an access by thread `who` to [offset, offset + bytes) of
+/// the block's shared memory (bounds, races, unwritten words), recording it
+/// in the shadow words.
+void checkShared(Worker &w, Thread &who, uint64_t offset, uint64_t bytes,
+                 uint32_t flags, uint32_t site) {
   ++w.sharedAccesses;
   if (offset + bytes > w.sharedBytes || offset + bytes < offset)
-    abortBlock(w, where(w) + ": " + threadName(*w.current) +
+    abortBlock(w, where(w) + ": " + threadName(who) +
                       " accesses " + std::to_string(bytes) +
                       " bytes of shared memory at offset " +
                       std::to_string(offset) + ", beyond the block's " +
@@ -747,11 +1175,13 @@ void checkShared(Worker &w, uint64_t offset, uint64_t bytes, uint32_t flags,
                       siteText(*w.kernel, site) + ")");
   const bool writing = flags & (AccessWrite | AccessAtomic);
   const bool atomic = flags & AccessAtomic;
-  const uint16_t self = uint16_t(w.current->index);
+  const uint16_t self = uint16_t(who.index);
   const unsigned warp = self / kWarpSize, lane = self % kWarpSize;
   const uint32_t warpEpoch = w.warpEpochs[warp];
   for (uint64_t word = offset / 4; word * 4 < offset + bytes; ++word) {
     Shadow &s = w.shadow[word];
+    if (s.asyncPending && settings().raceCheck)
+      reportAsyncRace(w, who, word * 4, site, writing, s.asyncWriter);
     if ((!writing || atomic) && s.writeEpoch == 0 && !s.readUnwritten) {
       s.readUnwritten = 1;
       w.unwrittenReads.push_back({word, self, site});
@@ -762,18 +1192,19 @@ void checkShared(Worker &w, uint64_t offset, uint64_t bytes, uint32_t flags,
       if (s.writeEpoch == w.epoch && s.writer != self &&
           !(atomic && s.atomicWrite) &&
           !(s.writer / kWarpSize == warp && warpEpoch > s.writeWarpEpoch))
-        reportRace(w, word * 4, site, writing, s.writer, true, s.writeSite);
+        reportRace(w, who, word * 4, site, writing, s.writer, true,
+                   s.writeSite);
       if (writing && s.readEpoch == w.epoch) {
         if (s.manyWarps || s.reader / kWarpSize != warp) {
           // Some reader is of another warp: nothing orders it.
           bool latest = s.reader / kWarpSize != warp;
-          reportRace(w, word * 4, site, true,
+          reportRace(w, who, word * 4, site, true,
                      latest ? s.reader : s.otherReader, false,
                      latest ? s.readSite : s.otherReadSite);
         } else if (warpEpoch == s.readWarpEpoch) {
           // Lanes of this warp that read since its last bar.warp.sync.
           if (uint32_t others = s.readLanes & ~(1u << lane))
-            reportRace(w, word * 4, site, true,
+            reportRace(w, who, word * 4, site, true,
                        s.reader != self ? s.reader
                                         : warp * kWarpSize +
                                               __builtin_ctz(others),
@@ -869,7 +1300,7 @@ void waitInWarp(Worker &w, WarpOp op) {
   // The last lane of the group to arrive computes the collective and runs
   // on; the others wait (resolveWarp checks everything else).
   uint32_t group = members(w, warp, t.op);
-  if (t.op.kind != WarpOpKind::Mma)
+  if (!wholeWarp(t.op.kind))
     group &= ~w.exitedLanes[warp];
   if ((w.waitingLanes[warp] & group) == group) {
     resolveWarp(w, warp);
@@ -923,44 +1354,83 @@ void importMma(uint32_t site, uint32_t kind, const uint32_t *a,
   std::memcpy(d, fragments.d, sizeof(fragments.d));
 }
 
+AccessKind accessKind(uint32_t flags, bool shared) {
+  if (flags & AccessAtomic)
+    return shared ? AccessKind::SharedAtomic : AccessKind::GlobalAtomic;
+  if (flags & (AccessWrite | AccessReadWrite))
+    return shared ? AccessKind::SharedStore : AccessKind::GlobalStore;
+  return shared ? AccessKind::SharedLoad : AccessKind::GlobalLoad;
+}
+
 void *importShared(void *address, uint64_t bytes, uint32_t flags,
                    uint32_t site) {
   Worker &w = worker();
+  Thread &t = *w.current;
   uintptr_t a = reinterpret_cast<uintptr_t>(address);
   uintptr_t base = reinterpret_cast<uintptr_t>(w.shared);
   if (a < base)
-    abortBlock(w, where(w) + ": " + threadName(*w.current) +
+    abortBlock(w, where(w) + ": " + threadName(t) +
                       " accesses shared memory below its start (" +
                       siteText(*w.kernel, site) + ")");
-  checkShared(w, a - base, bytes, flags, site);
+  checkShared(w, t, a - base, bytes, flags, site);
+  if (w.costLevel != CostLevel::Off)
+    recordAccess(w, t, a - base, bytes, accessKind(flags, true), site);
   return address;
+}
+
+/// The host-window address of the device memory [a, a + bytes) after the
+/// bounds check (the block ends with an error when it fails).
+char *deviceAccess(Worker &w, uintptr_t a, uint64_t bytes, uint32_t flags,
+                   uint32_t site) {
+  DeviceMemory &memory = DeviceMemory::get();
+  ++w.globalAccesses;
+  constexpr unsigned n = Worker::kRecentRanges;
+  const DeviceRange **recent = w.recentRanges;
+  for (unsigned i = 0; i < n && recent[i]; ++i) {
+    const DeviceRange *r = recent[i];
+    if (a >= r->begin && a < r->end && bytes <= r->end - a) {
+      if (i)
+        std::rotate(recent, recent + i, recent + i + 1);
+      return memory.hostAddress(a);
+    }
+  }
+  // The live allocations do not change during a launch: look the address
+  // up directly, and only for an error ask translate() for the message.
+  const DeviceRange *r = memory.find(a);
+  if (!r || a >= r->end || bytes > r->end - a) {
+    std::string why;
+    if (!memory.translate(a, bytes, why))
+      abortBlock(w, where(w) + ": " + threadName(*w.current) +
+                        ((flags & AccessWrite) ? " writes " : " reads ") +
+                        std::to_string(bytes) + " bytes at device address " +
+                        std::to_string(a) + ", which " + why + " (" +
+                        siteText(*w.kernel, site) + ")");
+  }
+  std::move_backward(recent, recent + n - 1, recent + n);
+  recent[0] = r;
+  return memory.hostAddress(a);
+}
+
+[[noreturn]] void notDeviceMemory(Worker &w, uintptr_t a, const char *verb,
+                                  uint32_t site) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "0x%" PRIxPTR, a);
+  abortBlock(w, where(w) + ": " + threadName(*w.current) + verb +
+                    " address " + text +
+                    (a == 0 ? " (a null pointer)"
+                            : ", which is not device memory (a host "
+                              "pointer?)") +
+                    " (" + siteText(*w.kernel, site) + ")");
 }
 
 void *importGlobal(void *address, uint64_t bytes, uint32_t flags,
                    uint32_t site) {
   Worker &w = worker();
   uintptr_t a = reinterpret_cast<uintptr_t>(address);
-  DeviceMemory &memory = DeviceMemory::get();
-  if (memory.inWindow(a)) {
-    ++w.globalAccesses;
-    const DeviceRange **recent = w.recentRanges;
-    for (unsigned i = 0; i < 4 && recent[i]; ++i) {
-      const DeviceRange *r = recent[i];
-      if (a >= r->begin && a < r->end && bytes <= r->end - a) {
-        std::rotate(recent, recent + i, recent + i + 1);
-        return memory.hostAddress(a);
-      }
-    }
-    std::string why;
-    char *host = memory.translate(a, bytes, why);
-    if (!host)
-      abortBlock(w, where(w) + ": " + threadName(*w.current) +
-                        ((flags & AccessWrite) ? " writes " : " reads ") +
-                        std::to_string(bytes) + " bytes at device address " +
-                        std::to_string(a) + ", which " + why + " (" +
-                        siteText(*w.kernel, site) + ")");
-    std::move_backward(recent, recent + 3, recent + 4);
-    recent[0] = memory.find(a);
+  if (DeviceMemory::get().inWindow(a)) {
+    char *host = deviceAccess(w, a, bytes, flags, site);
+    if (w.costLevel != CostLevel::Off)
+      recordAccess(w, *w.current, a, bytes, accessKind(flags, false), site);
     return host;
   }
   uintptr_t shared = reinterpret_cast<uintptr_t>(w.shared);
@@ -969,15 +1439,116 @@ void *importGlobal(void *address, uint64_t bytes, uint32_t flags,
   uintptr_t stackLow = reinterpret_cast<uintptr_t>(w.current->stackLow);
   if (a >= stackLow && a < stackLow + kStackBytes)
     return address; // the thread's local memory
-  char text[32];
-  std::snprintf(text, sizeof(text), "0x%" PRIxPTR, a);
-  abortBlock(w, where(w) + ": " + threadName(*w.current) +
-                    ((flags & AccessWrite) ? " writes" : " reads") +
-                    " address " + text +
-                    (a == 0 ? " (a null pointer)"
-                            : ", which is not device memory (a host "
-                              "pointer?)") +
-                    " (" + siteText(*w.kernel, site) + ")");
+  notDeviceMemory(w, a, (flags & AccessWrite) ? " writes" : " reads", site);
+}
+
+void importLdmatrix(uint32_t site, uint32_t mode, void *row,
+                    uint32_t *result) {
+  Worker &w = worker();
+  const unsigned matrices = mode & kLdmatrixMatricesMask;
+  if (matrices != 1 && matrices != 2 && matrices != 4)
+    abortBlock(w, where(w) + ": ldmatrix of " + std::to_string(matrices) +
+                      " matrices (" + siteText(*w.kernel, site) + ")");
+  WarpOp op{};
+  op.kind = WarpOpKind::Ldmatrix;
+  op.mode = mode;
+  op.mask = ~0u;
+  op.site = site;
+  op.address = reinterpret_cast<uintptr_t>(row);
+  waitInWarp(w, op);
+  std::memcpy(result, w.current->op.registers, matrices * sizeof(uint32_t));
+}
+
+/// cp.async.{ca,cg}.shared.global (PTX ISA, "cp.async"): `bytes` (the
+/// cp-size: 4, 8 or 16) from global `src` to shared `dst`, of which the last
+/// bytes - srcBytes are zeros (src-size). Both checked now; the copy itself
+/// happens at the cp.async.wait_group that covers it, and until then the
+/// destination words count as being written by this thread: any access to
+/// them (a read before the wait, by any thread) is a race.
+void importCpAsync(uint32_t site, void *dst, void *src, uint32_t bytes,
+                   uint32_t srcBytes) {
+  Worker &w = worker();
+  Thread &t = *w.current;
+  if (bytes != 4 && bytes != 8 && bytes != 16)
+    abortBlock(w, where(w) + ": cp.async of " + std::to_string(bytes) +
+                      " bytes (" + siteText(*w.kernel, site) + ")");
+  if (srcBytes > bytes)
+    abortBlock(w, where(w) + ": " + threadName(t) + " executes cp.async with "
+                      "src-size " + std::to_string(srcBytes) +
+                      ", larger than its cp-size " + std::to_string(bytes) +
+                      " (" + siteText(*w.kernel, site) + ")");
+  const uintptr_t d = reinterpret_cast<uintptr_t>(dst);
+  const uintptr_t base = reinterpret_cast<uintptr_t>(w.shared);
+  if (d < base)
+    abortBlock(w, where(w) + ": " + threadName(t) +
+                      " executes cp.async to an address below the block's "
+                      "shared memory (" + siteText(*w.kernel, site) + ")");
+  const uint64_t offset = d - base;
+  if (offset % bytes)
+    abortBlock(w, where(w) + ": " + threadName(t) + " executes cp.async of " +
+                      std::to_string(bytes) + " bytes to shared offset " +
+                      std::to_string(offset) + ", not aligned to " +
+                      std::to_string(bytes) + " bytes (" +
+                      siteText(*w.kernel, site) + ")");
+  const uintptr_t a = reinterpret_cast<uintptr_t>(src);
+  const char *from = nullptr;
+  if (srcBytes) {
+    if (!DeviceMemory::get().inWindow(a))
+      notDeviceMemory(w, a, " executes cp.async from", site);
+    if (a % bytes)
+      abortBlock(w, where(w) + ": " + threadName(t) + " executes cp.async of " +
+                        std::to_string(bytes) + " bytes from device address " +
+                        std::to_string(a) + ", not aligned to " +
+                        std::to_string(bytes) + " bytes (" +
+                        siteText(*w.kernel, site) + ")");
+    from = deviceAccess(w, a, srcBytes, AccessRead, site);
+  }
+  checkShared(w, t, offset, bytes, AccessWrite, site);
+  for (uint64_t word = offset / 4; word * 4 < offset + bytes; ++word) {
+    w.shadow[word].asyncPending = 1;
+    w.shadow[word].asyncWriter = uint16_t(t.index);
+  }
+  t.pending.push_back({offset, from, bytes, srcBytes, t.commits, site});
+  ++w.cost.cpAsync;
+  w.cost.cpAsyncZeroFill += bytes - srcBytes;
+  if (w.costLevel != CostLevel::Off) {
+    recordAccess(w, t, offset, bytes, AccessKind::SharedCpAsync, site);
+    recordAccess(w, t, a, srcBytes, AccessKind::GlobalCpAsync, site);
+  }
+}
+
+void importCpAsyncCommit(uint32_t) { ++worker().current->commits; }
+
+/// cp.async.wait_group N: the thread's cp.async operations of every group
+/// it committed except the N most recent complete now (uncommitted ones do
+/// not). Each copy is then a write of its thread at this point.
+void importCpAsyncWait(uint32_t, uint32_t pendingGroups) {
+  Worker &w = worker();
+  Thread &t = *w.current;
+  if (t.pending.empty())
+    return;
+  const unsigned warp = t.index / kWarpSize;
+  size_t kept = 0;
+  for (const PendingCopy &c : t.pending) {
+    if (uint64_t(c.group) + pendingGroups >= t.commits) {
+      t.pending[kept++] = c;
+      continue;
+    }
+    char *to = w.shared + c.offset;
+    if (c.srcBytes)
+      std::memcpy(to, c.from, c.srcBytes);
+    std::memset(to + c.srcBytes, 0, c.bytes - c.srcBytes);
+    for (uint64_t word = c.offset / 4; word * 4 < c.offset + c.bytes; ++word) {
+      Shadow &s = w.shadow[word];
+      s.asyncPending = 0;
+      s.writeEpoch = w.epoch;
+      s.writer = uint16_t(t.index);
+      s.writeSite = c.site;
+      s.writeWarpEpoch = w.warpEpochs[warp];
+      s.atomicWrite = 0;
+    }
+  }
+  t.pending.resize(kept);
 }
 
 void *importSharedBase() { return worker().shared; }
@@ -1014,6 +1585,10 @@ void *importAddress(const std::string &name) {
       {"math_f32", reinterpret_cast<void *>(&importMathF32)},
       {"math_f64", reinterpret_cast<void *>(&importMathF64)},
       {"trap", reinterpret_cast<void *>(&importTrap)},
+      {"ldmatrix", reinterpret_cast<void *>(&importLdmatrix)},
+      {"cp_async", reinterpret_cast<void *>(&importCpAsync)},
+      {"cp_async_commit", reinterpret_cast<void *>(&importCpAsyncCommit)},
+      {"cp_async_wait", reinterpret_cast<void *>(&importCpAsyncWait)},
   };
   for (const auto &[n, address] : table)
     if (name == n)
@@ -1064,6 +1639,10 @@ void runLaunch(const Kernel &kernel, const LaunchConfig &config,
       w.shadow.resize(sharedBytes / 4 + 1);
     w.shared = reinterpret_cast<char *>(w.sharedStorage.data());
     w.aborted = false;
+    w.costLevel = settings().costs;
+    w.cost = CostCounters();
+    w.readSectors.clear();
+    w.writeSectors.clear();
     while (!stop) {
       uint64_t b = next++;
       if (b >= blocks)
@@ -1080,6 +1659,22 @@ void runLaunch(const Kernel &kernel, const LaunchConfig &config,
     total.barriers += std::exchange(w.barriersOpened, 0);
     activeWorker = nullptr;
   });
+  // The launch's costs: the workers' counters and sector sets together.
+  CostCounters launch;
+  launch.launches = 1;
+  for (unsigned i = 0; i < count; ++i) {
+    Worker &w = *all[i];
+    launch.add(w.cost);
+    if (i > 0) {
+      all[0]->readSectors.merge(w.readSectors);
+      all[0]->writeSectors.merge(w.writeSectors);
+    }
+  }
+  if (count) {
+    launch.dramReadSectors = all[0]->readSectors.count();
+    launch.dramWriteSectors = all[0]->writeSectors.count();
+  }
+  recordLaunchCosts(kernel, config, launch);
 }
 
 } // namespace emulator

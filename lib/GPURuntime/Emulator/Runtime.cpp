@@ -143,6 +143,8 @@ struct LoadedModule {
   void *handle = nullptr;
   int fd = -1;
   int computeCapability = 0;
+  std::string name;     ///< the gpu.module's
+  size_t kernelCount = 0;
   std::vector<std::string> sites;
   std::map<std::string, std::unique_ptr<Kernel>> kernels;
 };
@@ -218,6 +220,8 @@ LoadedModule *loadModule(const void *data, size_t size) {
                 ", this runtime implements " + std::to_string(kABIVersion));
     return nullptr;
   }
+  module->name = info["module"];
+  module->kernelCount = split(info["kernels"], ',').size();
   std::string chip = info["chip"];
   if (chip.rfind("sm_", 0) == 0)
     module->computeCapability = std::atoi(chip.c_str() + 3);
@@ -278,6 +282,9 @@ Kernel *findKernel(LoadedModule &module, const char *name) {
          std::strtoull(buffer.substr(at + 1, plus - at - 1).c_str(), nullptr, 10),
          std::strtoull(buffer.substr(plus + 1).c_str(), nullptr, 10)});
   }
+  kernel->costName = module.name.empty()      ? kernel->name
+                     : module.kernelCount == 1 ? module.name
+                                               : module.name + "::" + name;
   kernel->computeCapability = module.computeCapability;
   kernel->sites = &module.sites;
   Kernel *result = kernel.get();
@@ -429,6 +436,13 @@ const Settings &settings() {
     s.memory = parseBytes(std::getenv("SSD_GPU_EMULATOR_MEMORY"), s.memory);
     if (const char *r = std::getenv("SSD_GPU_EMULATOR_RACECHECK"))
       s.raceCheck = std::string(r) != "0";
+    if (const char *c = std::getenv("SSD_GPU_EMULATOR_COSTS")) {
+      std::string level = c;
+      if (level == "off" || level == "0")
+        s.costs = CostLevel::Off;
+      else if (level == "counts" || level == "1")
+        s.costs = CostLevel::Counts;
+    }
     return s;
   }();
   return s;

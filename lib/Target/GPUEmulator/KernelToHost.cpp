@@ -1,7 +1,8 @@
 //===- KernelToHost.cpp - NVVM kernels rewritten for the host CPU ---------===//
 //
 // The kernels arrive as the LLVM IR that the NVPTX backend would compile:
-// NVVM intrinsics for special registers, barriers, shuffles and mma.sync,
+// NVVM intrinsics for special registers, barriers, shuffles, mma.sync,
+// ldmatrix and cp.async,
 // address space 3 for shared memory, generic or address space 1 pointers for
 // global memory. Everything whose meaning depends on the GPU becomes a call
 // into the emulator runtime, through a pointer slot per runtime function
@@ -249,6 +250,12 @@ private:
         .Case("math_f32", FunctionType::get(f32, {i32, f32}, false))
         .Case("math_f64", FunctionType::get(f64, {i32, f64}, false))
         .Case("trap", FunctionType::get(voidTy, {i32}, false))
+        .Case("ldmatrix",
+              FunctionType::get(voidTy, {i32, i32, ptr, ptr}, false))
+        .Case("cp_async",
+              FunctionType::get(voidTy, {i32, ptr, ptr, i32, i32}, false))
+        .Case("cp_async_commit", FunctionType::get(voidTy, {i32}, false))
+        .Case("cp_async_wait", FunctionType::get(voidTy, {i32, i32}, false))
         .Default(nullptr);
   }
 
@@ -596,6 +603,13 @@ private:
           {site(f, "vote." + name), u32(static_cast<uint32_t>(mode)), arg(0),
            b.CreateZExt(arg(1), i32)});
       result = mode == VoteMode::Ballot ? vote : b.CreateTrunc(vote, i1);
+    } else if (name.starts_with("ldmatrix.")) {
+      result = rewriteLdmatrix(call, b, name);
+      if (!result)
+        return false;
+    } else if (name.starts_with("cp.async.")) {
+      if (!rewriteCpAsync(call, b, name))
+        return false;
     } else if (std::optional<MmaShape> shape = mmaShape(name)) {
       result = rewriteMma(call, b, *shape, name);
       if (!result)
@@ -700,6 +714,101 @@ private:
     return result;
   }
 
+  /// ldmatrix.sync.aligned.m8n8.x<N>[.trans].b16.<p3|p0>(row address): a
+  /// warp collective; the runtime writes the lane's N registers (one per
+  /// matrix) to a stack array.
+  Value *rewriteLdmatrix(CallBase &call, IRBuilder<> &b, StringRef name) {
+    Function &f = *call.getFunction();
+    StringRef rest = name;
+    unsigned matrices = 0;
+    bool trans = false;
+    if (rest.consume_front("ldmatrix.sync.aligned.m8n8.x")) {
+      if (rest.consume_front("1"))
+        matrices = 1;
+      else if (rest.consume_front("2"))
+        matrices = 2;
+      else if (rest.consume_front("4"))
+        matrices = 4;
+      trans = rest.consume_front(".trans");
+      // The pointer overload: .p3 (shared) or .p0 (generic, into shared).
+      if (!rest.consume_front(".b16") ||
+          !(rest.empty() || rest == ".p3" || rest == ".p0"))
+        matrices = 0;
+    }
+    Type *type = call.getType();
+    auto *structType = dyn_cast<StructType>(type);
+    unsigned results = structType ? structType->getNumElements() : 1;
+    if (!matrices || call.arg_size() != 1 || results != matrices ||
+        (structType ? !all_of(structType->elements(),
+                              [&](Type *t) { return t == i32; })
+                    : type != i32)) {
+      unsupportedNVVM(call, name);
+      return nullptr;
+    }
+    auto *registers =
+        entryAlloca(f, ArrayType::get(i32, matrices), "ssdemu.ldmatrix");
+    uint32_t mode = matrices | (trans ? ssd::emulator::kLdmatrixTrans : 0);
+    callRuntime(b, "ldmatrix",
+                {site(f, describe(call)), u32(mode),
+                 b.CreateAddrSpaceCast(call.getArgOperand(0), ptr),
+                 registers});
+    if (!structType)
+      return b.CreateLoad(i32, registers);
+    Value *result = PoisonValue::get(type);
+    for (unsigned i = 0; i < matrices; ++i)
+      result = b.CreateInsertValue(
+          result,
+          b.CreateLoad(i32, b.CreateConstInBoundsGEP1_32(i32, registers, i)),
+          i);
+    return result;
+  }
+
+  /// cp.async.{ca,cg}.shared.global.{4,8,16}[.s](dst, src[, src-size]),
+  /// cp.async.commit.group, cp.async.wait.group(N), cp.async.wait.all.
+  bool rewriteCpAsync(CallBase &call, IRBuilder<> &b, StringRef name) {
+    Function &f = *call.getFunction();
+    if (name == "cp.async.commit.group") {
+      callRuntime(b, "cp_async_commit", {site(f, "cp.async.commit_group")});
+      return true;
+    }
+    if (name == "cp.async.wait.group") {
+      callRuntime(b, "cp_async_wait",
+                  {site(f, describe(call)),
+                   b.CreateZExtOrTrunc(call.getArgOperand(0), i32)});
+      return true;
+    }
+    if (name == "cp.async.wait.all") {
+      // PTX: cp.async.wait_all is cp.async.commit_group followed by
+      // cp.async.wait_group 0.
+      callRuntime(b, "cp_async_commit", {site(f, "cp.async.wait_all")});
+      callRuntime(b, "cp_async_wait", {site(f, "cp.async.wait_all"), u32(0)});
+      return true;
+    }
+    StringRef rest = name;
+    unsigned bytes = 0;
+    bool cg = false;
+    if (rest.consume_front("cp.async.ca.shared.global.") ||
+        (cg = rest.consume_front("cp.async.cg.shared.global."))) {
+      bool withSize = rest.consume_back(".s");
+      unsigned value = 0;
+      if (!rest.getAsInteger(10, value) &&
+          (value == 16 || (!cg && (value == 4 || value == 8))) &&
+          call.arg_size() == (withSize ? 3u : 2u))
+        bytes = value;
+    }
+    if (!bytes)
+      return unsupportedNVVM(call, name);
+    Value *srcBytes = call.arg_size() == 3
+                          ? b.CreateZExtOrTrunc(call.getArgOperand(2), i32)
+                          : u32(bytes);
+    callRuntime(b, "cp_async",
+                {site(f, describe(call)),
+                 b.CreateAddrSpaceCast(call.getArgOperand(0), ptr),
+                 b.CreateAddrSpaceCast(call.getArgOperand(1), ptr), u32(bytes),
+                 srcBytes});
+    return true;
+  }
+
   bool rewriteLibdevice(CallBase &call, StringRef name) {
     Type *type = call.getType();
     bool single = type->isFloatTy();
@@ -800,7 +909,8 @@ private:
     }
     addString(ssd::emulator::kModuleInfoSymbol,
               "abi=" + std::to_string(ssd::emulator::kABIVersion) +
-                  ";chip=" + chip + ";kernels=" + kernelNames);
+                  ";chip=" + chip + ";kernels=" + kernelNames +
+                  ";module=" + module.getModuleIdentifier());
     addString(ssd::emulator::kSitesSymbol, sites);
 
     // The kernels become ordinary host functions, private to the object.
