@@ -14,6 +14,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
+#include "ssd/IR/SSDLimits.h"
 #include "ssd/IR/SSDOps.h"
 #include "ssd/Transforms/FormSelection.h"
 
@@ -70,9 +71,10 @@ struct SSDSelectFormPass
           << "' (expected auto, chunked or serial)";
       return signalPassFailure();
     }
-    if (chunkSize < 1) {
+    if (chunkSize < 1 || chunkSize > ::ssd::limits::kMaxChunkSize) {
       getOperation()->emitError()
-          << "ssd-select-form: chunk-size must be positive, got "
+          << "ssd-select-form: chunk-size must be in [1, "
+          << ::ssd::limits::kMaxChunkSize << "], got "
           << static_cast<int64_t>(chunkSize);
       return signalPassFailure();
     }
@@ -94,6 +96,20 @@ struct SSDSelectFormPass
       op.setChunkSizeAttr(IntegerAttr::get(IntegerType::get(ctx, 64), chunkSize));
   }
 
+  /// A serial op that `auto` chose for a launch that may still hold a
+  /// sequence long enough for the chunked form: record the per-sequence
+  /// threshold and the chunk size, so that a lowering that can mix the
+  /// forms in one call (the GPU's) runs those sequences chunked. Lowerings
+  /// that ignore the attributes run the op serially, as its form says.
+  void allowMixing(ChunkScanVarlenOp op, const FormThresholds &rule) {
+    auto i64 = IntegerType::get(op.getContext(), 64);
+    int64_t chunk = op.getChunkSizeAttr() ? op.getChunkSizeAttr().getInt()
+                                          : int64_t(chunkSize);
+    op->setAttr(kMixedMinChunkedTokensAttr,
+                IntegerAttr::get(i64, rule.minChunkedSequence()));
+    op->setAttr(kMixedChunkSizeAttr, IntegerAttr::get(i64, chunk));
+  }
+
   void select(ChunkScanVarlenOp op, std::optional<Form> forced,
               const FormThresholds &rule) {
     auto pinAndCount = [&](Form chosen) {
@@ -106,10 +122,14 @@ struct SSDSelectFormPass
     int64_t tokens = cast<ShapedType>(op.getX().getType()).getDimSize(0);
     int64_t offsets =
         cast<ShapedType>(op.getQueryStartLoc().getType()).getDimSize(0);
-    if (!ShapedType::isDynamic(tokens) && !ShapedType::isDynamic(offsets))
-      return pinAndCount(rule.choosesChunked(tokens, offsets - 1)
-                             ? Form::chunked
-                             : Form::serial);
+    if (!ShapedType::isDynamic(tokens) && !ShapedType::isDynamic(offsets)) {
+      int64_t batch = offsets - 1;
+      pinAndCount(rule.choosesChunked(tokens, batch) ? Form::chunked
+                                                     : Form::serial);
+      if (rule.mayMix(tokens, batch))
+        allowMixing(op, rule);
+      return;
+    }
 
     // Shape known only at run time: emit both forms and branch on the
     // runtime values of the rule.
@@ -130,6 +150,8 @@ struct SSDSelectFormPass
       OpBuilder branch = OpBuilder::atBlockBegin(block);
       auto clone = cast<ChunkScanVarlenOp>(branch.clone(*op));
       pin(clone, chosen);
+      if (chosen == Form::serial)
+        allowMixing(clone, rule);
       // The yields are created by scf.if only when there are no results.
       if (op->getNumResults() == 0)
         continue;

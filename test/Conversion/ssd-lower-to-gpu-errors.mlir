@@ -1,18 +1,20 @@
 // RUN: ssd-opt %s -ssd-lower-to-gpu -split-input-file -verify-diagnostics
 // RUN: not ssd-opt %s -ssd-lower-to-gpu="serial-warps-per-block=33" -split-input-file 2>&1 | FileCheck %s --check-prefix=OPTION
 // RUN: not ssd-opt %s -ssd-lower-to-gpu="shared-memory-limit=0" -split-input-file 2>&1 | FileCheck %s --check-prefix=LIMIT-OPTION
-// RUN: not ssd-opt %s -ssd-lower-to-gpu="shared-memory-limit=40000" -split-input-file 2>&1 >/dev/null | FileCheck %s --check-prefix=LIMIT
+// RUN: not ssd-opt %s -ssd-lower-to-gpu="shared-memory-limit=30000" -split-input-file 2>&1 >/dev/null | FileCheck %s --check-prefix=LIMIT
 
 // OPTION: ssd-lower-to-gpu: serial-rows-per-warp must be positive and serial-warps-per-block in [1, 32], got 4 and 33
 // LIMIT-OPTION: ssd-lower-to-gpu: shared-memory-limit must be positive, got 0
 
-// With a 40000-byte limit, the chunk-states kernel at head_dim 128, dstate
-// 256 (49408 bytes of tiles in dynamic shared memory plus its 16-byte static
-// base, which the default limit allows) is reported, one line, on the op; the serial form at the same shapes, which needs no shared
-// memory, still lowers (no error between the two reports).
-// LIMIT: error: ssd-lower-to-gpu: kernel 'chunk states' of the chunked form needs 49424 bytes of shared memory per block, more than shared-memory-limit (40000 bytes), at head_dim (P) 128, dstate (N) 256, chunk_size 128
+// With a 30000-byte limit, the chunk kernel (chunk states and C Bᵀ) at
+// head_dim 128, dstate 256 (33440 bytes: [2 x 32 x 128] bf16 tiles of x and
+// of half of B's columns, the chunk's decay weights, scan scratch) is
+// reported, one line, on the op; the serial form at the same shapes, which
+// needs (almost) no shared memory, still lowers (no error between the two
+// reports).
+// LIMIT: error: ssd-lower-to-gpu: kernel 'chunk states and C B^T' of the chunked form needs 33440 bytes of shared memory per block, more than shared-memory-limit (30000 bytes), at head_dim (P) 128, dstate (N) 256, chunk_size 128
 // LIMIT-NOT: error:
-// LIMIT: error: ssd-lower-to-gpu: kernel 'chunk states' of the chunked form needs 131344 bytes of shared memory per block, more than shared-memory-limit (40000 bytes), at head_dim (P) 512, dstate (N) 512, chunk_size 256
+// LIMIT: error: ssd-lower-to-gpu: kernel 'chunk states and C B^T' of the chunked form needs 134320 bytes of shared memory per block, more than shared-memory-limit (30000 bytes), at head_dim (P) 1024, dstate (N) 1024, chunk_size 256
 
 func.func @dynamic_heads(%x: memref<?x?x64xf32>, %dt: memref<?x?xf32>, %A: memref<?xf32>,
     %B: memref<?x1x32xf32>, %pool: memref<?x?x64x32xf32>, %qsl: memref<?xi32>, %ci: memref<?xi32>,
@@ -77,16 +79,16 @@ func.func @serial_p128_n256(%x: memref<?x4x128xbf16>, %dt: memref<?x4xbf16>, %A:
 
 // -----
 
-// head_dim 512, dstate 512: the chunk-states tiles take 131328 bytes (plus
-// the 16-byte base), more than sm_86/sm_89 give a block; the default limit
-// reports it.
-func.func @chunked_p512_n512(%x: memref<?x2x512xbf16>, %dt: memref<?x2xbf16>, %A: memref<2xbf16>,
-    %B: memref<?x1x512xbf16>, %pool: memref<?x2x512x512xf32>, %qsl: memref<?xi32>, %ci: memref<?xi32>,
-    %y: memref<?x2x512xbf16>) {
-  // expected-error @+1 {{ssd-lower-to-gpu: kernel 'chunk states' of the chunked form needs 131344 bytes of shared memory per block, more than shared-memory-limit (101376 bytes), at head_dim (P) 512, dstate (N) 512, chunk_size 256}}
-  ssd.chunk_scan_varlen x(%x : memref<?x2x512xbf16>) dt(%dt : memref<?x2xbf16>) A(%A : memref<2xbf16>)
-      B(%B : memref<?x1x512xbf16>) C(%B : memref<?x1x512xbf16>) ssm_pool(%pool : memref<?x2x512x512xf32>)
+// head_dim 1024, dstate 1024: the double-buffered [32 x 1024] bf16 tiles of
+// x alone take 128 KiB, more than sm_86/sm_89 give a block; the default
+// limit reports it.
+func.func @chunked_p1024_n1024(%x: memref<?x2x1024xbf16>, %dt: memref<?x2xbf16>, %A: memref<2xbf16>,
+    %B: memref<?x1x1024xbf16>, %pool: memref<?x2x1024x1024xf32>, %qsl: memref<?xi32>, %ci: memref<?xi32>,
+    %y: memref<?x2x1024xbf16>) {
+  // expected-error @+1 {{ssd-lower-to-gpu: kernel 'chunk states and C B^T' of the chunked form needs 134320 bytes of shared memory per block, more than shared-memory-limit (101376 bytes), at head_dim (P) 1024, dstate (N) 1024, chunk_size 256}}
+  ssd.chunk_scan_varlen x(%x : memref<?x2x1024xbf16>) dt(%dt : memref<?x2xbf16>) A(%A : memref<2xbf16>)
+      B(%B : memref<?x1x1024xbf16>) C(%B : memref<?x1x1024xbf16>) ssm_pool(%pool : memref<?x2x1024x1024xf32>)
       query_start_loc(%qsl : memref<?xi32>) cache_indices(%ci : memref<?xi32>)
-      outs(%y : memref<?x2x512xbf16>) {form = #ssd<form chunked>}
+      outs(%y : memref<?x2x1024xbf16>) {form = #ssd<form chunked>}
   return
 }

@@ -5,7 +5,7 @@
 // RUN: not ssd-opt %s -ssd-select-form="chunk-size=0" -split-input-file 2>&1 | FileCheck %s --check-prefix=BADCHUNK
 
 // BADFORM: ssd-select-form: unknown form 'fastest' (expected auto, chunked or serial)
-// BADCHUNK: ssd-select-form: chunk-size must be positive, got 0
+// BADCHUNK: ssd-select-form: chunk-size must be in [1, 65536], got 0
 
 // Decode: 8 sequences of one token each stay serial.
 // CHECK-LABEL: func.func @decode_is_serial
@@ -72,7 +72,9 @@ func.func @many_short_sequences_are_serial(%x: memref<2048x4x2xf32>, %dt: memref
 // CHECK:       scf.if %[[CHUNKED]] {
 // CHECK-NEXT:    ssd.chunk_scan_varlen {{.*}} {chunk_size = 256 : i64, form = #ssd<form chunked>}
 // CHECK-NEXT:  } else {
-// CHECK-NEXT:    ssd.chunk_scan_varlen {{.*}}{form = #ssd<form serial>}
+// The serial branch may mix: sequences of at least max(min-chunked-tokens,
+// min-chunked-tokens-per-seq) tokens may run chunked where the lowering can.
+// CHECK-NEXT:    ssd.chunk_scan_varlen {{.*}}{form = #ssd<form serial>, ssd.mixed_chunk_size = 256 : i64, ssd.mixed_min_chunked_tokens = 65536 : i64}
 // CHECK-NEXT:  }
 // CHECK-NOT:   ssd.chunk_scan_varlen
 // FORCED-LABEL: func.func @dynamic_memref_form

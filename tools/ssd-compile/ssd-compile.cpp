@@ -379,7 +379,7 @@ void removeDeadInternalFunctions(llvm::Module &m) {
 }
 
 /// Prints a note for each external function the object calls that neither
-/// the mgpu* runtimes, the AOT runner nor the C library defines (e.g.
+/// the GPU runtimes (mgpu*, the workspace), the AOT runner nor the C library defines (e.g.
 /// memrefCopy or printMemrefF32 from host code lowered from memref ops),
 /// naming the library of the LLVM installation that defines it, so that the
 /// link line can say what the executable needs.
@@ -404,6 +404,7 @@ void noteExternalCalls(llvm::Module &linked, const std::string &output) {
       continue;
     std::string name = f.getName().str();
     if (name.rfind("mgpu", 0) == 0 || name == "ssd_aot_register_variant" ||
+        name == "_mlir_ciface_ssdGPUWorkspace" ||
         (libc && dlsym(libc, name.c_str())) ||
         (libm && dlsym(libm, name.c_str())))
       continue;

@@ -15,6 +15,12 @@ namespace ssd {
 /// 232448). The default of the pass option `shared-memory-limit`.
 constexpr int64_t kDefaultSharedMemoryLimit = 101376;
 
+/// Defaults of the pass options `ldmatrix` and `cp-async`: whether the
+/// chunked kernels load tensor-core fragments with ldmatrix and copy raw
+/// operand tiles with cp.async (see LowerToGPUOptions).
+constexpr bool kDefaultLdmatrix = true;
+constexpr bool kDefaultAsyncCopies = true;
+
 #define GEN_PASS_DECL
 #include "ssd/Conversion/Passes.h.inc"
 
@@ -45,6 +51,12 @@ struct LowerToGPUOptions {
   /// chip's opt-in maximum). An op whose kernels need more is not lowered;
   /// the pass reports it.
   int64_t sharedMemoryLimit = kDefaultSharedMemoryLimit;
+  /// Load tensor-core fragments from shared memory with ldmatrix (else with
+  /// one 32-bit shared load per fragment register).
+  bool ldmatrix = kDefaultLdmatrix;
+  /// Copy operand tiles that need no conversion from global to shared
+  /// memory with cp.async, double-buffered (else through registers).
+  bool asyncCopies = kDefaultAsyncCopies;
 };
 
 /// Adds the pattern that rewrites memref-form ssd.chunk_scan_varlen ops

@@ -42,31 +42,40 @@ def SSDLowerToGPU : Pass<"ssd-lower-to-gpu"> {
   let summary = "Lower memref-form ssd.chunk_scan_varlen ops to GPU kernels";
   let description = [{
     Replaces each memref-form `ssd.chunk_scan_varlen` op with `gpu.launch`
-    kernels for the form its `form` attribute names, plus the host-side
-    `gpu.alloc`/`gpu.dealloc` of their workspaces. The op's memrefs must be
-    device-accessible; H, P, G and N must be static (they fix the register
-    and shared-memory tiling), T, batch and the pool's slot count may be
-    dynamic.
+    kernels for the form its `form` attribute names. The op's memrefs must
+    be device-accessible; H, P, G and N must be static (they fix the
+    register and shared-memory tiling), T, batch and the pool's slot count
+    may be dynamic. Nothing is allocated per call: the workspaces are views
+    of one device buffer that the host code gets from the runtime,
+    `func.func private @ssdGPUWorkspace(i64) -> memref<?xi8>` (declared in
+    the module, `llvm.emit_c_interface`; the runtimes define
+    `_mlir_ciface_ssdGPUWorkspace`).
 
-    - serial: a grid over (P-tile, head, sequence); each warp owns
+    - serial: a grid over (sequence, head, P-tile); each warp owns
       `serial-rows-per-warp` rows of the state with dstate split across its
-      32 lanes, the state lives in registers across the token loop, C·S is
-      reduced with warp shuffles, pool loads and stores are coalesced along
-      dstate. Decode (one token per sequence) is the common case.
-    - chunked: a work list of (sequence, chunk) built on the device, then
-      one kernel per phase of the SSD decomposition over (chunk, head) tiles
-      staged in workgroup memory; the chunk matmuls (C Bᵀ, Bᵀ X, C S) run on
-      tensor cores through `nvvm.mma.sync` m16n8k16 with f16 or bf16
-      operands and f32 accumulation.
+      32 lanes (vectors of 4 consecutive columns), the state lives in
+      registers across the token loop, C·S is reduced with warp shuffles,
+      pool loads and stores are coalesced along dstate. Decode (one token
+      per sequence) is the common case. Writers whose slot another sequence
+      reads run in a second launch (a flag per sequence in the workspace).
+    - chunked: three launches. A chunk kernel (chunk states Xwᵀ B per
+      chunk and head, with the in-chunk cumsum as a parallel compensated
+      scan, and C Bᵀ per chunk and group; each block locates its chunk with
+      an in-block prefix over the batch), state passing (pool reads), and
+      the output kernel (C S_prevᵀ and the masked C Bᵀ X on one accumulator
+      tile, plus the pool writes). The matmuls run on tensor cores through
+      `nvvm.mma.sync` m16n8k16 with f16 or bf16 operands in swizzled shared
+      tiles and f32 accumulation; `ldmatrix` and `cp-async` select ldmatrix
+      fragment loads and cp.async double-buffered copies.
 
     exp and log are emitted as the PTX approximations (`ex2.approx`,
     `lg2.approx`), so the kernels need no libdevice.
 
-    Shared memory: a kernel whose workgroup tiles fit in 48 KiB (the most
-    static shared memory ptxas accepts) declares them as workgroup
-    attributions; a larger one (chunk states at head_dim 128, dstate 256)
-    carves them out of dynamic shared memory (`gpu.dynamic_shared_memory`,
-    sized by the launch), which the runtime opts the kernel into. A kernel
+    Shared memory: a kernel whose arena fits in 48 KiB (the most static
+    shared memory ptxas accepts) declares it as a workgroup attribution; a
+    larger one (f32 models at head_dim 128, dstate 256) takes it from
+    dynamic shared memory (`gpu.dynamic_shared_memory`, sized by the
+    launch), which the runtime opts the kernel into. A kernel
     needing more than `shared-memory-limit` bytes, the target chip's
     per-block maximum, is an error naming the kernel, the bytes and the
     shapes.
@@ -80,7 +89,12 @@ def SSDLowerToGPU : Pass<"ssd-lower-to-gpu"> {
            /*default=*/"::mlir::ssd::kDefaultSharedMemoryLimit",
            "most shared memory per thread block, in bytes: the chip's opt-in "
            "maximum (default 101376, that of sm_86/sm_89; sm_80 allows "
-           "166912, sm_90/sm_90a 232448)">
+           "166912, sm_90/sm_90a 232448)">,
+    Option<"ldmatrix", "ldmatrix", "bool", /*default=*/"::mlir::ssd::kDefaultLdmatrix",
+           "load tensor-core fragments with ldmatrix (chunked form)">,
+    Option<"asyncCopies", "cp-async", "bool", /*default=*/"::mlir::ssd::kDefaultAsyncCopies",
+           "copy raw operand tiles global to shared with cp.async, "
+           "double-buffered (chunked form)">
   ];
   let statistics = [
     Statistic<"numSerialKernels", "num-serial", "serial-form ops lowered">,
@@ -89,6 +103,8 @@ def SSDLowerToGPU : Pass<"ssd-lower-to-gpu"> {
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::gpu::GPUDialect",
                            "::mlir::LLVM::LLVMDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::nvgpu::NVGPUDialect",
                            "::mlir::math::MathDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::NVVM::NVVMDialect",

@@ -33,7 +33,30 @@ struct FormThresholds {
     return tokens >= minChunkedTokens &&
            tokens >= minChunkedTokensPerSeq * std::max<int64_t>(batch, 1);
   }
+
+  /// Per sequence, the same rule as for a launch of that one sequence: a
+  /// sequence of at least this many tokens is worth the chunked form even
+  /// when the rest of its launch is not.
+  int64_t minChunkedSequence() const {
+    return std::max<int64_t>({minChunkedTokens, minChunkedTokensPerSeq, 1});
+  }
+  /// True when a launch the rule keeps serial may still hold a sequence
+  /// long enough for the chunked form (a mixed launch).
+  bool mayMix(int64_t tokens, int64_t batch) const {
+    return !choosesChunked(tokens, batch) && tokens >= minChunkedSequence();
+  }
 };
+
+/// Mixed launches: a serial op carrying this attribute (an i64, the
+/// per-sequence threshold minChunkedSequence()) may run its sequences of at
+/// least that many tokens in the chunked form, with the chunk size in
+/// kMixedChunkSizeAttr, and the others serially, in one call.
+/// ssd-select-form adds it under `auto` where a launch may mix; the GPU
+/// lowering honours it, and a lowering that ignores it runs every sequence
+/// serially, which is what the op's form says.
+inline constexpr const char kMixedMinChunkedTokensAttr[] =
+    "ssd.mixed_min_chunked_tokens";
+inline constexpr const char kMixedChunkSizeAttr[] = "ssd.mixed_chunk_size";
 
 } // namespace ssd
 } // namespace mlir

@@ -1,631 +1,1712 @@
-//===- ChunkedScanGPU.cpp - the chunked SSD scan as GPU kernels -----------===//
+//===- ChunkedScanGPU.cpp - the chunked SSD scan as three GPU launches ----===//
 //
-// The decomposition of ChunkedScan.cpp (see there for the math), one kernel
-// per phase, with the three chunk matmuls on tensor cores:
+// The decomposition of ChunkedScan.cpp (see there for the math). Sequence b
+// is cut into chunks of at most L tokens; with d_t the processed dt, A_h the
+// head's decay rate and cum_s = sum_{r <= s} d_r A_h within the chunk
+// (s = 0 .. len-1), chunk k of head h (group g) contributes
 //
-//   work list   1 thread: (sequence, chunk) -> first token, length
-//   cumsum      thread per (chunk, head): d_t and cum_t (coalesced over heads)
-//   states      block per (chunk, head), 8 warps:
-//                 dS[P x N] = Xwᵀ[P x L] B[L x N],
-//                 Xw[s, p] = exp(cum_last - cum_s) d_s x[s, p]
-//   C Bᵀ        block per (chunk, group, 64x64 tile at or below the diagonal):
-//                 G[L x L] = C[L x N] Bᵀ[N x L]
-//   passing     block per (sequence, head): S_prev(k) along the chunks, then
-//               the pool (two passes, see WriterOrder)
-//   output      block per (chunk, head, 64 rows):
-//                 y[i, p] = (exp(cum_i) C)[L x N] S_prevᵀ[N x P]
-//                         + W[L x L] X[L x P],
-//                 W[i, j] = G[i, j] exp(cum_i - cum_j) d_j for j <= i
-//                         + D x
+//   dS_k[p, n]   = sum_s exp(cum_last - cum_s) d_s x[s, p] B[s, n]
+//   G_k[i, j]    = sum_n C[i, n] B[j, n]                      (per group)
+//   S_prev(k)    = state entering chunk k: the initial state for the first
+//                  chunk, then S_prev(k+1) = exp(cum_last) S_prev(k) + dS_k
+//   y[i, p]      = exp(cum_i) sum_n C[i, n] S_prev(k)[p, n]
+//                + sum_{j <= i} G_k[i, j] exp(cum_i - cum_j) d_j x[j, p]
+//                + D_h x[i, p]
+//   final state  = exp(cum_last) S_prev(last chunk) + dS_last
 //
-// Each matmul stages a [64 or P, 32] slice of both operands in workgroup
-// memory (the decay weights applied while staging), then every warp runs
-// m16n8k16 mma.sync steps on its 16x8 output tiles. bf16 operands, f32
-// accumulators; f32 models split each operand into two bf16 (three products)
-// to keep about 16 significant bits. Decays are exp(min(delta, 0)).
+// Three launches, ordered by the stream; every pool read happens in launch 2
+// and every pool write in launch 3, so each sequence reads the pool as it
+// was before the call, with no writer-order kernels:
+//
+//   1. chunk kernel, 256 threads, three block roles from blockIdx.x:
+//      - block 0 maps chunks to sequences for launches 2 and 3
+//        (chunkBegin[b], chunkSeq[k]);
+//      - (chunk, head, state part) blocks: locate the chunk, d and cum as a
+//        parallel compensated scan, the decay weights exp(cum_last - cum_s)
+//        d_s once per chunk in shared memory, then dS_k = Xwᵀ B on tensor
+//        cores, stored (f32) to the workspace with cum, d and exp(cum_last);
+//      - (chunk, group, 64x64 tile at or below the diagonal) blocks:
+//        G_k = C Bᵀ, computed once per group rather than per head.
+//   2. state passing, 256 threads, a block per (sequence, head, 1024 state
+//      elements): each thread owns 4 consecutive state elements and walks
+//      the sequence's chunks in order (coalesced, the next chunk's loads
+//      issued before the current update), reading the initial state from
+//      the pool and writing S_prev(k) (as the mma element type, hi/lo for
+//      f32 models) and the final state (f32) to the workspace.
+//   3. output kernel, 128 threads, two block roles:
+//      - (chunk, head, 64 rows) blocks: y = (C S_prevᵀ) scaled by exp(cum_i)
+//        per row, plus W X with W[i, j] = G[i, j] exp(cum_i - cum_j) d_j
+//        (j <= i), plus D x; one accumulator tile on tensor cores, staged
+//        through shared memory so that y rows leave in 16-byte chunks;
+//      - (sequence, head, 512 state elements) blocks store the final state
+//        of each writing sequence into its pool slot.
+//
+// Mixed launches (buildMixedScanGPU): only sequences of at least
+// `minSequence` tokens run chunked. Their chunk counts are ceil(len / L),
+// the others' 0; at most T / minSequence sequences qualify, which bounds
+// the grids of launches 2 and 3 (block 0 of launch 1 lists them), and the
+// three launches run only when T reaches minSequence at all.
+//
+// Locating a chunk: sequence b owns chunks [c_b, c_{b+1}), c_b the sum of
+// ceil(len / L) over the sequences before b. A block finds its chunk with
+// an in-block parallel prefix over the batch (each thread sums a
+// contiguous range of sequences, a block scan, then the thread whose range
+// holds the chunk walks it); no separate work-list kernel.
+//
+// Tensor cores: operands are staged as bf16 (f16 for f16 models; f32 models
+// split each value into two bf16, three products, see WarpMma.cpp) in
+// swizzled shared tiles read by ldmatrix, in k-steps of 32, double-buffered
+// with one barrier per step: the next step's operands are fetched (cp.async
+// for tiles copied as they are: x, B, C and S_prev of 16-bit models;
+// registers for the scaled ones: decay-weighted x and W) while the current
+// one multiplies.
 //
 // The in-chunk log-decays cum_i - cum_j are differences of prefix sums that
 // reach several hundred; in plain f32 the difference would keep the rounding
 // error of every addition in between (the CPU form walks backwards instead,
 // which a matmul tile cannot). So the prefix sums are compensated (TwoSum):
 // cum = hi + lo, and hi_i - hi_j is exact for the nearby tokens whose decay
-// matters (Sterbenz), with (lo_i - lo_j) restoring the rest.
+// matters (Sterbenz), with (lo_i - lo_j) restoring the rest. The parallel
+// scan combines (hi, lo) pairs with TwoSum as well, so every partial sum
+// keeps its rounding error in lo. Decays are exp(min(delta, 0)).
+//
+// Every workspace comes from one device buffer per call
+// (ssdGPUWorkspace), sized from T, batch and the chunk bound
+// K = ceil(T / L) + batch (sum_b ceil(len_b / L) <= sum_b (len_b / L + 1)).
 //
 //===----------------------------------------------------------------------===//
 
 #include "GPUBuilders.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
 using namespace mlir::ssd;
 using namespace mlir::ssd::detail;
+using namespace mlir::ssd::detail::ir;
 
 namespace {
 
-/// Rows of a chunk per block in the C Bᵀ and output kernels.
+/// Threads per block of launches 1 and 2, and of launch 3.
+constexpr int64_t kChunkThreads = 256;
+constexpr int64_t kOutputThreads = 128;
+/// Rows of a chunk per C Bᵀ tile and per output block.
 constexpr int64_t kRowTile = 64;
-/// Extent of the reduction dimension staged in workgroup memory per step.
-constexpr int64_t kStage = 32;
-/// One unused column per row of every staged tile: the mma fragment reads
-/// walk rows 2 or 8 apart, which with a row length that is a multiple of 32
-/// words would all hit one shared-memory bank.
-constexpr int64_t kBankPad = 1;
+/// Extent of the reduction dimension staged per pipeline step.
+constexpr int64_t kStep = 32;
+/// Most f32 accumulators per thread in a matmul tile; wider chunk-state
+/// tiles are split over several blocks (state parts).
+constexpr int64_t kMaxAccumulators = 64;
+/// State elements per thread in state passing and the final stores.
+constexpr int64_t kStateVector = 4;
 
 int64_t roundUp(int64_t v, int64_t m) { return llvm::divideCeil(v, m) * m; }
 
-/// Output tiles of the matmul kernels, rounded up to whole 16x8 mma tiles:
-/// chunk states are [P x N], the output [64 x P].
-int64_t statesRows(const StaticExtents &x) { return roundUp(x.headDim, 16); }
-int64_t statesCols(const StaticExtents &x) { return roundUp(x.dstate, 8); }
-int64_t outputCols(const StaticExtents &x) { return roundUp(x.headDim, 8); }
+/// The shared-memory layout of each block role; the kernels and the
+/// shared-memory check both use it.
+struct ChunkRoleShared {
+  int64_t locateScratch, chunkedScratch, located, scanHi, scanLo, lastCum, scale;
+  int64_t xHigh, xLow, bHigh, bLow;
+  int64_t bytes;
+};
+struct CBRoleShared {
+  int64_t locateScratch, located, cHigh, cLow, bHigh, bLow;
+  int64_t bytes;
+};
+struct OutputRoleShared {
+  int64_t rowHi, rowLo, rowDecay, aHigh, aLow, bHigh, bLow;
+  /// After the mma loops: the [64 x yStride] f32 accumulator tile, at aHigh,
+  /// so that y leaves in whole 16-byte row chunks.
+  int64_t yTile, yStride;
+  int64_t bytes;
+};
 
-/// The workgroup tiles each matmul kernel stages per reduction step (its
-/// two operand slices). The kernels and the shared-memory check
-/// (chunkedSharedMemory) both take them from here.
-using TileShapes = SmallVector<SmallVector<int64_t, 2>, 2>;
-TileShapes chunkStatesTiles(const StaticExtents &x) {
-  return {{kStage, statesRows(x) + kBankPad},
-          {kStage, statesCols(x) + kBankPad}};
-}
-TileShapes chunkCBTiles() {
-  return {{kRowTile, kStage + kBankPad}, {kRowTile, kStage + kBankPad}};
-}
-TileShapes outputTiles(const StaticExtents &x) {
-  return {{kRowTile, kStage + kBankPad}, {kStage, outputCols(x) + kBankPad}};
-}
+/// What the kernels derive from the static extents, the model type and the
+/// chunk size.
+struct ChunkedPlan {
+  StaticExtents x;
+  int64_t chunkSize;
+  MmaElement element;
+  bool split;           // f32 model: hi/lo operands
+  int64_t paddedP;      // P rounded up to 16: rows of dS, columns of y
+  int64_t reductionN;   // N rounded up to kStep: k of C Bᵀ and C S_prevᵀ
+  int64_t stateParts;   // blocks per (chunk, head) for dS, each stateCols
+  int64_t stateCols;    //   columns of N (a multiple of 16)
+  WarpLayout stateWarps, cbWarps, outputWarps;
+  int64_t tokensPerThread; // ceil(L / kChunkThreads) in the cumsum
+  ChunkRoleShared chunkShared;
+  CBRoleShared cbShared;
+  OutputRoleShared outputShared;
+  int64_t launch1Bytes, launch3Bytes;
+
+  ChunkedPlan(const StaticExtents &x, Type modelType, int64_t chunkSize)
+      : x(x), chunkSize(chunkSize) {
+    split = modelType.isF32();
+    element = modelType.isF16() ? MmaElement::F16 : MmaElement::BF16;
+    paddedP = roundUp(x.headDim, 16);
+    int64_t paddedN = roundUp(x.dstate, 16);
+    reductionN = roundUp(x.dstate, kStep);
+    // The fewest parts whose tile fits kMaxAccumulators per thread.
+    const int64_t chunkWarps = kChunkThreads / 32;
+    stateParts = 1;
+    for (int64_t parts = 1; parts <= paddedN / 16; ++parts) {
+      if ((paddedN / 16) % parts)
+        continue;
+      stateParts = parts;
+      if (chooseWarpLayout(paddedP, paddedN / parts, chunkWarps)
+              .accumulators() <= kMaxAccumulators)
+        break;
+    }
+    stateCols = paddedN / stateParts;
+    stateWarps = chooseWarpLayout(paddedP, stateCols, chunkWarps);
+    cbWarps = chooseWarpLayout(kRowTile, kRowTile, chunkWarps);
+    outputWarps = chooseWarpLayout(kRowTile, paddedP, kOutputThreads / 32);
+    tokensPerThread = llvm::divideCeil(chunkSize, kChunkThreads);
+
+    const int64_t warps = chunkWarps;
+    const int64_t lowCopies = split ? 1 : 0;
+    {
+      SharedLayout l;
+      ChunkRoleShared &s = chunkShared;
+      s.locateScratch = l.add(4 * warps);
+      s.chunkedScratch = l.add(4 * warps);
+      s.located = l.add(8);
+      s.scanHi = l.add(4 * warps);
+      s.scanLo = l.add(4 * warps);
+      s.lastCum = l.add(8);
+      s.scale = l.add(4 * chunkSize);
+      s.xHigh = l.add(swizzledTileBytes(kStep, paddedP, 2));
+      s.xLow = lowCopies ? l.add(swizzledTileBytes(kStep, paddedP, 2)) : 0;
+      s.bHigh = l.add(swizzledTileBytes(kStep, stateCols, 2));
+      s.bLow = lowCopies ? l.add(swizzledTileBytes(kStep, stateCols, 2)) : 0;
+      s.bytes = l.size();
+    }
+    {
+      SharedLayout l;
+      CBRoleShared &s = cbShared;
+      s.locateScratch = l.add(4 * warps);
+      s.located = l.add(8);
+      s.cHigh = l.add(swizzledTileBytes(kRowTile, kStep, 2));
+      s.cLow = lowCopies ? l.add(swizzledTileBytes(kRowTile, kStep, 2)) : 0;
+      s.bHigh = l.add(swizzledTileBytes(kRowTile, kStep, 2));
+      s.bLow = lowCopies ? l.add(swizzledTileBytes(kRowTile, kStep, 2)) : 0;
+      s.bytes = l.size();
+    }
+    {
+      SharedLayout l;
+      OutputRoleShared &s = outputShared;
+      s.rowHi = l.add(4 * kRowTile);
+      s.rowLo = l.add(4 * kRowTile);
+      s.rowDecay = l.add(4 * kRowTile);
+      s.aHigh = l.add(swizzledTileBytes(kRowTile, kStep, 2));
+      s.aLow = lowCopies ? l.add(swizzledTileBytes(kRowTile, kStep, 2)) : 0;
+      // The B tile is S_prev [P][k] in the first phase and x [k][P] in the
+      // second: the same bytes, viewed two ways.
+      int64_t bBytes = std::max(swizzledTileBytes(paddedP, kStep, 2),
+                                swizzledTileBytes(kStep, paddedP, 2));
+      s.bHigh = l.add(bBytes);
+      s.bLow = lowCopies ? l.add(bBytes) : 0;
+      // Rows padded by 8 words: the 8-byte accumulator pairs a half-warp
+      // writes (8 rows x 4 pairs) then cover all 32 banks once.
+      s.yStride = paddedP + 8;
+      s.yTile = s.aHigh;
+      s.bytes = std::max<int64_t>(l.size(), llvm::alignTo(s.yTile + 4 * kRowTile *
+                                                     s.yStride,
+                                                 kViewAlignment));
+    }
+    launch1Bytes = std::max(chunkShared.bytes, cbShared.bytes);
+    launch3Bytes = outputShared.bytes;
+  }
+};
+
+/// The chunk a block works on.
+struct ChunkLocation {
+  Value seq, first, len;
+};
 
 class ChunkedScanGPUBuilder {
 public:
+  /// `minSequence` > 0: a mixed launch, where only sequences of at least
+  /// that many tokens run chunked (the serial kernels take the others).
   ChunkedScanGPUBuilder(ImplicitLocOpBuilder &b, ChunkScanVarlenOp op,
-                        const StaticExtents &x, int64_t chunkSize)
-      : e(b, op, MathFlavor::NVVMApprox), x(x), chunkSize(chunkSize),
-        splitF32(cast<MemRefType>(op.getX().getType()).getElementType().isF32()) {
+                        const ChunkedPlan &plan,
+                        const LowerToGPUOptions &options,
+                        int64_t minSequence = 0)
+      : e(b, op, MathFlavor::NVVMApprox), plan(plan), x(plan.x),
+        L(plan.chunkSize), minSequence(minSequence),
+        async(options.asyncCopies),
+        loads(options.ldmatrix ? FragmentLoads::LdMatrix
+                               : FragmentLoads::Scalar),
+        op(op) {
+    modelType = cast<MemRefType>(op.getX().getType()).getElementType();
+    mmaType = mmaElementType(b.getContext(), plan.element);
   }
 
-  void build(ImplicitLocOpBuilder &b) {
-    allocate(b);
-    Value one = e.index(b, 1);
-    launchKernel(b, e, {one, one, one}, {1, 1, 1},
-                 [&](ImplicitLocOpBuilder &b, const KernelContext &) {
-                   e.fillChunkWorkList(b, list, chunkSize);
-                 });
-    emitCumsum(b);
-    emitChunkStates(b);
-    emitChunkCB(b);
-    WriterOrder order = planWriterOrderOnDevice(b, e);
-    emitStatePassing(b, order, 0);
-    emitStatePassing(b, order, 1);
-    emitOutput(b);
-    // Every buffer is freed after the last launch that may use it.
-    freeWriterOrderOnDevice(b, order);
-    for (Value buffer : {list.begin, list.seq, list.first, list.len, dts,
-                         cumHi, cumLo, states, cb})
-      gpu::DeallocOp::create(b, Type(), ValueRange{}, buffer);
+  /// Records the form's workspace buffers (host code at `b`).
+  void declareWorkspace(ImplicitLocOpBuilder &b, WorkspaceBuilder &w);
+  void bindWorkspace(ArrayRef<Value> views);
+
+  /// The three launches; in a mixed launch only when T reaches the
+  /// per-sequence threshold (otherwise no sequence runs chunked).
+  void emitLaunches(ImplicitLocOpBuilder &b) {
+    auto launches = [&](ImplicitLocOpBuilder &b) {
+      emitChunkKernel(b);
+      emitStatePassing(b);
+      emitOutputKernel(b);
+    };
+    if (!minSequence)
+      return launches(b);
+    e.ifThen(b, ule(b, idx(b, minSequence), e.tokens), launches);
   }
 
 private:
   ScanEmitter e;
+  const ChunkedPlan &plan;
   StaticExtents x;
-  int64_t chunkSize;
-  bool splitF32;
-  ChunkWorkList list;
-  Value dts, states, cb;   // as in ChunkedScan.cpp
-  Value cumHi, cumLo;      // [T, H] f32: compensated in-chunk cumsum of d A
-  Value maxChunkRows;          // min(L, T)
+  int64_t L;
+  int64_t minSequence;
+  bool async;
+  FragmentLoads loads;
+  ChunkScanVarlenOp op;
+  Type modelType, mmaType;
 
-  Value idx(ImplicitLocOpBuilder &b, int64_t v) { return e.index(b, v); }
-  Value add(ImplicitLocOpBuilder &b, Value l, Value r) {
-    return arith::AddIOp::create(b, l, r);
-  }
-  Value mul(ImplicitLocOpBuilder &b, Value l, Value r) {
-    return arith::MulIOp::create(b, l, r);
-  }
-  Value fmul(ImplicitLocOpBuilder &b, Value l, Value r) {
-    return arith::MulFOp::create(b, l, r);
-  }
-  Value ult(ImplicitLocOpBuilder &b, Value l, Value r) {
-    return arith::CmpIOp::create(b, arith::CmpIPredicate::ult, l, r);
-  }
-  Value both(ImplicitLocOpBuilder &b, Value l, Value r) {
-    return arith::AndIOp::create(b, l, r);
-  }
+  // Host-side extents.
+  Value maxChunks;   // ceil(T / L) + batch
+  Value chunkRows;   // min(L, T): rows of a chunk's C Bᵀ
+  Value paddedRows;  // chunkRows rounded up to 8
+  Value rowTiles;    // ceil(chunkRows / 64)
+  Value seqBound;    // sequences that may run chunked: batch, or in a mixed
+                     // launch min(batch, T / minSequence)
+
+  // Workspace views.
+  Value chunkBegin;  // [batch + 1] i32: first chunk of each sequence
+  Value chunkSeq;    // [K] i32: sequence of each chunk
+  Value cumHi, cumLo, dts; // [K, H, paddedRows] f32 per chunk token
+  Value chunkDecay;  // [K, H] f32: exp(cum_last)
+  Value states;      // [K, H, P, N] f32: dS_k
+  Value prevHigh, prevLow; // [K, H, P, N] mma element: S_prev(k) (hi, lo)
+  Value finals;      // [seqBound, H, P, N] f32: final states
+  Value chunkedSeqs; // mixed launches: [seqBound + 1] i32, the sequences
+                     // that run chunked, then their count
+  Value cb;          // [K, G, chunkRows, paddedRows] f32: C Bᵀ
+
+  //===------------------------------------------------------------------===//
+  // Helpers
+  //===------------------------------------------------------------------===//
+
   Value load(ImplicitLocOpBuilder &b, Value memref, ValueRange indices) {
     return memref::LoadOp::create(b, memref, indices);
   }
-  /// memref[indices] widened to f32 where `valid`, else 0 (no access).
-  Value loadOrZero(ImplicitLocOpBuilder &b, Value valid, Value memref,
-                   ValueRange indices) {
-    SmallVector<Value> copy(indices);
-    return e.ifElse(
-        b, valid, e.f32,
-        [&](ImplicitLocOpBuilder &b) { return e.loadF32(b, memref, copy); },
-        [&](ImplicitLocOpBuilder &b) { return e.f32Const(b, 0.0); });
+  void store(ImplicitLocOpBuilder &b, Value v, Value memref,
+             ValueRange indices) {
+    memref::StoreOp::create(b, v, memref, indices);
   }
-  Value gpuAlloc(ImplicitLocOpBuilder &b, ArrayRef<Value> sizes, Type type) {
-    SmallVector<int64_t> shape(sizes.size(), ShapedType::kDynamic);
-    return gpu::AllocOp::create(b, MemRefType::get(shape, type), Type(),
-                                ValueRange{}, sizes, ValueRange{})
-        .getMemref();
+  Value zeroOf(ImplicitLocOpBuilder &b, Type type) {
+    if (auto vector = dyn_cast<VectorType>(type))
+      return arith::ConstantOp::create(
+          b, vector, DenseElementsAttr::get(vector, b.getZeroAttr(
+                                                        vector.getElementType())));
+    return arith::ConstantOp::create(b, type, b.getZeroAttr(type));
+  }
+  Value vectorLoad(ImplicitLocOpBuilder &b, VectorType type, Value memref,
+                   ValueRange indices, int64_t align) {
+    return vector::LoadOp::create(b, type, memref, indices,
+                                  /*nontemporal=*/false, llvm::MaybeAlign(align));
+  }
+  void vectorStore(ImplicitLocOpBuilder &b, Value v, Value memref,
+                   ValueRange indices, int64_t align) {
+    vector::StoreOp::create(b, v, memref, indices, /*nontemporal=*/false,
+                            llvm::MaybeAlign(align));
+  }
+  /// cond ? then() : zeros, for several values; `then` runs only when cond.
+  SmallVector<Value> ifValues(ImplicitLocOpBuilder &b, Value cond,
+                              function_ref<SmallVector<Value>(
+                                  ImplicitLocOpBuilder &)> then) {
+    SmallVector<Type> types;
+    auto ifOp = scf::IfOp::create(
+        b, cond,
+        [&](OpBuilder &nested, Location loc) {
+          ImplicitLocOpBuilder inner(loc, nested);
+          SmallVector<Value> values = then(inner);
+          for (Value v : values)
+            types.push_back(v.getType());
+          scf::YieldOp::create(inner, values);
+        },
+        [&](OpBuilder &nested, Location loc) {
+          ImplicitLocOpBuilder inner(loc, nested);
+          SmallVector<Value> zeros;
+          for (Type t : types)
+            zeros.push_back(zeroOf(inner, t));
+          scf::YieldOp::create(inner, zeros);
+        });
+    return SmallVector<Value>(ifOp.getResults());
+  }
+  /// for (i = lower; i < upper; ++i) with loop-carried values.
+  SmallVector<Value>
+  forLoop(ImplicitLocOpBuilder &b, Value lower, Value upper, ValueRange init,
+          function_ref<SmallVector<Value>(ImplicitLocOpBuilder &, Value,
+                                          ValueRange)>
+              body) {
+    auto loop = scf::ForOp::create(
+        b, lower, upper, idx(b, 1), init,
+        [&](OpBuilder &nested, Location loc, Value i, ValueRange args) {
+          ImplicitLocOpBuilder inner(loc, nested);
+          scf::YieldOp::create(inner, body(inner, i, args));
+        });
+    return SmallVector<Value>(loop.getResults());
+  }
+  Value signedIndex(ImplicitLocOpBuilder &b, Value i32) {
+    return arith::IndexCastOp::create(b, b.getIndexType(), i32);
+  }
+  /// Tokens of sequence `seq` (0 for offsets that go backwards).
+  Value sequenceLength(ImplicitLocOpBuilder &b, Value seq) {
+    Value begin = signedIndex(b, load(b, e.queryStartLoc, seq));
+    Value end = signedIndex(b, load(b, e.queryStartLoc, add(b, seq, 1)));
+    return sub(b, arith::MaxSIOp::create(b, end, begin), begin);
+  }
+  Value isChunked(ImplicitLocOpBuilder &b, Value len) {
+    return minSequence ? ule(b, idx(b, minSequence), len) : boolean(b, true);
+  }
+  Value chunksOf(ImplicitLocOpBuilder &b, Value seq) {
+    Value len = sequenceLength(b, seq);
+    Value chunks = ceilDiv(b, len, L);
+    if (!minSequence)
+      return chunks;
+    return select(b, isChunked(b, len), chunks, idx(b, 0));
   }
 
-  void allocate(ImplicitLocOpBuilder &b) {
-    Type index = b.getIndexType();
-    list.maxChunks = e.maxChunkCount(b, chunkSize);
-    maxChunkRows = arith::MinUIOp::create(b, idx(b, chunkSize), e.tokens);
-    list.begin = gpuAlloc(b, {add(b, e.batch, idx(b, 1))}, index);
-    list.seq = gpuAlloc(b, {list.maxChunks}, index);
-    list.first = gpuAlloc(b, {list.maxChunks}, index);
-    list.len = gpuAlloc(b, {list.maxChunks}, index);
-    dts = gpuAlloc(b, {e.tokens, e.heads}, e.f32);
-    cumHi = gpuAlloc(b, {e.tokens, e.heads}, e.f32);
-    cumLo = gpuAlloc(b, {e.tokens, e.heads}, e.f32);
-    states = gpuAlloc(b, {list.maxChunks, e.heads, e.headDim, e.dstate}, e.f32);
-    cb = gpuAlloc(b, {list.maxChunks, e.groups, maxChunkRows, maxChunkRows},
-                  e.f32);
+  /// TwoSum: (hi, lo) + step, keeping the rounding error of hi + step in lo.
+  std::pair<Value, Value> addCompensated(ImplicitLocOpBuilder &b, Value hi,
+                                         Value lo, Value step) {
+    Value next = faddExact(b, hi, step);
+    Value stepPart = fsubExact(b, next, hi);
+    Value hiPart = fsubExact(b, next, stepPart);
+    Value err = faddExact(b, fsubExact(b, hi, hiPart),
+                          fsubExact(b, step, stepPart));
+    return {next, faddExact(b, lo, err)};
+  }
+  SmallVector<Value> combineCompensated(ImplicitLocOpBuilder &b,
+                                        ValueRange earlier, ValueRange later) {
+    auto [hi, lo] = addCompensated(b, earlier[0], earlier[1], later[0]);
+    return {hi, faddExact(b, lo, later[1])};
+  }
+  /// exp(min(cum_i - cum_j, 0)) from compensated sums.
+  Value decayBetween(ImplicitLocOpBuilder &b, Value hiI, Value loI, Value hiJ,
+                     Value loJ) {
+    return e.decay(b, faddExact(b, fsubExact(b, hiI, hiJ),
+                                fsubExact(b, loI, loJ)));
   }
 
-  /// cum_t as one f32 (for exp(cum_t), where its own rounding is harmless).
-  Value cumAt(ImplicitLocOpBuilder &b, Value t, Value head) {
-    return arith::AddFOp::create(b, load(b, cumHi, {t, head}),
-                                 load(b, cumLo, {t, head}));
-  }
-  /// cum_i - cum_j from the compensated sums.
-  Value cumDifference(ImplicitLocOpBuilder &b, Value ti, Value tj, Value head) {
-    Value hi = arith::SubFOp::create(b, load(b, cumHi, {ti, head}),
-                                     load(b, cumHi, {tj, head}));
-    Value lo = arith::SubFOp::create(b, load(b, cumLo, {ti, head}),
-                                     load(b, cumLo, {tj, head}));
-    return arith::AddFOp::create(b, hi, lo);
+  //===------------------------------------------------------------------===//
+  // Workspace
+  //===------------------------------------------------------------------===//
+
+  /// Index of each workspace view (declareWorkspace order) in the views the
+  /// WorkspaceBuilder returns; ~0u for a buffer this launch does not need.
+  SmallVector<unsigned> workspaceSlots;
+
+  //===------------------------------------------------------------------===//
+  // Chunk location (launch 1)
+  //===------------------------------------------------------------------===//
+
+  /// The per-thread range of sequences and the block scan of their chunk
+  /// counts: every thread gets its range [lo, hi), the chunks before it and
+  /// the total.
+  struct SequenceRanges {
+    Value lo, hi, count, before, total;
+    Value chunkedBefore; // chunked sequences before lo (mixed launches)
+  };
+  SequenceRanges scanSequenceRanges(ImplicitLocOpBuilder &b, Value tid,
+                                    Value lane, Value scratch,
+                                    Value chunkedScratch = Value()) {
+    Value perThread = ceilDiv(b, e.batch, kChunkThreads);
+    Value lo = minu(b, mul(b, tid, perThread), e.batch);
+    Value hi = minu(b, add(b, lo, perThread), e.batch);
+    Value local = e.reduce(b, lo, hi, idx(b, 0),
+                           [&](ImplicitLocOpBuilder &b, Value seq, Value sum) {
+                             return add(b, sum, chunksOf(b, seq));
+                           });
+    SmallVector<Value> values{toI32(b, local)}, identity{i32(b, 0)};
+    SmallVector<Value> scratches{scratch};
+    if (chunkedScratch) {
+      Value sequences = e.reduce(
+          b, lo, hi, idx(b, 0),
+          [&](ImplicitLocOpBuilder &b, Value seq, Value sum) {
+            Value one = select(b, isChunked(b, sequenceLength(b, seq)),
+                               idx(b, 1), idx(b, 0));
+            return add(b, sum, one);
+          });
+      values.push_back(toI32(b, sequences));
+      identity.push_back(i32(b, 0));
+      scratches.push_back(chunkedScratch);
+    }
+    BlockScanResult scan = blockExclusiveScan(
+        b, tid, lane, kChunkThreads, values, identity, scratches,
+        [](ImplicitLocOpBuilder &b, ValueRange l, ValueRange r) {
+          SmallVector<Value> sum;
+          for (auto [x, y] : llvm::zip_equal(l, r))
+            sum.push_back(arith::AddIOp::create(b, x, y));
+          return sum;
+        });
+    SequenceRanges r{lo, hi, local, toIndex(b, scan.exclusive[0]),
+                     toIndex(b, scan.total[0]), Value()};
+    if (chunkedScratch)
+      r.chunkedBefore = toIndex(b, scan.exclusive[1]);
+    return r;
   }
 
-  /// Runs `body` for chunk k when k is below the number of chunks in use
-  /// (kernels are launched over the maxChunks bound, known on the host).
-  void ifChunkInUse(ImplicitLocOpBuilder &b, Value k,
-                    function_ref<void(ImplicitLocOpBuilder &, ChunkInfo)> body) {
-    Value used = load(b, list.begin, e.batch);
-    e.ifThen(b, ult(b, k, used), [&](ImplicitLocOpBuilder &b) {
-      body(b, e.chunkAt(b, list, k));
+  /// Finds chunk `k` (uniform over the block) and runs `body` with it when
+  /// it exists. `scratch` is [warps] i32, `located` [2] i32 shared.
+  void locateChunk(ImplicitLocOpBuilder &b, Value k, Value tid, Value lane,
+                   Value scratch, Value located,
+                   function_ref<void(ImplicitLocOpBuilder &, ChunkLocation)>
+                       body) {
+    SequenceRanges r = scanSequenceRanges(b, tid, lane, scratch);
+    Value mine = both(b, ule(b, r.before, k),
+                      ult(b, k, add(b, r.before, r.count)));
+    e.ifThen(b, mine, [&](ImplicitLocOpBuilder &b) {
+      SmallVector<Value> found = forLoop(
+          b, r.lo, r.hi, {r.before, idx(b, 0), idx(b, 0)},
+          [&](ImplicitLocOpBuilder &b, Value seq, ValueRange args) {
+            Value run = args[0];
+            Value next = add(b, run, chunksOf(b, seq));
+            Value hit = both(b, ule(b, run, k), ult(b, k, next));
+            return SmallVector<Value>{
+                next, select(b, hit, seq, args[1]),
+                select(b, hit, sub(b, k, run), args[2])};
+          });
+      store(b, toI32(b, found[1]), located, {idx(b, 0)});
+      store(b, toI32(b, found[2]), located, {idx(b, 1)});
+    });
+    gpu::BarrierOp::create(b);
+    e.ifThen(b, ult(b, k, r.total), [&](ImplicitLocOpBuilder &b) {
+      Value seq = toIndex(b, load(b, located, {idx(b, 0)}));
+      Value j = toIndex(b, load(b, located, {idx(b, 1)}));
+      Value begin = signedIndex(b, load(b, e.queryStartLoc, seq));
+      Value end = signedIndex(b, load(b, e.queryStartLoc, add(b, seq, 1)));
+      Value first = add(b, begin, mul(b, j, L));
+      Value len = minu(b, idx(b, L), sub(b, end, first));
+      body(b, {seq, first, len});
     });
   }
 
-  /// Strided loop `for i = start; i < end; i += step` for cooperative
-  /// staging by all threads of a block.
-  void strided(ImplicitLocOpBuilder &b, Value start, int64_t end, int64_t step,
-               function_ref<void(ImplicitLocOpBuilder &, Value)> body) {
-    scf::ForOp::create(b, start, idx(b, end), idx(b, step), ValueRange{},
-                       [&](OpBuilder &nested, Location loc, Value i, ValueRange) {
-                         ImplicitLocOpBuilder inner(loc, nested);
-                         body(inner, i);
-                         scf::YieldOp::create(inner);
+  /// Block 0 of launch 1: chunkBegin[b] for b <= batch and chunkSeq[k]; in
+  /// a mixed launch also the list of chunked sequences and its length.
+  void emitChunkMap(ImplicitLocOpBuilder &b, Value tid, Value lane,
+                    Value scratch, Value chunkedScratch) {
+    SequenceRanges r = scanSequenceRanges(b, tid, lane, scratch,
+                                          minSequence ? chunkedScratch : Value());
+    SmallVector<Value> init{r.before};
+    if (minSequence)
+      init.push_back(r.chunkedBefore);
+    SmallVector<Value> ends = forLoop(
+        b, r.lo, r.hi, init,
+        [&](ImplicitLocOpBuilder &b, Value seq, ValueRange runs) {
+          Value run = runs[0];
+          Value count = chunksOf(b, seq);
+          store(b, toI32(b, minu(b, run, maxChunks)), chunkBegin, {seq});
+          Value end = minu(b, add(b, run, count), maxChunks);
+          e.loop(b, minu(b, run, maxChunks), end,
+                 [&](ImplicitLocOpBuilder &b, Value k) {
+                   store(b, toI32(b, seq), chunkSeq, {k});
+                 });
+          SmallVector<Value> next{add(b, run, count)};
+          if (minSequence) {
+            Value chunked = isChunked(b, sequenceLength(b, seq));
+            e.ifThen(b, both(b, chunked, ult(b, runs[1], seqBound)),
+                     [&](ImplicitLocOpBuilder &b) {
+                       store(b, toI32(b, seq), chunkedSeqs, {runs[1]});
+                     });
+            next.push_back(
+                add(b, runs[1], select(b, chunked, idx(b, 1), idx(b, 0))));
+          }
+          return next;
+        });
+    e.ifThen(b, eq(b, tid, idx(b, 0)), [&](ImplicitLocOpBuilder &b) {
+      store(b, toI32(b, minu(b, r.total, maxChunks)), chunkBegin, {e.batch});
+    });
+    if (minSequence) {
+      // The last thread's range ends the list: its count is the total.
+      e.ifThen(b, eq(b, tid, idx(b, kChunkThreads - 1)),
+               [&](ImplicitLocOpBuilder &b) {
+                 store(b, toI32(b, minu(b, ends[1], seqBound)), chunkedSeqs,
+                       {seqBound});
+               });
+    }
+  }
+
+  /// The sequence that entry `i` of launches 2 and 3 works on, when it
+  /// exists: entry i itself, or in a mixed launch the i-th chunked sequence.
+  void forChunkedSequence(ImplicitLocOpBuilder &b, Value i,
+                          function_ref<void(ImplicitLocOpBuilder &, Value)>
+                              body) {
+    if (!minSequence)
+      return body(b, i);
+    Value count = toIndex(b, load(b, chunkedSeqs, {seqBound}));
+    e.ifThen(b, ult(b, i, count), [&](ImplicitLocOpBuilder &b) {
+      body(b, toIndex(b, load(b, chunkedSeqs, {i})));
+    });
+  }
+
+  //===------------------------------------------------------------------===//
+  // Operand staging
+  //===------------------------------------------------------------------===//
+
+  /// 8 consecutive elements of `memref` along its last dimension, from
+  /// `indices` (the last one a multiple of 8), as vector<8xf32>; elements
+  /// at or past `extent` along that dimension, or all when !valid, are 0.
+  /// Never touches memory it does not return.
+  Value loadEight(ImplicitLocOpBuilder &b, Value memref,
+                  SmallVector<Value> indices, int64_t extent, Value valid) {
+    auto type = cast<MemRefType>(memref.getType());
+    Type element = type.getElementType();
+    auto f32x8 = VectorType::get({8}, b.getF32Type());
+    if (extent % 8 == 0) {
+      return ifValues(b, valid, [&](ImplicitLocOpBuilder &b) {
+               Value v = vectorLoad(b, VectorType::get({8}, element), memref,
+                                    indices, 16);
+               if (!element.isF32())
+                 v = arith::ExtFOp::create(b, f32x8, v);
+               return SmallVector<Value>{v};
+             })
+          .front();
+    }
+    SmallVector<Value> values;
+    Value col0 = indices.back();
+    for (int64_t q = 0; q < 8; ++q) {
+      SmallVector<Value> at(indices);
+      at.back() = add(b, col0, q);
+      Value ok = both(b, valid, ult(b, at.back(), extent));
+      values.push_back(e.ifElse(
+          b, ok, b.getF32Type(),
+          [&](ImplicitLocOpBuilder &b) { return e.loadF32(b, memref, at); },
+          [&](ImplicitLocOpBuilder &b) { return f32(b, 0.0); }));
+    }
+    return vector::FromElementsOp::create(b, f32x8, values);
+  }
+
+  /// Whether a tile of `memref` (16-bit model element) can be copied to
+  /// shared memory as it is: rows of whole 16-byte chunks.
+  bool copiesRaw(Value memref, int64_t extent) const {
+    Type element = cast<MemRefType>(memref.getType()).getElementType();
+    return element == mmaType && extent % 8 == 0 && !plan.split;
+  }
+
+  /// Copies 8 elements of `memref` at `indices` (zeros when !valid) into
+  /// chunk (row, col) of `tile`: with cp.async, returning nothing, or as a
+  /// load whose value `depositRaw` stores.
+  SmallVector<Value> fetchRaw(ImplicitLocOpBuilder &b, Value memref,
+                              SmallVector<Value> indices, Value valid,
+                              const SwizzledTile &tile, Value row, Value col) {
+    if (async) {
+      // src-size 0 zero-fills without reading; the address stays in bounds
+      // anyway (the callers clamp rows).
+      Value srcElements = select(b, valid, idx(b, 8), idx(b, 0));
+      Value r = tile.bufferRow(b, row);
+      nvgpu::DeviceAsyncCopyOp::create(
+          b, nvgpu::DeviceAsyncTokenType::get(b.getContext()), tile.buffer,
+          ValueRange{r, tile.physicalColumn(b, r, col)}, memref, indices,
+          b.getIndexAttr(8), srcElements, b.getUnitAttr());
+      return {};
+    }
+    Type element = cast<MemRefType>(memref.getType()).getElementType();
+    return ifValues(b, valid, [&](ImplicitLocOpBuilder &b) {
+      return SmallVector<Value>{
+          vectorLoad(b, VectorType::get({8}, element), memref, indices, 16)};
+    });
+  }
+  void depositRaw(ImplicitLocOpBuilder &b, ValueRange fetched,
+                  const SwizzledTile &tile, Value row, Value col) {
+    if (!fetched.empty())
+      tile.storeChunk(b, row, col, fetched.front());
+  }
+  /// Stores 8 f32 values as the mma element (and their low parts for f32
+  /// models).
+  void depositConverted(ImplicitLocOpBuilder &b, Value values,
+                        const MmaOperand &operand, Value row, Value col) {
+    operand.high.storeChunk(b, row, col, toMmaElement(b, values, plan.element));
+    if (operand.split())
+      operand.low.storeChunk(b, row, col, mmaLowPart(b, values, plan.element));
+  }
+
+  /// One double-buffered reduction of `steps` steps (at least 1). `fetch`
+  /// issues the step's copies into a stage and returns the values that
+  /// `deposit` stores into it after the current step's mma; `compute` runs
+  /// the mma of a stage. One barrier per step; the stages are free again
+  /// when it returns.
+  using FetchFn = function_ref<SmallVector<Value>(ImplicitLocOpBuilder &,
+                                                  Value step, Value stage)>;
+  using DepositFn = function_ref<void(ImplicitLocOpBuilder &, ValueRange,
+                                      Value step, Value stage)>;
+  using ComputeFn = function_ref<SmallVector<Value>(
+      ImplicitLocOpBuilder &, Value stage, ValueRange acc)>;
+  SmallVector<Value> pipelinedReduction(ImplicitLocOpBuilder &b, Value steps,
+                                        ValueRange accInit, FetchFn fetch,
+                                        DepositFn deposit, ComputeFn compute) {
+    Value zero = idx(b, 0), one = idx(b, 1);
+    SmallVector<Value> first = fetch(b, zero, zero);
+    deposit(b, first, zero, zero);
+    if (async)
+      NVVM::CpAsyncCommitGroupOp::create(b);
+    SmallVector<Value> acc = forLoop(
+        b, zero, steps, accInit,
+        [&](ImplicitLocOpBuilder &b, Value step,
+            ValueRange acc) -> SmallVector<Value> {
+          Value stage = remu(b, step, 2);
+          Value nextStage = sub(b, one, stage);
+          if (async)
+            NVVM::CpAsyncWaitGroupOp::create(b, 0);
+          // The step's operands are visible; every thread is done with the
+          // stage the next step overwrites.
+          gpu::BarrierOp::create(b);
+          Value next = add(b, step, 1);
+          Value hasNext = ult(b, next, steps);
+          SmallVector<Value> fetched =
+              ifValues(b, hasNext, [&](ImplicitLocOpBuilder &b) {
+                return fetch(b, next, nextStage);
+              });
+          if (async)
+            NVVM::CpAsyncCommitGroupOp::create(b);
+          SmallVector<Value> out = compute(b, stage, acc);
+          e.ifThen(b, hasNext, [&](ImplicitLocOpBuilder &b) {
+            deposit(b, fetched, next, nextStage);
+          });
+          return out;
+        });
+    gpu::BarrierOp::create(b);
+    return acc;
+  }
+
+  /// The warp's mma steps on one stage, skipped by warps without tiles.
+  SmallVector<Value> warpStep(ImplicitLocOpBuilder &b, const MmaLane &lane,
+                              const WarpTile &tile, const MmaOperand &a,
+                              const MmaOperand &bOp, Value stage,
+                              ValueRange acc) {
+    return ifValuesElse(b, tile.active, acc, [&](ImplicitLocOpBuilder &b) {
+      MmaOperand as = a, bs = bOp;
+      as.high = a.high.stage(b, stage);
+      bs.high = bOp.high.stage(b, stage);
+      if (a.split())
+        as.low = a.low.stage(b, stage);
+      if (bOp.split())
+        bs.low = bOp.low.stage(b, stage);
+      SmallVector<Value> out(acc.begin(), acc.end());
+      warpMatmul(b, lane, tile, as, bs, 0, kStep, plan.element, loads, out);
+      return out;
+    });
+  }
+  /// cond ? then() : otherwise.
+  SmallVector<Value>
+  ifValuesElse(ImplicitLocOpBuilder &b, Value cond, ValueRange otherwise,
+               function_ref<SmallVector<Value>(ImplicitLocOpBuilder &)> then) {
+    auto ifOp = scf::IfOp::create(b, TypeRange(otherwise), cond, true);
+    {
+      ImplicitLocOpBuilder inner(b.getLoc(), b.getContext());
+      inner.setInsertionPointToStart(ifOp.thenBlock());
+      scf::YieldOp::create(inner, then(inner));
+      inner.setInsertionPointToStart(ifOp.elseBlock());
+      scf::YieldOp::create(inner, otherwise);
+    }
+    return SmallVector<Value>(ifOp.getResults());
+  }
+
+  MmaOperand operand(ImplicitLocOpBuilder &b, const KernelContext &k,
+                     int64_t highOffset, int64_t lowOffset, int64_t rows,
+                     int64_t cols, bool kRows) {
+    MmaOperand o;
+    o.high = sharedTile(b, k, highOffset, rows, cols, mmaType, 2);
+    if (plan.split)
+      o.low = sharedTile(b, k, lowOffset, rows, cols, mmaType, 2);
+    o.kRows = kRows;
+    return o;
+  }
+
+  /// Every (row, 8-column chunk) of a [rows x cols] tile, dealt to `threads`
+  /// threads: `body(i, row, col)` for the i-th chunk of this thread. Values
+  /// the body appends to `*collected` (fetches) stay usable after the loop
+  /// (a chunk index past the tile gives zeros).
+  void forEachChunk(ImplicitLocOpBuilder &b, Value tid, int64_t threads,
+                    int64_t rows, int64_t cols,
+                    function_ref<void(ImplicitLocOpBuilder &, int64_t, Value,
+                                      Value)>
+                        body,
+                    SmallVector<Value> *collected = nullptr) {
+    const int64_t chunksPerRow = cols / 8, total = rows * chunksPerRow;
+    for (int64_t i = 0; i * threads < total; ++i) {
+      Value c = add(b, tid, i * threads);
+      Value row = divu(b, c, chunksPerRow);
+      Value col = mul(b, remu(b, c, chunksPerRow), 8);
+      if ((i + 1) * threads <= total) {
+        body(b, i, row, col);
+        continue;
+      }
+      Value inTile = ult(b, c, total);
+      if (!collected) {
+        e.ifThen(b, inTile,
+                 [&](ImplicitLocOpBuilder &b) { body(b, i, row, col); });
+        continue;
+      }
+      size_t before = collected->size();
+      SmallVector<Value> results =
+          ifValues(b, inTile, [&](ImplicitLocOpBuilder &b) {
+            body(b, i, row, col);
+            SmallVector<Value> added(collected->begin() + before,
+                                     collected->end());
+            collected->resize(before);
+            return added;
+          });
+      collected->append(results.begin(), results.end());
+    }
+  }
+
+  //===------------------------------------------------------------------===//
+  // Epilogue helpers
+  //===------------------------------------------------------------------===//
+
+  MmaOperand atStage(ImplicitLocOpBuilder &b, const MmaOperand &o,
+                     Value stage) {
+    MmaOperand s = o;
+    s.high = o.high.stage(b, stage);
+    if (o.split())
+      s.low = o.low.stage(b, stage);
+    return s;
+  }
+
+  /// For each pair of horizontally adjacent accumulators (columns col and
+  /// col + 1) of the warp's tile: `body(row, col, first, second)`.
+  void forEachAccumulatorPair(
+      ImplicitLocOpBuilder &b, const MmaLane &lane, const WarpTile &tile,
+      ValueRange acc,
+      function_ref<void(ImplicitLocOpBuilder &, Value, Value, Value, Value)>
+          body) {
+    forEachAccumulator(b, lane, tile,
+                       [&](ImplicitLocOpBuilder &b, Value row, Value col,
+                           int64_t i) {
+                         if (i % 2 == 0)
+                           body(b, row, col, acc[i], acc[i + 1]);
                        });
   }
 
-  using TileFn =
-      function_ref<Value(ImplicitLocOpBuilder &, Value row, Value column)>;
-
-  /// Stages a [rows x cols] tile into the workgroup buffer `buffer`, all
-  /// `threads` threads of the block cooperating: element (r, c) is
-  /// `value(r, c)` where `valid(r, c)`, else 0, with no memory access.
-  void stageTile(ImplicitLocOpBuilder &b, Value tid, int64_t threads,
-                 int64_t rows, int64_t cols, Value buffer, TileFn valid,
-                 TileFn value) {
-    strided(b, tid, rows * cols, threads, [&](ImplicitLocOpBuilder &b, Value i) {
-      Value r = arith::DivUIOp::create(b, i, idx(b, cols));
-      Value c = arith::RemUIOp::create(b, i, idx(b, cols));
-      Value v = e.ifElse(
-          b, valid(b, r, c), e.f32,
-          [&](ImplicitLocOpBuilder &b) { return value(b, r, c); },
-          [&](ImplicitLocOpBuilder &b) { return e.f32Const(b, 0.0); });
-      memref::StoreOp::create(b, v, buffer, ValueRange{r, c});
+  /// Stores `first`, `second` at indices ..col and ..col+1 of `memref`
+  /// (rounded to its element type) where the columns are below `extent`:
+  /// one 2-element store when both are and `pairs` (the row stride is even,
+  /// so the pair is aligned), else one or two scalar stores.
+  void storePair(ImplicitLocOpBuilder &b, Value memref,
+                 SmallVector<Value> indices, Value extent, Value first,
+                 Value second, bool pairs) {
+    Value col = indices.back();
+    Value bothIn = ult(b, add(b, col, 1), extent);
+    Type element = cast<MemRefType>(memref.getType()).getElementType();
+    auto storeScalar = [&](ImplicitLocOpBuilder &b, Value v, Value at) {
+      SmallVector<Value> i(indices);
+      i.back() = at;
+      e.storeRounded(b, v, memref, i);
+    };
+    if (pairs) {
+      auto ifBoth = scf::IfOp::create(b, TypeRange{}, bothIn, true);
+      ImplicitLocOpBuilder t(b.getLoc(), b.getContext());
+      t.setInsertionPoint(ifBoth.thenBlock()->getTerminator());
+      Value v = vector::FromElementsOp::create(
+          t, VectorType::get({2}, t.getF32Type()), ValueRange{first, second});
+      if (!element.isF32())
+        v = arith::TruncFOp::create(t, VectorType::get({2}, element), v);
+      vectorStore(t, v, memref, indices,
+                  2 * element.getIntOrFloatBitWidth() / 8);
+      t.setInsertionPoint(ifBoth.elseBlock()->getTerminator());
+      e.ifThen(t, ult(t, col, extent), [&](ImplicitLocOpBuilder &b) {
+        storeScalar(b, first, col);
+      });
+      return;
+    }
+    e.ifThen(b, ult(b, col, extent),
+             [&](ImplicitLocOpBuilder &b) { storeScalar(b, first, col); });
+    e.ifThen(b, bothIn, [&](ImplicitLocOpBuilder &b) {
+      storeScalar(b, second, add(b, col, 1));
     });
   }
 
-  /// The tiled matmul core shared by the three matmul kernels. The output is
-  /// a [rows x cols] tile (rows, cols multiples of 16 and 8) split into 16x8
-  /// warp tiles, dealt round-robin to `warps` warps. `steps` reduction steps
-  /// of kStage each: `stage(step)` fills the workgroup buffers (all threads),
-  /// then each warp accumulates its tiles, reading operands with
-  /// `a(step-local k, row)`... through `aAt(row, k)` / `bAt(k, col)` in
-  /// stage-local coordinates. `epilogue(row, col, value)` runs for every
-  /// accumulator element of a valid tile.
-  void tiledMatmul(
-      ImplicitLocOpBuilder &b, const KernelContext &k, int64_t warps,
-      int64_t rows, int64_t cols, Value steps,
-      function_ref<void(ImplicitLocOpBuilder &, Value step, Value tid)> stage,
-      function_ref<Value(ImplicitLocOpBuilder &, Value row, Value kk)> aAt,
-      function_ref<Value(ImplicitLocOpBuilder &, Value kk, Value col)> bAt,
-      function_ref<void(ImplicitLocOpBuilder &, Value row, Value col, Value v)>
-          epilogue) {
-    Value lane = k.thread.x, warp = k.thread.y;
-    Value tid = add(b, mul(b, warp, idx(b, 32)), lane);
-    const int64_t tilesM = rows / 16, tilesN = cols / 8;
-    const int64_t tiles = tilesM * tilesN;
-    const int64_t perWarp = llvm::divideCeil(tiles, warps);
-    MmaLane fragment = mmaLane(b, e, lane);
+  //===------------------------------------------------------------------===//
+  // Launch 1: the chunk kernel
+  //===------------------------------------------------------------------===//
 
-    // Warp tile j of this warp: index warp + warps * j, clamped so that a
-    // warp with fewer tiles repeats a valid one (mma needs the whole warp)
-    // and skips its epilogue.
-    SmallVector<Value> tileRow, tileCol, tileValid;
-    for (int64_t j = 0; j < perWarp; ++j) {
-      Value t = add(b, warp, idx(b, warps * j));
-      tileValid.push_back(ult(b, t, idx(b, tiles)));
-      Value clamped = arith::MinUIOp::create(b, t, idx(b, tiles - 1));
-      tileRow.push_back(
-          mul(b, arith::DivUIOp::create(b, clamped, idx(b, tilesN)), idx(b, 16)));
-      tileCol.push_back(
-          mul(b, arith::RemUIOp::create(b, clamped, idx(b, tilesN)), idx(b, 8)));
+  void emitChunkKernel(ImplicitLocOpBuilder &b) {
+    const int64_t stateBlocksPerChunk = x.heads * plan.stateParts;
+    Value tilePairs = mul(b, rowTiles, rowTiles);
+    Value perChunk =
+        add(b, mul(b, tilePairs, x.groups), stateBlocksPerChunk);
+    Value blocks = add(b, mul(b, maxChunks, perChunk), 1);
+    Value one = idx(b, 1);
+    launchKernel(
+        b, e, {blocks, one, one}, {kChunkThreads, 1, 1},
+        [&](ImplicitLocOpBuilder &b, const KernelContext &k) {
+          Value tid = k.thread.x, lane = remu(b, tid, 32);
+          Value block = k.block.x;
+          // Block 0 maps the chunks; then, per chunk, the state blocks of
+          // every head and the C Bᵀ blocks of every group, so that the
+          // blocks reading one chunk's B run together.
+          auto ifMap = scf::IfOp::create(b, TypeRange{},
+                                         eq(b, block, idx(b, 0)), true);
+          ImplicitLocOpBuilder m(b.getLoc(), b.getContext());
+          m.setInsertionPoint(ifMap.thenBlock()->getTerminator());
+          emitChunkMap(m, tid, lane,
+                       sharedView(m, k, plan.chunkShared.locateScratch,
+                                  {kChunkThreads / 32}, m.getI32Type()),
+                       sharedView(m, k, plan.chunkShared.chunkedScratch,
+                                  {kChunkThreads / 32}, m.getI32Type()));
+
+          ImplicitLocOpBuilder t(b.getLoc(), b.getContext());
+          t.setInsertionPoint(ifMap.elseBlock()->getTerminator());
+          Value linear = sub(t, block, one);
+          Value chunk = divu(t, linear, perChunk);
+          Value role = arith::RemUIOp::create(t, linear, perChunk);
+          auto ifState = scf::IfOp::create(
+              t, TypeRange{}, ult(t, role, stateBlocksPerChunk), true);
+          ImplicitLocOpBuilder s(t.getLoc(), t.getContext());
+          s.setInsertionPoint(ifState.thenBlock()->getTerminator());
+          emitChunkStateBlock(s, k, chunk, divu(s, role, plan.stateParts),
+                              remu(s, role, plan.stateParts));
+
+          ImplicitLocOpBuilder c(t.getLoc(), t.getContext());
+          c.setInsertionPoint(ifState.elseBlock()->getTerminator());
+          Value cbRole = sub(c, role, idx(c, stateBlocksPerChunk));
+          Value group = divu(c, cbRole, tilePairs);
+          Value pair = arith::RemUIOp::create(c, cbRole, tilePairs);
+          Value iTile = divu(c, pair, rowTiles);
+          Value jTile = arith::RemUIOp::create(c, pair, rowTiles);
+          e.ifThen(c, ule(c, jTile, iTile), [&](ImplicitLocOpBuilder &c) {
+            emitChunkCBBlock(c, k, chunk, group, iTile, jTile);
+          });
+        },
+        plan.launch1Bytes);
+  }
+
+  /// d, the compensated cumsum and the decay weights of one chunk and head;
+  /// `scale[s]` = exp(cum_last - cum_s) d_s in shared memory when it
+  /// returns. Part 0 also stores cum, d and exp(cum_last) for launches 2, 3.
+  void emitChunkCumsum(ImplicitLocOpBuilder &b, const KernelContext &k,
+                       Value chunk, Value head, Value part,
+                       const ChunkLocation &c, Value tid, Value lane) {
+    const ChunkRoleShared &sh = plan.chunkShared;
+    const int64_t warps = kChunkThreads / 32;
+    Type f32t = b.getF32Type();
+    Value scale = sharedView(b, k, sh.scale, {L}, f32t);
+    Value scanHi = sharedView(b, k, sh.scanHi, {warps}, f32t);
+    Value scanLo = sharedView(b, k, sh.scanLo, {warps}, f32t);
+    Value lastCum = sharedView(b, k, sh.lastCum, {2}, f32t);
+    Value a = e.loadF32(b, e.A, {head});
+    Value zero = f32(b, 0.0);
+    const int64_t q = plan.tokensPerThread;
+    Value lo = minu(b, mul(b, tid, q), c.len);
+    Value hi = minu(b, add(b, lo, q), c.len);
+    Value writesWorkspace = eq(b, part, idx(b, 0));
+
+    // Pass 1: d (kept in scale[] for now) and this thread's compensated sum.
+    SmallVector<Value> local = forLoop(
+        b, lo, hi, {zero, zero},
+        [&](ImplicitLocOpBuilder &b, Value s, ValueRange sum) {
+          Value d = e.processedDt(b, add(b, c.first, s), head);
+          store(b, d, scale, {s});
+          auto [h, l] = addCompensated(b, sum[0], sum[1], fmulExact(b, d, a));
+          return SmallVector<Value>{h, l};
+        });
+    BlockScanResult scan = blockExclusiveScan(
+        b, tid, lane, kChunkThreads, local, {zero, zero}, {scanHi, scanLo},
+        [&](ImplicitLocOpBuilder &b, ValueRange l, ValueRange r) {
+          return combineCompensated(b, l, r);
+        });
+    // Passes 2 and 3 repeat the same running sums, so both see the same
+    // bits.
+    auto runningSums =
+        [&](ImplicitLocOpBuilder &b,
+            function_ref<void(ImplicitLocOpBuilder &, Value s, Value d,
+                              Value hi, Value lo)>
+                body) {
+          forLoop(b, lo, hi, scan.exclusive,
+                  [&](ImplicitLocOpBuilder &b, Value s, ValueRange sum) {
+                    Value d = load(b, scale, {s});
+                    auto [h, l] =
+                        addCompensated(b, sum[0], sum[1], fmulExact(b, d, a));
+                    body(b, s, d, h, l);
+                    return SmallVector<Value>{h, l};
+                  });
+        };
+    // Pass 2: cum and d to the workspace; the last token's cum to shared.
+    runningSums(b, [&](ImplicitLocOpBuilder &b, Value s, Value d, Value h,
+                       Value l) {
+      e.ifThen(b, writesWorkspace, [&](ImplicitLocOpBuilder &b) {
+        store(b, h, cumHi, {chunk, head, s});
+        store(b, l, cumLo, {chunk, head, s});
+        store(b, d, dts, {chunk, head, s});
+      });
+      e.ifThen(b, eq(b, s, sub(b, c.len, idx(b, 1))),
+               [&](ImplicitLocOpBuilder &b) {
+                 store(b, h, lastCum, {idx(b, 0)});
+                 store(b, l, lastCum, {idx(b, 1)});
+               });
+    });
+    gpu::BarrierOp::create(b);
+    Value lastHi = load(b, lastCum, {idx(b, 0)});
+    Value lastLo = load(b, lastCum, {idx(b, 1)});
+    // Pass 3: the decay weights, each thread over its own tokens.
+    runningSums(b, [&](ImplicitLocOpBuilder &b, Value s, Value d, Value h,
+                       Value l) {
+      store(b, fmul(b, decayBetween(b, lastHi, lastLo, h, l), d), scale, {s});
+    });
+    e.ifThen(b, both(b, writesWorkspace, eq(b, tid, idx(b, 0))),
+             [&](ImplicitLocOpBuilder &b) {
+               store(b, e.decay(b, faddExact(b, lastHi, lastLo)), chunkDecay,
+                     {chunk, head});
+             });
+    gpu::BarrierOp::create(b);
+  }
+
+  // dS[p, n] = sum_s (scale_s x[s, p]) B[s, n] for n in this part's columns.
+  void emitChunkStateBlock(ImplicitLocOpBuilder &b, const KernelContext &k,
+                           Value chunk, Value head, Value part) {
+    const ChunkRoleShared &sh = plan.chunkShared;
+    Value tid = k.thread.x, lane = remu(b, tid, 32);
+    Value scratch = sharedView(b, k, sh.locateScratch, {kChunkThreads / 32},
+                               b.getI32Type());
+    Value located = sharedView(b, k, sh.located, {2}, b.getI32Type());
+    locateChunk(b, chunk, tid, lane, scratch, located,
+                [&](ImplicitLocOpBuilder &b, ChunkLocation c) {
+      emitChunkCumsum(b, k, chunk, head, part, c, tid, lane);
+      Value group = e.groupOf(b, head);
+      Value scale = sharedView(b, k, sh.scale, {L}, b.getF32Type());
+      const int64_t cols = plan.stateCols;
+      Value n0 = mul(b, part, cols);
+      // A = Xwᵀ stored [s][p], B stored [s][n]: both with rows along k.
+      MmaOperand xs =
+          operand(b, k, sh.xHigh, sh.xLow, kStep, plan.paddedP, true);
+      MmaOperand bs = operand(b, k, sh.bHigh, sh.bLow, kStep, cols, true);
+      const bool rawB = copiesRaw(e.B, x.dstate);
+      Value lastToken = sub(b, add(b, c.first, c.len), idx(b, 1));
+      Value lastRow = sub(b, c.len, idx(b, 1));
+
+      auto fetch = [&](ImplicitLocOpBuilder &b, Value step,
+                       Value stage) -> SmallVector<Value> {
+        SmallVector<Value> values;
+        Value s0 = mul(b, step, kStep);
+        forEachChunk(b, tid, kChunkThreads, kStep, plan.paddedP,
+                     [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value p) {
+          Value s = add(b, s0, r);
+          Value valid = both(b, ult(b, s, c.len), ult(b, p, x.headDim));
+          Value t = minu(b, add(b, c.first, s), lastToken);
+          values.push_back(loadEight(b, e.x, {t, head, p}, x.headDim, valid));
+        }, &values);
+        SwizzledTile bStage = bs.high.stage(b, stage);
+        forEachChunk(b, tid, kChunkThreads, kStep, cols,
+                     [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value n) {
+          Value s = add(b, s0, r);
+          Value col = add(b, n0, n);
+          Value valid = both(b, ult(b, s, c.len), ult(b, col, x.dstate));
+          Value t = minu(b, add(b, c.first, s), lastToken);
+          if (rawB)
+            llvm::append_range(values, fetchRaw(b, e.B, {t, group, col}, valid,
+                                                bStage, r, n));
+          else
+            values.push_back(
+                loadEight(b, e.B, {t, group, col}, x.dstate, valid));
+        }, &values);
+        return values;
+      };
+      auto deposit = [&](ImplicitLocOpBuilder &b, ValueRange values,
+                         Value step, Value stage) {
+        size_t next = 0;
+        Value s0 = mul(b, step, kStep);
+        MmaOperand xStage = atStage(b, xs, stage);
+        forEachChunk(b, tid, kChunkThreads, kStep, plan.paddedP,
+                     [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value p) {
+          // Rows past the chunk hold zeros; their weight is any written one.
+          Value s = minu(b, add(b, s0, r), lastRow);
+          Value w = vector::BroadcastOp::create(
+              b, VectorType::get({8}, b.getF32Type()), load(b, scale, {s}));
+          depositConverted(b, arith::MulFOp::create(b, values[next++], w),
+                           xStage, r, p);
+        });
+        MmaOperand bStage = atStage(b, bs, stage);
+        forEachChunk(b, tid, kChunkThreads, kStep, cols,
+                     [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value n) {
+          if (!rawB)
+            depositConverted(b, values[next++], bStage, r, n);
+          else if (!async)
+            depositRaw(b, values.slice(next++, 1), bStage.high, r, n);
+        });
+      };
+
+      MmaLane mmaLaneInfo = mmaLane(b, lane);
+      WarpTile tile = warpTile(b, plan.stateWarps, plan.paddedP, cols,
+                               divu(b, tid, 32));
+      SmallVector<Value> zeros(tile.accumulators(), f32(b, 0.0));
+      SmallVector<Value> acc = pipelinedReduction(
+          b, ceilDiv(b, c.len, kStep), zeros, fetch, deposit,
+          [&](ImplicitLocOpBuilder &b, Value stage, ValueRange acc) {
+            return warpStep(b, mmaLaneInfo, tile, xs, bs, stage, acc);
+          });
+      e.ifThen(b, tile.active, [&](ImplicitLocOpBuilder &b) {
+        forEachAccumulatorPair(
+            b, mmaLaneInfo, tile, acc,
+            [&](ImplicitLocOpBuilder &b, Value p, Value n, Value v0,
+                Value v1) {
+              e.ifThen(b, ult(b, p, x.headDim), [&](ImplicitLocOpBuilder &b) {
+                storePair(b, states, {chunk, head, p, add(b, n0, n)},
+                          idx(b, x.dstate), v0, v1, x.dstate % 2 == 0);
+              });
+            });
+      });
+    });
+  }
+
+  // G[i, j] = sum_n C[i, n] B[j, n] for 64 rows i and 64 rows j (j <= i).
+  void emitChunkCBBlock(ImplicitLocOpBuilder &b, const KernelContext &k,
+                        Value chunk, Value group, Value iTile, Value jTile) {
+    const CBRoleShared &sh = plan.cbShared;
+    Value tid = k.thread.x, lane = remu(b, tid, 32);
+    Value scratch = sharedView(b, k, sh.locateScratch, {kChunkThreads / 32},
+                               b.getI32Type());
+    Value located = sharedView(b, k, sh.located, {2}, b.getI32Type());
+    locateChunk(b, chunk, tid, lane, scratch, located,
+                [&](ImplicitLocOpBuilder &b, ChunkLocation c) {
+      Value i0 = mul(b, iTile, kRowTile), j0 = mul(b, jTile, kRowTile);
+      e.ifThen(b, ult(b, i0, c.len), [&](ImplicitLocOpBuilder &b) {
+        // A = C stored [i][n], B = B stored [j][n]: rows along m and n.
+        MmaOperand cs = operand(b, k, sh.cHigh, sh.cLow, kRowTile, kStep, false);
+        MmaOperand bs = operand(b, k, sh.bHigh, sh.bLow, kRowTile, kStep, false);
+        const bool raw = copiesRaw(e.C, x.dstate);
+        Value lastToken = sub(b, add(b, c.first, c.len), idx(b, 1));
+        struct Side {
+          Value source;
+          Value firstRow;
+          const MmaOperand *tile;
+        };
+        Side sides[2] = {{e.C, i0, &cs}, {e.B, j0, &bs}};
+
+        auto fetch = [&](ImplicitLocOpBuilder &b, Value step,
+                         Value stage) -> SmallVector<Value> {
+          SmallVector<Value> values;
+          Value n0 = mul(b, step, kStep);
+          for (const Side &side : sides) {
+            SwizzledTile tStage = side.tile->high.stage(b, stage);
+            forEachChunk(b, tid, kChunkThreads, kRowTile, kStep,
+                         [&](ImplicitLocOpBuilder &b, int64_t, Value r,
+                             Value n) {
+              Value i = add(b, side.firstRow, r);
+              Value col = add(b, n0, n);
+              Value valid = both(b, ult(b, i, c.len), ult(b, col, x.dstate));
+              Value t = minu(b, add(b, c.first, i), lastToken);
+              if (raw)
+                llvm::append_range(values,
+                                   fetchRaw(b, side.source, {t, group, col},
+                                            valid, tStage, r, n));
+              else
+                values.push_back(loadEight(b, side.source, {t, group, col},
+                                           x.dstate, valid));
+            }, &values);
+          }
+          return values;
+        };
+        auto deposit = [&](ImplicitLocOpBuilder &b, ValueRange values, Value,
+                           Value stage) {
+          size_t next = 0;
+          for (const Side &side : sides) {
+            MmaOperand tStage = atStage(b, *side.tile, stage);
+            forEachChunk(b, tid, kChunkThreads, kRowTile, kStep,
+                         [&](ImplicitLocOpBuilder &b, int64_t, Value r,
+                             Value n) {
+              if (!raw)
+                depositConverted(b, values[next++], tStage, r, n);
+              else if (!async)
+                depositRaw(b, values.slice(next++, 1), tStage.high, r, n);
+            });
+          }
+        };
+        MmaLane mmaLaneInfo = mmaLane(b, lane);
+        WarpTile tile = warpTile(b, plan.cbWarps, kRowTile, kRowTile,
+                                 divu(b, tid, 32));
+        SmallVector<Value> zeros(tile.accumulators(), f32(b, 0.0));
+        SmallVector<Value> acc = pipelinedReduction(
+            b, idx(b, plan.reductionN / kStep), zeros, fetch, deposit,
+            [&](ImplicitLocOpBuilder &b, Value stage, ValueRange acc) {
+              return warpStep(b, mmaLaneInfo, tile, cs, bs, stage, acc);
+            });
+        e.ifThen(b, tile.active, [&](ImplicitLocOpBuilder &b) {
+          forEachAccumulatorPair(
+              b, mmaLaneInfo, tile, acc,
+              [&](ImplicitLocOpBuilder &b, Value i, Value j, Value v0,
+                  Value v1) {
+                Value row = add(b, i0, i);
+                e.ifThen(b, ult(b, row, c.len), [&](ImplicitLocOpBuilder &b) {
+                  storePair(b, cb, {chunk, group, row, add(b, j0, j)}, c.len,
+                            v0, v1, /*pairs=*/true);
+                });
+              });
+        });
+      });
+    });
+  }
+
+  //===------------------------------------------------------------------===//
+  // Launch 2: state passing
+  //===------------------------------------------------------------------===//
+
+  /// Elements of the state per thread in launches 2 and 3: 4 consecutive
+  /// elements of a row (16-byte accesses) when N allows.
+  int64_t stateVector() const {
+    return x.dstate % kStateVector == 0 ? kStateVector : 1;
+  }
+
+  Value loadStateVector(ImplicitLocOpBuilder &b, Value memref,
+                        ValueRange indices) {
+    Type element = cast<MemRefType>(memref.getType()).getElementType();
+    int64_t v = stateVector();
+    Value loaded =
+        vectorLoad(b, VectorType::get({v}, element), memref, indices,
+                   v * element.getIntOrFloatBitWidth() / 8);
+    if (!element.isF32())
+      loaded = arith::ExtFOp::create(b, VectorType::get({v}, b.getF32Type()),
+                                     loaded);
+    return loaded;
+  }
+  void storeStateVector(ImplicitLocOpBuilder &b, Value value, Value memref,
+                        ValueRange indices) {
+    Type element = cast<MemRefType>(memref.getType()).getElementType();
+    int64_t v = stateVector();
+    if (!element.isF32())
+      value = arith::TruncFOp::create(b, VectorType::get({v}, element), value);
+    vectorStore(b, value, memref, indices,
+                v * element.getIntOrFloatBitWidth() / 8);
+  }
+
+  void emitStatePassing(ImplicitLocOpBuilder &b) {
+    const int64_t v = stateVector(), elements = x.headDim * x.dstate;
+    const int64_t parts = llvm::divideCeil(elements, kChunkThreads * v);
+    launchKernel(
+        b, e, {seqBound, idx(b, x.heads), idx(b, parts)}, {kChunkThreads, 1, 1},
+        [&](ImplicitLocOpBuilder &b, const KernelContext &k) {
+          Value entry = k.block.x, head = k.block.y;
+          Value element =
+              mul(b, add(b, mul(b, k.block.z, kChunkThreads), k.thread.x), v);
+          e.ifThen(b, ult(b, element, elements), [&](ImplicitLocOpBuilder &b) {
+           forChunkedSequence(b, entry, [&](ImplicitLocOpBuilder &b,
+                                             Value seq) {
+            Value p = divu(b, element, x.dstate);
+            Value n = remu(b, element, x.dstate);
+            SequenceInfo s = e.sequence(b, seq);
+            auto vecType = VectorType::get({v}, b.getF32Type());
+            Value initial = ifValues(b, s.readsInitial,
+                                     [&](ImplicitLocOpBuilder &b) {
+                                       return SmallVector<Value>{loadStateVector(
+                                           b, e.pool, {s.slot, head, p, n})};
+                                     })
+                                .front();
+            Value firstChunk = toIndex(b, load(b, chunkBegin, {seq}));
+            Value endChunk = toIndex(b, load(b, chunkBegin, {add(b, seq, 1)}));
+            // The chain S <- exp(cum_last) S + dS is serial in the chunks;
+            // each iteration loads the next chunk's operands before it
+            // stores and updates, so the loads are in flight one iteration
+            // ahead instead of on the chain.
+            auto operandsOf = [&](ImplicitLocOpBuilder &b, Value chunk) {
+              Value decay = vector::BroadcastOp::create(
+                  b, vecType, load(b, chunkDecay, {chunk, head}));
+              return SmallVector<Value>{
+                  decay, loadStateVector(b, states, {chunk, head, p, n})};
+            };
+            SmallVector<Value> init{initial};
+            llvm::append_range(
+                init, ifValues(b, ult(b, firstChunk, endChunk),
+                               [&](ImplicitLocOpBuilder &b) {
+                                 return operandsOf(b, firstChunk);
+                               }));
+            Value lastChunk = sub(b, maxu(b, endChunk, idx(b, 1)), idx(b, 1));
+            Value final = forLoop(
+                b, firstChunk, endChunk, init,
+                [&](ImplicitLocOpBuilder &b, Value chunk, ValueRange carried) {
+                  Value state = carried[0];
+                  SmallVector<Value> next =
+                      operandsOf(b, minu(b, add(b, chunk, 1), lastChunk));
+                  SmallVector<Value> at{chunk, head, p, n};
+                  vectorStore(b, toMmaElement(b, state, plan.element), prevHigh,
+                              at, 2 * v);
+                  if (plan.split)
+                    vectorStore(b, mmaLowPart(b, state, plan.element), prevLow,
+                                at, 2 * v);
+                  Value updated =
+                      fadd(b, fmul(b, carried[1], state), carried[2]);
+                  return SmallVector<Value>{updated, next[0], next[1]};
+                })
+                              .front();
+            e.ifThen(b, s.writesState, [&](ImplicitLocOpBuilder &b) {
+              storeStateVector(b, final, finals, {entry, head, p, n});
+            });
+           });
+          });
+        });
+  }
+
+  //===------------------------------------------------------------------===//
+  // Launch 3: output and final states
+  //===------------------------------------------------------------------===//
+
+  void emitOutputKernel(ImplicitLocOpBuilder &b) {
+    const int64_t v = stateVector(), elements = x.headDim * x.dstate;
+    const int64_t storeParts = llvm::divideCeil(elements, kOutputThreads * v);
+    Value outputPerChunk = mul(b, rowTiles, x.heads);
+    Value outputBlocks = mul(b, maxChunks, outputPerChunk);
+    Value storeBlocks = mul(b, seqBound, x.heads * storeParts);
+    Value one = idx(b, 1);
+    launchKernel(
+        b, e, {add(b, outputBlocks, storeBlocks), one, one},
+        {kOutputThreads, 1, 1},
+        [&](ImplicitLocOpBuilder &b, const KernelContext &k) {
+          Value block = k.block.x;
+          auto ifOutput = scf::IfOp::create(b, TypeRange{},
+                                            ult(b, block, outputBlocks), true);
+          ImplicitLocOpBuilder o(b.getLoc(), b.getContext());
+          o.setInsertionPoint(ifOutput.thenBlock()->getTerminator());
+          Value chunk = divu(o, block, outputPerChunk);
+          Value rest = arith::RemUIOp::create(o, block, outputPerChunk);
+          Value head = divu(o, rest, rowTiles);
+          Value rowTile = arith::RemUIOp::create(o, rest, rowTiles);
+          Value used = toIndex(o, load(o, chunkBegin, {e.batch}));
+          e.ifThen(o, ult(o, chunk, used), [&](ImplicitLocOpBuilder &o) {
+            Value seq = toIndex(o, load(o, chunkSeq, {chunk}));
+            Value j = sub(o, chunk, toIndex(o, load(o, chunkBegin, {seq})));
+            Value begin = signedIndex(o, load(o, e.queryStartLoc, seq));
+            Value end =
+                signedIndex(o, load(o, e.queryStartLoc, add(o, seq, 1)));
+            Value first = add(o, begin, mul(o, j, L));
+            ChunkLocation c{seq, first, minu(o, idx(o, L), sub(o, end, first))};
+            Value i0 = mul(o, rowTile, kRowTile);
+            e.ifThen(o, ult(o, i0, c.len), [&](ImplicitLocOpBuilder &o) {
+              emitOutputTile(o, k, chunk, head, c, i0);
+            });
+          });
+
+          // The final states of writing sequences into their pool slots:
+          // every pool read happened in launch 2.
+          ImplicitLocOpBuilder f(b.getLoc(), b.getContext());
+          f.setInsertionPoint(ifOutput.elseBlock()->getTerminator());
+          Value linear = sub(f, block, outputBlocks);
+          Value entry = divu(f, linear, x.heads * storeParts);
+          Value rest2 = remu(f, linear, x.heads * storeParts);
+          Value head2 = divu(f, rest2, storeParts);
+          Value part = remu(f, rest2, storeParts);
+          Value element = mul(
+              f, add(f, mul(f, part, kOutputThreads), k.thread.x), v);
+          e.ifThen(f, ult(f, element, elements), [&](ImplicitLocOpBuilder &f) {
+            forChunkedSequence(f, entry, [&](ImplicitLocOpBuilder &f,
+                                             Value seq) {
+              SequenceInfo s = e.sequence(f, seq);
+              e.ifThen(f, s.writesState, [&](ImplicitLocOpBuilder &f) {
+                Value p = divu(f, element, x.dstate);
+                Value n = remu(f, element, x.dstate);
+                storeStateVector(
+                    f, loadStateVector(f, finals, {entry, head2, p, n}),
+                    e.pool, {s.slot, head2, p, n});
+              });
+            });
+          });
+        },
+        plan.launch3Bytes);
+  }
+
+  // y for 64 rows of a chunk and one head.
+  void emitOutputTile(ImplicitLocOpBuilder &b, const KernelContext &k,
+                      Value chunk, Value head, const ChunkLocation &c,
+                      Value i0) {
+    const OutputRoleShared &sh = plan.outputShared;
+    Type f32t = b.getF32Type();
+    Value tid = k.thread.x, lane = remu(b, tid, 32);
+    Value group = e.groupOf(b, head);
+    Value rowHi = sharedView(b, k, sh.rowHi, {kRowTile}, f32t);
+    Value rowLo = sharedView(b, k, sh.rowLo, {kRowTile}, f32t);
+    Value rowDecay = sharedView(b, k, sh.rowDecay, {kRowTile}, f32t);
+    Value lastToken = sub(b, add(b, c.first, c.len), idx(b, 1));
+    Value rowsEnd = minu(b, add(b, i0, kRowTile), c.len);
+
+    // cum and exp(cum) of the tile's rows (zeros past the chunk).
+    for (int64_t base = 0; base < kRowTile; base += kOutputThreads) {
+      Value r = add(b, tid, base);
+      e.ifThen(b, ult(b, r, kRowTile), [&](ImplicitLocOpBuilder &b) {
+        Value i = add(b, i0, r);
+        SmallVector<Value> cum =
+            ifValues(b, ult(b, i, c.len), [&](ImplicitLocOpBuilder &b) {
+              Value h = load(b, cumHi, {chunk, head, i});
+              Value l = load(b, cumLo, {chunk, head, i});
+              return SmallVector<Value>{h, l, e.decay(b, faddExact(b, h, l))};
+            });
+        store(b, cum[0], rowHi, {r});
+        store(b, cum[1], rowLo, {r});
+        store(b, cum[2], rowDecay, {r});
+      });
+    }
+    gpu::BarrierOp::create(b);
+
+    MmaLane mmaLaneInfo = mmaLane(b, lane);
+    WarpTile tile =
+        warpTile(b, plan.outputWarps, kRowTile, plan.paddedP, divu(b, tid, 32));
+    SmallVector<Value> acc(tile.accumulators(), f32(b, 0.0));
+
+    // Inter-chunk term: acc[i, p] = sum_n C[i, n] S_prev[p, n]; A = C stored
+    // [i][n], B = S_prev stored [p][n].
+    {
+      MmaOperand cs =
+          operand(b, k, sh.aHigh, sh.aLow, kRowTile, kStep, false);
+      MmaOperand ps =
+          operand(b, k, sh.bHigh, sh.bLow, plan.paddedP, kStep, false);
+      const bool rawC = copiesRaw(e.C, x.dstate);
+      const bool rawPrev = x.dstate % 8 == 0;
+      auto fetch = [&](ImplicitLocOpBuilder &b, Value step,
+                       Value stage) -> SmallVector<Value> {
+        SmallVector<Value> values;
+        Value n0 = mul(b, step, kStep);
+        SwizzledTile cStage = cs.high.stage(b, stage);
+        forEachChunk(b, tid, kOutputThreads, kRowTile, kStep,
+                     [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value n) {
+          Value i = add(b, i0, r), col = add(b, n0, n);
+          Value valid = both(b, ult(b, i, c.len), ult(b, col, x.dstate));
+          Value t = minu(b, add(b, c.first, i), lastToken);
+          if (rawC)
+            llvm::append_range(
+                values, fetchRaw(b, e.C, {t, group, col}, valid, cStage, r, n));
+          else
+            values.push_back(loadEight(b, e.C, {t, group, col}, x.dstate, valid));
+        }, &values);
+        MmaOperand pStage = atStage(b, ps, stage);
+        forEachChunk(b, tid, kOutputThreads, plan.paddedP, kStep,
+                     [&](ImplicitLocOpBuilder &b, int64_t, Value p, Value n) {
+          Value col = add(b, n0, n);
+          Value valid = both(b, ult(b, p, x.headDim), ult(b, col, x.dstate));
+          Value pc = minu(b, p, idx(b, x.headDim - 1));
+          SmallVector<Value> at{chunk, head, pc, col};
+          for (auto [source, t] : {std::pair{prevHigh, pStage.high},
+                                   std::pair{prevLow, pStage.low}}) {
+            if (!source)
+              continue;
+            if (rawPrev)
+              llvm::append_range(values,
+                                 fetchRaw(b, source, at, valid, t, p, n));
+            else
+              values.push_back(loadEight(b, source, at, x.dstate, valid));
+          }
+        }, &values);
+        return values;
+      };
+      auto deposit = [&](ImplicitLocOpBuilder &b, ValueRange values, Value,
+                         Value stage) {
+        size_t next = 0;
+        MmaOperand cStage = atStage(b, cs, stage);
+        forEachChunk(b, tid, kOutputThreads, kRowTile, kStep,
+                     [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value n) {
+          if (!rawC)
+            depositConverted(b, values[next++], cStage, r, n);
+          else if (!async)
+            depositRaw(b, values.slice(next++, 1), cStage.high, r, n);
+        });
+        MmaOperand pStage = atStage(b, ps, stage);
+        forEachChunk(b, tid, kOutputThreads, plan.paddedP, kStep,
+                     [&](ImplicitLocOpBuilder &b, int64_t, Value p, Value n) {
+          for (auto [source, t] : {std::pair{prevHigh, pStage.high},
+                                   std::pair{prevLow, pStage.low}}) {
+            if (!source)
+              continue;
+            if (!rawPrev)
+              t.storeChunk(b, p, n, toMmaElement(b, values[next++],
+                                                 plan.element));
+            else if (!async)
+              depositRaw(b, values.slice(next++, 1), t, p, n);
+          }
+        });
+      };
+      acc = pipelinedReduction(
+          b, idx(b, plan.reductionN / kStep), acc, fetch, deposit,
+          [&](ImplicitLocOpBuilder &b, Value stage, ValueRange acc) {
+            return warpStep(b, mmaLaneInfo, tile, cs, ps, stage, acc);
+          });
     }
 
-    SmallVector<Value> zeros(perWarp * 4, e.f32Const(b, 0.0));
-    auto kLoop = scf::ForOp::create(
-        b, idx(b, 0), steps, idx(b, 1), zeros,
-        [&](OpBuilder &nested, Location loc, Value step, ValueRange accIn) {
-          ImplicitLocOpBuilder b(loc, nested);
-          stage(b, step, tid);
-          gpu::BarrierOp::create(b);
-          SmallVector<Value> acc(accIn.begin(), accIn.end());
-          for (int64_t j = 0; j < perWarp; ++j)
-            for (int64_t kk = 0; kk < kStage; kk += 16) {
-              Value kBase = idx(b, kk);
-              auto aTile = [&](ImplicitLocOpBuilder &b, Value r, Value c) {
-                return aAt(b, add(b, tileRow[j], r), add(b, kBase, c));
-              };
-              auto bTile = [&](ImplicitLocOpBuilder &b, Value r, Value c) {
-                return bAt(b, add(b, kBase, r), add(b, tileCol[j], c));
-              };
-              mmaAccumulate(b, e, fragment, aTile, bTile,
-                            MutableArrayRef<Value>(acc).slice(4 * j, 4),
-                            splitF32);
-            }
-          gpu::BarrierOp::create(b);
-          scf::YieldOp::create(b, acc);
-        });
+    // exp(cum_i) per row: the state enters row i decayed by the whole
+    // prefix of the chunk up to i.
+    forEachAccumulator(b, mmaLaneInfo, tile,
+                       [&](ImplicitLocOpBuilder &b, Value row, Value,
+                           int64_t i) {
+                         acc[i] = fmul(b, acc[i], load(b, rowDecay, {row}));
+                       });
 
-    for (int64_t j = 0; j < perWarp; ++j)
-      e.ifThen(b, tileValid[j], [&](ImplicitLocOpBuilder &b) {
-        for (int64_t r = 0; r < 2; ++r)
-          for (int64_t c = 0; c < 2; ++c) {
-            Value row = add(b, tileRow[j], add(b, fragment.group, idx(b, 8 * r)));
-            Value col = add(b, tileCol[j], add(b, fragment.pair, idx(b, c)));
-            epilogue(b, row, col, kLoop.getResult(4 * j + 2 * r + c));
+    // Intra-chunk term: acc[i, p] += sum_{j <= i} W[i, j] x[j, p]; A = W
+    // stored [i][j], B = x stored [j][p] (rows along k).
+    {
+      MmaOperand ws =
+          operand(b, k, sh.aHigh, sh.aLow, kRowTile, kStep, false);
+      MmaOperand xs =
+          operand(b, k, sh.bHigh, sh.bLow, kStep, plan.paddedP, true);
+      const bool rawX = copiesRaw(e.x, x.headDim);
+      // W chunks: thread -> column chunk tid % 4 of rows tid / 4 and
+      // tid / 4 + 32, so each thread loads one set of column data.
+      static_assert(kRowTile * (kStep / 8) == 2 * kOutputThreads,
+                    "two W chunks per thread");
+      Value wCol = mul(b, remu(b, tid, kStep / 8), 8);
+      Value wRow = divu(b, tid, kStep / 8);
+      const int64_t wRows[2] = {0, kRowTile / 2};
+
+      auto fetch = [&](ImplicitLocOpBuilder &b, Value step,
+                       Value stage) -> SmallVector<Value> {
+        SmallVector<Value> values;
+        Value j0 = mul(b, step, kStep);
+        Value jb = add(b, j0, wCol);
+        for (int64_t dr : wRows) {
+          Value i = add(b, add(b, i0, wRow), dr);
+          Value any = both(b, ult(b, i, c.len), ule(b, jb, i));
+          Value row = minu(b, i, sub(b, c.len, idx(b, 1)));
+          values.push_back(loadEight(b, cb, {chunk, group, row, jb}, 8, any));
+        }
+        SwizzledTile xStage = xs.high.stage(b, stage);
+        forEachChunk(b, tid, kOutputThreads, kStep, plan.paddedP,
+                     [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value p) {
+          Value jj = add(b, j0, r);
+          Value valid = both(b, ult(b, jj, rowsEnd), ult(b, p, x.headDim));
+          Value t = minu(b, add(b, c.first, jj), lastToken);
+          if (rawX)
+            llvm::append_range(
+                values, fetchRaw(b, e.x, {t, head, p}, valid, xStage, r, p));
+          else
+            values.push_back(loadEight(b, e.x, {t, head, p}, x.headDim, valid));
+        }, &values);
+        return values;
+      };
+      auto deposit = [&](ImplicitLocOpBuilder &b, ValueRange values,
+                         Value step, Value stage) {
+        size_t next = 0;
+        Value j0 = mul(b, step, kStep);
+        Value jb = add(b, j0, wCol);
+        MmaOperand wStage = atStage(b, ws, stage);
+        // cum and d of the 8 columns (zeros past the chunk, never used).
+        SmallVector<Value> column = ifValues(
+            b, ult(b, jb, c.len), [&](ImplicitLocOpBuilder &b) {
+              auto f32x8 = VectorType::get({8}, b.getF32Type());
+              SmallVector<Value> v;
+              for (Value source : {cumHi, cumLo, dts})
+                v.push_back(vectorLoad(b, f32x8, source, {chunk, head, jb}, 16));
+              return v;
+            });
+        for (int64_t dr : wRows) {
+          Value r = add(b, wRow, dr);
+          Value i = add(b, i0, r);
+          Value hiI = load(b, rowHi, {r}), loI = load(b, rowLo, {r});
+          Value g = values[next++];
+          SmallVector<Value> w;
+          for (int64_t q = 0; q < 8; ++q) {
+            auto at = [&](Value v) {
+              return vector::ExtractOp::create(b, v, ArrayRef<int64_t>{q})
+                  .getResult();
+            };
+            Value j = add(b, jb, q);
+            Value valid = both(b, ult(b, i, c.len), ule(b, j, i));
+            Value weight = fmul(
+                b, fmul(b, at(g), decayBetween(b, hiI, loI, at(column[0]),
+                                               at(column[1]))),
+                at(column[2]));
+            w.push_back(select(b, valid, weight, f32(b, 0.0)));
           }
-      });
-  }
+          depositConverted(b,
+                           vector::FromElementsOp::create(
+                               b, VectorType::get({8}, b.getF32Type()), w),
+                           wStage, r, wCol);
+        }
+        MmaOperand xStage = atStage(b, xs, stage);
+        forEachChunk(b, tid, kOutputThreads, kStep, plan.paddedP,
+                     [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value p) {
+          if (!rawX)
+            depositConverted(b, values[next++], xStage, r, p);
+          else if (!async)
+            depositRaw(b, values.slice(next++, 1), xStage.high, r, p);
+        });
+      };
+      acc = pipelinedReduction(
+          b, ceilDiv(b, rowsEnd, kStep), acc, fetch, deposit,
+          [&](ImplicitLocOpBuilder &b, Value stage, ValueRange acc) {
+            return warpStep(b, mmaLaneInfo, tile, ws, xs, stage, acc);
+          });
+    }
 
-  // d_t and cum_t; thread per (chunk, head), consecutive heads in a warp so
-  // that dt[t, :] is read coalesced.
-  void emitCumsum(ImplicitLocOpBuilder &b) {
-    Value headBlocks = idx(b, llvm::divideCeil(x.heads, 32));
-    launchKernel(b, e, {list.maxChunks, headBlocks, idx(b, 1)}, {32, 1, 1},
-                 [&](ImplicitLocOpBuilder &b, const KernelContext &k) {
-      Value head = add(b, mul(b, k.block.y, idx(b, 32)), k.thread.x);
-      e.ifThen(b, ult(b, head, idx(b, x.heads)), [&](ImplicitLocOpBuilder &b) {
-        ifChunkInUse(b, k.block.x, [&](ImplicitLocOpBuilder &b, ChunkInfo c) {
-          Value a = e.loadF32(b, e.A, {head});
-          Value zero = e.f32Const(b, 0.0);
-          scf::ForOp::create(
-              b, c.first, add(b, c.first, c.len), idx(b, 1),
-              ValueRange{zero, zero},
-              [&](OpBuilder &nested, Location loc, Value t, ValueRange sum) {
-                ImplicitLocOpBuilder b(loc, nested);
-                Value d = e.processedDt(b, t, head);
-                memref::StoreOp::create(b, d, dts, ValueRange{t, head});
-                // TwoSum: hi + step = next + err exactly.
-                Value hi = sum[0], step = fmul(b, d, a);
-                Value next = arith::AddFOp::create(b, hi, step);
-                Value stepPart = arith::SubFOp::create(b, next, hi);
-                Value hiPart = arith::SubFOp::create(b, next, stepPart);
-                Value err = arith::AddFOp::create(
-                    b, arith::SubFOp::create(b, hi, hiPart),
-                    arith::SubFOp::create(b, step, stepPart));
-                Value lo = arith::AddFOp::create(b, sum[1], err);
-                memref::StoreOp::create(b, next, cumHi, ValueRange{t, head});
-                memref::StoreOp::create(b, lo, cumLo, ValueRange{t, head});
-                scf::YieldOp::create(b, ValueRange{next, lo});
-              });
+    // y = acc + D x, rounded once to the model type.
+    Value dSkip = e.D ? e.loadF32(b, e.D, {head}) : Value();
+    if (x.headDim % 8 == 0) {
+      // Through shared memory, so that each thread writes whole 16-byte
+      // chunks of y rows (and reads x for the skip term the same way)
+      // instead of the fragments' 4-byte pieces. The mma loops ended with a
+      // barrier, so the A tiles' bytes are free.
+      Value yTile = sharedView(b, k, sh.yTile, {kRowTile, sh.yStride}, f32t);
+      e.ifThen(b, tile.active, [&](ImplicitLocOpBuilder &b) {
+        forEachAccumulatorPair(
+            b, mmaLaneInfo, tile, acc,
+            [&](ImplicitLocOpBuilder &b, Value i, Value p, Value v0,
+                Value v1) {
+              Value pair = vector::FromElementsOp::create(
+                  b, VectorType::get({2}, f32t), ValueRange{v0, v1});
+              vectorStore(b, pair, yTile, {i, p}, 8);
+            });
+      });
+      gpu::BarrierOp::create(b);
+      auto f32x4 = VectorType::get({4}, f32t);
+      forEachChunk(b, tid, kOutputThreads, kRowTile, x.headDim,
+                   [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value p) {
+        Value row = add(b, i0, r);
+        e.ifThen(b, ult(b, row, c.len), [&](ImplicitLocOpBuilder &b) {
+          Value t = add(b, c.first, row);
+          Value lo = vectorLoad(b, f32x4, yTile, {r, p}, 16);
+          Value hi = vectorLoad(b, f32x4, yTile, {r, add(b, p, 4)}, 16);
+          Value y8 = vector::ShuffleOp::create(
+              b, lo, hi, ArrayRef<int64_t>{0, 1, 2, 3, 4, 5, 6, 7});
+          if (dSkip) {
+            Value xs = loadEight(b, e.x, {t, head, p}, x.headDim,
+                                 boolean(b, true));
+            Value d8 = vector::BroadcastOp::create(
+                b, VectorType::get({8}, f32t), dSkip);
+            y8 = fadd(b, y8, fmul(b, d8, xs));
+          }
+          if (!modelType.isF32())
+            y8 = arith::TruncFOp::create(b, VectorType::get({8}, modelType),
+                                         y8);
+          vectorStore(b, y8, e.y, {t, head, p}, 16);
         });
       });
+      return;
+    }
+    e.ifThen(b, tile.active, [&](ImplicitLocOpBuilder &b) {
+      forEachAccumulatorPair(
+          b, mmaLaneInfo, tile, acc,
+          [&](ImplicitLocOpBuilder &b, Value i, Value p, Value v0, Value v1) {
+            Value row = add(b, i0, i);
+            e.ifThen(b, ult(b, row, c.len), [&](ImplicitLocOpBuilder &b) {
+              Value t = add(b, c.first, row);
+              Value y0 = v0, y1 = v1;
+              if (dSkip) {
+                Value pc = minu(b, add(b, p, 1), idx(b, x.headDim - 1));
+                Value p0 = minu(b, p, idx(b, x.headDim - 1));
+                y0 = fadd(b, y0, fmul(b, dSkip, e.loadF32(b, e.x, {t, head, p0})));
+                y1 = fadd(b, y1, fmul(b, dSkip, e.loadF32(b, e.x, {t, head, pc})));
+              }
+              storePair(b, e.y, {t, head, p}, idx(b, x.headDim), y0, y1,
+                        x.headDim % 2 == 0);
+            });
+          });
     });
   }
-
-  // dS[p, n] = sum_s Xw[s, p] B[s, n] per (chunk, head).
-  void emitChunkStates(ImplicitLocOpBuilder &b) {
-    const int64_t warps = 8, rows = statesRows(x), cols = statesCols(x);
-    launchKernel(
-        b, e, {list.maxChunks, idx(b, x.heads), idx(b, 1)}, {32, warps, 1},
-        [&](ImplicitLocOpBuilder &b, const KernelContext &k) {
-          Value head = k.block.y;
-          Value xs = k.shared[0], bs = k.shared[1];
-          ifChunkInUse(b, k.block.x, [&](ImplicitLocOpBuilder &b, ChunkInfo c) {
-            Value group = e.groupOf(b, head);
-
-            Value steps = arith::CeilDivUIOp::create(b, c.len, idx(b, kStage));
-            auto stage = [&](ImplicitLocOpBuilder &b, Value step, Value tid) {
-              Value s0 = mul(b, step, idx(b, kStage));
-              // Xw[s, p] = exp(cum_last - cum_s) d_s x[s, p].
-              stageTile(
-                  b, tid, 32 * warps, kStage, rows, xs,
-                  [&](ImplicitLocOpBuilder &b, Value r, Value p) {
-                    return both(b, ult(b, add(b, s0, r), c.len),
-                                ult(b, p, idx(b, x.headDim)));
-                  },
-                  [&](ImplicitLocOpBuilder &b, Value r, Value p) {
-                    Value t = add(b, c.first, add(b, s0, r));
-                    Value decay = e.decay(b, cumDifference(b, c.last, t, head));
-                    return fmul(b, fmul(b, decay, load(b, dts, {t, head})),
-                                e.loadF32(b, e.x, {t, head, p}));
-                  });
-              stageTile(
-                  b, tid, 32 * warps, kStage, cols, bs,
-                  [&](ImplicitLocOpBuilder &b, Value r, Value n) {
-                    return both(b, ult(b, add(b, s0, r), c.len),
-                                ult(b, n, idx(b, x.dstate)));
-                  },
-                  [&](ImplicitLocOpBuilder &b, Value r, Value n) {
-                    return e.loadF32(b, e.B,
-                                     {add(b, c.first, add(b, s0, r)), group, n});
-                  });
-            };
-            tiledMatmul(
-                b, k, warps, rows, cols, steps, stage,
-                [&](ImplicitLocOpBuilder &b, Value p, Value s) {
-                  return load(b, xs, {s, p});
-                },
-                [&](ImplicitLocOpBuilder &b, Value s, Value n) {
-                  return load(b, bs, {s, n});
-                },
-                [&](ImplicitLocOpBuilder &b, Value p, Value n, Value v) {
-                  e.ifThen(b,
-                           both(b, ult(b, p, idx(b, x.headDim)),
-                                ult(b, n, idx(b, x.dstate))),
-                           [&](ImplicitLocOpBuilder &b) {
-                             memref::StoreOp::create(
-                                 b, v, states,
-                                 ValueRange{k.block.x, head, p, n});
-                           });
-                });
-          });
-        },
-        chunkStatesTiles(x));
-  }
-
-  // G[i, j] = sum_n C[i, n] B[j, n] per (chunk, group, tile pair j <= i).
-  void emitChunkCB(ImplicitLocOpBuilder &b) {
-    const int64_t warps = 4;
-    Value rowTiles = arith::CeilDivUIOp::create(b, maxChunkRows, idx(b, kRowTile));
-    launchKernel(
-        b, e, {list.maxChunks, idx(b, x.groups), mul(b, rowTiles, rowTiles)},
-        {32, warps, 1},
-        [&](ImplicitLocOpBuilder &b, const KernelContext &k) {
-          Value group = k.block.y;
-          Value iTile = arith::DivUIOp::create(b, k.block.z, rowTiles);
-          Value jTile = arith::RemUIOp::create(b, k.block.z, rowTiles);
-          Value cs = k.shared[0], bs = k.shared[1];
-          ifChunkInUse(b, k.block.x, [&](ImplicitLocOpBuilder &b, ChunkInfo c) {
-            Value i0 = mul(b, iTile, idx(b, kRowTile));
-            Value j0 = mul(b, jTile, idx(b, kRowTile));
-            Value needed = both(
-                b,
-                arith::CmpIOp::create(b, arith::CmpIPredicate::ule, jTile, iTile),
-                ult(b, i0, c.len));
-            e.ifThen(b, needed, [&](ImplicitLocOpBuilder &b) {
-              Value steps = idx(b, llvm::divideCeil(x.dstate, kStage));
-              auto stage = [&](ImplicitLocOpBuilder &b, Value step, Value tid) {
-                Value n0 = mul(b, step, idx(b, kStage));
-                // Rows i0.. of C and j0.. of B, columns n0.. of dstate.
-                struct Operand {
-                  Value buffer, source, first;
-                };
-                for (Operand o : {Operand{cs, e.C, i0}, Operand{bs, e.B, j0}})
-                  stageTile(
-                      b, tid, 32 * warps, kRowTile, kStage, o.buffer,
-                      [&](ImplicitLocOpBuilder &b, Value r, Value kk) {
-                        return both(b, ult(b, add(b, n0, kk), idx(b, x.dstate)),
-                                    ult(b, add(b, o.first, r), c.len));
-                      },
-                      [&](ImplicitLocOpBuilder &b, Value r, Value kk) {
-                        return e.loadF32(b, o.source,
-                                         {add(b, c.first, add(b, o.first, r)),
-                                          group, add(b, n0, kk)});
-                      });
-              };
-              tiledMatmul(
-                  b, k, warps, kRowTile, kRowTile, steps, stage,
-                  [&](ImplicitLocOpBuilder &b, Value i, Value n) {
-                    return load(b, cs, {i, n});
-                  },
-                  [&](ImplicitLocOpBuilder &b, Value n, Value j) {
-                    return load(b, bs, {j, n});
-                  },
-                  [&](ImplicitLocOpBuilder &b, Value i, Value j, Value v) {
-                    Value ti = add(b, i0, i), tj = add(b, j0, j);
-                    e.ifThen(b, both(b, ult(b, ti, c.len), ult(b, tj, c.len)),
-                             [&](ImplicitLocOpBuilder &b) {
-                               memref::StoreOp::create(
-                                   b, v, cb,
-                                   ValueRange{k.block.x, group, ti, tj});
-                             });
-                  });
-            });
-          });
-        },
-        chunkCBTiles());
-  }
-
-  // S_prev(k) in place of dS_k, and the final state into the pool, for the
-  // sequences of one pass.
-  void emitStatePassing(ImplicitLocOpBuilder &b, const WriterOrder &order,
-                        unsigned pass) {
-    const int64_t threads = 256, elements = x.headDim * x.dstate;
-    launchKernel(
-        b, e, {e.batch, idx(b, x.heads), idx(b, 1)}, {threads, 1, 1},
-        [&](ImplicitLocOpBuilder &b, const KernelContext &k) {
-          Value seq = k.block.x, head = k.block.y;
-          e.ifThen(b, e.inPass(b, order, seq, pass), [&](ImplicitLocOpBuilder &b) {
-            SequenceInfo s = e.sequence(b, seq);
-            Value firstChunk = load(b, list.begin, seq);
-            Value endChunk = load(b, list.begin, add(b, seq, idx(b, 1)));
-            strided(b, k.thread.x, elements, threads,
-                    [&](ImplicitLocOpBuilder &b, Value i) {
-              Value p = arith::DivUIOp::create(b, i, idx(b, x.dstate));
-              Value n = arith::RemUIOp::create(b, i, idx(b, x.dstate));
-              Value initial =
-                  loadOrZero(b, s.readsInitial, e.pool, {s.slot, head, p, n});
-              Value final = e.reduce(
-                  b, firstChunk, endChunk, initial,
-                  [&](ImplicitLocOpBuilder &b, Value chunk, Value state) -> Value {
-                    ChunkInfo c = e.chunkAt(b, list, chunk);
-                    Value decay = e.decay(b, cumAt(b, c.last, head));
-                    Value contribution = load(b, states, {chunk, head, p, n});
-                    memref::StoreOp::create(b, state, states,
-                                            ValueRange{chunk, head, p, n});
-                    return arith::AddFOp::create(b, fmul(b, decay, state),
-                                                 contribution);
-                  });
-              e.ifThen(b, s.writesState, [&](ImplicitLocOpBuilder &b) {
-                e.storeRounded(b, final, e.pool, {s.slot, head, p, n});
-              });
-            });
-          });
-        });
-  }
-
-  // y for 64 rows of a chunk and one head: two accumulations into the same
-  // [64 x P] tile, then the skip term and the rounding store.
-  void emitOutput(ImplicitLocOpBuilder &b) {
-    const int64_t warps = 4, cols = outputCols(x);
-    Value rowTiles = arith::CeilDivUIOp::create(b, maxChunkRows, idx(b, kRowTile));
-    launchKernel(
-        b, e, {list.maxChunks, idx(b, x.heads), rowTiles}, {32, warps, 1},
-        [&](ImplicitLocOpBuilder &b, const KernelContext &k) {
-          Value chunk = k.block.x, head = k.block.y;
-          Value as = k.shared[0], bs = k.shared[1];
-          ifChunkInUse(b, chunk, [&](ImplicitLocOpBuilder &b, ChunkInfo c) {
-            Value i0 = mul(b, k.block.z, idx(b, kRowTile));
-            e.ifThen(b, ult(b, i0, c.len), [&](ImplicitLocOpBuilder &b) {
-              emitOutputTile(b, k, c, chunk, head, i0, as, bs, warps, cols);
-            });
-          });
-        },
-        outputTiles(x));
-  }
-
-  void emitOutputTile(ImplicitLocOpBuilder &b, const KernelContext &k,
-                      const ChunkInfo &c, Value chunk, Value head, Value i0,
-                      Value as, Value bs, int64_t warps, int64_t cols) {
-    Value group = e.groupOf(b, head);
-    // Reduction steps: N / kStage over dstate for the inter-chunk term, then
-    // over the rows j < min(i0 + 64, len) for the intra-chunk term.
-    Value interSteps = idx(b, llvm::divideCeil(x.dstate, kStage));
-    Value rowsEnd = arith::MinUIOp::create(b, add(b, i0, idx(b, kRowTile)), c.len);
-    Value intraSteps = arith::CeilDivUIOp::create(b, rowsEnd, idx(b, kStage));
-    Value steps = add(b, interSteps, intraSteps);
-
-    auto stage = [&](ImplicitLocOpBuilder &b, Value step, Value tid) {
-      Value inter = ult(b, step, interSteps);
-      auto ifInter = scf::IfOp::create(b, TypeRange{}, inter, true);
-      {
-        // A[i, n] = exp(cum_i) C[i, n];  B[n, p] = S_prev[p, n].
-        ImplicitLocOpBuilder b(ifInter.getLoc(), ifInter.getContext());
-        b.setInsertionPoint(ifInter.thenBlock()->getTerminator());
-        Value n0 = mul(b, step, idx(b, kStage));
-        stageTile(
-            b, tid, 32 * warps, kRowTile, kStage, as,
-            [&](ImplicitLocOpBuilder &b, Value r, Value kk) {
-              return both(b, ult(b, add(b, i0, r), c.len),
-                          ult(b, add(b, n0, kk), idx(b, x.dstate)));
-            },
-            [&](ImplicitLocOpBuilder &b, Value r, Value kk) {
-              Value t = add(b, c.first, add(b, i0, r));
-              return fmul(b, e.decay(b, cumAt(b, t, head)),
-                          e.loadF32(b, e.C, {t, group, add(b, n0, kk)}));
-            });
-        stageTile(
-            b, tid, 32 * warps, kStage, cols, bs,
-            [&](ImplicitLocOpBuilder &b, Value kk, Value p) {
-              return both(b, ult(b, add(b, n0, kk), idx(b, x.dstate)),
-                          ult(b, p, idx(b, x.headDim)));
-            },
-            [&](ImplicitLocOpBuilder &b, Value kk, Value p) {
-              return load(b, states, {chunk, head, p, add(b, n0, kk)});
-            });
-      }
-      {
-        // A[i, j] = G[i, j] exp(cum_i - cum_j) d_j (j <= i);  B[j, p] = x[j, p].
-        ImplicitLocOpBuilder b(ifInter.getLoc(), ifInter.getContext());
-        b.setInsertionPoint(ifInter.elseBlock()->getTerminator());
-        Value j0 = mul(b, arith::SubIOp::create(b, step, interSteps),
-                       idx(b, kStage));
-        stageTile(
-            b, tid, 32 * warps, kRowTile, kStage, as,
-            [&](ImplicitLocOpBuilder &b, Value r, Value kk) {
-              Value row = add(b, i0, r);
-              return both(b, ult(b, row, c.len),
-                          arith::CmpIOp::create(b, arith::CmpIPredicate::ule,
-                                                add(b, j0, kk), row));
-            },
-            [&](ImplicitLocOpBuilder &b, Value r, Value kk) {
-              Value row = add(b, i0, r), j = add(b, j0, kk);
-              Value ti = add(b, c.first, row), tj = add(b, c.first, j);
-              return fmul(b,
-                          fmul(b, load(b, cb, {chunk, group, row, j}),
-                               e.decay(b, cumDifference(b, ti, tj, head))),
-                          load(b, dts, {tj, head}));
-            });
-        stageTile(
-            b, tid, 32 * warps, kStage, cols, bs,
-            [&](ImplicitLocOpBuilder &b, Value kk, Value p) {
-              return both(b, ult(b, add(b, j0, kk), c.len),
-                          ult(b, p, idx(b, x.headDim)));
-            },
-            [&](ImplicitLocOpBuilder &b, Value kk, Value p) {
-              return e.loadF32(b, e.x, {add(b, c.first, add(b, j0, kk)), head, p});
-            });
-      }
-    };
-
-    Value dSkip = e.D ? e.loadF32(b, e.D, {head}) : Value();
-    tiledMatmul(
-        b, k, warps, kRowTile, cols, steps, stage,
-        [&](ImplicitLocOpBuilder &b, Value i, Value kk) {
-          return load(b, as, {i, kk});
-        },
-        [&](ImplicitLocOpBuilder &b, Value kk, Value p) {
-          return load(b, bs, {kk, p});
-        },
-        [&](ImplicitLocOpBuilder &b, Value i, Value p, Value v) {
-          Value row = add(b, i0, i);
-          e.ifThen(b, both(b, ult(b, row, c.len), ult(b, p, idx(b, x.headDim))),
-                   [&](ImplicitLocOpBuilder &b) {
-                     Value t = add(b, c.first, row);
-                     Value out = v;
-                     if (dSkip)
-                       out = arith::AddFOp::create(
-                           b, out, fmul(b, dSkip, e.loadF32(b, e.x, {t, head, p})));
-                     e.storeRounded(b, out, e.y, {t, head, p});
-                   });
-        });
-  }
 };
+
+void ChunkedScanGPUBuilder::declareWorkspace(ImplicitLocOpBuilder &b,
+                                             WorkspaceBuilder &w) {
+  if (minSequence) {
+    // At most T / minSequence sequences are that long; each has at most
+    // ceil(len / L) <= len / L + 1 chunks.
+    seqBound = minu(b, e.batch, divu(b, e.tokens, minSequence));
+  } else {
+    seqBound = e.batch;
+  }
+  maxChunks = add(b, ceilDiv(b, e.tokens, L), seqBound);
+  chunkRows = minu(b, idx(b, L), e.tokens);
+  paddedRows = mul(b, ceilDiv(b, chunkRows, 8), 8);
+  rowTiles = ceilDiv(b, chunkRows, kRowTile);
+  const int64_t dyn = ShapedType::kDynamic;
+  Type f32t = b.getF32Type(), i32t = b.getI32Type();
+  int64_t H = x.heads, P = x.headDim, N = x.dstate, G = x.groups;
+  auto perToken = MemRefType::get({dyn, H, dyn}, f32t);
+  auto prevType = MemRefType::get({dyn, H, P, N}, mmaType);
+  auto stateType = MemRefType::get({dyn, H, P, N}, f32t);
+  workspaceSlots = {
+      w.add(MemRefType::get({dyn}, i32t), {add(b, e.batch, 1)}), // chunkBegin
+      w.add(MemRefType::get({dyn}, i32t), {maxChunks}),          // chunkSeq
+      w.add(perToken, {maxChunks, paddedRows}),                  // cumHi
+      w.add(perToken, {maxChunks, paddedRows}),                  // cumLo
+      w.add(perToken, {maxChunks, paddedRows}),                  // dts
+      w.add(MemRefType::get({dyn, H}, f32t), {maxChunks}),       // chunkDecay
+      w.add(stateType, {maxChunks}),                             // states
+      w.add(prevType, {maxChunks}),                              // prevHigh
+      plan.split ? w.add(prevType, {maxChunks}) : ~0u,           // prevLow
+      w.add(stateType, {seqBound}),                              // finals
+      w.add(MemRefType::get({dyn, G, dyn, dyn}, f32t),
+            {maxChunks, chunkRows, paddedRows}),                 // cb
+      minSequence ? w.add(MemRefType::get({dyn}, i32t), {add(b, seqBound, 1)})
+                  : ~0u,                                         // chunkedSeqs
+  };
+}
+
+void ChunkedScanGPUBuilder::bindWorkspace(ArrayRef<Value> views) {
+  auto view = [&](unsigned i) {
+    return workspaceSlots[i] == ~0u ? Value() : views[workspaceSlots[i]];
+  };
+  chunkBegin = view(0);
+  chunkSeq = view(1);
+  cumHi = view(2);
+  cumLo = view(3);
+  dts = view(4);
+  chunkDecay = view(5);
+  states = view(6);
+  prevHigh = view(7);
+  prevLow = view(8);
+  finals = view(9);
+  cb = view(10);
+  chunkedSeqs = view(11);
+}
 
 } // namespace
 
 SmallVector<KernelSharedMemory>
-mlir::ssd::detail::chunkedSharedMemory(const StaticExtents &extents) {
-  return {{"chunk states", sharedMemoryPerBlock(chunkStatesTiles(extents))},
-          {"C B^T", sharedMemoryPerBlock(chunkCBTiles())},
-          {"output", sharedMemoryPerBlock(outputTiles(extents))}};
+mlir::ssd::detail::chunkedSharedMemory(const StaticExtents &extents,
+                                       Type modelType, int64_t chunkSize) {
+  ChunkedPlan plan(extents, modelType, chunkSize);
+  return {{"chunk states and C B^T", sharedMemoryPerBlock(plan.launch1Bytes)},
+          {"output", sharedMemoryPerBlock(plan.launch3Bytes)}};
 }
 
 void mlir::ssd::detail::buildChunkedScanGPU(RewriterBase &rewriter,
                                             ChunkScanVarlenOp op,
                                             const StaticExtents &extents,
-                                            int64_t chunkSize) {
+                                            int64_t chunkSize,
+                                            const LowerToGPUOptions &options) {
   ImplicitLocOpBuilder b(op.getLoc(), rewriter);
-  ChunkedScanGPUBuilder(b, op, extents, chunkSize).build(b);
+  Type modelType = cast<MemRefType>(op.getX().getType()).getElementType();
+  ChunkedPlan plan(extents, modelType, chunkSize);
+  ChunkedScanGPUBuilder chunked(b, op, plan, options);
+  WorkspaceBuilder w;
+  chunked.declareWorkspace(b, w);
+  chunked.bindWorkspace(w.allocate(b, op));
+  chunked.emitLaunches(b);
+  rewriter.eraseOp(op);
+}
+
+void mlir::ssd::detail::buildMixedScanGPU(RewriterBase &rewriter,
+                                          ChunkScanVarlenOp op,
+                                          const StaticExtents &extents,
+                                          int64_t chunkSize,
+                                          int64_t minChunkedSequence,
+                                          const LowerToGPUOptions &options) {
+  // Order: the serial readers' pass, the three chunked launches (pool reads
+  // in the second, writes in the third), then the contested serial writers.
+  // A serial writer whose slot a chunked sequence reads is contested (the
+  // vote counts readers of both forms), so it writes after launch 2; a
+  // chunked writer writes in launch 3, after every serial reader but the
+  // contested writers, which read only their own slots.
+  ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+  Type modelType = cast<MemRefType>(op.getX().getType()).getElementType();
+  ChunkedPlan plan(extents, modelType, chunkSize);
+  std::unique_ptr<SerialPart> serial =
+      makeSerialPart(b, op, extents, options, minChunkedSequence);
+  ChunkedScanGPUBuilder chunked(b, op, plan, options, minChunkedSequence);
+  WorkspaceBuilder w;
+  serial->declareWorkspace(b, w);
+  chunked.declareWorkspace(b, w);
+  SmallVector<Value> views = w.allocate(b, op);
+  serial->bindWorkspace(views);
+  chunked.bindWorkspace(views);
+  serial->emitFirstLaunch(b);
+  chunked.emitLaunches(b);
+  serial->emitSecondLaunch(b);
   rewriter.eraseOp(op);
 }

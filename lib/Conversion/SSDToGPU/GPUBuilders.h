@@ -5,6 +5,7 @@
 
 #include "ScanEmitter/ScanEmitter.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "ssd/Conversion/Passes.h"
 
@@ -14,6 +15,115 @@ namespace mlir {
 namespace ssd {
 namespace detail {
 
+//===----------------------------------------------------------------------===//
+// Small IR helpers (index and f32 arithmetic), so that kernels read as math.
+//===----------------------------------------------------------------------===//
+
+namespace ir {
+inline Value idx(ImplicitLocOpBuilder &b, int64_t v) {
+  return arith::ConstantIndexOp::create(b, v);
+}
+inline Value i32(ImplicitLocOpBuilder &b, int32_t v) {
+  return arith::ConstantOp::create(b, b.getI32IntegerAttr(v));
+}
+inline Value f32(ImplicitLocOpBuilder &b, double v) {
+  return arith::ConstantOp::create(b, b.getF32FloatAttr(v));
+}
+inline Value boolean(ImplicitLocOpBuilder &b, bool v) {
+  return arith::ConstantOp::create(b, b.getBoolAttr(v));
+}
+inline Value add(ImplicitLocOpBuilder &b, Value l, Value r) {
+  return arith::AddIOp::create(b, l, r);
+}
+inline Value add(ImplicitLocOpBuilder &b, Value l, int64_t r) {
+  return r == 0 ? l : add(b, l, idx(b, r));
+}
+inline Value sub(ImplicitLocOpBuilder &b, Value l, Value r) {
+  return arith::SubIOp::create(b, l, r);
+}
+inline Value mul(ImplicitLocOpBuilder &b, Value l, Value r) {
+  return arith::MulIOp::create(b, l, r);
+}
+inline Value mul(ImplicitLocOpBuilder &b, Value l, int64_t r) {
+  return r == 1 ? l : mul(b, l, idx(b, r));
+}
+inline Value divu(ImplicitLocOpBuilder &b, Value l, int64_t r) {
+  return r == 1 ? l : arith::DivUIOp::create(b, l, idx(b, r)).getResult();
+}
+inline Value divu(ImplicitLocOpBuilder &b, Value l, Value r) {
+  return arith::DivUIOp::create(b, l, r);
+}
+inline Value remu(ImplicitLocOpBuilder &b, Value l, int64_t r) {
+  return arith::RemUIOp::create(b, l, idx(b, r));
+}
+inline Value ceilDiv(ImplicitLocOpBuilder &b, Value l, int64_t r) {
+  return arith::CeilDivUIOp::create(b, l, idx(b, r));
+}
+inline Value minu(ImplicitLocOpBuilder &b, Value l, Value r) {
+  return arith::MinUIOp::create(b, l, r);
+}
+inline Value maxu(ImplicitLocOpBuilder &b, Value l, Value r) {
+  return arith::MaxUIOp::create(b, l, r);
+}
+inline Value cmp(ImplicitLocOpBuilder &b, arith::CmpIPredicate p, Value l,
+                 Value r) {
+  return arith::CmpIOp::create(b, p, l, r);
+}
+inline Value ult(ImplicitLocOpBuilder &b, Value l, Value r) {
+  return cmp(b, arith::CmpIPredicate::ult, l, r);
+}
+inline Value ult(ImplicitLocOpBuilder &b, Value l, int64_t r) {
+  return ult(b, l, idx(b, r));
+}
+inline Value ule(ImplicitLocOpBuilder &b, Value l, Value r) {
+  return cmp(b, arith::CmpIPredicate::ule, l, r);
+}
+inline Value eq(ImplicitLocOpBuilder &b, Value l, Value r) {
+  return cmp(b, arith::CmpIPredicate::eq, l, r);
+}
+inline Value both(ImplicitLocOpBuilder &b, Value l, Value r) {
+  return arith::AndIOp::create(b, l, r);
+}
+inline Value either(ImplicitLocOpBuilder &b, Value l, Value r) {
+  return arith::OrIOp::create(b, l, r);
+}
+inline Value select(ImplicitLocOpBuilder &b, Value c, Value t, Value f) {
+  return arith::SelectOp::create(b, c, t, f);
+}
+inline Value toIndex(ImplicitLocOpBuilder &b, Value v) {
+  return arith::IndexCastUIOp::create(b, b.getIndexType(), v);
+}
+inline Value toI32(ImplicitLocOpBuilder &b, Value v) {
+  return arith::IndexCastUIOp::create(b, b.getI32Type(), v);
+}
+/// f32 arithmetic that LLVM may contract into fma (a * b + c rounds once):
+/// the scan's updates and dot products are written as such sums.
+inline arith::FastMathFlagsAttr contract(ImplicitLocOpBuilder &b) {
+  return arith::FastMathFlagsAttr::get(b.getContext(),
+                                       arith::FastMathFlags::contract);
+}
+inline Value fadd(ImplicitLocOpBuilder &b, Value l, Value r) {
+  return arith::AddFOp::create(b, l, r, contract(b));
+}
+inline Value fsub(ImplicitLocOpBuilder &b, Value l, Value r) {
+  return arith::SubFOp::create(b, l, r, contract(b));
+}
+inline Value fmul(ImplicitLocOpBuilder &b, Value l, Value r) {
+  return arith::MulFOp::create(b, l, r, contract(b));
+}
+/// Exact f32 arithmetic for the compensated sums: no contraction, which
+/// would change what the error terms measure.
+inline Value faddExact(ImplicitLocOpBuilder &b, Value l, Value r) {
+  return arith::AddFOp::create(b, l, r);
+}
+inline Value fsubExact(ImplicitLocOpBuilder &b, Value l, Value r) {
+  return arith::SubFOp::create(b, l, r);
+}
+inline Value fmulExact(ImplicitLocOpBuilder &b, Value l, Value r) {
+  return arith::MulFOp::create(b, l, r);
+}
+} // namespace ir
+
 /// The op's model extents, which the GPU kernels need at compile time.
 struct StaticExtents {
   int64_t heads, headDim, groups, dstate;
@@ -22,81 +132,269 @@ struct StaticExtents {
 /// The static extents of `op`, or failure when one is dynamic.
 FailureOr<StaticExtents> getStaticExtents(ChunkScanVarlenOp op);
 
-/// What a kernel body sees: block and thread ids, and its workgroup
-/// (shared-memory) buffers in the order they were requested.
+//===----------------------------------------------------------------------===//
+// Launches and shared memory
+//===----------------------------------------------------------------------===//
+
+/// What a kernel body sees: block and thread ids, and its shared memory as
+/// one byte buffer (memref<Bxi8> or memref<?xi8> in the workgroup address
+/// space; null when the kernel has none) that `sharedView` carves.
 struct KernelContext {
   gpu::KernelDim3 block, thread;
-  SmallVector<Value> shared;
+  Value shared;
 };
 
 using KernelBodyFn =
     function_ref<void(ImplicitLocOpBuilder &, const KernelContext &)>;
 
-/// The static shapes of a kernel's workgroup (shared-memory) f32 buffers.
-using WorkgroupShapes = ArrayRef<SmallVector<int64_t, 2>>;
-
 /// Most static shared memory ptxas accepts in one kernel (48 KiB). Above it
 /// only dynamic shared memory can be used, with the runtime's opt-in.
 constexpr int64_t kMaxStaticSharedMemoryBytes = 48 * 1024;
+/// Alignment of every view of shared memory and of the workspace: 16 bytes
+/// is what vector and cp.async accesses of 16 bytes need.
+constexpr int64_t kViewAlignment = 16;
 
-/// Shared memory per block of a kernel that `launchKernel` gives buffers of
-/// `shapes`: the buffers, each at a 16-byte aligned offset, plus, when they
-/// come from dynamic shared memory, the small static base that the NVVM
-/// lowering declares for it (the driver holds static and dynamic shared
-/// memory together to the chip's per-block maximum).
-int64_t sharedMemoryPerBlock(WorkgroupShapes shapes);
+/// Byte offsets of the shared-memory buffers of one kernel role: each `add`
+/// returns the next offset, aligned to kViewAlignment.
+class SharedLayout {
+public:
+  int64_t add(int64_t bytes) {
+    int64_t offset = llvm::alignTo(end, kViewAlignment);
+    end = offset + bytes;
+    return offset;
+  }
+  int64_t size() const { return llvm::alignTo(end, kViewAlignment); }
 
-/// gpu.launch over `grid` blocks of `block` threads, with one workgroup
-/// buffer per entry of `shared` (f32, static shape). Up to
-/// kMaxStaticSharedMemoryBytes they are workgroup attributions (static
-/// shared memory); above, views of dynamic shared memory that the launch
-/// sizes. A zero grid extent launches one idle block (CUDA rejects empty
-/// launches), so the host code stays a straight chain of launches.
+private:
+  int64_t end = 0;
+};
+
+/// Shared memory per block of a kernel that `launchKernel` gives
+/// `sharedBytes`: the bytes plus, when they come from dynamic shared memory,
+/// the small static base that the NVVM lowering declares for it (the
+/// driver holds static and dynamic shared memory together to the chip's
+/// per-block maximum).
+int64_t sharedMemoryPerBlock(int64_t sharedBytes);
+
+/// gpu.launch over `grid` blocks of `block` threads with `sharedBytes` of
+/// shared memory. Up to kMaxStaticSharedMemoryBytes it is a workgroup
+/// attribution (static shared memory); above, dynamic shared memory that
+/// the launch sizes. A zero grid extent launches one idle block (CUDA
+/// rejects empty launches), so the host code stays a straight chain of
+/// launches.
 void launchKernel(ImplicitLocOpBuilder &b, const ScanEmitter &e,
                   std::array<Value, 3> grid, std::array<int64_t, 3> block,
-                  KernelBodyFn body, WorkgroupShapes shared = {});
+                  KernelBodyFn body, int64_t sharedBytes = 0);
 
-/// A workgroup-memory memref type of f32 with the given shape.
-MemRefType workgroupBufferType(MLIRContext *ctx, ArrayRef<int64_t> shape);
-
-/// One thread for each index in [0, count).
-void launchPerIndex(ImplicitLocOpBuilder &b, const ScanEmitter &e, Value count,
-                    function_ref<void(ImplicitLocOpBuilder &, Value)> body);
-
-/// Where a lane's values sit in the fragments of an m16n8k16 mma.sync:
-/// rows `group` and `group + 8`, columns `pair`, `pair + 1` (+ 8 for k).
-struct MmaLane {
-  Value group; // lane / 4
-  Value pair;  // 2 * (lane % 4)
-};
-MmaLane mmaLane(ImplicitLocOpBuilder &b, const ScanEmitter &e, Value lane);
-
-using TileElementFn =
-    function_ref<Value(ImplicitLocOpBuilder &, Value row, Value column)>;
-
-/// acc (the 4 f32 of a 16x8 accumulator tile) += A[16 x 16] * B[16 x 8] on
-/// tensor cores (mma.sync.m16n8k16.row.col, bf16 operands, f32
-/// accumulation). `a(row, k)` and `b(k, column)` give f32 values in tile
-/// coordinates. With `splitF32`, each operand is split into a high and a low
-/// bf16 part and three products are accumulated (hi*hi + hi*lo + lo*hi),
-/// which keeps about 16 significant bits: enough for f32 models.
-void mmaAccumulate(ImplicitLocOpBuilder &b, const ScanEmitter &e,
-                   const MmaLane &lane, TileElementFn a, TileElementFn bElem,
-                   MutableArrayRef<Value> acc, bool splitF32);
+/// A view of the kernel's shared memory at byte `offset` with the static
+/// shape and element type of `shape` / `elementType`.
+Value sharedView(ImplicitLocOpBuilder &b, const KernelContext &k,
+                 int64_t offset, ArrayRef<int64_t> shape, Type elementType);
 
 /// Sum of `v` over the 32 lanes of a warp, in every lane (xor butterfly).
 Value warpSum(ImplicitLocOpBuilder &b, Value v);
 
-/// WriterOrder (see ScanEmitter.h) computed by three small kernels on
-/// device buffers; no host synchronisation.
-WriterOrder planWriterOrderOnDevice(ImplicitLocOpBuilder &b,
-                                    const ScanEmitter &e);
-void freeWriterOrderOnDevice(ImplicitLocOpBuilder &b, const WriterOrder &order);
+/// Any lane of the warp has `predicate` set (vote.any), in every lane.
+Value warpAny(ImplicitLocOpBuilder &b, Value predicate);
+
+/// Values combined along a scan: an associative operation on tuples of
+/// values, applied in a fixed order (so every launch computes the same bits).
+using ScanCombineFn = function_ref<SmallVector<Value>(
+    ImplicitLocOpBuilder &, ValueRange earlier, ValueRange later)>;
+
+/// An exclusive scan of one tuple per thread over the `threads` threads of a
+/// block (a multiple of 32; thread id `tid`, lane `lane`), with `identity`
+/// before the first thread: shfl.up within each warp, then every thread
+/// combines the totals of the warps before its own. `scratch` holds one
+/// [threads / 32] workgroup buffer per tuple element, of its type. Returns
+/// the exclusive prefix and the block total (every thread gets both).
+/// Contains two barriers (the first protects earlier reads of `scratch`).
+struct BlockScanResult {
+  SmallVector<Value> exclusive, total;
+};
+BlockScanResult blockExclusiveScan(ImplicitLocOpBuilder &b, Value tid,
+                                   Value lane, int64_t threads,
+                                   ValueRange values, ValueRange identity,
+                                   ArrayRef<Value> scratch,
+                                   ScanCombineFn combine);
+
+//===----------------------------------------------------------------------===//
+// Tensor-core tiles: swizzled shared tiles, fragments, mma.sync
+//===----------------------------------------------------------------------===//
+
+/// The 16-bit type the tensor cores multiply: bf16, or f16 for f16 models.
+/// f32 models use bf16 with a high/low split (see WarpMma.cpp).
+enum class MmaElement { BF16, F16 };
+
+/// A [rows x cols] tile of 16-bit values in shared memory whose 16-byte
+/// chunks are permuted per row (XOR swizzle), so that the 8 rows an
+/// ldmatrix (or a fragment read) touches at one column fall in 8 different
+/// 16-byte bank groups. cols is a multiple of 8; chunksPerRow is a power of
+/// two below 8 or a multiple of 8 (the XOR stays inside the row).
+struct SwizzledTile {
+  Value buffer; // memref<stages * rows x cols x (bf16|f16), workgroup>
+  int64_t rows = 0, cols = 0;
+  /// First buffer row of the stage this tile addresses (null: 0); the
+  /// stages of a multi-buffered tile are consecutive groups of `rows` rows.
+  Value rowOffset;
+
+  /// The same tile at stage `stage` of a multi-buffered buffer.
+  SwizzledTile stage(ImplicitLocOpBuilder &b, Value stage) const;
+  /// The buffer row of tile row `row`.
+  Value bufferRow(ImplicitLocOpBuilder &b, Value row) const;
+
+  /// The column where logical column `col` of buffer row `bufferRow` is
+  /// stored; the 8 columns of a 16-byte chunk stay together and in order.
+  Value physicalColumn(ImplicitLocOpBuilder &b, Value bufferRow,
+                       Value col) const;
+  /// Store 8 values (vector<8xT>) at columns col..col+7 (col % 8 == 0) of
+  /// tile row `row`.
+  void storeChunk(ImplicitLocOpBuilder &b, Value row, Value col,
+                  Value chunk) const;
+};
+
+/// Round `cols` up to what a SwizzledTile accepts.
+int64_t swizzledColumns(int64_t cols);
+/// Shared bytes of a SwizzledTile.
+inline int64_t swizzledTileBytes(int64_t rows, int64_t cols,
+                                 int64_t stages = 1) {
+  return stages * rows * swizzledColumns(cols) * 2;
+}
+/// A SwizzledTile view of the kernel's shared memory at byte `offset`.
+SwizzledTile sharedTile(ImplicitLocOpBuilder &b, const KernelContext &k,
+                        int64_t offset, int64_t rows, int64_t cols,
+                        Type element, int64_t stages = 1);
+
+/// One operand of a warp-level matmul in shared memory: the tile (and, for
+/// f32 models, the tile of low parts), and which way it is stored: `kRows`
+/// when its rows run along the reduction dimension k (A stored [k][m], B
+/// stored [k][n]), else rows are m (for A) or n (for B) and k runs along
+/// the columns. Fragments of a kRows tile are loaded transposed.
+struct MmaOperand {
+  SwizzledTile high, low; // low.buffer null unless split
+  bool kRows = false;
+  bool split() const { return static_cast<bool>(low.buffer); }
+};
+
+/// How fragments are read from shared memory: with ldmatrix (one
+/// instruction per four 8x8 matrices), or with one 32-bit load per
+/// register (two 16-bit loads for transposed fragments), for targets that
+/// do not execute ldmatrix.
+enum class FragmentLoads { LdMatrix, Scalar };
+
+/// Where a lane's values sit in the fragments of an m16n8k16 mma.sync:
+/// rows `group` and `group + 8`, columns `pair`, `pair + 1` (+ 8 for k).
+struct MmaLane {
+  Value lane;  // 0..31
+  Value group; // lane / 4
+  Value pair;  // 2 * (lane % 4)
+};
+MmaLane mmaLane(ImplicitLocOpBuilder &b, Value lane);
+
+/// A warp's share of a block-level [M x N] matmul tile: `mTiles` 16-row
+/// and `nTiles` 8-column mma tiles (nTiles even) starting at (mBase,
+/// nBase); `active` is false for warps the tile does not need (they skip
+/// the mma steps and the epilogue).
+struct WarpTile {
+  Value mBase, nBase, active;
+  int64_t mTiles = 0, nTiles = 0;
+  int64_t accumulators() const { return mTiles * nTiles * 4; }
+};
+
+/// The warp layout of a block-level [rows x cols] tile (multiples of 16)
+/// over `warps` warps: warpsM x warpsN warps of mTiles x nTiles mma tiles,
+/// the layout with the fewest fragment loads per mma among those that
+/// cover the tile.
+struct WarpLayout {
+  int64_t warpsM = 1, warpsN = 1, mTiles = 1, nTiles = 2;
+  int64_t accumulators() const { return mTiles * nTiles * 4; }
+};
+WarpLayout chooseWarpLayout(int64_t rows, int64_t cols, int64_t warps);
+WarpTile warpTile(ImplicitLocOpBuilder &b, const WarpLayout &layout,
+                  int64_t rows, int64_t cols, Value warp);
+
+/// acc += A[mBase.., k0..k0+kExtent) * B[k0.., nBase..) for the warp's mma
+/// tiles: kExtent / 16 m16n8k16 steps; `acc` holds 4 f32 per mma tile, in
+/// (mTile, nTile) order.
+void warpMatmul(ImplicitLocOpBuilder &b, const MmaLane &lane,
+                const WarpTile &tile, const MmaOperand &a, const MmaOperand &bOp,
+                int64_t k0, int64_t kExtent, MmaElement element,
+                FragmentLoads loads, MutableArrayRef<Value> acc);
+
+/// For each accumulator of the warp's tile: its (row, column) in the block
+/// tile, and the index of its value in `acc`.
+void forEachAccumulator(
+    ImplicitLocOpBuilder &b, const MmaLane &lane, const WarpTile &tile,
+    function_ref<void(ImplicitLocOpBuilder &, Value row, Value col,
+                      int64_t accIndex)>
+        body);
+
+/// f32 -> the mma element (bf16 or f16), round to nearest even; for vectors
+/// too. `splitLow` gives the rounding residual v - round(v), rounded again:
+/// the low part of the hi/lo split of f32 operands.
+Value toMmaElement(ImplicitLocOpBuilder &b, Value v, MmaElement element);
+Value mmaLowPart(ImplicitLocOpBuilder &b, Value v, MmaElement element);
+Type mmaElementType(MLIRContext *ctx, MmaElement element);
+
+//===----------------------------------------------------------------------===//
+// The per-call workspace
+//===----------------------------------------------------------------------===//
+
+/// Name of the runtime function that returns the per-call device workspace:
+/// `func.func private @ssdGPUWorkspace(i64) -> memref<?xi8>` with
+/// llvm.emit_c_interface; the runtimes define
+/// `_mlir_ciface_ssdGPUWorkspace`.
+constexpr StringLiteral kWorkspaceFunction = "ssdGPUWorkspace";
+
+/// Declares kWorkspaceFunction in the symbol table around `op` (once).
+void declareWorkspaceFunction(Operation *op);
+
+/// Buffers carved from one device workspace per call: `add` records a
+/// buffer (its type may have dynamic extents, given as values), and
+/// `allocate` computes the total, calls the runtime once and returns a
+/// memref.view per buffer, in the order added, each at a 128-byte aligned
+/// offset.
+class WorkspaceBuilder {
+public:
+  unsigned add(MemRefType type, ValueRange dynamicSizes);
+  SmallVector<Value> allocate(ImplicitLocOpBuilder &b, Operation *op);
+
+private:
+  struct Entry {
+    MemRefType type;
+    SmallVector<Value> sizes;
+  };
+  SmallVector<Entry> entries;
+};
+
+//===----------------------------------------------------------------------===//
+// The forms
+//===----------------------------------------------------------------------===//
 
 /// Replace `op` (memref form, serial, static extents) with GPU kernels.
 void buildSerialScanGPU(RewriterBase &rewriter, ChunkScanVarlenOp op,
                         const StaticExtents &extents,
                         const LowerToGPUOptions &options);
+
+/// The serial form's kernels as part of a larger call: its workspace goes
+/// into a shared WorkspaceBuilder, and its two launches (every sequence but
+/// the contested writers; the contested writers) are emitted separately.
+/// With `minChunkedSequence` > 0 it skips sequences of at least that many
+/// tokens, which a mixed launch runs chunked.
+class SerialPart {
+public:
+  virtual ~SerialPart() = default;
+  virtual void declareWorkspace(ImplicitLocOpBuilder &b,
+                                WorkspaceBuilder &w) = 0;
+  virtual void bindWorkspace(ArrayRef<Value> views) = 0;
+  virtual void emitFirstLaunch(ImplicitLocOpBuilder &b) = 0;
+  virtual void emitSecondLaunch(ImplicitLocOpBuilder &b) = 0;
+};
+std::unique_ptr<SerialPart> makeSerialPart(ImplicitLocOpBuilder &b,
+                                           ChunkScanVarlenOp op,
+                                           const StaticExtents &extents,
+                                           const LowerToGPUOptions &options,
+                                           int64_t minChunkedSequence);
 
 /// The shared memory one kernel of a form needs, for diagnostics.
 struct KernelSharedMemory {
@@ -104,14 +402,25 @@ struct KernelSharedMemory {
   int64_t bytes;
 };
 
-/// Shared memory of each kernel of the chunked form that stages tiles, at
-/// the given extents (the chunk size does not change it).
+/// Shared memory of each launch of the chunked form at the given extents,
+/// model element type and chunk size.
 SmallVector<KernelSharedMemory>
-chunkedSharedMemory(const StaticExtents &extents);
+chunkedSharedMemory(const StaticExtents &extents, Type modelType,
+                    int64_t chunkSize);
 
 /// Replace `op` (memref form, chunked, static extents) with GPU kernels.
 void buildChunkedScanGPU(RewriterBase &rewriter, ChunkScanVarlenOp op,
-                         const StaticExtents &extents, int64_t chunkSize);
+                         const StaticExtents &extents, int64_t chunkSize,
+                         const LowerToGPUOptions &options);
+
+/// Replace `op` (memref form, serial, carrying the mixed-launch attributes
+/// of FormSelection.h) with the kernels of both forms in one call: its
+/// sequences of at least `minChunkedSequence` tokens run chunked with
+/// `chunkSize`, the others serially.
+void buildMixedScanGPU(RewriterBase &rewriter, ChunkScanVarlenOp op,
+                       const StaticExtents &extents, int64_t chunkSize,
+                       int64_t minChunkedSequence,
+                       const LowerToGPUOptions &options);
 
 } // namespace detail
 } // namespace ssd

@@ -1,10 +1,14 @@
-//===- KernelUtils.cpp - launches and warp collectives for the scan -------===//
+//===- KernelUtils.cpp - launches, shared memory, block collectives -------===//
 
 #include "GPUBuilders.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
 using namespace mlir::ssd;
@@ -21,34 +25,12 @@ FailureOr<StaticExtents> mlir::ssd::detail::getStaticExtents(ChunkScanVarlenOp o
   return s;
 }
 
-/// Alignment of every workgroup buffer in dynamic shared memory. The NVVM
-/// lowering of gpu.dynamic_shared_memory aligns the base to 16 bytes
-/// (NVVM::kSharedMemoryAlignmentBit), so offsets that are multiples of 16
-/// keep each buffer as aligned as a static one could be.
-static constexpr int64_t kWorkgroupBufferAlignment = 16;
-
-/// Byte offset of each buffer of `shapes` in one shared-memory block, and
-/// the block's size.
-static int64_t layOutWorkgroupBuffers(WorkgroupShapes shapes,
-                                      SmallVectorImpl<int64_t> &offsets) {
-  int64_t end = 0;
-  for (ArrayRef<int64_t> shape : shapes) {
-    offsets.push_back(llvm::alignTo(end, kWorkgroupBufferAlignment));
-    int64_t elements = 1;
-    for (int64_t extent : shape)
-      elements *= extent;
-    end = offsets.back() + elements * int64_t(sizeof(float));
-  }
-  return llvm::alignTo(end, kWorkgroupBufferAlignment);
-}
-
-int64_t mlir::ssd::detail::sharedMemoryPerBlock(WorkgroupShapes shapes) {
-  SmallVector<int64_t> offsets;
-  int64_t bytes = layOutWorkgroupBuffers(shapes, offsets);
+int64_t mlir::ssd::detail::sharedMemoryPerBlock(int64_t sharedBytes) {
+  int64_t bytes = llvm::alignTo(sharedBytes, kViewAlignment);
   // The base of dynamic shared memory is a 1-byte static shared variable
   // (a zero-length internal global, 16-byte aligned); count its alignment.
   if (bytes > kMaxStaticSharedMemoryBytes)
-    bytes += kWorkgroupBufferAlignment;
+    bytes += kViewAlignment;
   return bytes;
 }
 
@@ -56,8 +38,7 @@ void mlir::ssd::detail::launchKernel(ImplicitLocOpBuilder &b,
                                      const ScanEmitter &e,
                                      std::array<Value, 3> grid,
                                      std::array<int64_t, 3> block,
-                                     KernelBodyFn body,
-                                     WorkgroupShapes shared) {
+                                     KernelBodyFn body, int64_t sharedBytes) {
   // An empty grid is an invalid launch in CUDA, and a host-side branch around
   // each launch would cut the chain of asynchronous launches into one
   // synchronisation per kernel. So launch at least one block per dimension
@@ -66,16 +47,19 @@ void mlir::ssd::detail::launchKernel(ImplicitLocOpBuilder &b,
   std::array<Value, 3> launched;
   for (int i = 0; i < 3; ++i)
     launched[i] = arith::MaxUIOp::create(b, grid[i], one);
-  SmallVector<Type> sharedTypes;
-  for (ArrayRef<int64_t> shape : shared)
-    sharedTypes.push_back(workgroupBufferType(b.getContext(), shape));
 
   // ptxas rejects more than 48 KiB of static shared memory, and the opt-in
   // to more (cuFuncSetAttribute, done by the runtime) covers only dynamic
-  // shared memory. So larger buffers are carved out of a dynamic block.
-  SmallVector<int64_t> offsets;
-  int64_t sharedBytes = layOutWorkgroupBuffers(shared, offsets);
+  // shared memory. So larger arenas come from dynamic shared memory.
+  sharedBytes = llvm::alignTo(sharedBytes, kViewAlignment);
   bool dynamicShared = sharedBytes > kMaxStaticSharedMemoryBytes;
+  auto workgroup =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+  SmallVector<Type> attributions;
+  if (sharedBytes > 0 && !dynamicShared)
+    attributions.push_back(MemRefType::get({sharedBytes}, b.getI8Type(),
+                                           MemRefLayoutAttrInterface(),
+                                           workgroup));
   Value dynamicSharedSize;
   if (dynamicShared)
     dynamicSharedSize =
@@ -85,58 +69,36 @@ void mlir::ssd::detail::launchKernel(ImplicitLocOpBuilder &b,
       b, launched[0], launched[1], launched[2], e.index(b, block[0]),
       e.index(b, block[1]), e.index(b, block[2]), dynamicSharedSize,
       /*asyncTokenType=*/Type(), /*asyncDependencies=*/ValueRange{},
-      /*workgroupAttributions=*/dynamicShared ? TypeRange()
-                                              : TypeRange(sharedTypes));
+      /*workgroupAttributions=*/TypeRange(attributions));
   ImplicitLocOpBuilder inner(b.getLoc(), b.getContext());
   inner.setInsertionPointToStart(&launch.getBody().front());
-  KernelContext context{launch.getBlockIds(), launch.getThreadIds(), {}};
-  if (dynamicShared) {
-    auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
-                                                gpu::AddressSpace::Workgroup);
-    Value base = gpu::DynamicSharedMemoryOp::create(
+  KernelContext context{launch.getBlockIds(), launch.getThreadIds(), Value()};
+  if (dynamicShared)
+    context.shared = gpu::DynamicSharedMemoryOp::create(
         inner, MemRefType::get({ShapedType::kDynamic}, inner.getI8Type(),
                                MemRefLayoutAttrInterface(), workgroup));
-    for (auto [type, offset] : llvm::zip_equal(sharedTypes, offsets))
-      context.shared.push_back(memref::ViewOp::create(
-          inner, type, base, e.index(inner, offset), ValueRange{}));
-  } else {
-    for (BlockArgument buffer : launch.getWorkgroupAttributions())
-      context.shared.push_back(buffer);
-  }
-  Value inGrid = arith::ConstantOp::create(inner, inner.getBoolAttr(true));
+  else if (sharedBytes > 0)
+    context.shared = launch.getWorkgroupAttributions().front();
+  Value inGrid = ir::boolean(inner, true);
   Value ids[3] = {context.block.x, context.block.y, context.block.z};
   for (int i = 0; i < 3; ++i)
-    inGrid = arith::AndIOp::create(
-        inner, inGrid,
-        arith::CmpIOp::create(inner, arith::CmpIPredicate::ult, ids[i], grid[i]));
+    inGrid = ir::both(inner, inGrid, ir::ult(inner, ids[i], grid[i]));
   e.ifThen(inner, inGrid,
            [&](ImplicitLocOpBuilder &b) { body(b, context); });
   gpu::TerminatorOp::create(inner);
 }
 
-MemRefType mlir::ssd::detail::workgroupBufferType(MLIRContext *ctx,
-                                                 ArrayRef<int64_t> shape) {
-  auto space = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
-  return MemRefType::get(shape, Float32Type::get(ctx), MemRefLayoutAttrInterface(),
-                         space);
-}
-
-void mlir::ssd::detail::launchPerIndex(
-    ImplicitLocOpBuilder &b, const ScanEmitter &e, Value count,
-    function_ref<void(ImplicitLocOpBuilder &, Value)> body) {
-  constexpr int64_t kThreads = 256;
-  Value blocks = arith::CeilDivUIOp::create(b, count, e.index(b, kThreads));
-  Value one = e.index(b, 1);
-  launchKernel(b, e, {blocks, one, one}, {kThreads, 1, 1},
-               [&](ImplicitLocOpBuilder &b, const KernelContext &k) {
-                 Value i = arith::AddIOp::create(
-                     b, arith::MulIOp::create(b, k.block.x, e.index(b, kThreads)),
-                     k.thread.x);
-                 Value inRange =
-                     arith::CmpIOp::create(b, arith::CmpIPredicate::ult, i, count);
-                 e.ifThen(b, inRange,
-                          [&](ImplicitLocOpBuilder &b) { body(b, i); });
-               });
+Value mlir::ssd::detail::sharedView(ImplicitLocOpBuilder &b,
+                                    const KernelContext &k, int64_t offset,
+                                    ArrayRef<int64_t> shape, Type elementType) {
+  assert(k.shared && "kernel launched without shared memory");
+  assert(offset % kViewAlignment == 0 && "unaligned shared view");
+  auto workgroup =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+  auto type = MemRefType::get(shape, elementType, MemRefLayoutAttrInterface(),
+                              workgroup);
+  return memref::ViewOp::create(b, type, k.shared, ir::idx(b, offset),
+                                ValueRange{});
 }
 
 Value mlir::ssd::detail::warpSum(ImplicitLocOpBuilder &b, Value v) {
@@ -149,56 +111,137 @@ Value mlir::ssd::detail::warpSum(ImplicitLocOpBuilder &b, Value v) {
   return v;
 }
 
-WriterOrder mlir::ssd::detail::planWriterOrderOnDevice(ImplicitLocOpBuilder &b,
-                                                      const ScanEmitter &e) {
-  WriterOrder order;
-  Type i32 = b.getI32Type();
-  Value slots = memref::DimOp::create(b, e.pool, 0);
-  auto dynamic1d = [&](Type t) {
-    return MemRefType::get({ShapedType::kDynamic}, t);
-  };
-  order.readers = gpu::AllocOp::create(b, dynamic1d(i32), Type(), ValueRange{},
-                                       ValueRange{slots}, ValueRange{})
-                      .getMemref();
-  order.secondPass =
-      gpu::AllocOp::create(b, dynamic1d(b.getI1Type()), Type(), ValueRange{},
-                           ValueRange{e.batch}, ValueRange{})
-          .getMemref();
-
-  launchPerIndex(b, e, slots, [&](ImplicitLocOpBuilder &b, Value slot) {
-    Value zero = arith::ConstantOp::create(b, b.getI32IntegerAttr(0));
-    memref::StoreOp::create(b, zero, order.readers, slot);
-  });
-  launchPerIndex(b, e, e.batch, [&](ImplicitLocOpBuilder &b, Value seq) {
-    SequenceInfo s = e.sequence(b, seq);
-    e.ifThen(b, s.readsInitial, [&](ImplicitLocOpBuilder &b) {
-      Value one = arith::ConstantOp::create(b, b.getI32IntegerAttr(1));
-      memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::addi, one,
-                                  order.readers, ValueRange{s.slot});
-    });
-  });
-  launchPerIndex(b, e, e.batch, [&](ImplicitLocOpBuilder &b, Value seq) {
-    SequenceInfo s = e.sequence(b, seq);
-    Value readByOthers = e.ifElse(
-        b, s.writesState, b.getI1Type(),
-        [&](ImplicitLocOpBuilder &b) -> Value {
-          Value readers = memref::LoadOp::create(b, order.readers, s.slot);
-          Value self = arith::ExtUIOp::create(b, i32, s.readsInitial);
-          Value others = arith::SubIOp::create(b, readers, self);
-          return arith::CmpIOp::create(
-              b, arith::CmpIPredicate::sgt, others,
-              arith::ConstantOp::create(b, b.getI32IntegerAttr(0)));
-        },
-        [&](ImplicitLocOpBuilder &b) -> Value {
-          return arith::ConstantOp::create(b, b.getBoolAttr(false));
-        });
-    memref::StoreOp::create(b, readByOthers, order.secondPass, seq);
-  });
-  return order;
+Value mlir::ssd::detail::warpAny(ImplicitLocOpBuilder &b, Value predicate) {
+  Value all = ir::i32(b, -1);
+  Value ballot = NVVM::VoteSyncOp::create(b, b.getI32Type(), all, predicate,
+                                          NVVM::VoteSyncKind::ballot);
+  return arith::CmpIOp::create(b, arith::CmpIPredicate::ne, ballot,
+                               ir::i32(b, 0));
 }
 
-void mlir::ssd::detail::freeWriterOrderOnDevice(ImplicitLocOpBuilder &b,
-                                                const WriterOrder &order) {
-  gpu::DeallocOp::create(b, Type(), ValueRange{}, order.readers);
-  gpu::DeallocOp::create(b, Type(), ValueRange{}, order.secondPass);
+BlockScanResult mlir::ssd::detail::blockExclusiveScan(
+    ImplicitLocOpBuilder &b, Value tid, Value lane, int64_t threads,
+    ValueRange values, ValueRange identity, ArrayRef<Value> scratch,
+    ScanCombineFn combine) {
+  assert(threads % 32 == 0 && values.size() == scratch.size());
+  const int64_t warps = threads / 32;
+  // Inclusive scan within the warp (Kogge-Stone over shfl.up): lanes below
+  // the offset keep their value.
+  SmallVector<Value> inclusive(values.begin(), values.end());
+  for (int32_t offset = 1; offset < 32; offset *= 2) {
+    SmallVector<Value> earlier;
+    Value valid;
+    for (Value v : inclusive) {
+      auto shuffle = gpu::ShuffleOp::create(b, v, offset, 32,
+                                            gpu::ShuffleMode::UP);
+      earlier.push_back(shuffle.getShuffleResult());
+      valid = shuffle.getValid();
+    }
+    SmallVector<Value> combined = combine(b, earlier, inclusive);
+    for (size_t i = 0; i < inclusive.size(); ++i)
+      inclusive[i] = ir::select(b, valid, combined[i], inclusive[i]);
+  }
+  // Exclusive within the warp: the inclusive value of the lane below.
+  SmallVector<Value> exclusive;
+  {
+    Value first = ir::eq(b, lane, ir::idx(b, 0));
+    for (auto [v, id] : llvm::zip_equal(inclusive, identity)) {
+      Value below =
+          gpu::ShuffleOp::create(b, v, 1, 32, gpu::ShuffleMode::UP)
+              .getShuffleResult();
+      exclusive.push_back(ir::select(b, first, id, below));
+    }
+  }
+  // The last lane publishes the warp total; every thread then combines the
+  // totals of the warps before its own, in warp order.
+  Value warp = ir::divu(b, tid, 32);
+  Value last = ir::eq(b, lane, ir::idx(b, 31));
+  gpu::BarrierOp::create(b); // earlier readers of the scratch are done
+  scf::IfOp ifLast = scf::IfOp::create(b, TypeRange{}, last, false);
+  {
+    ImplicitLocOpBuilder t(b.getLoc(), b.getContext());
+    t.setInsertionPoint(ifLast.thenBlock()->getTerminator());
+    for (auto [v, buffer] : llvm::zip_equal(inclusive, scratch))
+      memref::StoreOp::create(t, v, buffer, ValueRange{warp});
+  }
+  gpu::BarrierOp::create(b);
+  SmallVector<Value> before(identity.begin(), identity.end());
+  SmallVector<Value> total(identity.begin(), identity.end());
+  for (int64_t w = 0; w < warps; ++w) {
+    SmallVector<Value> warpTotal;
+    for (Value buffer : scratch)
+      warpTotal.push_back(
+          memref::LoadOp::create(b, buffer, ValueRange{ir::idx(b, w)}));
+    Value earlierWarp = ir::ult(b, ir::idx(b, w), warp);
+    SmallVector<Value> withWarp = combine(b, before, warpTotal);
+    for (size_t i = 0; i < before.size(); ++i)
+      before[i] = ir::select(b, earlierWarp, withWarp[i], before[i]);
+    total = combine(b, total, warpTotal);
+  }
+  BlockScanResult result;
+  result.exclusive = combine(b, before, exclusive);
+  result.total = total;
+  return result;
+}
+
+//===----------------------------------------------------------------------===//
+// Workspace
+//===----------------------------------------------------------------------===//
+
+void mlir::ssd::detail::declareWorkspaceFunction(Operation *op) {
+  Operation *symbolTableOp = SymbolTable::getNearestSymbolTable(op);
+  // The op sits in a function; the function's parent holds the symbols.
+  if (symbolTableOp == op->getParentOfType<FunctionOpInterface>())
+    symbolTableOp = SymbolTable::getNearestSymbolTable(symbolTableOp->getParentOp());
+  if (SymbolTable::lookupSymbolIn(symbolTableOp, kWorkspaceFunction))
+    return;
+  MLIRContext *ctx = op->getContext();
+  OpBuilder b(ctx);
+  b.setInsertionPointToStart(&symbolTableOp->getRegion(0).front());
+  auto type = FunctionType::get(
+      ctx, {IntegerType::get(ctx, 64)},
+      {MemRefType::get({ShapedType::kDynamic}, IntegerType::get(ctx, 8))});
+  auto func = func::FuncOp::create(b, op->getLoc(), kWorkspaceFunction, type);
+  func.setPrivate();
+  func->setAttr("llvm.emit_c_interface", UnitAttr::get(ctx));
+}
+
+unsigned WorkspaceBuilder::add(MemRefType type, ValueRange dynamicSizes) {
+  entries.push_back({type, SmallVector<Value>(dynamicSizes)});
+  return entries.size() - 1;
+}
+
+SmallVector<Value> WorkspaceBuilder::allocate(ImplicitLocOpBuilder &b,
+                                              Operation *op) {
+  if (entries.empty())
+    return {};
+  // Every view starts at a multiple of 128 bytes (a cache line; at least the
+  // 16 bytes that vector and cp.async accesses need).
+  constexpr int64_t kAlign = 128;
+  SmallVector<Value> offsets;
+  Value end = ir::idx(b, 0);
+  for (const Entry &entry : entries) {
+    Value offset = ir::mul(b, ir::ceilDiv(b, end, kAlign), kAlign);
+    offsets.push_back(offset);
+    Value bytes = ir::idx(b, entry.type.getElementTypeBitWidth() / 8);
+    unsigned dynamic = 0;
+    for (int64_t extent : entry.type.getShape())
+      bytes = ir::mul(b, bytes,
+                      ShapedType::isDynamic(extent) ? entry.sizes[dynamic++]
+                                                    : ir::idx(b, extent));
+    end = ir::add(b, offset, bytes);
+  }
+  declareWorkspaceFunction(op);
+  Value total = arith::IndexCastOp::create(b, b.getI64Type(), end);
+  auto i8Buffer =
+      MemRefType::get({ShapedType::kDynamic}, b.getI8Type());
+  Value workspace =
+      func::CallOp::create(b, kWorkspaceFunction, TypeRange{i8Buffer},
+                           ValueRange{total})
+          .getResult(0);
+  SmallVector<Value> views;
+  for (auto [entry, offset] : llvm::zip_equal(entries, offsets))
+    views.push_back(
+        memref::ViewOp::create(b, entry.type, workspace, offset, entry.sizes));
+  return views;
 }

@@ -10,7 +10,9 @@
 #include "GPUBuilders.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -20,6 +22,7 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
 #include "ssd/IR/SSDOps.h"
+#include "ssd/Transforms/FormSelection.h"
 #include "llvm/Support/FormatVariadic.h"
 
 namespace mlir {
@@ -39,6 +42,31 @@ constexpr int64_t kDefaultChunkSize = 256;
 /// square of the chunk and its grid as the square of the 64-row tiles.
 constexpr int64_t kMaxGPUChunkSize = 4096;
 
+/// Why the chunked kernels cannot take `op` at `chunkSize`, or nothing.
+std::optional<std::string>
+whyNotChunked(ChunkScanVarlenOp op,
+              const mlir::ssd::detail::StaticExtents &extents,
+              int64_t chunkSize, const LowerToGPUOptions &options) {
+  if (chunkSize > kMaxGPUChunkSize)
+    return llvm::formatv("ssd-lower-to-gpu: chunk_size {0} is larger than the "
+                         "GPU chunked form supports ({1})",
+                         chunkSize, kMaxGPUChunkSize)
+        .str();
+  Type modelType = cast<MemRefType>(op.getX().getType()).getElementType();
+  for (mlir::ssd::detail::KernelSharedMemory kernel :
+       mlir::ssd::detail::chunkedSharedMemory(extents, modelType, chunkSize))
+    if (kernel.bytes > options.sharedMemoryLimit)
+      return llvm::formatv(
+                 "ssd-lower-to-gpu: kernel '{0}' of the chunked form needs "
+                 "{1} bytes of shared memory per block, more than "
+                 "shared-memory-limit ({2} bytes), at head_dim (P) {3}, "
+                 "dstate (N) {4}, chunk_size {5}",
+                 kernel.kernel, kernel.bytes, options.sharedMemoryLimit,
+                 extents.headDim, extents.dstate, chunkSize)
+          .str();
+  return std::nullopt;
+}
+
 /// Why the GPU kernels cannot take `op` under `options`, as the one-line
 /// diagnostic the pass reports, or nothing when they can. The pattern and
 /// the pass share it, so that what the pattern skips is what the pass
@@ -51,32 +79,33 @@ std::optional<std::string> whyNotLowerable(ChunkScanVarlenOp op,
   if (!op.getFormAttr())
     return std::string(
         "ssd-lower-to-gpu: op has no form; run ssd-select-form first");
-  FailureOr<ssd::detail::StaticExtents> extents =
-      ssd::detail::getStaticExtents(op);
+  FailureOr<mlir::ssd::detail::StaticExtents> extents =
+      mlir::ssd::detail::getStaticExtents(op);
   if (failed(extents))
     return std::string("ssd-lower-to-gpu: the GPU kernels need static nheads, "
                        "head_dim, ngroups and dstate (they fix the tiling)");
   if (*op.getForm() != Form::chunked)
     return std::nullopt;
-  int64_t chunkSize = op.getChunkSize().value_or(kDefaultChunkSize);
-  if (chunkSize > kMaxGPUChunkSize)
-    return llvm::formatv("ssd-lower-to-gpu: chunk_size {0} is larger than the "
-                         "GPU chunked form supports ({1})",
-                         chunkSize, kMaxGPUChunkSize)
-        .str();
-  for (ssd::detail::KernelSharedMemory kernel :
-       ssd::detail::chunkedSharedMemory(*extents))
-    if (kernel.bytes > options.sharedMemoryLimit)
-      return llvm::formatv(
-                 "ssd-lower-to-gpu: kernel '{0}' of the chunked form needs "
-                 "{1} bytes of shared memory per block, more than "
-                 "shared-memory-limit ({2} bytes), at head_dim (P) {3}, "
-                 "dstate (N) {4}, chunk_size {5}",
-                 kernel.kernel, kernel.bytes, options.sharedMemoryLimit,
-                 extents->headDim, extents->dstate, chunkSize)
-          .str();
-  return std::nullopt;
+  return whyNotChunked(op, *extents, op.getChunkSize().value_or(kDefaultChunkSize),
+                       options);
 }
+
+/// The mixed-launch attributes of a serial op (FormSelection.h) that the
+/// chunked kernels can take: the per-sequence threshold and the chunk size.
+/// A serial op whose chunk size they cannot take runs every sequence
+/// serially, which is what its form says.
+std::optional<std::pair<int64_t, int64_t>>
+mixedLaunch(ChunkScanVarlenOp op, const mlir::ssd::detail::StaticExtents &extents,
+            const LowerToGPUOptions &options) {
+  auto minTokens = op->getAttrOfType<IntegerAttr>(kMixedMinChunkedTokensAttr);
+  auto chunkSize = op->getAttrOfType<IntegerAttr>(kMixedChunkSizeAttr);
+  if (*op.getForm() != Form::serial || !minTokens || !chunkSize ||
+      minTokens.getInt() < 1 || chunkSize.getInt() < 1 ||
+      whyNotChunked(op, extents, chunkSize.getInt(), options))
+    return std::nullopt;
+  return std::pair{minTokens.getInt(), chunkSize.getInt()};
+}
+
 
 struct LowerChunkScanVarlenToGPU : public OpRewritePattern<ChunkScanVarlenOp> {
   LowerChunkScanVarlenToGPU(MLIRContext *ctx, const LowerToGPUOptions &options)
@@ -86,13 +115,17 @@ struct LowerChunkScanVarlenToGPU : public OpRewritePattern<ChunkScanVarlenOp> {
                                 PatternRewriter &rewriter) const override {
     if (std::optional<std::string> reason = whyNotLowerable(op, options))
       return rewriter.notifyMatchFailure(op, *reason);
-    ssd::detail::StaticExtents extents = *ssd::detail::getStaticExtents(op);
+    mlir::ssd::detail::StaticExtents extents = *mlir::ssd::detail::getStaticExtents(op);
     rewriter.setInsertionPoint(op);
-    if (*op.getForm() == Form::serial)
-      ssd::detail::buildSerialScanGPU(rewriter, op, extents, options);
+    if (auto mixed = mixedLaunch(op, extents, options))
+      mlir::ssd::detail::buildMixedScanGPU(rewriter, op, extents, mixed->second,
+                                           mixed->first, options);
+    else if (*op.getForm() == Form::serial)
+      mlir::ssd::detail::buildSerialScanGPU(rewriter, op, extents, options);
     else
-      ssd::detail::buildChunkedScanGPU(
-          rewriter, op, extents, op.getChunkSize().value_or(kDefaultChunkSize));
+      mlir::ssd::detail::buildChunkedScanGPU(
+          rewriter, op, extents, op.getChunkSize().value_or(kDefaultChunkSize),
+          options);
     return success();
   }
 
@@ -119,8 +152,12 @@ struct SSDLowerToGPUPass
           << static_cast<int64_t>(sharedMemoryLimit);
       return signalPassFailure();
     }
-    LowerToGPUOptions options{serialRowsPerWarp, serialWarpsPerBlock,
-                              sharedMemoryLimit};
+    LowerToGPUOptions options;
+    options.serialRowsPerWarp = serialRowsPerWarp;
+    options.serialWarpsPerBlock = serialWarpsPerBlock;
+    options.sharedMemoryLimit = sharedMemoryLimit;
+    options.ldmatrix = ldmatrix;
+    options.asyncCopies = asyncCopies;
     int64_t serial = 0, chunked = 0;
     getOperation()->walk([&](ChunkScanVarlenOp op) {
       if (op.getFormAttr())

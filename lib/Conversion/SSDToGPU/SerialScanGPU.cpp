@@ -5,18 +5,39 @@
 //   grid  = (batch, H, ceil(P / (W R)))     block = (32 lanes, W warps)
 //   (batch on x, whose limit is 2^31 - 1, not 65535)
 //   warp w of block (b, h, z) owns rows p = z W R + w R + [0, R) of the
-//   state of sequence b, head h; lane l owns columns n = l + 32 j, j < J,
-//   J = ceil(N / 32). The R x J state values live in registers:
+//   state of sequence b, head h; lane l owns the V consecutive columns
+//   n = 32 V j + V l + [0, V), j < J = ceil(N / (32 V)), V = 4 (2, 1) when
+//   N is a multiple of 128 (64, neither). The R x J x V state values live
+//   in registers:
 //
 //   S[r][j] = has_initial_state ? pool[slot, h, p_r, n_j] : 0
 //   for t in tokens of b:
-//     S[r][j]  = exp(d_t A_h) S[r][j] + (d_t x[t, h, p_r]) B[t, g, n_j]
+//     S[r][j]    = exp(d_t A_h) S[r][j] + (d_t x[t, h, p_r]) B[t, g, n_j]
 //     y[t,h,p_r] = warp_sum_l(sum_j S[r][j] C[t, g, n_j]) (+ D_h x[t, h, p_r])
 //   if writes: pool[slot, h, p_r, n_j] = S[r][j]
 //
-// B and C rows are read once per token per warp, 32 consecutive columns at
-// a time, and the pool moves in the same coalesced 128-byte rows. Decode
-// (one token) is one load, one update and one store of the state.
+// The update and the dot product are written as a * b + c with
+// contraction allowed, so each is one fma. B and C rows are read once per
+// token per warp, 32 V consecutive columns at a time, and the pool moves in
+// the same coalesced rows (512 bytes per warp access at V = 4): decode (one
+// token) reads and writes each state element exactly once.
+//
+// Every reader must see the pool as it was before the op. A writer whose
+// slot another sequence reads (tree speculation: one writer, many readers
+// of its slot) is "contested": it scans in a second launch, after every
+// other sequence has read its initial state; nobody else writes its slot
+// (one writer per slot), so its own read there still sees the old state.
+// Each writer's block finds out in launch 1 with a block-wide pass over the
+// batch (O(batch / threads) loads per block, no atomics, nothing to zero),
+// and block (b, 0, 0) records the answer in a per-call workspace flag; the
+// second launch is a small grid over (H, P-tiles) whose blocks walk the
+// flags and scan only the contested writers. Without has_initial_state
+// nobody reads the pool and there is one launch.
+//
+// In a mixed launch (makeSerialPart with a per-sequence threshold) the
+// blocks of sequences of at least that many tokens return at once: the
+// chunked kernels, launched between the two serial launches, run them. The
+// contested-writer vote still counts readers of both forms.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,150 +46,347 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
 using namespace mlir::ssd;
 using namespace mlir::ssd::detail;
+using namespace mlir::ssd::detail::ir;
+
+namespace {
+
+class SerialScanGPUBuilder : public SerialPart {
+public:
+  SerialScanGPUBuilder(ImplicitLocOpBuilder &b, ChunkScanVarlenOp op,
+                       const StaticExtents &x, const LowerToGPUOptions &options,
+                       int64_t minChunkedSequence)
+      : e(b, op, MathFlavor::NVVMApprox), x(x), op(op),
+        rowsPerWarp(options.serialRowsPerWarp),
+        warps(options.serialWarpsPerBlock),
+        minChunkedSequence(minChunkedSequence),
+        mayShareSlots(static_cast<bool>(e.hasInitialState)) {
+    vectorWidth = x.dstate % 128 == 0 ? 4 : x.dstate % 64 == 0 ? 2 : 1;
+    columnGroups = llvm::divideCeil(x.dstate, 32 * vectorWidth);
+  }
+
+  void declareWorkspace(ImplicitLocOpBuilder &b, WorkspaceBuilder &w) override {
+    if (mayShareSlots)
+      flagSlot = w.add(MemRefType::get({ShapedType::kDynamic}, b.getI32Type()),
+                       {e.batch});
+  }
+  void bindWorkspace(ArrayRef<Value> views) override {
+    if (mayShareSlots)
+      flags = views[flagSlot];
+  }
+
+  /// Every sequence but the contested writers (and, in a mixed launch, the
+  /// chunked ones); contested writers are flagged for the second launch.
+  void emitFirstLaunch(ImplicitLocOpBuilder &b) override {
+    Value rowTiles = idx(b, llvm::divideCeil(x.headDim, rowsPerWarp * warps));
+    launchKernel(
+        b, e, {e.batch, idx(b, x.heads), rowTiles}, {32, warps, 1},
+        [&](ImplicitLocOpBuilder &b, const KernelContext &k) {
+          Value seq = k.block.x;
+          Value runsHere = runsSerially(b, seq);
+          Value contested = boolean(b, false);
+          if (mayShareSlots) {
+            Value tid = add(b, mul(b, k.thread.y, 32), k.thread.x);
+            Value warpFlags = sharedView(b, k, 0, {warps}, b.getI32Type());
+            contested =
+                both(b, runsHere,
+                     contestedWriter(b, seq, tid, k.thread.x, warpFlags));
+            Value recorder = both(
+                b, both(b, eq(b, k.block.y, idx(b, 0)),
+                        eq(b, k.block.z, idx(b, 0))),
+                eq(b, tid, idx(b, 0)));
+            e.ifThen(b, recorder, [&](ImplicitLocOpBuilder &b) {
+              memref::StoreOp::create(
+                  b, arith::ExtUIOp::create(b, b.getI32Type(), contested),
+                  flags, ValueRange{seq});
+            });
+          }
+          Value scans = both(
+              b, runsHere, arith::XOrIOp::create(b, contested, boolean(b, true)));
+          e.ifThen(b, scans, [&](ImplicitLocOpBuilder &b) {
+            emitScan(b, seq, k.block.y, k.block.z, k.thread.x, k.thread.y);
+          });
+        },
+        mayShareSlots ? 4 * warps : 0);
+  }
+
+  /// The flagged (contested) writers, after every other sequence has read
+  /// the pool: a grid over (heads, P-tiles) whose blocks walk the flags.
+  void emitSecondLaunch(ImplicitLocOpBuilder &b) override {
+    if (!mayShareSlots)
+      return;
+    Value rowTiles = idx(b, llvm::divideCeil(x.headDim, rowsPerWarp * warps));
+    launchKernel(b, e, {idx(b, x.heads), rowTiles, idx(b, 1)}, {32, warps, 1},
+                 [&](ImplicitLocOpBuilder &b, const KernelContext &k) {
+                   e.loop(b, idx(b, 0), e.batch,
+                          [&](ImplicitLocOpBuilder &b, Value seq) {
+                            Value flag = memref::LoadOp::create(b, flags, seq);
+                            e.ifThen(b,
+                                     arith::CmpIOp::create(
+                                         b, arith::CmpIPredicate::ne, flag,
+                                         i32(b, 0)),
+                                     [&](ImplicitLocOpBuilder &b) {
+                                       emitScan(b, seq, k.block.x, k.block.y,
+                                                k.thread.x, k.thread.y);
+                                     });
+                          });
+                 });
+  }
+
+private:
+  ScanEmitter e;
+  StaticExtents x;
+  ChunkScanVarlenOp op;
+  int64_t rowsPerWarp, warps;
+  int64_t minChunkedSequence; // > 0: longer sequences run chunked
+  bool mayShareSlots;         // has_initial_state: someone may read a slot
+  int64_t vectorWidth, columnGroups;
+  unsigned flagSlot = 0;
+  Value flags; // [batch] i32: contested writers, for the second launch
+
+  /// Whether this form scans `seq` (in a mixed launch, its short sequences).
+  Value runsSerially(ImplicitLocOpBuilder &b, Value seq) {
+    if (!minChunkedSequence)
+      return boolean(b, true);
+    SequenceInfo s = e.sequence(b, seq);
+    Value len = sub(b, arith::MaxSIOp::create(b, s.end, s.begin), s.begin);
+    return ult(b, len, minChunkedSequence);
+  }
+
+  Value rawSlot(ImplicitLocOpBuilder &b, Value seq) {
+    SmallVector<Value, 2> at;
+    if (cast<MemRefType>(e.cacheIndices.getType()).getRank() == 2)
+      at.push_back(idx(b, 0));
+    at.push_back(seq);
+    return memref::LoadOp::create(b, e.cacheIndices, at);
+  }
+
+  /// Whether `seq` writes a slot that another sequence reads; the same
+  /// answer in every thread. Two barriers; `warpFlags` is [warps] i32.
+  Value contestedWriter(ImplicitLocOpBuilder &b, Value seq, Value tid,
+                        Value lane, Value warpFlags) {
+    SequenceInfo s = e.sequence(b, seq);
+    return e.ifElse(
+        b, s.writesState, b.getI1Type(),
+        [&](ImplicitLocOpBuilder &b) -> Value {
+          Value slot = rawSlot(b, seq);
+          const int64_t threads = 32 * warps;
+          // This thread's share of the batch: sequences tid, tid + threads...
+          Value steps = ceilDiv(b, sub(b, maxu(b, e.batch, tid), tid), threads);
+          Value found = e.reduce(
+              b, idx(b, 0), steps, boolean(b, false),
+              [&](ImplicitLocOpBuilder &b, Value i, Value acc) -> Value {
+                Value other = add(b, tid, mul(b, i, threads));
+                Value reads = e.ifElse(
+                    b, eq(b, rawSlot(b, other), slot), b.getI1Type(),
+                    [&](ImplicitLocOpBuilder &b) -> Value {
+                      return memref::LoadOp::create(b, e.hasInitialState,
+                                                    other);
+                    },
+                    [&](ImplicitLocOpBuilder &b) -> Value {
+                      return boolean(b, false);
+                    });
+                Value hit = both(b, reads,
+                                 arith::CmpIOp::create(
+                                     b, arith::CmpIPredicate::ne, other, seq));
+                return either(b, acc, hit);
+              });
+          Value warpFound = warpAny(b, found);
+          Value warp = divu(b, tid, 32);
+          e.ifThen(b, eq(b, lane, idx(b, 0)), [&](ImplicitLocOpBuilder &b) {
+            memref::StoreOp::create(
+                b, arith::ExtUIOp::create(b, b.getI32Type(), warpFound),
+                warpFlags, ValueRange{warp});
+          });
+          gpu::BarrierOp::create(b);
+          Value any = boolean(b, false);
+          for (int64_t w = 0; w < warps; ++w)
+            any = either(b, any,
+                         arith::CmpIOp::create(
+                             b, arith::CmpIPredicate::ne,
+                             memref::LoadOp::create(b, warpFlags,
+                                                    ValueRange{idx(b, w)}),
+                             i32(b, 0)));
+          // Nobody rewrites the flags before every thread has read them.
+          gpu::BarrierOp::create(b);
+          return any;
+        },
+        [&](ImplicitLocOpBuilder &b) -> Value { return boolean(b, false); });
+  }
+
+  /// V consecutive values of `memref` at `indices` (the last one the first
+  /// column) as vector<Vxf32>, or zeros where !valid (no access).
+  Value loadColumns(ImplicitLocOpBuilder &b, Value valid, Value memref,
+                    ValueRange indices, bool guarded) {
+    Type element = cast<MemRefType>(memref.getType()).getElementType();
+    auto f32v = VectorType::get({vectorWidth}, b.getF32Type());
+    auto loadIt = [&](ImplicitLocOpBuilder &b) -> Value {
+      Value v = vector::LoadOp::create(
+          b, VectorType::get({vectorWidth}, element), memref, indices,
+          /*nontemporal=*/false,
+          llvm::MaybeAlign(vectorWidth * element.getIntOrFloatBitWidth() / 8));
+      if (!element.isF32())
+        v = arith::ExtFOp::create(b, f32v, v);
+      return v;
+    };
+    if (!guarded)
+      return loadIt(b);
+    return e.ifElse(b, valid, f32v, loadIt, [&](ImplicitLocOpBuilder &b) {
+      return arith::ConstantOp::create(
+                 b, f32v, DenseElementsAttr::get(f32v, b.getF32FloatAttr(0.0)))
+          .getResult();
+    });
+  }
+
+  void storeColumns(ImplicitLocOpBuilder &b, Value value, Value memref,
+                    ValueRange indices) {
+    Type element = cast<MemRefType>(memref.getType()).getElementType();
+    if (!element.isF32())
+      value = arith::TruncFOp::create(
+          b, VectorType::get({vectorWidth}, element), value);
+    vector::StoreOp::create(
+        b, value, memref, indices, /*nontemporal=*/false,
+        llvm::MaybeAlign(vectorWidth * element.getIntOrFloatBitWidth() / 8));
+  }
+
+  /// The recurrence of sequence `seq`, head `head`, rows of P-tile `tile`,
+  /// for warp `warp`, lane `lane`.
+  void emitScan(ImplicitLocOpBuilder &b, Value seq, Value head, Value tile,
+                Value lane, Value warp) {
+    const int64_t R = rowsPerWarp, J = columnGroups, V = vectorWidth;
+    const bool rowsNeedGuard = x.headDim % (R * warps) != 0;
+    const bool columnsNeedGuard = x.dstate % (32 * V) != 0;
+    SequenceInfo s = e.sequence(b, seq);
+    Value group = e.groupOf(b, head);
+    Value a = e.loadF32(b, e.A, {head});
+    Value trueV = boolean(b, true);
+    Value firstRow = add(b, mul(b, tile, R * warps), mul(b, warp, R));
+
+    SmallVector<Value> rows, rowValid, columns, columnValid;
+    for (int64_t r = 0; r < R; ++r) {
+      rows.push_back(add(b, firstRow, r));
+      rowValid.push_back(rowsNeedGuard ? ult(b, rows.back(), x.headDim)
+                                       : trueV);
+    }
+    for (int64_t j = 0; j < J; ++j) {
+      columns.push_back(add(b, mul(b, lane, V), 32 * V * j));
+      columnValid.push_back(columnsNeedGuard ? ult(b, columns.back(), x.dstate)
+                                             : trueV);
+    }
+
+    SmallVector<Value> initial;
+    for (int64_t r = 0; r < R; ++r)
+      for (int64_t j = 0; j < J; ++j)
+        initial.push_back(loadColumns(
+            b, both(b, s.readsInitial, both(b, rowValid[r], columnValid[j])),
+            e.pool, {s.slot, head, rows[r], columns[j]}, /*guarded=*/true));
+
+    Value dSkip = e.D ? e.loadF32(b, e.D, {head}) : Value();
+    auto vecType = VectorType::get({V}, b.getF32Type());
+    auto splat = [&](ImplicitLocOpBuilder &b, Value v) -> Value {
+      return vector::BroadcastOp::create(b, vecType, v);
+    };
+    auto tokenLoop = scf::ForOp::create(
+        b, s.begin, s.end, idx(b, 1), initial,
+        [&](OpBuilder &nested, Location loc, Value t, ValueRange state) {
+          ImplicitLocOpBuilder b(loc, nested);
+          Value d = e.processedDt(b, t, head);
+          Value decay = splat(b, e.exp(b, fmul(b, d, a)));
+          SmallVector<Value> bRow, cRow;
+          for (int64_t j = 0; j < J; ++j) {
+            bRow.push_back(loadColumns(b, columnValid[j], e.B,
+                                       {t, group, columns[j]}, columnsNeedGuard));
+            cRow.push_back(loadColumns(b, columnValid[j], e.C,
+                                       {t, group, columns[j]}, columnsNeedGuard));
+          }
+          SmallVector<Value> next, totals;
+          for (int64_t r = 0; r < R; ++r) {
+            Value xv = rowValid[r] == trueV
+                           ? e.loadF32(b, e.x, {t, head, rows[r]})
+                           : e.ifElse(
+                                 b, rowValid[r], e.f32,
+                                 [&](ImplicitLocOpBuilder &b) {
+                                   return e.loadF32(b, e.x, {t, head, rows[r]});
+                                 },
+                                 [&](ImplicitLocOpBuilder &b) {
+                                   return f32(b, 0.0);
+                                 });
+            Value dx = splat(b, fmul(b, d, xv));
+            Value lanePartial;
+            for (int64_t j = 0; j < J; ++j) {
+              // S = decay S + dx B, then partial += S C, one element at a
+              // time: fma each.
+              Value updated = fadd(b, fmul(b, decay, state[r * J + j]),
+                                   fmul(b, dx, bRow[j]));
+              next.push_back(updated);
+              for (int64_t q = 0; q < V; ++q) {
+                auto at = [&](Value v) {
+                  return vector::ExtractOp::create(b, v, ArrayRef<int64_t>{q})
+                      .getResult();
+                };
+                Value product = fmul(b, at(updated), at(cRow[j]));
+                lanePartial =
+                    lanePartial ? fadd(b, lanePartial, product) : product;
+              }
+            }
+            Value total = warpSum(b, lanePartial);
+            if (dSkip)
+              total = fadd(b, total, fmul(b, dSkip, xv));
+            totals.push_back(total);
+          }
+          // Lane r stores row r: one store instruction per warp.
+          Value mine = totals[0];
+          for (int64_t r = 1; r < R; ++r)
+            mine = select(b, eq(b, lane, idx(b, r)), totals[r], mine);
+          Value lanesRow = add(b, firstRow, minu(b, lane, idx(b, R - 1)));
+          Value stores = ult(b, lane, R);
+          if (rowsNeedGuard)
+            stores = both(b, stores, ult(b, lanesRow, x.headDim));
+          e.ifThen(b, stores, [&](ImplicitLocOpBuilder &b) {
+            e.storeRounded(b, mine, e.y, {t, head, lanesRow});
+          });
+          scf::YieldOp::create(b, next);
+        });
+
+    e.ifThen(b, s.writesState, [&](ImplicitLocOpBuilder &b) {
+      for (int64_t r = 0; r < R; ++r)
+        for (int64_t j = 0; j < J; ++j) {
+          Value value = tokenLoop.getResult(r * J + j);
+          auto store = [&](ImplicitLocOpBuilder &b) {
+            storeColumns(b, value, e.pool, {s.slot, head, rows[r], columns[j]});
+          };
+          if (rowValid[r] == trueV && columnValid[j] == trueV)
+            store(b);
+          else
+            e.ifThen(b, both(b, rowValid[r], columnValid[j]), store);
+        }
+    });
+  }
+};
+
+} // namespace
+
+std::unique_ptr<SerialPart> mlir::ssd::detail::makeSerialPart(
+    ImplicitLocOpBuilder &b, ChunkScanVarlenOp op, const StaticExtents &extents,
+    const LowerToGPUOptions &options, int64_t minChunkedSequence) {
+  return std::make_unique<SerialScanGPUBuilder>(b, op, extents, options,
+                                                minChunkedSequence);
+}
 
 void mlir::ssd::detail::buildSerialScanGPU(RewriterBase &rewriter,
                                            ChunkScanVarlenOp op,
                                            const StaticExtents &extents,
                                            const LowerToGPUOptions &options) {
   ImplicitLocOpBuilder b(op.getLoc(), rewriter);
-  ScanEmitter e(b, op, MathFlavor::NVVMApprox);
-  const int64_t rowsPerWarp = options.serialRowsPerWarp;
-  const int64_t warps = options.serialWarpsPerBlock;
-  const int64_t rowsPerBlock = rowsPerWarp * warps;
-  const int64_t columnsPerLane = llvm::divideCeil(extents.dstate, 32);
-  // Guards are emitted only where the tiling does not divide the extent.
-  const bool rowsNeedGuard = extents.headDim % rowsPerBlock != 0;
-  const bool columnsNeedGuard = extents.dstate % 32 != 0;
-
-  WriterOrder order = planWriterOrderOnDevice(b, e);
-  Value rowTiles = e.index(b, llvm::divideCeil(extents.headDim, rowsPerBlock));
-
-  auto kernel = [&](ImplicitLocOpBuilder &b, const KernelContext &k,
-                    unsigned pass) {
-    const gpu::KernelDim3 &block = k.block;
-    Value seq = block.x, head = block.y, lane = k.thread.x, warp = k.thread.y;
-    e.ifThen(b, e.inPass(b, order, seq, pass), [&](ImplicitLocOpBuilder &b) {
-      SequenceInfo s = e.sequence(b, seq);
-      Value group = e.groupOf(b, head);
-      Value a = e.loadF32(b, e.A, {head});
-      Value zeroF = e.f32Const(b, 0.0);
-      Value trueV = arith::ConstantOp::create(b, b.getBoolAttr(true));
-      Value firstRow = arith::AddIOp::create(
-          b, arith::MulIOp::create(b, block.z, e.index(b, rowsPerBlock)),
-          arith::MulIOp::create(b, warp, e.index(b, rowsPerWarp)));
-
-      SmallVector<Value> rows, rowValid, columns, columnValid;
-      for (int64_t r = 0; r < rowsPerWarp; ++r) {
-        rows.push_back(arith::AddIOp::create(b, firstRow, e.index(b, r)));
-        rowValid.push_back(rowsNeedGuard
-                               ? arith::CmpIOp::create(
-                                     b, arith::CmpIPredicate::ult, rows.back(),
-                                     e.index(b, extents.headDim))
-                               : trueV);
-      }
-      for (int64_t j = 0; j < columnsPerLane; ++j) {
-        columns.push_back(arith::AddIOp::create(b, lane, e.index(b, 32 * j)));
-        columnValid.push_back(columnsNeedGuard
-                                  ? arith::CmpIOp::create(
-                                        b, arith::CmpIPredicate::ult,
-                                        columns.back(), e.index(b, extents.dstate))
-                                  : trueV);
-      }
-      // A load that yields 0 where `valid` is false, never touching memory
-      // out of bounds.
-      auto guardedLoad = [&](ImplicitLocOpBuilder &b, Value valid, Value memref,
-                             ValueRange indices) {
-        if (valid == trueV)
-          return e.loadF32(b, memref, indices);
-        return e.ifElse(
-            b, valid, e.f32,
-            [&](ImplicitLocOpBuilder &b) { return e.loadF32(b, memref, indices); },
-            [&](ImplicitLocOpBuilder &b) { return e.f32Const(b, 0.0); });
-      };
-
-      SmallVector<Value> initial;
-      for (int64_t r = 0; r < rowsPerWarp; ++r)
-        for (int64_t j = 0; j < columnsPerLane; ++j) {
-          Value valid = arith::AndIOp::create(
-              b, s.readsInitial,
-              arith::AndIOp::create(b, rowValid[r], columnValid[j]));
-          initial.push_back(e.ifElse(
-              b, valid, e.f32,
-              [&](ImplicitLocOpBuilder &b) {
-                return e.loadF32(b, e.pool, {s.slot, head, rows[r], columns[j]});
-              },
-              [&](ImplicitLocOpBuilder &b) { return e.f32Const(b, 0.0); }));
-        }
-
-      Value dSkip = e.D ? e.loadF32(b, e.D, {head}) : Value();
-      auto tokenLoop = scf::ForOp::create(
-          b, s.begin, s.end, e.index(b, 1), initial,
-          [&](OpBuilder &nested, Location loc, Value t, ValueRange state) {
-            ImplicitLocOpBuilder b(loc, nested);
-            Value d = e.processedDt(b, t, head);
-            Value decay = e.exp(b, arith::MulFOp::create(b, d, a));
-            SmallVector<Value> bRow, cRow;
-            for (int64_t j = 0; j < columnsPerLane; ++j) {
-              bRow.push_back(guardedLoad(b, columnValid[j], e.B,
-                                         {t, group, columns[j]}));
-              cRow.push_back(guardedLoad(b, columnValid[j], e.C,
-                                         {t, group, columns[j]}));
-            }
-            SmallVector<Value> next;
-            for (int64_t r = 0; r < rowsPerWarp; ++r) {
-              Value xv = guardedLoad(b, rowValid[r], e.x, {t, head, rows[r]});
-              Value dx = arith::MulFOp::create(b, d, xv);
-              Value partial = zeroF;
-              for (int64_t j = 0; j < columnsPerLane; ++j) {
-                Value updated = arith::AddFOp::create(
-                    b, arith::MulFOp::create(b, decay, state[r * columnsPerLane + j]),
-                    arith::MulFOp::create(b, dx, bRow[j]));
-                next.push_back(updated);
-                partial = arith::AddFOp::create(
-                    b, partial, arith::MulFOp::create(b, updated, cRow[j]));
-              }
-              Value total = warpSum(b, partial);
-              if (dSkip)
-                total = arith::AddFOp::create(b, total,
-                                              arith::MulFOp::create(b, dSkip, xv));
-              Value leader = arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
-                                                   lane, e.index(b, 0));
-              e.ifThen(b, arith::AndIOp::create(b, leader, rowValid[r]),
-                       [&](ImplicitLocOpBuilder &b) {
-                         e.storeRounded(b, total, e.y, {t, head, rows[r]});
-                       });
-            }
-            scf::YieldOp::create(b, next);
-          });
-
-      e.ifThen(b, s.writesState, [&](ImplicitLocOpBuilder &b) {
-        for (int64_t r = 0; r < rowsPerWarp; ++r)
-          for (int64_t j = 0; j < columnsPerLane; ++j) {
-            Value value = tokenLoop.getResult(r * columnsPerLane + j);
-            auto store = [&](ImplicitLocOpBuilder &b) {
-              e.storeRounded(b, value, e.pool,
-                             {s.slot, head, rows[r], columns[j]});
-            };
-            if (rowValid[r] == trueV && columnValid[j] == trueV)
-              store(b);
-            else
-              e.ifThen(b, arith::AndIOp::create(b, rowValid[r], columnValid[j]),
-                       store);
-          }
-      });
-    });
-  };
-
-  for (unsigned pass : {0u, 1u})
-    launchKernel(b, e, {e.batch, e.index(b, extents.heads), rowTiles},
-                 {32, warps, 1},
-                 [&](ImplicitLocOpBuilder &b, const KernelContext &k) {
-                   kernel(b, k, pass);
-                 });
-  freeWriterOrderOnDevice(b, order);
+  SerialScanGPUBuilder serial(b, op, extents, options, 0);
+  WorkspaceBuilder w;
+  serial.declareWorkspace(b, w);
+  serial.bindWorkspace(w.allocate(b, op));
+  serial.emitFirstLaunch(b);
+  serial.emitSecondLaunch(b);
   rewriter.eraseOp(op);
 }

@@ -1,4 +1,4 @@
-//===- WarpMma.cpp - one m16n8k16 tensor-core step of a warp --------------===//
+//===- WarpMma.cpp - tensor-core tiles: swizzled shared memory, mma.sync --===//
 //
 // Fragment layout of mma.sync.aligned.m16n8k16.row.col (PTX ISA), with
 // g = lane / 4 and c = 2 * (lane % 4):
@@ -6,7 +6,30 @@
 //                      a[2] = A[g][c+8..c+9]   a[3] = A[g+8][c+8..c+9]
 //   B (16 x 8, col):   b[0] = B[c..c+1][g]     b[1] = B[c+8..c+9][g]
 //   D (16 x 8, f32):   d[0..1] = D[g][c..c+1]  d[2..3] = D[g+8][c..c+1]
-// Each 32-bit register holds two bf16, the lower index in the low half.
+// Each 32-bit register holds two 16-bit values, the lower index in the low
+// half.
+//
+// ldmatrix.m8n8.x4 loads four 8x8 matrices of 16-bit values: lanes 8i..8i+7
+// give the addresses of the 8 rows (16 contiguous bytes each) of matrix i,
+// and register i of lane l receives row l/4, columns 2(l%4)..+1 of matrix i
+// (with .trans: rows 2(l%4)..+1 of column l/4). So a fragment register is
+// one 8x8 matrix, and:
+//   A stored [m][k]: matrices at (m, k), (m+8, k), (m, k+8), (m+8, k+8)
+//   A stored [k][m]: the same with .trans, at (k, m), (k, m+8), (k+8, m), ...
+//   B stored [n][k]: b[0], b[1] of columns n..n+7 at (n, k), (n, k+8), and
+//                    of n+8.. at (n+8, k), (n+8, k+8)
+//   B stored [k][n]: with .trans at (k, n), (k+8, n), (k, n+8), (k+8, n+8).
+//
+// Shared tiles are swizzled: the 16-byte chunk j of row r is stored at chunk
+// j ^ s(r). The 8 rows of one matrix then sit in 8 different 16-byte bank
+// groups (a row of >= 128 bytes: s(r) = r % 8; of 64, 32 bytes: two or four
+// rows share 128 bytes and s(r) = (r / 2) % 4, (r / 4) % 2), so ldmatrix and
+// the 16-byte stores that fill a tile have no bank conflicts.
+//
+// f32 models: each operand value v is split into hi = bf16(v) and
+// lo = bf16(v - hi), staged as two tiles, and a*b is accumulated as
+// hi*lo + lo*hi + hi*hi (the lo*lo term is below f32 rounding of the sum):
+// about 16 significant bits per operand, enough for the f32 tolerance.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,94 +38,351 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
 using namespace mlir::ssd;
 using namespace mlir::ssd::detail;
 
-MmaLane mlir::ssd::detail::mmaLane(ImplicitLocOpBuilder &b,
-                                   const ScanEmitter &e, Value lane) {
-  Value four = e.index(b, 4);
-  return {arith::DivUIOp::create(b, lane, four),
-          arith::MulIOp::create(b, arith::RemUIOp::create(b, lane, four),
-                                e.index(b, 2))};
+//===----------------------------------------------------------------------===//
+// Swizzled tiles
+//===----------------------------------------------------------------------===//
+
+int64_t mlir::ssd::detail::swizzledColumns(int64_t cols) {
+  int64_t chunks = llvm::divideCeil(cols, 8);
+  if (chunks < 8)
+    chunks = llvm::PowerOf2Ceil(chunks);
+  else
+    chunks = llvm::alignTo(chunks, 8);
+  return chunks * 8;
+}
+
+/// s(r) of the file comment, as (r / rowsPerLine) % period.
+static Value swizzleOf(ImplicitLocOpBuilder &b, const SwizzledTile &t,
+                       Value row) {
+  int64_t chunks = t.cols / 8;
+  int64_t period = std::min<int64_t>(chunks, 8);
+  int64_t rowsPerLine = std::max<int64_t>(1, 8 / chunks);
+  if (period == 1)
+    return Value();
+  return ir::remu(b, ir::divu(b, row, rowsPerLine), period);
+}
+
+SwizzledTile SwizzledTile::stage(ImplicitLocOpBuilder &b, Value stage) const {
+  SwizzledTile t = *this;
+  t.rowOffset = ir::mul(b, stage, rows);
+  return t;
+}
+
+Value SwizzledTile::bufferRow(ImplicitLocOpBuilder &b, Value row) const {
+  return rowOffset ? ir::add(b, row, rowOffset) : row;
+}
+
+Value SwizzledTile::physicalColumn(ImplicitLocOpBuilder &b, Value bufferRow,
+                                   Value col) const {
+  // (col / 8 ^ s) * 8 + col % 8 == col ^ (s * 8).
+  Value s = swizzleOf(b, *this, bufferRow);
+  if (!s)
+    return col;
+  return arith::XOrIOp::create(b, col, ir::mul(b, s, 8));
+}
+
+void SwizzledTile::storeChunk(ImplicitLocOpBuilder &b, Value row, Value col,
+                              Value chunk) const {
+  Value r = bufferRow(b, row);
+  vector::StoreOp::create(b, chunk, buffer,
+                          ValueRange{r, physicalColumn(b, r, col)},
+                          /*nontemporal=*/false, llvm::MaybeAlign(16));
+}
+
+SwizzledTile mlir::ssd::detail::sharedTile(ImplicitLocOpBuilder &b,
+                                           const KernelContext &k,
+                                           int64_t offset, int64_t rows,
+                                           int64_t cols, Type element,
+                                           int64_t stages) {
+  SwizzledTile tile;
+  tile.rows = rows;
+  tile.cols = swizzledColumns(cols);
+  tile.buffer = sharedView(b, k, offset, {stages * rows, tile.cols}, element);
+  return tile;
+}
+
+//===----------------------------------------------------------------------===//
+// Elements
+//===----------------------------------------------------------------------===//
+
+Type mlir::ssd::detail::mmaElementType(MLIRContext *ctx, MmaElement element) {
+  if (element == MmaElement::F16)
+    return Float16Type::get(ctx);
+  return BFloat16Type::get(ctx);
+}
+
+static Type withElement(Type like, Type element) {
+  if (auto vector = dyn_cast<VectorType>(like))
+    return vector.clone(element);
+  return element;
+}
+
+Value mlir::ssd::detail::toMmaElement(ImplicitLocOpBuilder &b, Value v,
+                                      MmaElement element) {
+  Type target = withElement(v.getType(), mmaElementType(b.getContext(), element));
+  if (getElementTypeOrSelf(v.getType()) == getElementTypeOrSelf(target))
+    return v;
+  return arith::TruncFOp::create(b, target, v);
+}
+
+Value mlir::ssd::detail::mmaLowPart(ImplicitLocOpBuilder &b, Value v,
+                                    MmaElement element) {
+  Value high = toMmaElement(b, v, element);
+  Value back = arith::ExtFOp::create(b, v.getType(), high);
+  return toMmaElement(b, ir::fsubExact(b, v, back), element);
+}
+
+//===----------------------------------------------------------------------===//
+// Fragments
+//===----------------------------------------------------------------------===//
+
+MmaLane mlir::ssd::detail::mmaLane(ImplicitLocOpBuilder &b, Value lane) {
+  return {lane, ir::divu(b, lane, 4), ir::mul(b, ir::remu(b, lane, 4), 2)};
 }
 
 namespace {
 
-/// f32 -> bf16 bit pattern (round to nearest even) as i32 in the low half.
-Value bf16Bits(ImplicitLocOpBuilder &b, Value v) {
-  Value half = arith::TruncFOp::create(b, b.getBF16Type(), v);
-  Value bits = arith::BitcastOp::create(b, b.getI16Type(), half);
-  return arith::ExtUIOp::create(b, b.getI32Type(), bits);
+/// Origins (row, column offsets from a base, each 0 or 8) of the four 8x8
+/// matrices of an x4 load.
+struct MatrixOrigins {
+  std::array<int64_t, 4> row, col;
+};
+
+/// The 32-bit registers of four 8x8 matrices of `tile` whose origins are
+/// (rowBase + origins.row[i], colBase + origins.col[i]); transposed when
+/// `trans`.
+SmallVector<Value, 4> loadMatrices(ImplicitLocOpBuilder &b, const MmaLane &lane,
+                                   const SwizzledTile &tile, Value rowBase,
+                                   Value colBase, const MatrixOrigins &origins,
+                                   bool trans, FragmentLoads loads) {
+  Type i32 = b.getI32Type();
+  Type element = cast<MemRefType>(tile.buffer.getType()).getElementType();
+  SmallVector<Value, 4> regs;
+  if (loads == FragmentLoads::LdMatrix) {
+    // Lane l addresses row l % 8 of matrix l / 8. The origins are 0 or 8, so
+    // each is a bit of a 4-bit mask indexed by the matrix.
+    Value matrix = ir::divu(b, lane.lane, 8);
+    auto pick = [&](const std::array<int64_t, 4> &offsets) {
+      int64_t mask = 0;
+      for (int i = 0; i < 4; ++i)
+        mask |= (offsets[i] / 8) << i;
+      Value bit = ir::remu(
+          b, arith::ShRUIOp::create(b, ir::idx(b, mask), matrix), 2);
+      return ir::mul(b, bit, 8);
+    };
+    Value row = tile.bufferRow(
+        b, ir::add(b, ir::add(b, rowBase, pick(origins.row)),
+                   ir::remu(b, lane.lane, 8)));
+    Value col = ir::add(b, colBase, pick(origins.col));
+    auto resultType = VectorType::get({4, 2}, element);
+    Value matrices = nvgpu::LdMatrixOp::create(
+        b, resultType, tile.buffer,
+        ValueRange{row, tile.physicalColumn(b, row, col)}, trans,
+        /*numTiles=*/4);
+    for (int64_t i = 0; i < 4; ++i) {
+      Value pair = vector::ExtractOp::create(b, matrices, ArrayRef<int64_t>{i});
+      regs.push_back(vector::BitCastOp::create(
+                         b, VectorType::get({1}, i32), pair)
+                         .getResult());
+      regs.back() = vector::ExtractOp::create(b, regs.back(),
+                                              ArrayRef<int64_t>{0});
+    }
+    return regs;
+  }
+  // What ldmatrix would give this lane, one register at a time.
+  for (int64_t i = 0; i < 4; ++i) {
+    Value row0 = ir::add(b, rowBase, origins.row[i]);
+    Value col0 = ir::add(b, colBase, origins.col[i]);
+    Value pair;
+    if (!trans) {
+      Value row = tile.bufferRow(b, ir::add(b, row0, lane.group));
+      Value col = ir::add(b, col0, lane.pair);
+      pair = vector::LoadOp::create(
+          b, VectorType::get({2}, element), tile.buffer,
+          ValueRange{row, tile.physicalColumn(b, row, col)},
+          /*nontemporal=*/false, llvm::MaybeAlign(4));
+    } else {
+      Value col = ir::add(b, col0, lane.group);
+      SmallVector<Value, 2> values;
+      for (int64_t h = 0; h < 2; ++h) {
+        Value row = tile.bufferRow(b, ir::add(b, ir::add(b, row0, lane.pair), h));
+        values.push_back(memref::LoadOp::create(
+            b, tile.buffer, ValueRange{row, tile.physicalColumn(b, row, col)}));
+      }
+      pair = vector::FromElementsOp::create(b, VectorType::get({2}, element),
+                                            values);
+    }
+    Value bits = vector::BitCastOp::create(b, VectorType::get({1}, i32), pair);
+    regs.push_back(vector::ExtractOp::create(b, bits, ArrayRef<int64_t>{0}));
+  }
+  return regs;
 }
 
-/// The bf16 nearest to v, back in f32, so that v - roundBF16(v) is the part a
-/// single bf16 misses.
-Value roundBF16(ImplicitLocOpBuilder &b, Value v) {
-  Value half = arith::TruncFOp::create(b, b.getBF16Type(), v);
-  return arith::ExtFOp::create(b, b.getF32Type(), half);
+/// The mma.sync operand for a 32-bit fragment register: i32 for bf16,
+/// vector<2xf16> for f16 (what nvvm.mma.sync takes for each).
+Value mmaOperand(ImplicitLocOpBuilder &b, Value reg, MmaElement element) {
+  if (element == MmaElement::BF16)
+    return reg;
+  Value asVector = vector::BroadcastOp::create(
+      b, VectorType::get({1}, b.getI32Type()), reg);
+  return vector::BitCastOp::create(b, VectorType::get({2}, b.getF16Type()),
+                                   asVector);
 }
 
-Value pack(ImplicitLocOpBuilder &b, Value low, Value high) {
-  Value shifted = arith::ShLIOp::create(
-      b, bf16Bits(b, high),
-      arith::ConstantOp::create(b, b.getI32IntegerAttr(16)));
-  return arith::OrIOp::create(b, bf16Bits(b, low), shifted);
+void mmaSync(ImplicitLocOpBuilder &b, ArrayRef<Value> aRegs,
+             ArrayRef<Value> bRegs, MutableArrayRef<Value> acc,
+             MmaElement element) {
+  Type f32 = b.getF32Type();
+  auto resultType =
+      LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
+  SmallVector<Value, 4> a, bv;
+  for (Value r : aRegs)
+    a.push_back(mmaOperand(b, r, element));
+  for (Value r : bRegs)
+    bv.push_back(mmaOperand(b, r, element));
+  NVVM::MMATypes type = element == MmaElement::F16 ? NVVM::MMATypes::f16
+                                                   : NVVM::MMATypes::bf16;
+  auto op = NVVM::MmaOp::create(
+      b, resultType, a, bv, acc, /*shape=*/{16, 8, 16},
+      /*b1Op=*/std::nullopt, /*intOverflow=*/std::nullopt,
+      std::array<NVVM::MMATypes, 2>{type, type},
+      std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                     NVVM::MMALayout::col});
+  for (int64_t i = 0; i < 4; ++i)
+    acc[i] = LLVM::ExtractValueOp::create(b, op.getRes(), i);
 }
 
 } // namespace
 
-void mlir::ssd::detail::mmaAccumulate(ImplicitLocOpBuilder &b,
-                                      const ScanEmitter &e, const MmaLane &lane,
-                                      TileElementFn a, TileElementFn bElem,
-                                      MutableArrayRef<Value> acc, bool splitF32) {
-  Value g = lane.group, c = lane.pair;
-  auto plus = [&](Value v, int64_t k) {
-    return arith::AddIOp::create(b, v, e.index(b, k)).getResult();
-  };
-  Value g8 = plus(g, 8), c1 = plus(c, 1), c8 = plus(c, 8), c9 = plus(c, 9);
-  // Operand values in fragment order, as f32.
-  SmallVector<Value, 8> aValues = {a(b, g, c),   a(b, g, c1),  a(b, g8, c),
-                                   a(b, g8, c1), a(b, g, c8),  a(b, g, c9),
-                                   a(b, g8, c8), a(b, g8, c9)};
-  SmallVector<Value, 4> bValues = {bElem(b, c, g), bElem(b, c1, g),
-                                   bElem(b, c8, g), bElem(b, c9, g)};
+//===----------------------------------------------------------------------===//
+// Warp tiles
+//===----------------------------------------------------------------------===//
 
-  auto registers = [&](ArrayRef<Value> values) {
-    SmallVector<Value, 4> regs;
-    for (size_t i = 0; i < values.size(); i += 2)
-      regs.push_back(pack(b, values[i], values[i + 1]));
-    return regs;
-  };
-  auto residuals = [&](ArrayRef<Value> values) {
-    SmallVector<Value, 8> lows;
-    for (Value v : values)
-      lows.push_back(arith::SubFOp::create(b, v, roundBF16(b, v)));
-    return lows;
-  };
-
-  Type f32 = b.getF32Type();
-  auto resultType = LLVM::LLVMStructType::getLiteral(b.getContext(),
-                                                     {f32, f32, f32, f32});
-  auto mma = [&](ArrayRef<Value> aRegs, ArrayRef<Value> bRegs) {
-    auto op = NVVM::MmaOp::create(
-        b, resultType, aRegs, bRegs, acc, /*shape=*/{16, 8, 16},
-        /*b1Op=*/std::nullopt, /*intOverflow=*/std::nullopt,
-        std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
-                                      NVVM::MMATypes::bf16},
-        std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                       NVVM::MMALayout::col});
-    for (int64_t i = 0; i < 4; ++i)
-      acc[i] = LLVM::ExtractValueOp::create(b, op.getRes(), i);
-  };
-
-  SmallVector<Value, 4> aHigh = registers(aValues), bHigh = registers(bValues);
-  if (splitF32) {
-    // Smallest terms first, so the large one is added to the most precise
-    // partial sum.
-    mma(aHigh, registers(residuals(bValues)));
-    mma(registers(residuals(aValues)), bHigh);
+WarpLayout mlir::ssd::detail::chooseWarpLayout(int64_t rows, int64_t cols,
+                                               int64_t warps) {
+  assert(rows % 16 == 0 && cols % 16 == 0);
+  const int64_t mTotal = rows / 16, pairsTotal = cols / 16;
+  std::optional<WarpLayout> best;
+  double bestLoads = 0;
+  for (int64_t warpsM = 1; warpsM <= warps; warpsM *= 2) {
+    if (warps % warpsM)
+      continue;
+    int64_t warpsN = warps / warpsM;
+    // Warps along m (n) each take mt (np) consecutive tiles; the tiles must
+    // divide evenly, so that no warp reads past the staged tile.
+    int64_t mt = llvm::divideCeil(mTotal, warpsM);
+    int64_t np = llvm::divideCeil(pairsTotal, warpsN);
+    if (mTotal % mt || pairsTotal % np)
+      continue;
+    WarpLayout layout{warpsM, warpsN, mt, 2 * np};
+    double loads = double(mt + np) / double(mt * 2 * np);
+    if (!best || layout.accumulators() < best->accumulators() ||
+        (layout.accumulators() == best->accumulators() && loads < bestLoads)) {
+      best = layout;
+      bestLoads = loads;
+    }
   }
-  mma(aHigh, bHigh);
+  assert(best && "warpsM = 1 always divides");
+  return *best;
+}
+
+WarpTile mlir::ssd::detail::warpTile(ImplicitLocOpBuilder &b,
+                                     const WarpLayout &layout, int64_t rows,
+                                     int64_t cols, Value warp) {
+  WarpTile tile;
+  tile.mTiles = layout.mTiles;
+  tile.nTiles = layout.nTiles;
+  Value wm = ir::divu(b, warp, layout.warpsN);
+  Value wn = ir::remu(b, warp, layout.warpsN);
+  tile.mBase = ir::mul(b, wm, 16 * layout.mTiles);
+  tile.nBase = ir::mul(b, wn, 8 * layout.nTiles);
+  tile.active = ir::both(b, ir::ult(b, tile.mBase, rows),
+                         ir::ult(b, tile.nBase, cols));
+  return tile;
+}
+
+void mlir::ssd::detail::warpMatmul(ImplicitLocOpBuilder &b,
+                                   const MmaLane &lane, const WarpTile &tile,
+                                   const MmaOperand &a, const MmaOperand &bOp,
+                                   int64_t k0, int64_t kExtent,
+                                   MmaElement element, FragmentLoads loads,
+                                   MutableArrayRef<Value> acc) {
+  assert(kExtent % 16 == 0 && tile.nTiles % 2 == 0);
+  assert(static_cast<int64_t>(acc.size()) == tile.accumulators());
+  // Non-transposed A: (m, k), (m+8, k), (m, k+8), (m+8, k+8); transposed
+  // (rows are k): (k, m), (k, m+8), (k+8, m), (k+8, m+8).
+  const MatrixOrigins aRowsM{{0, 8, 0, 8}, {0, 0, 8, 8}};
+  const MatrixOrigins aRowsK{{0, 0, 8, 8}, {0, 8, 0, 8}};
+  // B, two n-tiles: (n, k), (n, k+8), (n+8, k), (n+8, k+8); transposed:
+  // (k, n), (k+8, n), (k, n+8), (k+8, n+8).
+  const MatrixOrigins bRowsN{{0, 0, 8, 8}, {0, 8, 0, 8}};
+  const MatrixOrigins bRowsK{{0, 8, 0, 8}, {0, 0, 8, 8}};
+
+  for (int64_t kk = k0; kk < k0 + kExtent; kk += 16) {
+    Value k = ir::idx(b, kk);
+    auto aFragments = [&](const SwizzledTile &t) {
+      SmallVector<SmallVector<Value, 4>> frags;
+      for (int64_t mi = 0; mi < tile.mTiles; ++mi) {
+        Value m = ir::add(b, tile.mBase, 16 * mi);
+        frags.push_back(a.kRows ? loadMatrices(b, lane, t, k, m, aRowsK,
+                                               /*trans=*/true, loads)
+                                : loadMatrices(b, lane, t, m, k, aRowsM,
+                                               /*trans=*/false, loads));
+      }
+      return frags;
+    };
+    auto bFragments = [&](const SwizzledTile &t) {
+      // frags[ni] = {b0, b1} of n-tile ni.
+      SmallVector<SmallVector<Value, 4>> frags;
+      for (int64_t pj = 0; pj < tile.nTiles / 2; ++pj) {
+        Value n = ir::add(b, tile.nBase, 16 * pj);
+        SmallVector<Value, 4> regs =
+            bOp.kRows ? loadMatrices(b, lane, t, k, n, bRowsK, true, loads)
+                      : loadMatrices(b, lane, t, n, k, bRowsN, false, loads);
+        frags.push_back({regs[0], regs[1]});
+        frags.push_back({regs[2], regs[3]});
+      }
+      return frags;
+    };
+    auto mmaAll = [&](ArrayRef<SmallVector<Value, 4>> af,
+                      ArrayRef<SmallVector<Value, 4>> bf) {
+      for (int64_t mi = 0; mi < tile.mTiles; ++mi)
+        for (int64_t ni = 0; ni < tile.nTiles; ++ni)
+          mmaSync(b, af[mi], bf[ni],
+                  acc.slice((mi * tile.nTiles + ni) * 4, 4), element);
+    };
+    auto aHigh = aFragments(a.high);
+    auto bHigh = bFragments(bOp.high);
+    if (a.split() || bOp.split()) {
+      // Smallest terms first, so the large one is added to the most precise
+      // partial sum.
+      if (bOp.split())
+        mmaAll(aHigh, bFragments(bOp.low));
+      if (a.split())
+        mmaAll(aFragments(a.low), bHigh);
+    }
+    mmaAll(aHigh, bHigh);
+  }
+}
+
+void mlir::ssd::detail::forEachAccumulator(
+    ImplicitLocOpBuilder &b, const MmaLane &lane, const WarpTile &tile,
+    function_ref<void(ImplicitLocOpBuilder &, Value, Value, int64_t)> body) {
+  for (int64_t mi = 0; mi < tile.mTiles; ++mi)
+    for (int64_t ni = 0; ni < tile.nTiles; ++ni)
+      for (int64_t e = 0; e < 4; ++e) {
+        Value row = ir::add(b, ir::add(b, tile.mBase, lane.group),
+                            16 * mi + 8 * (e / 2));
+        Value col =
+            ir::add(b, ir::add(b, tile.nBase, lane.pair), 8 * ni + e % 2);
+        body(b, row, col, (mi * tile.nTiles + ni) * 4 + e);
+      }
 }
