@@ -7,7 +7,8 @@ packages=(
   cmake ninja-build
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools clang-22 lld-22
   libomp-22-dev   # OpenMP runtime for the CPU pipeline's parallel loops
-  libclang-rt-22-dev   # compiler-rt builtins linked into emulated GPU kernels
+  libclang-rt-22-dev   # compiler-rt: builtins linked into emulated GPU kernels,
+                       # the sanitizer and libFuzzer runtimes (build-asan)
   libboost-context-dev # fibers: one per GPU thread in the GPU emulator
   python3-numpy   # test input generation and comparison (/usr/bin/python3)
 )

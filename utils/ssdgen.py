@@ -2,24 +2,31 @@
 """Inputs, references, checks and broken inputs for ssd-run.
 
   ssdgen.py gen OUTDIR --seqlens 0,1,5 [...]    write a random valid input dir
-  ssdgen.py ref INPUTDIR OUTDIR [--dtype D]     float64 reference in NumPy
-  ssdgen.py check INPUTDIR REFDIR OUTDIR --dtype D [--tol X]
+  ssdgen.py ref INPUTDIR OUTDIR [--dtype D] [--pool-dtype P]
+                                                float64 reference in NumPy
+  ssdgen.py check INPUTDIR REFDIR OUTDIR --dtype D [--tol X] [--pool-dtype P]
                                                 compare an output dir to a
                                                 reference dir
   ssdgen.py bad OUTDIR KIND                     write a deliberately broken dir
 
 Only the standard library and NumPy. `ref` is an independent NumPy
-transcription of the recurrence, used to cross-check the C++ reference.
+transcription of the recurrence, used to cross-check the C++ reference: it
+performs the same operations in the same order, so the two agree bit for bit
+(checked with --tol 0). `--pool-dtype bf16` matches ssd-run's: the float32
+values of ssm_pool.npy are rounded to bf16 on load and the written states to
+bf16 on write; the output pool holds those bf16 values as float32.
 """
 
 import argparse
+import math
 import os
 import shutil
 import sys
 
 import numpy as np
 
-# SPEC section 4: max|out - ref| / max|ref| per model dtype.
+# SPEC section 4: max|out - ref| / max|ref| per model dtype, over y and over
+# each written pool slot on its own.
 TOLERANCES = {"f32": 5e-4, "f16": 1e-2, "bf16": 3e-2}
 PADDING = 0xFFFFFFFF
 
@@ -133,17 +140,20 @@ def generate(outdir, seqlens, H=4, P=8, N=16, G=2, slots=None, seed=0,
         raise SystemExit("ssdgen: H=%d is not a multiple of G=%d" % (H, G))
     rng = np.random.default_rng(seed)
     batch = len(seqlens)
+    if padding == "all":
+        padding = list(range(batch))
     T = int(sum(seqlens))
     S = slots if slots is not None else 2 * batch + 2
-    if not tree and S < batch:
+    real = batch - len(set(padding))
+    if not tree and S < real:
         raise SystemExit("ssdgen: %d slots cannot hold %d distinct sequences"
-                         % (S, batch))
-    if S < 1:
+                         % (S, real))
+    if S < 1 and (tree or real > 0):
         raise SystemExit("ssdgen: need at least one slot")
 
-    # Model ranges of SPEC section 4: A in [-8, -1], the effective step
+    # Model ranges of SPEC section 4: A in [-16, -1], the effective step
     # d = softplus(dt + dt_bias) (or dt itself) log-uniform in [1e-3, 1e-1].
-    A = rng.uniform(-8.0, -1.0, size=H)
+    A = rng.uniform(-16.0, -1.0, size=H)
     d = np.exp(rng.uniform(np.log(1e-3), np.log(1e-1), size=(T, H)))
     if with_dt_bias:
         # Models initialise dt_bias as softplus⁻¹ of a step in the same range.
@@ -154,10 +164,16 @@ def generate(outdir, seqlens, H=4, P=8, N=16, G=2, slots=None, seed=0,
         dt_bias = None
         dt = d
     if large_dt > 0 and with_dt_bias:
-        # A fraction of steps with dt + dt_bias in (20, 24]: the branch of
-        # softplus that passes its argument through.
+        # A fraction of steps with v = dt + dt_bias > 20: the branch of
+        # softplus that passes its argument through. Half of them just above
+        # 20, half with v in (90, 120], where exp(v) overflows float32 to
+        # inf: that is where a softplus that combined both branches
+        # arithmetically (0 * inf = NaN) instead of selecting one fails.
         big = rng.uniform(size=(T, H)) < large_dt
-        dt = np.where(big, rng.uniform(20.5, 24.0, size=(T, H)) - dt_bias[None, :], dt)
+        huge = rng.uniform(size=(T, H)) < 0.5
+        v = np.where(huge, rng.uniform(90.0, 120.0, size=(T, H)),
+                     rng.uniform(20.5, 24.0, size=(T, H)))
+        dt = np.where(big, v - dt_bias[None, :], dt)
     arrs = {
         "x": rng.standard_normal((T, H, P)),
         "dt": dt,
@@ -181,7 +197,14 @@ def generate(outdir, seqlens, H=4, P=8, N=16, G=2, slots=None, seed=0,
         slots_of = np.zeros(batch, dtype=np.int64) + int(rng.integers(S))
         initial, update = "all", "tree"
     else:
-        slots_of = rng.choice(S, size=batch, replace=False).astype(np.int64)
+        if S >= batch:
+            slots_of = rng.choice(S, size=batch, replace=False).astype(np.int64)
+        else:
+            # Fewer slots than sequences: the padding ones need none.
+            slots_of = np.full(batch, PADDING, dtype=np.int64)
+            real_seqs = [b for b in range(batch) if b not in set(padding)]
+            slots_of[real_seqs] = rng.choice(S, size=len(real_seqs),
+                                             replace=False)
     for i in padding:
         if not 0 <= i < batch:
             raise SystemExit("ssdgen: --padding %d is not a sequence index" % i)
@@ -212,8 +235,30 @@ def generate(outdir, seqlens, H=4, P=8, N=16, G=2, slots=None, seed=0,
 # ref
 # ----------------------------------------------------------------------------
 
-def reference(arrs, dtype):
-    """(y, pool) in float64: the SPEC section 1 recurrence on rounded inputs."""
+def _softplus(v):
+    """softplus(v) = v for v > 20, else log1p(exp(v)), elementwise with the C
+    library's exp and log1p (as the C++ reference calls them): NumPy's own
+    vectorised exp may differ from it in the last bit."""
+    return np.array([x if x > 20 else math.log1p(math.exp(x)) for x in v])
+
+
+def _exp(v):
+    return np.array([math.exp(x) for x in v])
+
+
+def pool_input(arrs, pool_dtype):
+    """The pool as the op sees it: float32, or rounded to bf16 on load."""
+    pool = arrs["ssm_pool"].astype(np.float32)
+    return _bf16_from_f32(pool) if pool_dtype == "bf16" else pool
+
+
+def reference(arrs, dtype, pool_dtype="f32"):
+    """(y, pool) in float64: the SPEC section 1 recurrence on rounded inputs.
+
+    Every operation is the C++ reference's (lib/Runner/Reference.cpp), in the
+    same order (the state update, then the dot product with C summed over n
+    in increasing order, then the D skip; exp and log1p from the C library),
+    so that the two agree bit for bit: the cross-checks run with --tol 0."""
     def rounded(name):
         v = arrs[name]
         if v is None:
@@ -222,9 +267,9 @@ def reference(arrs, dtype):
 
     x, dt, A, B, C = (rounded(k) for k in ["x", "dt", "A", "B", "C"])
     D, dt_bias = rounded("D"), rounded("dt_bias")
-    pool_in = arrs["ssm_pool"].astype(np.float32).astype(np.float64)
+    pool_in = pool_input(arrs, pool_dtype).astype(np.float64)
     T, H, P = x.shape
-    G = B.shape[1]
+    G, N = B.shape[1], B.shape[2]
     heads_group = np.arange(H) // (H // G)
     qsl = arrs["query_start_loc"]
     init = arrs["has_initial_state"]
@@ -238,29 +283,37 @@ def reference(arrs, dtype):
         for t in range(int(qsl[b]), int(qsl[b + 1])):
             d = dt[t]
             if dt_bias is not None:
-                v = d + dt_bias
-                with np.errstate(over="ignore"):
-                    d = np.where(v > 20, v, np.log1p(np.exp(np.minimum(v, 20))))
+                d = _softplus(d + dt_bias)
             Bt, Ct = B[t][heads_group], C[t][heads_group]  # [H, N]
-            state = (np.exp(d * A)[:, None, None] * state
+            state = (_exp(d * A)[:, None, None] * state
                      + d[:, None, None] * x[t][:, :, None] * Bt[:, None, :])
-            y[t] = np.einsum("hpn,hn->hp", state, Ct)
+            acc = np.zeros((H, P))
+            for n in range(N):
+                acc = acc + state[:, :, n] * Ct[:, None, n]
             if D is not None:
-                y[t] += D[:, None] * x[t]
+                acc = acc + D[:, None] * x[t]
+            y[t] = acc
         if writes:
             pool[slot] = state
     return y, pool
 
 
+def round_pool(pool, pool_dtype):
+    """The pool as written: float32, or bf16 values (held as float32)."""
+    if pool_dtype == "bf16":
+        return round_to_dtype(pool, "bf16")
+    return pool.astype(np.float32)
+
+
 def cmd_ref(args):
     arrs = load_inputs(args.inputdir)
-    y, pool = reference(arrs, args.dtype)
+    y, pool = reference(arrs, args.dtype, args.pool_dtype)
     os.makedirs(args.outdir, exist_ok=True)
     np.save(_path(args.outdir, "y"), round_to_dtype(y, args.dtype))
-    np.save(_path(args.outdir, "ssm_pool"), pool.astype(np.float32))
-    print("ssdgen ref: wrote %s (T=%d, %d sequences, dtype %s)"
+    np.save(_path(args.outdir, "ssm_pool"), round_pool(pool, args.pool_dtype))
+    print("ssdgen ref: wrote %s (T=%d, %d sequences, dtype %s%s)"
           % (args.outdir, y.shape[0], len(arrs["query_start_loc"]) - 1,
-             args.dtype))
+             args.dtype, ", pool bf16" if args.pool_dtype == "bf16" else ""))
     return 0
 
 
@@ -276,8 +329,20 @@ def _rel_err(out, ref):
     return float(diff / scale) if scale > 0 else float(diff)
 
 
+def _slot_rel_err(out, ref, slots):
+    """The largest relative error of any one slot: each written slot is
+    normalized by its own magnitude, so that a slot whose state is small (a
+    sequence starting from zero) cannot hide its errors behind a large one."""
+    return max([_rel_err(out[s], ref[s]) for s in slots], default=0.0)
+
+
 def cmd_check(args):
     tol = args.tol if args.tol is not None else TOLERANCES[args.dtype]
+    # A bf16 pool is rounded to bf16 on write, on both sides but from
+    # different values (the op's f32 state, the reference's double): they
+    # may land one bf16 step (at most 2^-7 relative) apart. A zero tolerance
+    # stays zero: the two references round the same double.
+    pool_tol = tol + 2.0 ** -7 if args.pool_dtype == "bf16" and tol > 0 else tol
 
     def fail(msg):
         print("FAIL: %s" % msg)
@@ -291,7 +356,7 @@ def cmd_check(args):
         out_pool = np.load(_path(args.outdir, "ssm_pool"))
     except (OSError, ValueError) as e:
         return fail("cannot load: %s" % e)
-    in_pool = arrs["ssm_pool"].astype(np.float32)
+    in_pool = pool_input(arrs, args.pool_dtype)
 
     for name, out, ref in [("y", out_y, ref_y), ("ssm_pool", out_pool, ref_pool)]:
         if out.dtype != np.float32:
@@ -317,6 +382,12 @@ def cmd_check(args):
     untouched = [s for s in range(in_pool.shape[0]) if s not in written]
     if written and not np.all(np.isfinite(out_pool[written])):
         return fail("a written pool slot holds NaN or Inf")
+    if args.pool_dtype == "bf16":
+        unrounded = round_to_dtype(out_pool, "bf16").view(np.uint32) != \
+            out_pool.view(np.uint32)
+        if np.any(unrounded):
+            return fail("the pool has %d values that are not bf16 values"
+                        % int(np.sum(unrounded)))
     same = (out_pool.view(np.uint32) == in_pool.view(np.uint32)).reshape(
         in_pool.shape[0], -1).all(axis=1)
     changed = [s for s in untouched if not same[s]]
@@ -325,12 +396,15 @@ def cmd_check(args):
                     "bit-identical)" % changed[:10])
 
     y_err = _rel_err(out_y, ref_y)
-    pool_err = _rel_err(out_pool[written], ref_pool[written]) if written else 0.0
-    status = "PASS" if y_err <= tol and pool_err <= tol else "FAIL"
-    print("%s dtype=%s y_err=%.3e pool_err=%.3e tol=%.1e written_slots=%d "
+    pool_err = _slot_rel_err(out_pool, ref_pool, written)
+    status = "PASS" if y_err <= tol and pool_err <= pool_tol else "FAIL"
+    print("%s dtype=%s%s y_err=%.3e pool_err=%.3e tol=%.1e%s written_slots=%d "
           "untouched_slots=%d (bit-identical)"
-          % (status, args.dtype, y_err, pool_err, tol, len(written),
-             len(untouched)))
+          % (status, args.dtype,
+             " pool=bf16" if args.pool_dtype == "bf16" else "",
+             y_err, pool_err, tol,
+             " pool_tol=%.1e" % pool_tol if pool_tol != tol else "",
+             len(written), len(untouched)))
     return 0 if status == "PASS" else 1
 
 
@@ -370,6 +444,27 @@ def _bad_truncated(d, a):
 def _bad_not_npy(d, a):
     with open(_path(d, "dt"), "w") as f:
         f.write("this is a text file, not an array\n")
+    return "dt.npy"
+
+
+def _write_raw_npy(d, name, header, payload):
+    """A .npy file with exactly this header dict text (NumPy would not write
+    it) and payload."""
+    text = header.encode("latin-1")
+    pad = (64 - (10 + len(text) + 1) % 64) % 64
+    with open(_path(d, name), "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + (len(text) + pad + 1).to_bytes(2, "little")
+                + text + b" " * pad + b"\n" + payload)
+
+
+def _bad_header_control_chars(d, a):
+    # A header key and a dtype string holding newlines and other control
+    # characters (the fuzzer's first finding, issue 11): the message must
+    # still be one line.
+    _write_raw_npy(d, "dt", "{'descr': '<f4', 'fortran_order': False, "
+                   "'shape': (6, 4), 'de\nscr\n\n\x01': 1, }", b"")
+    _write_raw_npy(d, "A", "{'descr': '<\nf4\r', 'fortran_order': False, "
+                   "'shape': (4,), }", b"\0" * 16)
     return "dt.npy"
 
 
@@ -488,6 +583,9 @@ BAD_KINDS = {
     "missing-file": (_bad_missing, "a required file (C.npy) is absent"),
     "truncated": (_bad_truncated, "x.npy loses its last 100 bytes"),
     "not-npy": (_bad_not_npy, "dt.npy is a text file"),
+    "header-control-chars": (_bad_header_control_chars,
+                             "dt.npy's header has a key with newlines (and "
+                             "A.npy's dtype string)"),
     "wrong-dtype": (_bad_wrong_dtype, "x.npy is float64"),
     "int-float-operand": (_bad_int_dtype, "A.npy is int32"),
     "qsl-dtype": (_bad_qsl_dtype, "query_start_loc.npy is int64"),
@@ -536,7 +634,18 @@ def cmd_bad(args):
 # ----------------------------------------------------------------------------
 
 def _int_list(s):
-    return [int(v) for v in s.split(",") if v.strip() != ""]
+    """Comma-separated integers; V*K stands for K copies of V (0*4096)."""
+    out = []
+    for v in s.split(","):
+        if v.strip() == "":
+            continue
+        value, _, count = v.partition("*")
+        out += [int(value)] * (int(count) if count else 1)
+    return out
+
+
+def _index_list(s):
+    return "all" if s.strip() == "all" else _int_list(s)
 
 
 def main(argv=None):
@@ -547,7 +656,8 @@ def main(argv=None):
     g = sub.add_parser("gen", help="write a random valid input directory")
     g.add_argument("outdir")
     g.add_argument("--seqlens", type=_int_list, required=True,
-                   help="comma-separated tokens per sequence, e.g. 0,1,5")
+                   help="comma-separated tokens per sequence, e.g. 0,1,5 "
+                        "(V*K: K sequences of V tokens)")
     g.add_argument("--H", type=int, default=4)
     g.add_argument("--P", type=int, default=8)
     g.add_argument("--N", type=int, default=16)
@@ -563,8 +673,9 @@ def main(argv=None):
                    default="mixed", help="update_state")
     g.add_argument("--ci-shape", choices=["1d", "2d"], default="1d")
     g.add_argument("--ci-dtype", choices=["int32", "uint32"], default="int32")
-    g.add_argument("--padding", type=_int_list, default=[],
-                   help="comma-separated sequence indices to make padding")
+    g.add_argument("--padding", type=_index_list, default=[],
+                   help="comma-separated sequence indices to make padding, "
+                        "or 'all'")
     g.add_argument("--float16-files", action="store_true",
                    help="store every float array as float16")
     g.add_argument("--large-dt", type=float, default=0.0,
@@ -578,6 +689,8 @@ def main(argv=None):
     r.add_argument("inputdir")
     r.add_argument("outdir")
     r.add_argument("--dtype", choices=list(TOLERANCES), default="f32")
+    r.add_argument("--pool-dtype", choices=["f32", "bf16"], default="f32",
+                   help="pool element type (bf16: rounded on load and write)")
 
     c = sub.add_parser("check", help="compare OUTDIR to REFDIR (SPEC 4)")
     c.add_argument("inputdir")
@@ -586,6 +699,10 @@ def main(argv=None):
     c.add_argument("--dtype", choices=list(TOLERANCES), default="f32")
     c.add_argument("--tol", type=float, default=None,
                    help="override the SPEC tolerance for the dtype")
+    c.add_argument("--pool-dtype", choices=["f32", "bf16"], default="f32",
+                   help="pool element type of the run (bf16: the input pool "
+                        "is compared rounded to bf16, written slots must hold "
+                        "bf16 values)")
 
     kinds = "\n".join("  %-20s %s" % (k, v[1]) for k, v in BAD_KINDS.items())
     b = sub.add_parser(
@@ -607,6 +724,12 @@ def main(argv=None):
         print("ssdgen gen: wrote %s (T=%d, batch=%d, S=%d)"
               % (args.outdir, arrs["x"].shape[0], len(args.seqlens),
                  arrs["ssm_pool"].shape[0]))
+        if args.large_dt > 0 and arrs["dt_bias"] is not None:
+            v = (arrs["dt"].astype(np.float64)
+                 + arrs["dt_bias"].astype(np.float64)[None, :])
+            print("ssdgen gen: %d of %d steps have dt + dt_bias > 20, %d of "
+                  "them > 88.73 (exp overflows float32)"
+                  % (int(np.sum(v > 20)), v.size, int(np.sum(v > 88.73))))
         return 0
     if args.cmd == "ref":
         return cmd_ref(args)

@@ -1,6 +1,7 @@
 //===- SSDOps.cpp - ssd dialect operations --------------------------------===//
 
 #include "ssd/IR/SSDOps.h"
+#include "ssd/IR/SSDLimits.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -52,6 +53,11 @@ public:
     if (it == bound.end())
       return std::nullopt;
     return it->second.first;
+  }
+
+  /// The operand dimension that fixed `extent` (bound extents only).
+  StringRef where(StringRef extent) const {
+    return bound.find(extent)->second.second;
   }
 
 private:
@@ -217,6 +223,29 @@ LogicalResult ChunkScanVarlenOp::verify() {
   if (heads && groups && *heads % *groups != 0)
     return emitOpError() << "nheads (" << *heads
                          << ") must be a multiple of ngroups (" << *groups << ")";
+
+  // The documented maxima (ssd/IR/SSDLimits.h, docs/overview.md "Limits").
+  struct Limit {
+    StringRef extent, name;
+    int64_t max;
+  };
+  for (const Limit &limit :
+       {Limit{"T", "total tokens T", ::ssd::limits::kMaxTokens},
+        Limit{"H", "nheads H", ::ssd::limits::kMaxHeads},
+        Limit{"P", "head_dim P", ::ssd::limits::kMaxHeadDim},
+        Limit{"G", "ngroups G", ::ssd::limits::kMaxGroups},
+        Limit{"N", "dstate N", ::ssd::limits::kMaxDState}}) {
+    std::optional<int64_t> value = extents.get(limit.extent);
+    if (value && *value > limit.max)
+      return emitOpError() << limit.name << " (" << *value << ", "
+                           << extents.where(limit.extent)
+                           << ") exceeds the supported maximum " << limit.max;
+  }
+  if (std::optional<uint64_t> chunkSize = getChunkSize();
+      chunkSize && *chunkSize > uint64_t(::ssd::limits::kMaxChunkSize))
+    return emitOpError() << "chunk_size (" << *chunkSize
+                         << ") exceeds the supported maximum "
+                         << ::ssd::limits::kMaxChunkSize;
   return success();
 }
 

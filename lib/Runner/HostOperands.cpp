@@ -4,6 +4,8 @@
 
 #include "ssd/Runner/Npy.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <sstream>
 
@@ -21,7 +23,7 @@ std::vector<OperandLayout> ssd::operandLayouts(const ScanProblem &p) {
     operands.push_back({"D", {p.H}, model});
   if (p.hasDtBias)
     operands.push_back({"dt_bias", {p.H}, model});
-  operands.push_back({"ssm_pool", {p.S, p.H, p.P, p.N}, "f32"});
+  operands.push_back({"ssm_pool", {p.S, p.H, p.P, p.N}, toString(p.poolDType)});
   operands.push_back({"query_start_loc", {p.batch + 1}, "i32"});
   if (p.hasInitialStatePresent)
     operands.push_back({"has_initial_state", {p.batch}, "i1"});
@@ -46,7 +48,36 @@ std::string ssd::signatureKey(const ScanProblem &p) {
       << " update_state=" << p.updateStatePresent
       << " cache_indices=" << (p.cacheIndicesUnsigned ? "ui32" : "i32")
       << (p.cacheIndicesRow ? "[1,batch]" : "[batch]");
+  // Only a bf16 pool shows, so that every key of an f32 pool stays as it was.
+  if (p.poolDType == PoolDType::BF16)
+    key << " pool=bf16";
   return key.str();
+}
+
+double ssd::cpuWorkspaceBytes(const ScanProblem &p, bool chunked,
+                              int64_t chunkSize, int threads) {
+  const double T = double(p.T), H = double(p.H), P = double(p.P),
+               G = double(p.G), N = double(p.N), S = double(p.S),
+               batch = double(p.batch);
+  // Writer order ([S] i32 readers, [batch] i1) and the active-sequence list
+  // ([batch] index): both forms.
+  double bytes = 4 * S + batch + 8 * batch;
+  if (!chunked) {
+    // The [rows, N] f32 state tile of each running task (rows: at most the
+    // default serial-p-tile, 16, and at most 4 MiB of state).
+    bytes += double(threads) * std::min(std::min(16.0, P) * N * 4,
+                                        std::max(4.0 * 1024 * 1024, N * 4));
+    return bytes;
+  }
+  const double L = double(chunkSize);
+  const double K = std::ceil(T / L) + std::min(batch, T);
+  const double R = std::min(L, T);
+  bytes += 8 * (batch + 1) + 3 * 8 * K; // the chunk work list
+  bytes += 2 * 4 * T * H;               // processed dt and cumsums
+  bytes += 4 * K * H * P * N;           // chunk states
+  bytes += 4 * K * G * R * R;           // C Bᵀ
+  bytes += double(threads) * 4 * P;     // the output's [P] accumulator
+  return bytes;
 }
 
 //===----------------------------------------------------------------------===//
@@ -101,7 +132,10 @@ HostOperands::HostOperands(const ScanProblem &p) : problem(p) {
       appendModelArray(buffer.bytes, p.dtBias, p.dtype);
     else if (o.name == "ssm_pool") {
       poolPosition = buffers.size();
-      buffer.bytes = rawBytes(p.pool);
+      if (p.poolDType == PoolDType::BF16)
+        appendModelArray(buffer.bytes, p.pool, ModelDType::BF16);
+      else
+        buffer.bytes = rawBytes(p.pool);
     } else if (o.name == "query_start_loc")
       buffer.bytes = rawBytes(p.queryStartLoc);
     else if (o.name == "has_initial_state")
@@ -136,6 +170,15 @@ void HostOperands::readOutputs(std::vector<float> &y,
                                             : bf16BitsToFloat(bits);
   }
   const std::vector<uint8_t> &poolBytes = buffers[poolPosition].bytes;
+  if (problem.poolDType == PoolDType::BF16) {
+    pool.resize(poolBytes.size() / 2);
+    for (size_t i = 0; i < pool.size(); ++i) {
+      uint16_t bits;
+      std::memcpy(&bits, poolBytes.data() + 2 * i, 2);
+      pool[i] = bf16BitsToFloat(bits);
+    }
+    return;
+  }
   pool.resize(poolBytes.size() / 4);
   if (!pool.empty())
     std::memcpy(pool.data(), poolBytes.data(), poolBytes.size());

@@ -13,7 +13,9 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <algorithm>
 #include <limits>
 
 using namespace ssd;
@@ -22,6 +24,29 @@ namespace {
 
 const char kMagic[] = "\x93NUMPY";
 const size_t kMagicLen = 6;
+
+/// Text from a file, fit for a one-line message: control and non-ASCII bytes
+/// as \xNN, at most 40 characters (a header key or dtype string can hold
+/// anything, newlines included).
+std::string printable(const std::string &text) {
+  static const char digits[] = "0123456789abcdef";
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (out.size() >= 40) {
+      out += "...";
+      break;
+    }
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c < 0x7f) {
+      out += char(c);
+      continue;
+    }
+    out += "\\x";
+    out += digits[c >> 4];
+    out += digits[c & 15];
+  }
+  return out;
+}
 
 /// The file name used in messages: the path exactly as the caller gave it.
 void fail(std::string &error, const std::string &path,
@@ -76,7 +101,7 @@ public:
           return false;
         haveShape = true;
       } else {
-        return setWhy(why, "unexpected header key '" + key + "'");
+        return setWhy(why, "unexpected header key '" + printable(key) + "'");
       }
       skipSpace();
       if (eat(','))
@@ -190,6 +215,21 @@ std::string shapeTuple(const std::vector<int64_t> &shape) {
   return t;
 }
 
+/// resize() that reports an allocation failure instead of aborting (the
+/// project is built without exceptions).
+bool tryResize(std::vector<uint8_t> &v, size_t n) {
+  if (n > v.max_size())
+    return false;
+  // Probe with malloc first: a size the allocator refuses would otherwise
+  // end the process in std::bad_alloc.
+  void *probe = std::malloc(n ? n : 1);
+  if (!probe)
+    return false;
+  std::free(probe);
+  v.resize(n);
+  return true;
+}
+
 /// Total byte size, or -1 on overflow.
 int64_t byteSize(const std::vector<int64_t> &shape, int64_t itemSize) {
   int64_t total = itemSize;
@@ -241,10 +281,27 @@ bool ssd::readNpy(const std::string &path, NpyArray &out, std::string &error) {
     fail(error, path, "cannot determine the file size");
     return false;
   }
-  int64_t fileSize = endPos;
+  // The whole file in one buffer, which then becomes the array's data (the
+  // header is shifted out in place): no second copy of a large array.
+  std::vector<uint8_t> bytes;
+  if (!tryResize(bytes, size_t(endPos))) {
+    fail(error, path,
+         "cannot allocate " + std::to_string(endPos) + " bytes to read it");
+    return false;
+  }
+  if (endPos > 0 &&
+      std::fread(bytes.data(), 1, bytes.size(), f) != bytes.size()) {
+    fail(error, path, "read error");
+    return false;
+  }
+  return parseNpy(path, std::move(bytes), out, error);
+}
 
-  unsigned char pre[12];
-  size_t got = std::fread(pre, 1, sizeof(pre), f);
+bool ssd::parseNpy(const std::string &path, std::vector<uint8_t> &&bytes,
+                   NpyArray &out, std::string &error) {
+  const int64_t fileSize = int64_t(bytes.size());
+  const uint8_t *pre = bytes.data();
+  size_t got = std::min<size_t>(bytes.size(), 12);
   if (got < kMagicLen || std::memcmp(pre, kMagic, kMagicLen) != 0) {
     fail(error, path, "not a .npy file (bad magic)");
     return false;
@@ -277,14 +334,8 @@ bool ssd::readNpy(const std::string &path, NpyArray &out, std::string &error) {
     return false;
   }
 
-  std::string header(size_t(headerLen), '\0');
-  if (std::fseek(f, long(headerStart), SEEK_SET) != 0 ||
-      (headerLen > 0 &&
-       std::fread(&header[0], 1, size_t(headerLen), f) != size_t(headerLen))) {
-    fail(error, path, "cannot read the header");
-    return false;
-  }
-
+  std::string header(reinterpret_cast<const char *>(pre) + headerStart,
+                     size_t(headerLen));
   std::string descr, why;
   bool fortran = false;
   std::vector<int64_t> shape;
@@ -295,7 +346,7 @@ bool ssd::readNpy(const std::string &path, NpyArray &out, std::string &error) {
   }
   int64_t itemSize = npyItemSize(descr);
   if (itemSize == 0) {
-    fail(error, path, "unsupported dtype '" + descr + "'");
+    fail(error, path, "unsupported dtype '" + printable(descr) + "'");
     return false;
   }
   // With at most one dimension above 1 both orders lay out the same bytes,
@@ -330,12 +381,8 @@ bool ssd::readNpy(const std::string &path, NpyArray &out, std::string &error) {
 
   out.descr = descr;
   out.shape = shape;
-  out.data.assign(size_t(expected), 0);
-  if (expected > 0 &&
-      std::fread(out.data.data(), 1, size_t(expected), f) != size_t(expected)) {
-    fail(error, path, "read error");
-    return false;
-  }
+  bytes.erase(bytes.begin(), bytes.begin() + (headerStart + headerLen));
+  out.data = std::move(bytes);
   return true;
 }
 

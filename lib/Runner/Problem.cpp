@@ -1,6 +1,7 @@
 //===- Problem.cpp - Load, validate and store an ssd-run problem -----------===//
 
 #include "ssd/Runner/Problem.h"
+#include "ssd/IR/SSDLimits.h"
 #include "ssd/Runner/Npy.h"
 
 #include <cerrno>
@@ -72,6 +73,39 @@ float ssd::roundDoubleToModelDType(double v, ModelDType t) {
   return roundToModelDType(f, t);
 }
 
+bool ssd::parsePoolDType(const std::string &s, PoolDType &out) {
+  if (s == "f32")
+    out = PoolDType::F32;
+  else if (s == "bf16")
+    out = PoolDType::BF16;
+  else
+    return false;
+  return true;
+}
+
+const char *ssd::toString(PoolDType t) {
+  return t == PoolDType::BF16 ? "bf16" : "f32";
+}
+
+bool ssd::checkLimits(const ScanProblem &p, std::string &error) {
+  struct Limit {
+    const char *name;
+    int64_t value, max;
+  };
+  for (const Limit &l :
+       {Limit{"total tokens T", p.T, limits::kMaxTokens},
+        Limit{"nheads H", p.H, limits::kMaxHeads},
+        Limit{"head_dim P", p.P, limits::kMaxHeadDim},
+        Limit{"ngroups G", p.G, limits::kMaxGroups},
+        Limit{"dstate N", p.N, limits::kMaxDState}})
+    if (l.value > l.max) {
+      error = std::string(l.name) + " = " + std::to_string(l.value) +
+              " exceeds the supported maximum " + std::to_string(l.max);
+      return false;
+    }
+  return true;
+}
+
 bool ScanProblem::readsState(int64_t b) const {
   return cacheIndices[b] != kPaddingSlot && hasInitialStatePresent &&
          hasInitialState[b];
@@ -107,8 +141,10 @@ bool fileExists(const std::string &path) {
 /// so every message can name it.
 class Loader {
 public:
-  Loader(const std::string &dir, std::string &error)
-      : dir(dir), error(error) {}
+  /// Files come from `memory` when it is set, else from the directory.
+  Loader(const std::string &dir, std::string &error,
+         const std::map<std::string, std::vector<uint8_t>> *memory = nullptr)
+      : dir(dir), error(error), memory(memory) {}
 
   std::string path(const char *name) const {
     if (dir.empty())
@@ -128,6 +164,19 @@ public:
   bool read(const char *name, bool optional, NpyArray &a, bool &present) {
     std::string p = path(name);
     present = false;
+    if (memory) {
+      auto it = memory->find(name);
+      if (it == memory->end()) {
+        if (optional)
+          return true;
+        return fail(name, "missing required input file");
+      }
+      std::vector<uint8_t> copy = it->second;
+      if (!parseNpy(p, std::move(copy), a, error))
+        return false;
+      present = true;
+      return true;
+    }
     if (!fileExists(p)) {
       if (optional)
         return true;
@@ -137,6 +186,18 @@ public:
       return false;
     present = true;
     return true;
+  }
+
+  /// Rejects an extent above its documented maximum, naming the file that
+  /// declares it.
+  bool expectAtMost(const char *name, const char *extent, int64_t value,
+                    int64_t max) {
+    if (value <= max)
+      return true;
+    return fail(name, std::string(extent) + " = " + std::to_string(value) +
+                          " exceeds the supported maximum " +
+                          std::to_string(max) +
+                          " (docs/overview.md, Limits)");
   }
 
   bool expectRank(const char *name, const NpyArray &a, size_t rank,
@@ -196,15 +257,35 @@ public:
 private:
   std::string dir;
   std::string &error;
+  const std::map<std::string, std::vector<uint8_t>> *memory;
 };
 
 } // namespace
 
+namespace {
+bool load(Loader &L, ModelDType dtype, PoolDType poolDType, ScanProblem &out);
+} // namespace
+
 bool ssd::loadProblem(const std::string &dir, ModelDType dtype,
-                      ScanProblem &out, std::string &error) {
+                      ScanProblem &out, std::string &error,
+                      PoolDType poolDType) {
   Loader L(dir, error);
+  return load(L, dtype, poolDType, out);
+}
+
+bool ssd::loadProblemFromMemory(
+    const std::map<std::string, std::vector<uint8_t>> &files,
+    const std::string &dir, ModelDType dtype, ScanProblem &out,
+    std::string &error, PoolDType poolDType) {
+  Loader L(dir, error, &files);
+  return load(L, dtype, poolDType, out);
+}
+
+namespace {
+bool load(Loader &L, ModelDType dtype, PoolDType poolDType, ScanProblem &out) {
   out = ScanProblem();
   out.dtype = dtype;
+  out.poolDType = poolDType;
 
   NpyArray x, dt, A, B, C, D, dtBias, pool, qsl, ci, hasInit, update;
   bool present;
@@ -233,6 +314,10 @@ bool ssd::loadProblem(const std::string &dir, ModelDType dtype,
   if (out.H < 1 || out.P < 1)
     return L.fail("x.npy", "H and P must be at least 1, got shape " +
                                shapeStr(x.shape));
+  if (!L.expectAtMost("x.npy", "total tokens T", out.T, limits::kMaxTokens) ||
+      !L.expectAtMost("x.npy", "nheads H", out.H, limits::kMaxHeads) ||
+      !L.expectAtMost("x.npy", "head_dim P", out.P, limits::kMaxHeadDim))
+    return false;
   if (!L.expectRank("dt.npy", dt, 2, "[T, H]") ||
       !L.expectShape("dt.npy", dt, {out.T, out.H}, "[T, H]", "x.npy") ||
       !L.expectRank("A.npy", A, 1, "[H]") ||
@@ -247,6 +332,9 @@ bool ssd::loadProblem(const std::string &dir, ModelDType dtype,
   if (out.G < 1 || out.N < 1)
     return L.fail("B.npy", "G and N must be at least 1, got shape " +
                                shapeStr(B.shape));
+  if (!L.expectAtMost("B.npy", "ngroups G", out.G, limits::kMaxGroups) ||
+      !L.expectAtMost("B.npy", "dstate N", out.N, limits::kMaxDState))
+    return false;
   if (out.H % out.G != 0)
     return L.fail("B.npy", "H = " + std::to_string(out.H) +
                                " (from x.npy) is not a multiple of G = " +
@@ -278,6 +366,9 @@ bool ssd::loadProblem(const std::string &dir, ModelDType dtype,
        !L.toFloats("dt_bias.npy", dtBias, true, dtype, out.dtBias)) ||
       !L.toFloats("ssm_pool.npy", pool, false, dtype, out.pool))
     return false;
+  if (poolDType == PoolDType::BF16)
+    for (float &v : out.pool)
+      v = roundToModelDType(v, ModelDType::BF16);
 
   // query_start_loc: batch + 1 int32 offsets from 0 to T, never decreasing.
   if (qsl.descr != "<i4")
@@ -368,6 +459,7 @@ bool ssd::loadProblem(const std::string &dir, ModelDType dtype,
   }
   return true;
 }
+} // namespace
 
 //===----------------------------------------------------------------------===//
 // Writing

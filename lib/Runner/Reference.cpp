@@ -3,6 +3,8 @@
 #include "ssd/Runner/Reference.h"
 
 #include <cmath>
+#include <memory>
+#include <new>
 
 using namespace ssd;
 
@@ -10,27 +12,57 @@ double ssd::referenceSoftplus(double v) {
   return v > 20.0 ? v : std::log1p(std::exp(v));
 }
 
-void ssd::referenceScan(const ScanProblem &p, std::vector<double> &y,
-                        std::vector<double> &pool) {
+bool ssd::referenceScan(const ScanProblem &p, std::vector<double> &y,
+                        std::vector<double> &pool, std::string *error) {
   const int64_t H = p.H, P = p.P, N = p.N, G = p.G;
-  const int64_t headsPerGroup = H / G;
-  const int64_t stateSize = H * P * N; // One slot: [H, P, N].
+  const int64_t headsPerGroup = G > 0 ? H / G : 1;
+  // One slot: [H, P, N]. Its product is not bounded by any array when no
+  // sequence has tokens (x and B are then empty), so it is formed with an
+  // overflow check and only ever allocated for a sequence with tokens.
+  int64_t stateSize = 0;
+  bool stateSizeOverflows = __builtin_mul_overflow(H, P, &stateSize) ||
+                            __builtin_mul_overflow(stateSize, N, &stateSize);
 
-  y.assign(size_t(p.T * H * P), 0.0);
+  y.assign(p.x.size(), 0.0);
   pool.assign(p.pool.begin(), p.pool.end());
-  std::vector<double> state(static_cast<size_t>(stateSize));
+  std::unique_ptr<double[]> state;
 
   for (int64_t b = 0; b < p.batch; ++b) {
     const uint32_t slot = p.cacheIndices[b];
+    const int64_t begin = p.queryStartLoc[b], end = p.queryStartLoc[b + 1];
 
+    if (end <= begin) {
+      // No tokens: a writer stores its initial state (or zeros), which
+      // needs no copy of the state; a non-writer does nothing at all.
+      if (!p.writesState(b))
+        continue;
+      const int64_t base = int64_t(slot) * stateSize;
+      for (int64_t i = 0; i < stateSize; ++i)
+        pool[base + i] = p.readsState(b) ? double(p.pool[base + i]) : 0.0;
+      continue;
+    }
+
+    if (!state) {
+      if (!stateSizeOverflows && uint64_t(stateSize) <= SIZE_MAX / 8)
+        state.reset(new (std::nothrow) double[size_t(stateSize)]);
+      if (!state) {
+        if (error)
+          *error = "reference: cannot allocate the state of one slot (H*P*N "
+                   "= " +
+                   std::to_string(H) + "*" + std::to_string(P) + "*" +
+                   std::to_string(N) + " doubles)";
+        return false;
+      }
+    }
     if (p.readsState(b)) {
       for (int64_t i = 0; i < stateSize; ++i)
         state[i] = p.pool[slot * stateSize + i];
     } else {
-      state.assign(size_t(stateSize), 0.0);
+      for (int64_t i = 0; i < stateSize; ++i)
+        state[i] = 0.0;
     }
 
-    for (int64_t t = p.queryStartLoc[b]; t < p.queryStartLoc[b + 1]; ++t) {
+    for (int64_t t = begin; t < end; ++t) {
       for (int64_t h = 0; h < H; ++h) {
         const int64_t g = h / headsPerGroup;
         double d = p.dt[t * H + h];
@@ -60,6 +92,7 @@ void ssd::referenceScan(const ScanProblem &p, std::vector<double> &y,
       for (int64_t i = 0; i < stateSize; ++i)
         pool[slot * stateSize + i] = state[i];
   }
+  return true;
 }
 
 void ssd::roundOutputs(const ScanProblem &p, const std::vector<double> &y,
@@ -69,6 +102,10 @@ void ssd::roundOutputs(const ScanProblem &p, const std::vector<double> &y,
   for (size_t i = 0; i < y.size(); ++i)
     yOut[i] = roundDoubleToModelDType(y[i], p.dtype);
   poolOut.resize(pool.size());
+  // A bf16 pool holds bf16 values: the written states are rounded once from
+  // double (the others already are bf16 values, which rounding keeps).
   for (size_t i = 0; i < pool.size(); ++i)
-    poolOut[i] = float(pool[i]);
+    poolOut[i] = p.poolDType == PoolDType::BF16
+                     ? roundDoubleToModelDType(pool[i], ModelDType::BF16)
+                     : float(pool[i]);
 }

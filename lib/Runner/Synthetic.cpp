@@ -43,7 +43,7 @@ ScanProblem ssd::makeSyntheticProblem(const ScanProblem &like, int64_t batch,
   fill(p.x, p.T * p.H * p.P, [&] { return g.normalish(); });
   // dt + dt_bias in [-4, -2]: softplus of it is about 0.02 to 0.13.
   fill(p.dt, p.T * p.H, [&] { return -3.0f + g.uniform(); });
-  fill(p.A, p.H, [&] { return -1.0f - 7.0f * g.uniform(); });
+  fill(p.A, p.H, [&] { return -1.0f - 15.0f * g.uniform(); }); // [-16, -1]
   fill(p.B, p.T * p.G * p.N, [&] { return g.normalish(); });
   fill(p.C, p.T * p.G * p.N, [&] { return g.normalish(); });
   p.hasD = like.hasD;

@@ -2,7 +2,7 @@
 // RUN: ssd-opt %s -ssd-lower-to-loops="serial-p-tile=8" -canonicalize -split-input-file | FileCheck %s --check-prefix=TILE8
 // RUN: not ssd-opt %s -ssd-lower-to-loops="serial-p-tile=0" -split-input-file 2>&1 | FileCheck %s --check-prefix=BADTILE
 
-// BADTILE: ssd-lower-to-loops: serial-p-tile must be positive, got 0
+// BADTILE: ssd-lower-to-loops: serial-p-tile must be in [1, 1024], got 0
 
 // Serial form, bf16 model and pool, unsigned [1, batch] cache indices.
 // CHECK-LABEL: func.func @serial
@@ -12,14 +12,24 @@
 // in a second parallel loop, after every other sequence read its state.
 // CHECK:       %[[READERS:.*]] = memref.alloc() : memref<16xi32>
 // CHECK:       %[[SECOND:.*]] = memref.alloc(%{{.*}}) : memref<?xi1>
-// One task per (sequence, head, 16-row P-tile): 32 / 16 = 2 tiles.
-// CHECK:       scf.parallel (%[[SEQ:.*]], %[[HEAD:.*]], %[[TILE:.*]]) = (%c0, %c0, %c0) to (%{{.*}}, %c4, %c2)
-// CHECK:         %[[LATE:.*]] = memref.load %[[SECOND]][%[[SEQ]]] : memref<?xi1>
-// CHECK:         %[[EARLY:.*]] = arith.xori %[[LATE]], %true : i1
-// CHECK:         scf.if %[[EARLY]] {
+// Only sequences with tokens or a state to store get tasks: one serial
+// pass lists them, first-pass ones from the front, second-pass ones from
+// the back, so a launch of empty padding sequences does no work.
+// CHECK:       %[[ACTIVE:.*]] = memref.alloc(%{{.*}}) : memref<?xindex>
+// CHECK:       %[[COUNTS:.*]]:2 = scf.for {{.*}} -> (index, index) {
+// CHECK:         %[[HAS_TOKENS:.*]] = arith.cmpi sgt
+// CHECK:         %[[WORKS:.*]] = arith.ori %[[HAS_TOKENS]]
+// CHECK:         %[[IS_LATE:.*]] = memref.load %[[SECOND]]
+// CHECK:         memref.store %{{.*}}, %[[ACTIVE]]
+// CHECK:         arith.andi %[[WORKS]], %[[IS_LATE]]
+// CHECK:         memref.store %{{.*}}, %[[ACTIVE]]
+// One task per (active sequence, head, 16-row P-tile): 32 / 16 = 2 tiles.
+// CHECK:       scf.parallel (%[[I:.*]], %[[HEAD:.*]], %[[TILE:.*]]) = (%c0, %c0, %c0) to (%[[COUNTS]]#0, %c4, %c2)
+// CHECK:         %[[SEQ:.*]] = memref.load %[[ACTIVE]][%[[I]]] : memref<?xindex>
 // CHECK:         %[[RAW:.*]] = memref.load %[[SLOTS]][%c0, %[[SEQ]]] : memref<1x?xi32>
 // CHECK:         arith.index_castui %[[RAW]] : i32 to index
 // CHECK:         arith.cmpi ne, %[[RAW]], %c-1_i32 : i32
+// The state tile is small and static (16 x 3 f32): on the stack.
 // CHECK:         %[[STATE:.*]] = memref.alloca() : memref<16x3xf32>
 // The token loop carries the state in f32.
 // CHECK:         scf.for %[[T:.*]] = %{{.*}} to %{{.*}} step %c1 {
@@ -35,10 +45,11 @@
 // CHECK:         scf.if
 // CHECK:           arith.truncf %{{.*}} : f32 to bf16
 // CHECK:           memref.store %{{.*}}, %{{.*}} : memref<16x4x32x3xbf16>
-// The second pass: the same tasks for the late writers.
-// CHECK:       scf.parallel
-// CHECK:         %[[LATE2:.*]] = memref.load %[[SECOND]]
-// CHECK:         scf.if %[[LATE2]] {
+// The second pass: the same tasks for the late writers, listed from the back.
+// CHECK:       scf.parallel (%[[I2:.*]], %{{.*}}, %{{.*}}) = (%c0, %c0, %c0) to (%[[COUNTS]]#1, %c4, %c2)
+// CHECK:         %[[BACK:.*]] = arith.subi %{{.*}}, %[[I2]] : index
+// CHECK:         memref.load %[[ACTIVE]][%[[BACK]]] : memref<?xindex>
+// CHECK:       memref.dealloc %[[ACTIVE]]
 // CHECK:       memref.dealloc %[[READERS]]
 // CHECK:       memref.dealloc %[[SECOND]]
 // CHECK-NOT:   ssd.chunk_scan_varlen
@@ -105,5 +116,70 @@ func.func @chunked(%x: memref<?x4x32xf16>, %dt: memref<?x4xf16>, %A: memref<4xf1
       ssm_pool(%pool : memref<16x4x32x3xf32>) query_start_loc(%qsl : memref<?xi32>)
       has_initial_state(%init : memref<?xi1>) cache_indices(%ci : memref<?xi32>) outs(%y : memref<?x4x32xf16>)
       {form = #ssd<form chunked>, chunk_size = 64}
+  return
+}
+
+// -----
+
+// No stack allocation grows with N or P (issue 11: dstate 131072 made the
+// serial state tile an 8 MiB alloca). A large static N: the tile holds at
+// most 4 MiB (8 rows of 131072), on the heap, freed at the end of each task.
+// CHECK-LABEL: func.func @serial_large_dstate
+// CHECK:       scf.parallel (%{{.*}}, %{{.*}}) = (%c0, %c0) to (%{{.*}}, %c2)
+// CHECK:         %[[TILE:.*]] = memref.alloc() : memref<8x131072xf32>
+// CHECK-NOT:     memref.alloca
+// CHECK:         memref.dealloc %[[TILE]] : memref<8x131072xf32>
+// CHECK:         scf.reduce
+func.func @serial_large_dstate(%x: memref<?x1x16xf32>, %dt: memref<?x1xf32>, %A: memref<1xf32>,
+    %B: memref<?x1x131072xf32>, %pool: memref<?x1x16x131072xf32>, %qsl: memref<?xi32>, %ci: memref<?xi32>,
+    %y: memref<?x1x16xf32>) {
+  ssd.chunk_scan_varlen x(%x : memref<?x1x16xf32>) dt(%dt : memref<?x1xf32>) A(%A : memref<1xf32>)
+      B(%B : memref<?x1x131072xf32>) C(%B : memref<?x1x131072xf32>) ssm_pool(%pool : memref<?x1x16x131072xf32>)
+      query_start_loc(%qsl : memref<?xi32>) cache_indices(%ci : memref<?xi32>) outs(%y : memref<?x1x16xf32>)
+      {form = #ssd<form serial>}
+  return
+}
+
+// -----
+
+// A dynamic N: rows = clamp(2^20 / N, 1, 16) at run time, the tile on the heap.
+// CHECK-LABEL: func.func @serial_dynamic_dstate
+// CHECK:       %[[FIT:.*]] = arith.divui %c1048576, %{{.*}} : index
+// CHECK:       %[[MIN:.*]] = arith.minui %[[FIT]], %c16 : index
+// CHECK:       %[[ROWS:.*]] = arith.maxui %[[MIN]], %c1 : index
+// CHECK:       scf.parallel
+// CHECK:         %[[TILE:.*]] = memref.alloc(%[[ROWS]], %{{.*}}) : memref<?x?xf32>
+// CHECK-NOT:     memref.alloca
+// CHECK:         memref.dealloc %[[TILE]] : memref<?x?xf32>
+func.func @serial_dynamic_dstate(%x: memref<?x2x16xf32>, %dt: memref<?x2xf32>, %A: memref<2xf32>,
+    %B: memref<?x1x?xf32>, %pool: memref<?x2x16x?xf32>, %qsl: memref<?xi32>, %ci: memref<?xi32>,
+    %y: memref<?x2x16xf32>) {
+  ssd.chunk_scan_varlen x(%x : memref<?x2x16xf32>) dt(%dt : memref<?x2xf32>) A(%A : memref<2xf32>)
+      B(%B : memref<?x1x?xf32>) C(%B : memref<?x1x?xf32>) ssm_pool(%pool : memref<?x2x16x?xf32>)
+      query_start_loc(%qsl : memref<?xi32>) cache_indices(%ci : memref<?xi32>) outs(%y : memref<?x2x16xf32>)
+      {form = #ssd<form serial>}
+  return
+}
+
+// -----
+
+// The chunked form's [P] output accumulator: on the heap for a P beyond
+// 64 KiB of f32, and the chunk count bound ceil(T / L) + min(batch, T).
+// CHECK-LABEL: func.func @chunked_large_head_dim
+// CHECK:       %[[T:.*]] = memref.dim %{{.*}}, %c0 : memref<?x1x32768xf32>
+// CHECK:       %[[CHUNKS:.*]] = arith.ceildivui %[[T]], %c16 : index
+// CHECK:       %[[SEQS:.*]] = arith.minui %{{.*}}, %[[T]] : index
+// CHECK:       %[[K:.*]] = arith.addi %[[CHUNKS]], %[[SEQS]] : index
+// CHECK:       memref.alloc(%[[K]]) : memref<?x1x32768x2xf32>
+// CHECK:       %[[ACC:.*]] = memref.alloc() : memref<32768xf32>
+// CHECK-NOT:   memref.alloca
+// CHECK:       memref.dealloc %[[ACC]] : memref<32768xf32>
+func.func @chunked_large_head_dim(%x: memref<?x1x32768xf32>, %dt: memref<?x1xf32>, %A: memref<1xf32>,
+    %B: memref<?x1x2xf32>, %pool: memref<?x1x32768x2xf32>, %qsl: memref<?xi32>, %ci: memref<?xi32>,
+    %y: memref<?x1x32768xf32>) {
+  ssd.chunk_scan_varlen x(%x : memref<?x1x32768xf32>) dt(%dt : memref<?x1xf32>) A(%A : memref<1xf32>)
+      B(%B : memref<?x1x2xf32>) C(%B : memref<?x1x2xf32>) ssm_pool(%pool : memref<?x1x32768x2xf32>)
+      query_start_loc(%qsl : memref<?xi32>) cache_indices(%ci : memref<?xi32>) outs(%y : memref<?x1x32768xf32>)
+      {form = #ssd<form chunked>, chunk_size = 16}
   return
 }

@@ -35,6 +35,15 @@ std::vector<OperandLayout> operandLayouts(const ScanProblem &problem);
 /// the slot count stay dynamic). Equal keys mean the same function fits.
 std::string signatureKey(const ScanProblem &problem);
 
+/// Bytes the CPU loops of ssd-lower-to-loops allocate on the heap for one
+/// call on `p` (as a double: the product can exceed 64 bits for absurd
+/// extents), for `threads` tasks running at once: the serial form's work
+/// lists and heap state tiles, or the chunked form's workspaces ([K, H, P, N]
+/// chunk states and [K, G, R, R] C Bᵀ with K = ceil(T / L) + min(batch, T)
+/// and R = min(L, T); lib/Conversion/SSDToLoops/ChunkedScan.cpp).
+double cpuWorkspaceBytes(const ScanProblem &p, bool chunked, int64_t chunkSize,
+                         int threads);
+
 class HostOperands {
 public:
   explicit HostOperands(const ScanProblem &problem);

@@ -36,6 +36,11 @@ int64_t npyItemSize(const std::string &descr);
 /// such as "x.npy: truncated data (expected 4096 bytes, found 100)".
 bool readNpy(const std::string &path, NpyArray &out, std::string &error);
 
+/// The same for a whole file already in memory (its bytes become the
+/// array's data); `path` only names it in messages.
+bool parseNpy(const std::string &path, std::vector<uint8_t> &&bytes,
+              NpyArray &out, std::string &error);
+
 /// Writes `a` to `path` (format 1.0, or 2.0 when the header needs it).
 /// Fails when the dtype is unsupported or `data` does not match the shape.
 bool writeNpy(const std::string &path, const NpyArray &a, std::string &error);

@@ -11,12 +11,25 @@
 #define SSD_RUNNER_PROBLEM_H
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
 namespace ssd {
 
 enum class ModelDType { F32, F16, BF16 };
+
+/// Element type of the state pool: f32, or bf16 (storage only: the op reads
+/// it widened to f32 and rounds the final state to nearest-even on write).
+/// ssm_pool.npy always holds float32 (or float16) values; with a bf16 pool
+/// they are rounded to bf16 on load, and the pool written back holds the
+/// bf16 values as float32 (docs/overview.md, "ssd-run").
+enum class PoolDType { F32, BF16 };
+
+/// Parses "f32" or "bf16".
+bool parsePoolDType(const std::string &s, PoolDType &out);
+/// "f32" or "bf16".
+const char *toString(PoolDType t);
 
 /// Parses "f32", "f16" or "bf16".
 bool parseModelDType(const std::string &s, ModelDType &out);
@@ -32,13 +45,15 @@ float roundDoubleToModelDType(double v, ModelDType t);
 struct ScanProblem {
   int64_t T = 0, H = 0, P = 0, G = 0, N = 0, S = 0, batch = 0;
   ModelDType dtype = ModelDType::F32;
+  PoolDType poolDType = PoolDType::F32;
   /// Row-major per the SPEC shapes, already rounded to `dtype`:
   /// x [T,H,P], dt [T,H], A [H], B [T,G,N], C [T,G,N].
   std::vector<float> x, dt, A, B, C;
   bool hasD = false, hasDtBias = false;
   /// [H] each, rounded to `dtype`; empty when absent.
   std::vector<float> D, dtBias;
-  /// [S,H,P,N] float32 exactly as read (never rounded).
+  /// [S,H,P,N] float32 exactly as read (f32 pool), or rounded to bf16 (bf16
+  /// pool).
   std::vector<float> pool;
   /// [batch+1], validated: starts at 0, non-decreasing, ends at T.
   std::vector<int32_t> queryStartLoc;
@@ -67,8 +82,24 @@ constexpr uint32_t kPaddingSlot = 0xFFFFFFFFu;
 /// one-line error naming the file (as DIR/name.npy) and the problem, e.g.
 /// "in/cache_indices.npy: index 9 of sequence 2 is out of range for a pool of
 /// 4 slots".
+///
+/// Extents above the documented maxima (ssd/IR/SSDLimits.h) are rejected
+/// here too, naming the file that declares them, before anything is
+/// compiled or allocated for them.
 bool loadProblem(const std::string &dir, ModelDType dtype, ScanProblem &out,
-                 std::string &error);
+                 std::string &error, PoolDType poolDType = PoolDType::F32);
+
+/// The same from .npy images in memory: `files` maps a file name
+/// ("x.npy", ...) to its bytes, names it lacks are absent files; messages
+/// name them as `dir`/name. For tests and fuzzing.
+bool loadProblemFromMemory(const std::map<std::string, std::vector<uint8_t>> &files,
+                           const std::string &dir, ModelDType dtype,
+                           ScanProblem &out, std::string &error,
+                           PoolDType poolDType = PoolDType::F32);
+
+/// Checks H, P, G, N and T of `p` against the documented maxima; false with
+/// a one-line message naming the extent, its value and the maximum.
+bool checkLimits(const ScanProblem &p, std::string &error);
 
 /// Writes y ([T,H,P]) and the pool ([S,H,P,N]) as float32 DIR/y.npy and
 /// DIR/ssm_pool.npy, creating DIR if needed. Both are written under

@@ -12,6 +12,7 @@
 
 #include "ssd/Runner/Problem.h"
 
+#include <string>
 #include <vector>
 
 namespace ssd {
@@ -23,11 +24,16 @@ double referenceSoftplus(double v);
 /// of writing sequences change. Padding sequences start from zero and write
 /// nothing. p must have passed loadProblem's validation (or be built to the
 /// same rules).
-void referenceScan(const ScanProblem &p, std::vector<double> &y,
-                   std::vector<double> &pool);
+///
+/// Work and memory follow the launch's content, not its declared extents:
+/// sequences without tokens that write nothing are skipped, and the [H, P, N]
+/// state is only allocated for a sequence with tokens. Returns false (with a
+/// one-line message in `error` when given) if that allocation fails.
+bool referenceScan(const ScanProblem &p, std::vector<double> &y,
+                   std::vector<double> &pool, std::string *error = nullptr);
 
 /// y rounded once to the model dtype (held as float), pool rounded to
-/// float32.
+/// float32, or once to bf16 for a bf16 pool (held as float).
 void roundOutputs(const ScanProblem &p, const std::vector<double> &y,
                   const std::vector<double> &pool, std::vector<float> &yOut,
                   std::vector<float> &poolOut);

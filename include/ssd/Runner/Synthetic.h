@@ -10,7 +10,7 @@ namespace ssd {
 /// A launch of `batch` sequences of `length` tokens with the signature of
 /// `like` (dtype, H, P, G, N, which optional operands exist, cache-index
 /// layout): each sequence reads and writes its own slot. Values follow the
-/// model ranges (x, B, C ~ N(0,1)-like, A in [-8, -1], small dt) from a fast
+/// model ranges (x, B, C ~ N(0,1)-like, A in [-16, -1], small dt) from a fast
 /// generator, since benchmark launches reach billions of elements.
 ScanProblem makeSyntheticProblem(const ScanProblem &like, int64_t batch,
                                  int64_t length, uint64_t seed);

@@ -74,8 +74,10 @@ public:
     emitChunkStates(b);
     emitChunkCB(b);
     WriterOrder order = e.planWriterOrder(b);
-    emitStatePassing(b, order, 0);
-    emitStatePassing(b, order, 1);
+    ActiveSequences active = buildActiveSequences(b, e, order);
+    emitStatePassing(b, active, 0);
+    emitStatePassing(b, active, 1);
+    freeActiveSequences(b, active);
     e.freeWriterOrder(b, order);
     emitOutput(b);
     for (Value buffer : ws.all())
@@ -123,7 +125,13 @@ private:
 
   void allocate(ImplicitLocOpBuilder &b) {
     Value L = e.index(b, chunkSize);
-    maxChunks = e.maxChunkCount(b, chunkSize);
+    // ceil(T / L) + min(batch, T): only sequences with tokens have chunks,
+    // and each has at most one partial chunk, so a launch of empty
+    // sequences allocates no [K, H, P, N] states at all (ceil(T / L) +
+    // batch, the bound the GPU form uses, would grow with batch).
+    maxChunks = arith::AddIOp::create(
+        b, arith::CeilDivUIOp::create(b, e.tokens, L),
+        arith::MinUIOp::create(b, e.batch, e.tokens));
     maxChunkRows = arith::MinUIOp::create(b, L, e.tokens);
     Type index = b.getIndexType();
     ws.list.maxChunks = maxChunks;
@@ -227,47 +235,46 @@ private:
   // Phase 4: carry the state across each sequence's chunks. Element (p, n)
   // of the state evolves independently, so each task owns a row p and walks
   // the chunks in order, leaving S_prev(k) where dS_k was.
-  // Runs for the sequences of one pass of `order` (see WriterOrder).
-  void emitStatePassing(ImplicitLocOpBuilder &b, const WriterOrder &order,
+  // Runs for the sequences of one pass (see WriterOrder) that have tokens
+  // or a state to store.
+  void emitStatePassing(ImplicitLocOpBuilder &b, const ActiveSequences &active,
                         unsigned pass) {
     e.parallel(
-        b, {e.batch, e.heads, e.headDim},
+        b, {active.count[pass], e.heads, e.headDim},
         [&](ImplicitLocOpBuilder &b, ValueRange ivs) {
-          Value seq = ivs[0], head = ivs[1], p = ivs[2];
-          e.ifThen(
-              b, e.inPass(b, order, seq, pass), [&](ImplicitLocOpBuilder &b) {
-                SequenceInfo s = e.sequence(b, seq);
-                Value firstChunk = load(b, ws.list.begin, seq);
-                Value endChunk =
-                    load(b, ws.list.begin, add(b, seq, e.index(b, 1)));
-                e.loop(
-                    b, e.index(b, 0), e.dstate,
-                    [&](ImplicitLocOpBuilder &b, Value n) {
-                      Value initial = e.ifElse(
-                          b, s.readsInitial, e.f32,
-                          [&](ImplicitLocOpBuilder &b) {
-                            return e.loadF32(b, e.pool, {s.slot, head, p, n});
-                          },
-                          [&](ImplicitLocOpBuilder &b) {
-                            return e.f32Const(b, 0.0);
-                          });
-                      Value final = e.reduce(
-                          b, firstChunk, endChunk, initial,
-                          [&](ImplicitLocOpBuilder &b, Value k,
-                              Value state) -> Value {
-                            ChunkInfo c = chunk(b, k);
-                            Value chunkDecay =
-                                e.decay(b, load(b, ws.cums, {c.last, head}));
-                            Value contribution =
-                                load(b, ws.states, {k, head, p, n});
-                            store(b, state, ws.states, {k, head, p, n});
-                            return fadd(b, fmul(b, chunkDecay, state),
-                                        contribution);
-                          });
-                      e.ifThen(b, s.writesState, [&](ImplicitLocOpBuilder &b) {
-                        e.storeRounded(b, final, e.pool, {s.slot, head, p, n});
-                      });
+          Value seq = activeSequence(b, e, active, pass, ivs[0]);
+          Value head = ivs[1], p = ivs[2];
+          SequenceInfo s = e.sequence(b, seq);
+          Value firstChunk = load(b, ws.list.begin, seq);
+          Value endChunk =
+              load(b, ws.list.begin, add(b, seq, e.index(b, 1)));
+          e.loop(
+              b, e.index(b, 0), e.dstate,
+              [&](ImplicitLocOpBuilder &b, Value n) {
+                Value initial = e.ifElse(
+                    b, s.readsInitial, e.f32,
+                    [&](ImplicitLocOpBuilder &b) {
+                      return e.loadF32(b, e.pool, {s.slot, head, p, n});
+                    },
+                    [&](ImplicitLocOpBuilder &b) {
+                      return e.f32Const(b, 0.0);
                     });
+                Value final = e.reduce(
+                    b, firstChunk, endChunk, initial,
+                    [&](ImplicitLocOpBuilder &b, Value k,
+                        Value state) -> Value {
+                      ChunkInfo c = chunk(b, k);
+                      Value chunkDecay =
+                          e.decay(b, load(b, ws.cums, {c.last, head}));
+                      Value contribution =
+                          load(b, ws.states, {k, head, p, n});
+                      store(b, state, ws.states, {k, head, p, n});
+                      return fadd(b, fmul(b, chunkDecay, state),
+                                  contribution);
+                    });
+                e.ifThen(b, s.writesState, [&](ImplicitLocOpBuilder &b) {
+                  e.storeRounded(b, final, e.pool, {s.slot, head, p, n});
+                });
               });
         });
   }
@@ -287,9 +294,14 @@ private:
             Value t = add(b, c.first, i);
             Value group = e.groupOf(b, head);
             Value a = e.loadF32(b, e.A, {head});
-            Value acc = memref::AllocaOp::create(
-                b, MemRefType::get({ShapedType::kDynamic}, e.f32),
-                ValueRange{e.headDim});
+            // [P] f32 on the stack only when P is static and small.
+            int64_t staticHeadDim =
+                cast<ShapedType>(e.x.getType()).getDimSize(2);
+            Scratch accBuffer = allocateScratch(
+                b, {staticHeadDim},
+                ShapedType::isDynamic(staticHeadDim) ? ValueRange{e.headDim}
+                                                     : ValueRange{});
+            Value acc = accBuffer.buffer;
 
             // Inter-chunk term (+ skip): exp(cum_i) C_i · S_prev[p, :] + D x.
             Value inter = e.decay(b, load(b, ws.cums, {t, head}));
@@ -332,6 +344,7 @@ private:
             e.loop(b, zero, e.headDim, [&](ImplicitLocOpBuilder &b, Value p) {
               e.storeRounded(b, load(b, acc, p), e.y, {t, head, p});
             });
+            freeScratch(b, accBuffer);
           });
         });
   }

@@ -3,12 +3,49 @@
 #ifndef SSD_LIB_CONVERSION_SSDTOLOOPS_LOOPBUILDERS_H
 #define SSD_LIB_CONVERSION_SSDTOLOOPS_LOOPBUILDERS_H
 
+#include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/IR/PatternMatch.h"
 #include "ssd/IR/SSDOps.h"
 
 namespace mlir {
 namespace ssd {
 namespace detail {
+
+class ScanEmitter;
+struct WriterOrder;
+
+/// The sequences that have any work: tokens, or a final state to store.
+/// Others (empty non-writing sequences, e.g. padding with no tokens) are
+/// skipped without a task, so the parallel loops of both forms run over
+/// at most min(batch, T + S) sequences instead of batch: a launch that
+/// declares huge extents but holds no tokens and no slots does no work.
+/// `list` ([batch] index) holds the first-pass sequences (see WriterOrder)
+/// in increasing order from the front and the second-pass ones from the
+/// back; built by one serial O(batch) loop.
+struct ActiveSequences {
+  Value list;
+  Value count[2]; // index: sequences in pass 0 and pass 1
+};
+ActiveSequences buildActiveSequences(ImplicitLocOpBuilder &b,
+                                     const ScanEmitter &e,
+                                     const WriterOrder &order);
+/// The i-th sequence of pass `pass`.
+Value activeSequence(ImplicitLocOpBuilder &b, const ScanEmitter &e,
+                     const ActiveSequences &active, unsigned pass, Value i);
+void freeActiveSequences(ImplicitLocOpBuilder &b,
+                         const ActiveSequences &active);
+
+/// A per-task f32 scratch buffer of `shape` (dynamic sizes from
+/// `dynamicSizes`): on the stack when its size is static and at most
+/// kMaxStackTileBytes, else on the heap, so that no stack allocation grows
+/// with N or P. `heap` tells the caller to free it (freeScratch).
+struct Scratch {
+  Value buffer;
+  bool heap = false;
+};
+Scratch allocateScratch(ImplicitLocOpBuilder &b, ArrayRef<int64_t> shape,
+                        ValueRange dynamicSizes);
+void freeScratch(ImplicitLocOpBuilder &b, const Scratch &scratch);
 
 /// Replace `op` (memref form, serial) with the token-serial loop nest.
 void buildSerialScan(RewriterBase &rewriter, ChunkScanVarlenOp op,

@@ -16,6 +16,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
+#include "ssd/IR/SSDLimits.h"
 #include "ssd/IR/SSDOps.h"
 
 namespace mlir {
@@ -46,10 +47,10 @@ struct LowerChunkScanVarlen : public OpRewritePattern<ChunkScanVarlenOp> {
       return rewriter.notifyMatchFailure(op, "no form: run ssd-select-form");
     rewriter.setInsertionPoint(op);
     if (*op.getForm() == Form::serial) {
-      ssd::detail::buildSerialScan(rewriter, op, options.serialPTile);
+      mlir::ssd::detail::buildSerialScan(rewriter, op, options.serialPTile);
       return success();
     }
-    ssd::detail::buildChunkedScan(rewriter, op,
+    mlir::ssd::detail::buildChunkedScan(rewriter, op,
                              op.getChunkSize().value_or(kDefaultChunkSize));
     return success();
   }
@@ -62,9 +63,10 @@ struct SSDLowerToLoopsPass
   using SSDLowerToLoopsBase::SSDLowerToLoopsBase;
 
   void runOnOperation() override {
-    if (serialPTile < 1) {
+    if (serialPTile < 1 || serialPTile > ::ssd::limits::kMaxSerialPTile) {
       getOperation()->emitError()
-          << "ssd-lower-to-loops: serial-p-tile must be positive, got "
+          << "ssd-lower-to-loops: serial-p-tile must be in [1, "
+          << ::ssd::limits::kMaxSerialPTile << "], got "
           << static_cast<int64_t>(serialPTile);
       return signalPassFailure();
     }

@@ -24,6 +24,9 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "ssd/IR/SSDLimits.h"
+
+#include <algorithm>
 
 using namespace mlir;
 using namespace mlir::ssd;
@@ -34,8 +37,34 @@ void mlir::ssd::detail::buildSerialScan(RewriterBase &rewriter,
   ImplicitLocOpBuilder b(op.getLoc(), rewriter);
   ScanEmitter e(b, op);
 
+  // A tile never needs more rows than head_dim has; hosts calling the
+  // pattern directly get the pass's bounds too. A tile also holds at most
+  // kMaxStateTileBytes (fewer rows for a large N), so that a task's heap
+  // tile stays below the allocator's mmap threshold and is reused, not
+  // faulted in afresh, by the next task.
+  pTile = std::clamp<int64_t>(pTile, 1, ::ssd::limits::kMaxSerialPTile);
+  int64_t staticHeadDim = cast<ShapedType>(op.getX().getType()).getDimSize(2);
+  if (!ShapedType::isDynamic(staticHeadDim) && staticHeadDim >= 1)
+    pTile = std::min(pTile, staticHeadDim);
+  int64_t staticDState = cast<ShapedType>(op.getB().getType()).getDimSize(2);
+  const int64_t maxTileElements = ::ssd::limits::kMaxStateTileBytes / 4;
+  Value tile;
+  if (!ShapedType::isDynamic(staticDState)) {
+    pTile = std::clamp<int64_t>(maxTileElements / std::max<int64_t>(staticDState, 1),
+                                1, pTile);
+    tile = e.index(b, pTile);
+  } else {
+    // rows = clamp(maxTileElements / N, 1, pTile) at run time.
+    Value rowsForN = arith::DivUIOp::create(
+        b, e.index(b, maxTileElements),
+        arith::MaxUIOp::create(b, e.dstate, e.index(b, 1)));
+    tile = arith::MaxUIOp::create(
+        b, e.index(b, 1),
+        arith::MinUIOp::create(b, rowsForN, e.index(b, pTile)));
+  }
+
   WriterOrder order = e.planWriterOrder(b);
-  Value tile = e.index(b, pTile);
+  ActiveSequences active = buildActiveSequences(b, e, order);
   Value numTiles = arith::CeilDivUIOp::create(b, e.headDim, tile);
 
   auto emitTask = [&](ImplicitLocOpBuilder &b, Value seq, Value head,
@@ -48,10 +77,15 @@ void mlir::ssd::detail::buildSerialScan(RewriterBase &rewriter,
         b, tile, arith::SubIOp::create(b, e.headDim, p0));
     Value zero = e.index(b, 0);
 
-    // The state tile; scf.parallel is an allocation scope, so it is freed
-    // at the end of each task.
-    auto stateType = MemRefType::get({pTile, ShapedType::kDynamic}, e.f32);
-    Value state = memref::AllocaOp::create(b, stateType, ValueRange{e.dstate});
+    // The state tile [P-tile, N]: on the stack when small and static
+    // (scf.parallel is an allocation scope, so it is freed at the end of
+    // each task), else on the heap, freed below: never a stack allocation
+    // that grows with N.
+    bool dynamicTile = ShapedType::isDynamic(staticDState);
+    Scratch stateTile = allocateScratch(
+        b, {dynamicTile ? ShapedType::kDynamic : pTile, staticDState},
+        dynamicTile ? ValueRange{tile, e.dstate} : ValueRange{});
+    Value state = stateTile.buffer;
     auto forEachStateElement =
         [&](ImplicitLocOpBuilder &b,
             function_ref<void(ImplicitLocOpBuilder &, Value, Value)> body) {
@@ -107,16 +141,18 @@ void mlir::ssd::detail::buildSerialScan(RewriterBase &rewriter,
         e.storeRounded(b, v, e.pool, {s.slot, head, row, n});
       });
     });
+    freeScratch(b, stateTile);
   };
 
+  // Only sequences with tokens or a state to store get tasks; pass 1 holds
+  // the writers whose slot other sequences read (see WriterOrder).
   for (unsigned pass : {0u, 1u})
-    e.parallel(b, {e.batch, e.heads, numTiles},
+    e.parallel(b, {active.count[pass], e.heads, numTiles},
                [&](ImplicitLocOpBuilder &b, ValueRange ivs) {
-                 e.ifThen(b, e.inPass(b, order, ivs[0], pass),
-                          [&](ImplicitLocOpBuilder &b) {
-                            emitTask(b, ivs[0], ivs[1], ivs[2]);
-                          });
+                 emitTask(b, activeSequence(b, e, active, pass, ivs[0]),
+                          ivs[1], ivs[2]);
                });
+  freeActiveSequences(b, active);
   e.freeWriterOrder(b, order);
 
   rewriter.eraseOp(op);

@@ -1,0 +1,110 @@
+#!/usr/bin/python3
+"""Writes the seed corpora of the fuzz targets from the test inputs.
+
+  make-seeds.py npy OUTDIR   input sets of ssd-run: directories written by
+                             utils/ssdgen.py (valid ones of many shapes and
+                             options, and every broken kind of `ssdgen bad`),
+                             packed in ssd-npy-fuzzer's input format
+  make-seeds.py ir OUTDIR    every ssd op of the test and example .mlir files:
+                             each split-input-file case on its own
+
+Nothing here is committed: scripts/fuzz.sh writes the seeds afresh for every
+run, so they follow the tests. Only the standard library and NumPy (through
+ssdgen).
+"""
+
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SSDGEN = os.path.join(ROOT, "utils", "ssdgen.py")
+# The file order of ssd-npy-fuzzer (kFiles in npy-loader-fuzzer.cpp).
+FILES = ["x", "dt", "A", "B", "C", "D", "dt_bias", "ssm_pool",
+         "query_start_loc", "cache_indices", "has_initial_state",
+         "update_state"]
+
+# ssdgen gen arguments: the shapes and options the numeric tests use.
+GEN = [
+    "--seqlens 5,0,17,1,8,30 --seed 1",
+    "--seqlens 9,1,0,24,7 --float16-files --seed 2",
+    "--seqlens 3,5 --no-D --no-dt-bias --initial absent --update absent --ci-shape 2d --ci-dtype uint32",
+    "--seqlens 3,3,2,4,1,3 --tree --seed 31",
+    "--seqlens 6,9,1,0,12 --padding 0,2,4 --initial all --update all --seed 23",
+    "--seqlens 0,0,0,0 --seed 8",
+    "--seqlens= --seed 10",
+    "--seqlens 1,1,1,1 --H 2 --P 3 --N 5 --G 1 --slots 4 --seed 3",
+    "--seqlens 2,7 --H 6 --G 3 --large-dt 0.25 --seed 11",
+    "--seqlens 0 --padding all --slots 0 --H 1 --P 1 --N 7 --G 1",
+]
+
+
+def pack(directory, options):
+    """One input of ssd-npy-fuzzer: the options byte, then a record per file."""
+    out = bytearray([options])
+    for index, name in enumerate(FILES):
+        path = os.path.join(directory, name + ".npy")
+        if os.path.exists(path):
+            data = open(path, "rb").read()
+            out += struct.pack("<BI", index, len(data)) + data
+    return bytes(out)
+
+
+def npy_seeds(outdir):
+    os.makedirs(outdir, exist_ok=True)
+    count = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        dirs = []
+        for i, args in enumerate(GEN):
+            d = os.path.join(tmp, "gen%d" % i)
+            subprocess.run([sys.executable, SSDGEN, "gen", d] + args.split(),
+                           check=True, stdout=subprocess.DEVNULL)
+            dirs.append(d)
+        bad = os.path.join(tmp, "bad")
+        subprocess.run([sys.executable, SSDGEN, "bad", bad, "all"], check=True,
+                       stdout=subprocess.DEVNULL)
+        dirs += [os.path.join(bad, k) for k in sorted(os.listdir(bad))]
+        for i, d in enumerate(dirs):
+            # Options: model dtype f32, f16, bf16 in turn; every third set
+            # with a bf16 pool.
+            options = (i % 3) | (4 if i % 3 == 1 else 0)
+            with open(os.path.join(outdir, "seed-%03d" % i), "wb") as f:
+                f.write(pack(d, options))
+            count += 1
+    return count
+
+
+def ir_seeds(outdir):
+    os.makedirs(outdir, exist_ok=True)
+    count = 0
+    for top in ["test", "examples"]:
+        for root, _, names in sorted(os.walk(os.path.join(ROOT, top))):
+            for name in sorted(names):
+                if not name.endswith(".mlir"):
+                    continue
+                text = open(os.path.join(root, name), errors="replace").read()
+                for case in text.split("// -----"):
+                    if "ssd.chunk_scan_varlen" not in case:
+                        continue
+                    with open(os.path.join(outdir, "seed-%04d" % count), "w") as f:
+                        f.write(case)
+                    count += 1
+    return count
+
+
+def main(argv):
+    if len(argv) != 3 or argv[1] not in ("npy", "ir"):
+        sys.stderr.write(__doc__)
+        return 2
+    if os.path.isdir(argv[2]):
+        shutil.rmtree(argv[2])
+    n = npy_seeds(argv[2]) if argv[1] == "npy" else ir_seeds(argv[2])
+    print("make-seeds: %d %s seeds in %s" % (n, argv[1], argv[2]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

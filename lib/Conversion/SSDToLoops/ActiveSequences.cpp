@@ -1,0 +1,92 @@
+//===- ActiveSequences.cpp - work lists and scratch buffers of the loops --===//
+//
+// What both CPU forms use to keep their cost proportional to the launch's
+// actual work (tokens and written slots), whatever extents it declares.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LoopBuilders.h"
+#include "ScanEmitter/ScanEmitter.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "ssd/IR/SSDLimits.h"
+
+using namespace mlir;
+using namespace mlir::ssd;
+using namespace mlir::ssd::detail;
+
+ActiveSequences mlir::ssd::detail::buildActiveSequences(
+    ImplicitLocOpBuilder &b, const ScanEmitter &e, const WriterOrder &order) {
+  ActiveSequences active;
+  Value zero = e.index(b, 0), one = e.index(b, 1);
+  active.list = memref::AllocOp::create(
+      b, MemRefType::get({ShapedType::kDynamic}, b.getIndexType()),
+      ValueRange{e.batch});
+  Value last = arith::SubIOp::create(b, e.batch, one);
+  auto loop = scf::ForOp::create(
+      b, zero, e.batch, one, ValueRange{zero, zero},
+      [&](OpBuilder &nested, Location loc, Value seq, ValueRange counts) {
+        ImplicitLocOpBuilder b(loc, nested);
+        SequenceInfo s = e.sequence(b, seq);
+        Value hasTokens = arith::CmpIOp::create(b, arith::CmpIPredicate::sgt,
+                                                s.end, s.begin);
+        Value works = arith::OrIOp::create(b, hasTokens, s.writesState);
+        Value second = e.inPass(b, order, seq, 1);
+        Value first = e.inPass(b, order, seq, 0);
+        SmallVector<Value, 2> next;
+        for (unsigned pass : {0u, 1u}) {
+          Value in = arith::AndIOp::create(b, works, pass ? second : first);
+          Value count = counts[pass];
+          e.ifThen(b, in, [&](ImplicitLocOpBuilder &b) {
+            Value slot =
+                pass ? arith::SubIOp::create(b, last, count).getResult()
+                     : count;
+            memref::StoreOp::create(b, seq, active.list, slot);
+          });
+          next.push_back(arith::SelectOp::create(
+              b, in, arith::AddIOp::create(b, count, one), count));
+        }
+        scf::YieldOp::create(b, next);
+      });
+  active.count[0] = loop.getResult(0);
+  active.count[1] = loop.getResult(1);
+  return active;
+}
+
+Value mlir::ssd::detail::activeSequence(ImplicitLocOpBuilder &b,
+                                        const ScanEmitter &e,
+                                        const ActiveSequences &active,
+                                        unsigned pass, Value i) {
+  Value slot = i;
+  if (pass == 1)
+    slot = arith::SubIOp::create(
+        b, arith::SubIOp::create(b, e.batch, e.index(b, 1)), i);
+  return memref::LoadOp::create(b, active.list, slot);
+}
+
+void mlir::ssd::detail::freeActiveSequences(ImplicitLocOpBuilder &b,
+                                            const ActiveSequences &active) {
+  memref::DeallocOp::create(b, active.list);
+}
+
+Scratch mlir::ssd::detail::allocateScratch(ImplicitLocOpBuilder &b,
+                                           ArrayRef<int64_t> shape,
+                                           ValueRange dynamicSizes) {
+  auto type = MemRefType::get(shape, b.getF32Type());
+  Scratch scratch;
+  scratch.heap = !type.hasStaticShape() ||
+                 type.getNumElements() * 4 > ::ssd::limits::kMaxStackTileBytes;
+  if (scratch.heap)
+    scratch.buffer = memref::AllocOp::create(b, type, dynamicSizes);
+  else
+    scratch.buffer = memref::AllocaOp::create(b, type, ValueRange{});
+  return scratch;
+}
+
+void mlir::ssd::detail::freeScratch(ImplicitLocOpBuilder &b,
+                                    const Scratch &scratch) {
+  if (scratch.heap)
+    memref::DeallocOp::create(b, scratch.buffer);
+}
