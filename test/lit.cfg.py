@@ -27,6 +27,7 @@ config.substitutions.append(("%ssd_obj_root", config.ssd_obj_root))
 python_with_numpy = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else "python3"
 config.substitutions.append(
     ("%ssdgen", python_with_numpy + " " + os.path.join(config.ssd_src_root, "utils", "ssdgen.py")))
+config.substitutions.append(("%python", python_with_numpy))
 
 # test/embedding (docs/embedding.md): the stock mlir-opt with SSDPlugin.so,
 # the Mamba-2 mixer example runner, and the CMake package consumed by
@@ -138,5 +139,7 @@ config.substitutions.append(
     ("%mlir_runner_utils", os.path.join(config.llvm_lib_dir, "libmlir_runner_utils.so")))
 config.substitutions.append(
     ("%mlir_c_runner_utils", os.path.join(config.llvm_lib_dir, "libmlir_c_runner_utils.so")))
+# Modules from --ssd-to-cpu with openmp=true call the OpenMP runtime.
+config.substitutions.append(("%libomp", os.path.join(config.llvm_lib_dir, "libomp.so")))
 config.substitutions.append(
     ("%ssd_emulator_runtime", os.path.join(config.ssd_obj_root, "lib", "libSSDGPUEmulatorRuntime.so")))
