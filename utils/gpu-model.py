@@ -2,6 +2,8 @@
 """A modelled H200 time for the GPU kernels, from the GPU emulator's counts.
 
   utils/gpu-model.py [--build build] [--cases prefill,decode] [--keep DIR]
+  utils/gpu-model.py --from-costs FILE --tokens T   (FILE: the counters that
+      ssd-run --emulator-costs printed; '-' for stdin)
 
 Without a GPU the speed of the kernels can only be estimated. This script
 runs the real kernels (`ssd-run --target gpu-emu --emulator-costs`) on model
@@ -107,6 +109,24 @@ def run_case(build, work, case):
     return kernels
 
 
+def call_model(kernels):
+    """(launches, modelled microseconds) of one call."""
+    launches = sum(k["launches"] for k in kernels)
+    return launches, (sum(max(k["bounds"]) for k in kernels)
+                      + launches * LAUNCH_US)
+
+
+def summarize(kernels, tokens):
+    launches, model = call_model(kernels)
+    print("MODEL, not a measurement (utils/gpu-model.py)")
+    for k in kernels:
+        print("  %s: launches %d, lower bounds (us) tensor %.3f dram %.3f "
+              "shared %.3f" % ((k["name"], k["launches"]) + k["bounds"]))
+    print("launches %d, model %.2f us, %.2fM tokens/s, DRAM %.1f KB/token"
+          % (launches, model, tokens / model,
+             sum(k["dram"] for k in kernels) / tokens / 1024))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", default=os.path.join(HERE, "..", "build"))
@@ -114,7 +134,20 @@ def main():
                     help="comma-separated: " + ",".join(CASES))
     ap.add_argument("--keep", default=None,
                     help="keep inputs and outputs under this directory")
+    ap.add_argument("--from-costs", default=None,
+                    help="model one run from its printed counters")
+    ap.add_argument("--tokens", type=int, default=0,
+                    help="with --from-costs: the run's total tokens")
     args = ap.parse_args()
+
+    if args.from_costs:
+        text = (sys.stdin.read() if args.from_costs == "-"
+                else open(args.from_costs).read())
+        kernels = parse_costs(text)
+        if not kernels or args.tokens <= 0:
+            sys.exit("gpu-model: --from-costs needs counters and --tokens > 0")
+        summarize(kernels, args.tokens)
+        return
 
     work = args.keep or tempfile.mkdtemp(prefix="ssd-gpu-model-")
     print("MODEL, not a measurement: lower bounds from the GPU emulator's "
@@ -127,11 +160,10 @@ def main():
         for case in CASES[group]:
             name, H, P, N, G, seqlens, form, dtype = case
             kernels = run_case(args.build, work, case)
-            launches = sum(k["launches"] for k in kernels)
+            launches, model = call_model(kernels)
             tensor = sum(k["bounds"][0] for k in kernels)
             dram = sum(k["bounds"][1] for k in kernels)
             shared = sum(k["bounds"][2] for k in kernels)
-            model = sum(max(k["bounds"]) for k in kernels) + launches * LAUNCH_US
             tokens = sum(seqlens)
             dram_bytes = sum(k["dram"] for k in kernels)
             limiter = max(("tensor", tensor), ("dram", dram),
