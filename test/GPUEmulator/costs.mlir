@@ -51,12 +51,13 @@
 //    (every quarter-warp reads words 0-31; the quarters are served apart):
 //    4; vector<2xf32> at 2 (l % 16) (each half-warp reads words 0-31): 2.
 //    Total 9 instructions, 4 x 128 + 256 + 3 x 512 + 256 = 2560 bytes,
-//    1 + 2 + 32 + 1 + 2 + 4 + 8 + 4 + 2 = 56 wavefronts;
+//    1 + 2 + 32 + 1 + 2 + 4 + 8 + 4 + 2 = 56 wavefronts, of which the
+//    bank conflicts (wavefronts beyond one per phase) are 1 + 31 + 4 = 36;
 //  - one coalesced 4-byte store per lane to global: 4 sectors.
 // CHECK-NEXT: kernel main_kernel: launches 1 blocks 1 threads 32 warps 1
 // CHECK-NEXT:   sync: barriers 1 warp-collectives 0
-// CHECK-NEXT:   shared.load: instructions 9 bytes 2560 wavefronts 56 (6.22 per instruction)
-// CHECK-NEXT:   shared.store: instructions 32 bytes 4096 wavefronts 32 (1.00 per instruction)
+// CHECK-NEXT:   shared.load: instructions 9 bytes 2560 wavefronts 56 (6.22 per instruction) bank-conflict wavefronts 36{{$}}
+// CHECK-NEXT:   shared.store: instructions 32 bytes 4096 wavefronts 32 (1.00 per instruction) bank-conflict wavefronts 0{{$}}
 // CHECK-NEXT:   global.store: instructions 1 bytes 128 sectors 4 (4.00 per instruction)
 // CHECK-NEXT:   dram: read sectors 0 written sectors 4 (128 bytes)
 // CHECK-NEXT:   h200 lower bounds (us):

@@ -30,7 +30,7 @@
 //  - ldmatrix: A's rows are 32 bytes apart, so rows r and r + 4 of each
 //    matrix share banks: 2 wavefronts per matrix, 8 for the x4; B's rows
 //    are consecutive (16 bytes apart): 1 per matrix, 2 for the x2: 10 over
-//    768 bytes;
+//    768 bytes, 4 of them bank conflicts (one phase per matrix);
 //  - D: two 8-byte stores a lane, each covering 8 rows of 32 bytes: 8
 //    sectors per store, 16 distinct sectors written;
 //  - 2 barriers, 3 warp collectives (2 ldmatrix, 1 mma), 1 mma of 4096
@@ -42,8 +42,8 @@
 // COSTS-NEXT:   mma flops: 4096
 // COSTS-NEXT:   ldmatrix: instructions 2 matrices 6
 // COSTS-NEXT:   cp.async: copies 48 zero-filled bytes 0
-// COSTS-NEXT:   shared.ldmatrix: instructions 2 bytes 768 wavefronts 10 (5.00 per instruction)
-// COSTS-NEXT:   shared.cp.async: instructions 2 bytes 768 wavefronts 6 (3.00 per instruction)
+// COSTS-NEXT:   shared.ldmatrix: instructions 2 bytes 768 wavefronts 10 (5.00 per instruction) bank-conflict wavefronts 4{{$}}
+// COSTS-NEXT:   shared.cp.async: instructions 2 bytes 768 wavefronts 6 (3.00 per instruction) bank-conflict wavefronts 0{{$}}
 // COSTS-NEXT:   global.store: instructions 2 bytes 512 sectors 16 (8.00 per instruction)
 // COSTS-NEXT:   global.cp.async: instructions 2 bytes 768 sectors 24 (12.00 per instruction)
 // COSTS-NEXT:   dram: read sectors 24 written sectors 16 (1280 bytes)

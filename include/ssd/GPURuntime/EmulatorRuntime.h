@@ -89,10 +89,14 @@ struct MemoryTraffic {
   /// bank conflicts add more). Global memory: 32-byte sectors requested,
   /// the distinct sectors of each warp-level instruction, summed.
   uint64_t transactions = 0;
+  /// Shared memory: the wavefronts above one per 128-byte phase, i.e. the
+  /// bank conflicts alone (0 for conflict-free code whatever the widths).
+  uint64_t conflicts = 0;
   void add(const MemoryTraffic &o) {
     instructions += o.instructions;
     bytes += o.bytes;
     transactions += o.transactions;
+    conflicts += o.conflicts;
   }
 };
 

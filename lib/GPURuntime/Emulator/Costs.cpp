@@ -9,6 +9,7 @@
 #include <cinttypes>
 #include <cstdarg>
 #include <cstdio>
+#include <cstring>
 #include <deque>
 #include <map>
 #include <mutex>
@@ -54,7 +55,7 @@ uint64_t worstBank(uint64_t *words, size_t count) {
 } // namespace
 
 uint64_t ssd::emulator::sharedWavefronts(const LaneAccess *accesses,
-                                         size_t count) {
+                                         size_t count, uint64_t &phases) {
   uint32_t widest = 0;
   for (size_t i = 0; i < count; ++i)
     widest = std::max(widest, accesses[i].bytes);
@@ -72,7 +73,7 @@ uint64_t ssd::emulator::sharedWavefronts(const LaneAccess *accesses,
           piece[n++] = {accesses[i].address + start,
                         std::min<uint32_t>(16, accesses[i].bytes - start),
                         accesses[i].lane};
-      total += sharedWavefronts(piece, n);
+      total += sharedWavefronts(piece, n, phases);
     }
     return total;
   }
@@ -99,8 +100,10 @@ uint64_t ssd::emulator::sharedWavefronts(const LaneAccess *accesses,
         simple = false;
       }
     }
-    if (simple)
+    if (simple) {
+      phases += used ? 1 : 0;
       return used ? 1 : 0;
+    }
   }
   // 128 bytes per phase: 32 lanes of 4 bytes, 16 of 8, 8 of 16.
   const unsigned lanesPerPhase = widest <= 4 ? 32 : widest <= 8 ? 16 : 8;
@@ -119,6 +122,7 @@ uint64_t ssd::emulator::sharedWavefronts(const LaneAccess *accesses,
            ++w)
         words[n++] = w;
     }
+    phases += n ? 1 : 0;
     total += worstBank(words, n);
   }
   return total;
@@ -428,9 +432,12 @@ void traffic(std::string &out, const char *name, const MemoryTraffic &t,
     return;
   appendf(out,
           "  %s: instructions %" PRIu64 " bytes %" PRIu64 " %s %" PRIu64
-          " (%.2f per instruction)\n",
+          " (%.2f per instruction)",
           name, t.instructions, t.bytes, unit, t.transactions,
           double(t.transactions) / double(t.instructions));
+  if (std::strcmp(unit, "wavefronts") == 0)
+    appendf(out, " bank-conflict wavefronts %" PRIu64, t.conflicts);
+  out += '\n';
 }
 
 } // namespace

@@ -71,8 +71,10 @@ struct LaneAccess {
 };
 
 /// Wavefronts of a shared-memory access by the lanes in `accesses` (in
-/// increasing lane order), under the rules above.
-uint64_t sharedWavefronts(const LaneAccess *accesses, size_t count);
+/// increasing lane order), under the rules above; adds the phases it was
+/// served in (the wavefronts without bank conflicts) to `phases`.
+uint64_t sharedWavefronts(const LaneAccess *accesses, size_t count,
+                          uint64_t &phases);
 
 /// Wavefronts of an ldmatrix: `rows` holds the byte offsets of the 8 rows of
 /// each of `matrices` matrices.

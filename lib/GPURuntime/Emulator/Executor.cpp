@@ -451,7 +451,10 @@ void countInstruction(Worker &w, AccessKind kind, const LaneAccess *group,
   ++t.instructions;
   t.bytes += bytes;
   if (isShared(kind)) {
-    t.transactions += sharedWavefronts(group, count);
+    uint64_t phases = 0;
+    const uint64_t wavefronts = sharedWavefronts(group, count, phases);
+    t.transactions += wavefronts;
+    t.conflicts += wavefronts - phases;
     return;
   }
   SectorSet *sectors = nullptr;
@@ -696,7 +699,10 @@ bool computeLdmatrix(Worker &w, Thread *lanes, const WarpOp &op) {
   if (w.costLevel != CostLevel::Off) {
     ++w.cost.sharedLdmatrix.instructions;
     w.cost.sharedLdmatrix.bytes += 128 * matrices;
-    w.cost.sharedLdmatrix.transactions += ldmatrixWavefronts(rows, matrices);
+    const uint64_t wavefronts = ldmatrixWavefronts(rows, matrices);
+    w.cost.sharedLdmatrix.transactions += wavefronts;
+    // One 128-byte phase per 8x8 matrix.
+    w.cost.sharedLdmatrix.conflicts += wavefronts - matrices;
   }
   return true;
 }
