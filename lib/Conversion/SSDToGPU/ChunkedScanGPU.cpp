@@ -777,6 +777,23 @@ private:
     return s;
   }
 
+  /// Where element column `col` of a row lives in the output kernel's y
+  /// staging tile. The epilogue's quarter-warps read a row as 16-byte chunks
+  /// 2j (then 2j + 1), j < 8: chunks 0, 2, .., 14 would fill four of the
+  /// eight bank groups twice (a 2-way conflict on every read). Swapping the
+  /// chunk pairs whose index has bit 3 set (chunk ^= (chunk >> 3) & 1)
+  /// moves the upper four to the other four groups. A bijection on the
+  /// row's chunks, whose count is even; the fragment stores, which write
+  /// one chunk pair of every row at once, keep their (conflict-free)
+  /// pattern.
+  static Value yTileColumn(ImplicitLocOpBuilder &b, Value col) {
+    Value chunk = arith::ShRUIOp::create(b, col, idx(b, 2));
+    Value flip = arith::AndIOp::create(
+        b, arith::ShRUIOp::create(b, chunk, idx(b, 3)), idx(b, 1));
+    Value swizzled = arith::XOrIOp::create(b, chunk, flip);
+    return add(b, mul(b, swizzled, 4), arith::AndIOp::create(b, col, idx(b, 3)));
+  }
+
   /// For each pair of horizontally adjacent accumulators (columns col and
   /// col + 1) of the warp's tile: `body(row, col, first, second)`.
   void forEachAccumulatorPair(
@@ -1549,7 +1566,7 @@ private:
                 Value v1) {
               Value pair = vector::FromElementsOp::create(
                   b, VectorType::get({2}, f32t), ValueRange{v0, v1});
-              vectorStore(b, pair, yTile, {i, p}, 8);
+              vectorStore(b, pair, yTile, {i, yTileColumn(b, p)}, 8);
             });
       });
       gpu::BarrierOp::create(b);
@@ -1559,8 +1576,9 @@ private:
         Value row = add(b, i0, r);
         e.ifThen(b, ult(b, row, c.len), [&](ImplicitLocOpBuilder &b) {
           Value t = add(b, c.first, row);
-          Value lo = vectorLoad(b, f32x4, yTile, {r, p}, 16);
-          Value hi = vectorLoad(b, f32x4, yTile, {r, add(b, p, 4)}, 16);
+          Value lo = vectorLoad(b, f32x4, yTile, {r, yTileColumn(b, p)}, 16);
+          Value hi = vectorLoad(b, f32x4, yTile,
+                                {r, yTileColumn(b, add(b, p, 4))}, 16);
           Value y8 = vector::ShuffleOp::create(
               b, lo, hi, ArrayRef<int64_t>{0, 1, 2, 3, 4, 5, 6, 7});
           if (dSkip) {
