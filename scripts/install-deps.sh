@@ -10,6 +10,7 @@ packages=(
   libclang-rt-22-dev   # compiler-rt: builtins linked into emulated GPU kernels,
                        # the sanitizer and libFuzzer runtimes (build-asan)
   libboost-context-dev # fibers: one per GPU thread in the GPU emulator
+  libgtest-dev    # GoogleTest: the unit tests of unittests/ (check-ssd)
   python3-numpy   # test input generation and comparison (/usr/bin/python3)
 )
 

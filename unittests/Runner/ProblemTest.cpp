@@ -1,0 +1,213 @@
+//===- ProblemTest.cpp - loadProblem's validation and writeOutputs --------===//
+//
+// loadProblem is the gate every ssd-run input passes: a valid directory
+// loads with its optional operands and rounding, and every rule of the op's
+// contract that a file can break gives a one-line error naming the file.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RunnerTestUtils.h"
+
+#include <unistd.h>
+
+using namespace ssd;
+using namespace ssd::testing;
+
+namespace {
+
+class LoadProblemTest : public TempDirTest {
+protected:
+  /// loadProblem on directory `name`, expected to fail with one line.
+  std::string loadError(const std::string &name) {
+    ScanProblem loaded;
+    std::string error;
+    EXPECT_FALSE(loadProblem(path(name), ModelDType::F32, loaded, error))
+        << name << " was accepted";
+    EXPECT_EQ(error.find('\n'), std::string::npos) << "not one line: " << error;
+    return error;
+  }
+  std::string loadError(const std::string &name, const ScanProblem &p) {
+    writeProblem(name, p);
+    return loadError(name);
+  }
+};
+
+#define EXPECT_CONTAINS(haystack, needle)                                      \
+  EXPECT_NE(std::string(haystack).find(needle), std::string::npos)             \
+      << "'" << (haystack) << "' does not contain '" << (needle) << "'"
+
+// Two sequences, cache_indices as a [1, batch] uint32 row, masks, D and
+// dt_bias present, loaded as f16.
+TEST_F(LoadProblemTest, ValidDirectoryWithEveryOptionalOperand) {
+  ScanProblem p = tinyProblem();
+  p.batch = 2;
+  p.queryStartLoc = {0, 0, 2};
+  p.cacheIndices = {0, 1};
+  p.cacheIndicesRow = true;
+  p.cacheIndicesUnsigned = true;
+  p.hasD = true;
+  p.D = {0.1f};
+  p.hasDtBias = true;
+  p.dtBias = {-0.5f};
+  p.hasInitialStatePresent = true;
+  p.hasInitialState = {1, 0};
+  p.updateStatePresent = true;
+  p.updateState = {0, 1};
+  writeProblem("ok", p);
+
+  ScanProblem q;
+  std::string error;
+  ASSERT_TRUE(loadProblem(path("ok"), ModelDType::F16, q, error)) << error;
+  EXPECT_EQ(q.T, 2);
+  EXPECT_EQ(q.H, 1);
+  EXPECT_EQ(q.P, 1);
+  EXPECT_EQ(q.G, 1);
+  EXPECT_EQ(q.N, 1);
+  EXPECT_EQ(q.S, 2);
+  EXPECT_EQ(q.batch, 2);
+  EXPECT_TRUE(q.cacheIndicesRow);
+  EXPECT_TRUE(q.cacheIndicesUnsigned);
+  EXPECT_EQ(q.cacheIndices, (std::vector<uint32_t>{0, 1}));
+  EXPECT_TRUE(q.hasD && q.hasDtBias && q.hasInitialStatePresent &&
+              q.updateStatePresent);
+  EXPECT_EQ(q.hasInitialState, (std::vector<uint8_t>{1, 0}));
+  EXPECT_EQ(q.updateState, (std::vector<uint8_t>{0, 1}));
+  // Inputs are rounded to the model dtype (0.1 -> 0.0999755859375 in f16);
+  // the pool is not.
+  EXPECT_EQ(q.D[0], 0.0999755859375f);
+  EXPECT_EQ(q.A[0], roundToModelDType(-kLn2, ModelDType::F16));
+  EXPECT_EQ(q.pool, p.pool);
+}
+
+TEST_F(LoadProblemTest, OptionalFilesAbsentAndOutputsWritten) {
+  writeProblem("minimal", tinyProblem());
+  ScanProblem q;
+  std::string error;
+  ASSERT_TRUE(loadProblem(path("minimal"), ModelDType::F32, q, error)) << error;
+  EXPECT_FALSE(q.hasD || q.hasDtBias || q.hasInitialStatePresent ||
+               q.updateStatePresent);
+  EXPECT_TRUE(q.D.empty() && q.hasInitialState.empty());
+
+  // writeOutputs creates the nested directory; the files read back.
+  std::vector<float> y = {1, 2}, pool = {3, 4};
+  ASSERT_TRUE(writeOutputs(path("out/nested"), q, y, pool, error)) << error;
+  NpyArray ya, pa;
+  ASSERT_TRUE(readNpy(path("out/nested/y.npy"), ya, error)) << error;
+  ASSERT_TRUE(readNpy(path("out/nested/ssm_pool.npy"), pa, error)) << error;
+  EXPECT_EQ(ya.descr, "<f4");
+  EXPECT_EQ(ya.shape, (std::vector<int64_t>{2, 1, 1}));
+  EXPECT_EQ(pa.shape, (std::vector<int64_t>{2, 1, 1, 1}));
+  EXPECT_EQ(std::memcmp(pa.data.data(), pool.data(), 8), 0);
+
+  // A wrong y size fails and writes nothing.
+  EXPECT_FALSE(writeOutputs(path("out2"), q, {1}, pool, error));
+  EXPECT_NE(::access(path("out2/y.npy").c_str(), F_OK), 0);
+}
+
+TEST_F(LoadProblemTest, SlotOutOfRange) {
+  ScanProblem b = tinyProblem();
+  b.cacheIndices = {2};
+  EXPECT_CONTAINS(loadError("range", b),
+                  "cache_indices.npy: index 2 of sequence 0 is out of range "
+                  "for a pool of 2 slots");
+}
+
+TEST_F(LoadProblemTest, PaddingIsNotOutOfRange) {
+  ScanProblem b = tinyProblem();
+  b.cacheIndices = {kPaddingSlot};
+  writeProblem("padding", b);
+  ScanProblem q;
+  std::string error;
+  ASSERT_TRUE(loadProblem(path("padding"), ModelDType::F32, q, error)) << error;
+  EXPECT_EQ(q.cacheIndices[0], kPaddingSlot);
+}
+
+TEST_F(LoadProblemTest, OneWriterPerSlot) {
+  ScanProblem b = tinyProblem();
+  b.batch = 2;
+  b.queryStartLoc = {0, 1, 2};
+  b.cacheIndices = {1, 1};
+  EXPECT_CONTAINS(loadError("twowriters", b),
+                  "cache_indices.npy: sequences 0 and 1 both write slot 1");
+  // The same slot with one writer is valid (tree speculation).
+  b.updateStatePresent = true;
+  b.updateState = {0, 1};
+  writeProblem("onewriter", b);
+  ScanProblem q;
+  std::string error;
+  EXPECT_TRUE(loadProblem(path("onewriter"), ModelDType::F32, q, error))
+      << error;
+}
+
+TEST_F(LoadProblemTest, QueryStartLocRules) {
+  ScanProblem b = tinyProblem();
+  b.batch = 2;
+  b.cacheIndices = {0, 1};
+  b.queryStartLoc = {0, 2, 1};
+  EXPECT_CONTAINS(loadError("qsldecrease", b),
+                  "query_start_loc.npy: offsets decrease at sequence 1");
+  b.queryStartLoc = {1, 1, 2};
+  EXPECT_CONTAINS(loadError("qslstart", b),
+                  "query_start_loc.npy: first offset is 1");
+  b.queryStartLoc = {0, 1, 1};
+  EXPECT_CONTAINS(loadError("qslend", b),
+                  "query_start_loc.npy: last offset is 1, expected T = 2");
+}
+
+TEST_F(LoadProblemTest, MaskLength) {
+  ScanProblem b = tinyProblem();
+  b.hasInitialStatePresent = true;
+  b.hasInitialState = {1, 0};
+  EXPECT_CONTAINS(
+      loadError("masklen", b),
+      "has_initial_state.npy: shape [2] does not match [batch] = [1]");
+}
+
+TEST_F(LoadProblemTest, HeadsMultipleOfGroups) {
+  ScanProblem b = tinyProblem();
+  b.H = 2;
+  b.A = {-1, -1};
+  b.dt = {1, 1, 1, 1};
+  b.x = {1, 1, 1, 1};
+  b.pool = std::vector<float>(4, 0);
+  b.B = b.C = {1, 1};
+  writeProblem("hg", b);
+  // B and C rewritten with G = 3, which does not divide H = 2.
+  std::string e;
+  ASSERT_TRUE(writeNpy(path("hg/B.npy"),
+                       makeArray<float>("<f4", {2, 3, 1}, std::vector<float>(6, 1)),
+                       e));
+  ASSERT_TRUE(writeNpy(path("hg/C.npy"),
+                       makeArray<float>("<f4", {2, 3, 1}, std::vector<float>(6, 1)),
+                       e));
+  EXPECT_CONTAINS(loadError("hg"), "not a multiple of G = 3");
+}
+
+// Wrong dtype, rank, shape, a missing file and a non-.npy file, each patched
+// into a valid directory.
+TEST_F(LoadProblemTest, FileLevelErrors) {
+  writeProblem("patch", tinyProblem());
+  std::string e;
+  ASSERT_TRUE(writeNpy(path("patch/dt.npy"),
+                       makeArray<double>("<f8", {2, 1}, {1, 1}), e));
+  EXPECT_CONTAINS(loadError("patch"), "dt.npy: dtype '<f8' is not float32");
+  ASSERT_TRUE(
+      writeNpy(path("patch/dt.npy"), makeArray<float>("<f4", {2}, {1, 1}), e));
+  EXPECT_CONTAINS(loadError("patch"), "dt.npy: expected rank 2");
+  ASSERT_TRUE(writeNpy(path("patch/dt.npy"),
+                       makeArray<float>("<f4", {3, 1}, {1, 1, 1}), e));
+  EXPECT_CONTAINS(loadError("patch"),
+                  "dt.npy: shape [3, 1] does not match [T, H] = [2, 1]");
+  ::unlink(path("patch/dt.npy").c_str());
+  EXPECT_CONTAINS(loadError("patch"), "dt.npy: missing required input file");
+  ASSERT_TRUE(writeNpy(path("patch/dt.npy"),
+                       makeArray<float>("<f4", {2, 1}, {1, 1}), e));
+  writeRaw("patch/query_start_loc.npy", "garbage");
+  EXPECT_CONTAINS(loadError("patch"), "query_start_loc.npy: not a .npy file");
+  ASSERT_TRUE(writeNpy(path("patch/query_start_loc.npy"),
+                       makeArray<uint32_t>("<u4", {2}, {0, 2}), e));
+  EXPECT_CONTAINS(loadError("patch"),
+                  "query_start_loc.npy: dtype '<u4' is not int32");
+}
+
+} // namespace
