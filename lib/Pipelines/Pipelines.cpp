@@ -88,6 +88,10 @@ static void addSelectFormAndBufferization(OpPassManager &pm,
 void mlir::ssd::buildSSDToCPUPipeline(OpPassManager &pm,
                                       const SSDToCPUPipelineOptions &options) {
   addSelectFormAndBufferization(pm, options);
+  // Elementwise linalg around the scan (a mixer's skip and gating) becomes
+  // parallel loops, which scf-to-openmp then spreads over the cores like the
+  // scan's own loops.
+  pm.addPass(createConvertLinalgToParallelLoopsPass());
 
   SSDLowerToLoopsOptions lower;
   lower.serialPTile = options.serialPTile;
@@ -114,6 +118,7 @@ void mlir::ssd::buildSSDToCPUPipeline(OpPassManager &pm,
     pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
+  pm.addPass(createSSDCheckLLVMOnly());
 }
 
 std::string mlir::ssd::ptxFeaturesForChip(StringRef chip) {

@@ -126,4 +126,26 @@ def SSDAttachGPUEmulatorTarget : Pass<"ssd-attach-gpu-emulator-target"> {
   let dependentDialects = ["::mlir::ssd::SSDDialect"];
 }
 
+def SSDCheckLLVMOnly : Pass<"ssd-check-llvm-only", "::mlir::ModuleOp"> {
+  let summary = "Fail on the first op that is not in the LLVM or OpenMP "
+                "dialect";
+  let description = [{
+    The last pass of `--ssd-to-cpu`. A conversion to the LLVM dialect that
+    finds no pattern for an op leaves it in place, wired to its converted
+    neighbours through `builtin.unrealized_conversion_cast`, and the module
+    then fails only later, when it is exported to LLVM IR. This pass turns
+    that into a diagnostic at the op: anything but the module itself and ops
+    of the `llvm` and `omp` dialects (both translate to LLVM IR) is an error
+    naming the op, so a pipeline lowers what it accepts or says what it
+    could not.
+
+    ```mlir
+    llvm.func @f(%arg0: !llvm.ptr) {
+      linalg.generic ... ins(%0 : memref<3xf32>) outs(%1 : memref<3xf32>) {...}
+    }
+    // error: 'linalg.generic' op was not lowered to the LLVM dialect
+    ```
+  }];
+}
+
 #endif // SSD_TRANSFORMS_PASSES_TD
