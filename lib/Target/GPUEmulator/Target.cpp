@@ -82,7 +82,8 @@ public:
     });
     std::string triple = llvm::sys::getProcessTriple();
     std::string error;
-    const llvm::Target *host = llvm::TargetRegistry::lookupTarget(triple, error);
+    const llvm::Target *host =
+        llvm::TargetRegistry::lookupTarget(llvm::Triple(triple), error);
     if (!host)
       return fail("no LLVM target for the host (" + triple + "): " + error);
     // Generic CPU: an ahead-of-time compiled object may run on another host.
