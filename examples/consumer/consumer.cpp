@@ -76,7 +76,7 @@ int main() {
   // 2. The CPU pipeline from its options struct (the options of
   //    --ssd-to-cpu).
   ssd::SSDToCPUPipelineOptions cpu;
-  cpu.form = "serial";
+  cpu.form = ssd::FormChoice::Serial;
   cpu.openmp = false;
   PassManager pm(&context);
   ssd::buildSSDToCPUPipeline(pm, cpu);
@@ -100,7 +100,7 @@ int main() {
   module = parse(context);
   PassManager host(&context);
   ssd::SSDSelectFormOptions select;
-  select.form = "serial";
+  select.form = ssd::FormChoice::Serial;
   host.addPass(ssd::createSSDSelectForm(select));
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;

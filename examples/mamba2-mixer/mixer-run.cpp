@@ -54,7 +54,7 @@ struct Options {
   std::string file;
   ::ssd::ModelDType dtype = ::ssd::ModelDType::BF16;
   std::string form = "auto";
-  int64_t chunkSize = 256;
+  int64_t chunkSize = mlir::ssd::kChunkSizeDefault;
   std::vector<int32_t> seqlens = {1, 40, 1, 0, 23, 1, 7};
   uint64_t seed = 1;
   bool openmp = true;
@@ -139,8 +139,10 @@ int main(int argc, char **argv) {
         return usage("--dtype takes f32, f16 or bf16");
     } else if (arg == "--form") {
       if (!value(o.form) ||
-          (o.form != "auto" && o.form != "serial" && o.form != "chunked"))
-        return usage("--form takes auto, serial or chunked");
+          !mlir::ssd::parseEnumName(mlir::ssd::kFormChoiceNames, o.form))
+        return usage(("--form takes " +
+                      mlir::ssd::listEnumNames(mlir::ssd::kFormChoiceNames))
+                         .c_str());
     } else if (arg == "--chunk-size") {
       if (!value(v) || (o.chunkSize = std::atoll(v.c_str())) <= 0)
         return usage("--chunk-size takes a positive number");
@@ -225,7 +227,7 @@ int main(int argc, char **argv) {
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   mlir::ssd::SSDToCPUPipelineOptions cpu;
-  cpu.form = o.form;
+  cpu.form = *mlir::ssd::parseEnumName(mlir::ssd::kFormChoiceNames, o.form);
   cpu.chunkSize = o.chunkSize;
   cpu.openmp = openmp;
   mlir::ssd::buildSSDToCPUPipeline(pm, cpu);

@@ -185,23 +185,38 @@ ScanKernel::compile(const ScanProblem &signature,
     emulator::setPrintErrors(false);
   bool openmp =
       !device && options.openmp && std::strlen(SSD_OPENMP_LIBRARY) > 0;
+  std::optional<mlir::ssd::FormChoice> form =
+      mlir::ssd::parseEnumName(mlir::ssd::kFormChoiceNames, options.form);
+  if (!form) {
+    error = "unknown form '" + options.form + "' (expected " +
+            mlir::ssd::listEnumNames(mlir::ssd::kFormChoiceNames) + ")";
+    return nullptr;
+  }
+  std::optional<mlir::ssd::GPUChip> chip =
+      mlir::ssd::parseEnumName(mlir::ssd::kGPUChipNames, options.chip);
+  if (device && !chip) {
+    error = "unknown chip '" + options.chip + "' (expected " +
+            mlir::ssd::listEnumNames(mlir::ssd::kGPUChipNames) + ")";
+    return nullptr;
+  }
   mlir::PassManager pm(&context);
   if (options.target == Target::CUDA) {
     mlir::ssd::SSDToNVVMPipelineOptions nvvm;
-    nvvm.chip = options.chip;
-    nvvm.format = "isa"; // the driver JIT-compiles the PTX: no ptxas needed
-    nvvm.form = options.form;
+    nvvm.chip = *chip;
+    // The driver JIT-compiles the PTX: no ptxas needed.
+    nvvm.format = mlir::ssd::BinaryFormat::Isa;
+    nvvm.form = *form;
     nvvm.chunkSize = options.chunkSize;
     mlir::ssd::buildSSDToNVVMPipeline(pm, nvvm);
   } else if (options.target == Target::GPUEmulator) {
     mlir::ssd::SSDToGPUEmulatorPipelineOptions emu;
-    emu.chip = options.chip;
-    emu.form = options.form;
+    emu.chip = *chip;
+    emu.form = *form;
     emu.chunkSize = options.chunkSize;
     mlir::ssd::buildSSDToGPUEmulatorPipeline(pm, emu);
   } else {
     mlir::ssd::SSDToCPUPipelineOptions cpu;
-    cpu.form = options.form;
+    cpu.form = *form;
     cpu.chunkSize = options.chunkSize;
     cpu.openmp = openmp;
     mlir::ssd::buildSSDToCPUPipeline(pm, cpu);

@@ -55,7 +55,6 @@
 #include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
-#include "llvm/ADT/StringSwitch.h"
 #include "ssd/Conversion/Passes.h"
 #include "ssd/IR/SSDDialect.h"
 #include "ssd/Target/GPUEmulator/Target.h"
@@ -121,72 +120,48 @@ void mlir::ssd::buildSSDToCPUPipeline(OpPassManager &pm,
   pm.addPass(createSSDCheckLLVMOnly());
 }
 
-std::string mlir::ssd::ptxFeaturesForChip(StringRef chip) {
+StringRef mlir::ssd::ptxFeaturesForChip(GPUChip chip) {
   // The oldest PTX ISA that knows each chip; ptxas from CUDA 12 and 13 accept
   // all of them.
-  return llvm::StringSwitch<std::string>(chip)
-      .Case("sm_80", "+ptx70")
-      .Case("sm_86", "+ptx71")
-      .Case("sm_89", "+ptx78")
-      .Cases({"sm_90", "sm_90a"}, "+ptx80")
-      .Default("");
+  switch (chip) {
+  case GPUChip::SM80:
+    return "+ptx70";
+  case GPUChip::SM86:
+    return "+ptx71";
+  case GPUChip::SM89:
+    return "+ptx78";
+  case GPUChip::SM90:
+  case GPUChip::SM90a:
+    return "+ptx80";
+  }
+  llvm_unreachable("unknown GPUChip");
 }
 
-int64_t mlir::ssd::sharedMemoryLimitForChip(StringRef chip) {
+int64_t mlir::ssd::sharedMemoryLimitForChip(GPUChip chip) {
   // Per-block maxima with the dynamic-size opt-in (CUDA programming guide,
   // compute capabilities 8.0, 8.6/8.9, 9.0).
-  return llvm::StringSwitch<int64_t>(chip)
-      .Case("sm_80", 166912)
-      .Cases({"sm_86", "sm_89"}, 101376)
-      .Cases({"sm_90", "sm_90a"}, 232448)
-      .Default(0);
-}
-
-static std::optional<std::string> checkChip(StringRef pipeline,
-                                            StringRef chip) {
-  if (ptxFeaturesForChip(chip).empty())
-    return (pipeline + ": unsupported chip '" + chip +
-            "' (expected sm_80, sm_86, sm_89, sm_90 or sm_90a)")
-        .str();
-  return std::nullopt;
-}
-
-std::optional<std::string>
-mlir::ssd::checkSSDToNVVMOptions(const SSDToNVVMPipelineOptions &options) {
-  if (std::optional<std::string> problem = checkChip("ssd-to-nvvm", options.chip))
-    return problem;
-  if (options.format != "isa" && options.format != "bin" &&
-      options.format != "fatbin")
-    return "ssd-to-nvvm: unknown format '" + options.format.getValue() +
-           "' (expected isa, bin or fatbin)";
-  return std::nullopt;
+  switch (chip) {
+  case GPUChip::SM80:
+    return 166912;
+  case GPUChip::SM86:
+  case GPUChip::SM89:
+    return 101376;
+  case GPUChip::SM90:
+  case GPUChip::SM90a:
+    return 232448;
+  }
+  llvm_unreachable("unknown GPUChip");
 }
 
 namespace {
-/// Stands in for a pipeline that cannot be built: fails with its message
-/// when run, so that a bad option is a diagnostic rather than a crash later
-/// (an unknown chip aborts inside the NVPTX backend).
-struct ReportPipelineErrorPass
-    : public PassWrapper<ReportPipelineErrorPass, OperationPass<>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ReportPipelineErrorPass)
-  explicit ReportPipelineErrorPass(std::string message)
-      : message(std::move(message)) {}
-  StringRef getArgument() const override { return "ssd-report-pipeline-error"; }
-  void runOnOperation() override {
-    getOperation()->emitError(message);
-    signalPassFailure();
-  }
-  std::string message;
-};
-
 /// Where the kernels of the GPU pipelines go after NVVM codegen.
 enum class KernelTarget { NVVM, Emulator };
 
 struct KernelCodegenOptions {
-  std::string chip;
+  GPUChip chip = GPUChip::SM90a;
   int optLevel = 2;
   KernelTarget target = KernelTarget::NVVM;
-  std::string format = "isa"; ///< gpu-module-to-binary format (NVVM)
+  BinaryFormat format = BinaryFormat::Isa; ///< for NVVM
 };
 
 /// From gpu.launch ops on the host to outlined NVVM kernels, host code in the
@@ -207,8 +182,8 @@ void addKernelCodegen(OpPassManager &pm, const KernelCodegenOptions &options) {
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   GpuNVVMAttachTargetOptions target;
-  target.chip = options.chip;
-  target.features = ptxFeaturesForChip(options.chip);
+  target.chip = enumName(kGPUChipNames, options.chip).str();
+  target.features = ptxFeaturesForChip(options.chip).str();
   target.optLevel = options.optLevel;
   pm.addPass(createGpuNVVMAttachTarget(target));
   pm.addPass(createLowerAffinePass());
@@ -232,7 +207,8 @@ void addKernelCodegen(OpPassManager &pm, const KernelCodegenOptions &options) {
     pm.addPass(ssd::createSSDAttachGPUEmulatorTarget());
     binary.compilationTarget = "bin";
   } else {
-    binary.compilationTarget = options.format;
+    binary.compilationTarget =
+        enumName(kBinaryFormatNames, options.format).str();
   }
   pm.addPass(createGpuModuleToBinaryPass(binary));
   pm.addPass(createConvertMathToLLVMPass());
@@ -264,7 +240,7 @@ void buildGPUPipeline(OpPassManager &pm, const Options &options,
   // the whole reduction loop, which makes the matmul kernels spill.
   pm.addPass(createSSDLowerToGPU(lower));
 
-  codegen.chip = options.chip.getValue();
+  codegen.chip = options.chip;
   codegen.optLevel = options.optLevel;
   addKernelCodegen(pm, codegen);
 }
@@ -272,23 +248,14 @@ void buildGPUPipeline(OpPassManager &pm, const Options &options,
 
 void mlir::ssd::buildSSDToNVVMPipeline(OpPassManager &pm,
                                        const SSDToNVVMPipelineOptions &options) {
-  if (std::optional<std::string> problem = checkSSDToNVVMOptions(options)) {
-    pm.addPass(std::make_unique<ReportPipelineErrorPass>(*problem));
-    return;
-  }
   KernelCodegenOptions codegen;
   codegen.target = KernelTarget::NVVM;
-  codegen.format = options.format.getValue();
+  codegen.format = options.format;
   buildGPUPipeline(pm, options, codegen);
 }
 
 void mlir::ssd::buildSSDToGPUEmulatorPipeline(
     OpPassManager &pm, const SSDToGPUEmulatorPipelineOptions &options) {
-  if (std::optional<std::string> problem =
-          checkChip("ssd-to-gpu-emulator", options.chip)) {
-    pm.addPass(std::make_unique<ReportPipelineErrorPass>(*problem));
-    return;
-  }
   KernelCodegenOptions codegen;
   codegen.target = KernelTarget::Emulator;
   buildGPUPipeline(pm, options, codegen);
@@ -296,13 +263,8 @@ void mlir::ssd::buildSSDToGPUEmulatorPipeline(
 
 void mlir::ssd::buildSSDGPULowerToEmulatorPipeline(
     OpPassManager &pm, const SSDGPULowerToEmulatorPipelineOptions &options) {
-  if (std::optional<std::string> problem =
-          checkChip("ssd-gpu-lower-to-emulator", options.chip)) {
-    pm.addPass(std::make_unique<ReportPipelineErrorPass>(*problem));
-    return;
-  }
   KernelCodegenOptions codegen;
-  codegen.chip = options.chip.getValue();
+  codegen.chip = options.chip;
   codegen.optLevel = options.optLevel;
   codegen.target = KernelTarget::Emulator;
   addKernelCodegen(pm, codegen);

@@ -59,25 +59,23 @@ struct SSDSelectFormPass
     : public mlir::ssd::impl::SSDSelectFormBase<SSDSelectFormPass> {
   using SSDSelectFormBase::SSDSelectFormBase;
 
+  /// The option parser admits only the forms; the numbers are checked here,
+  /// once per pipeline rather than per op.
+  LogicalResult initialize(MLIRContext *context) override {
+    if (chunkSize < 1 || chunkSize > ::ssd::limits::kMaxChunkSize)
+      return emitError(UnknownLoc::get(context))
+             << "ssd-select-form: chunk-size must be in [1, "
+             << ::ssd::limits::kMaxChunkSize << "], got "
+             << static_cast<int64_t>(chunkSize);
+    return success();
+  }
+
   void runOnOperation() override {
     std::optional<Form> forced;
-    if (form == "chunked")
+    if (form == FormChoice::Chunked)
       forced = Form::chunked;
-    else if (form == "serial")
+    else if (form == FormChoice::Serial)
       forced = Form::serial;
-    else if (form != "auto") {
-      getOperation()->emitError()
-          << "ssd-select-form: unknown form '" << form
-          << "' (expected auto, chunked or serial)";
-      return signalPassFailure();
-    }
-    if (chunkSize < 1 || chunkSize > ::ssd::limits::kMaxChunkSize) {
-      getOperation()->emitError()
-          << "ssd-select-form: chunk-size must be in [1, "
-          << ::ssd::limits::kMaxChunkSize << "], got "
-          << static_cast<int64_t>(chunkSize);
-      return signalPassFailure();
-    }
     FormThresholds rule{minChunkedTokens, minChunkedTokensPerSeq};
 
     SmallVector<ChunkScanVarlenOp> ops;

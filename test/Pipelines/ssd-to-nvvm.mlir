@@ -35,8 +35,8 @@
 // SM80-SAME: .target sm_80
 // SM80:      mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 
-// BADCHIP: error: ssd-to-nvvm: unsupported chip 'sm_75' (expected sm_80, sm_86, sm_89, sm_90 or sm_90a)
-// BADFORMAT: error: ssd-to-nvvm: unknown format 'cubin' (expected isa, bin or fatbin)
+// BADCHIP: for the --chip option: unknown value 'sm_75' (expected sm_80, sm_86, sm_89, sm_90 or sm_90a)
+// BADFORMAT: for the --format option: unknown value 'cubin' (expected isa, bin or fatbin)
 // NOPTXAS: error: Couldn't find the `ptxas` binary
 func.func @prefill(%x: tensor<?x8x64xbf16>, %dt: tensor<?x8xbf16>, %A: tensor<8xbf16>,
     %B: tensor<?x2x128xbf16>, %C: tensor<?x2x128xbf16>, %D: tensor<8xbf16>, %bias: tensor<8xbf16>,

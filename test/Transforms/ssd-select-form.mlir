@@ -4,7 +4,7 @@
 // RUN: not ssd-opt %s -ssd-select-form="form=fastest" -split-input-file 2>&1 | FileCheck %s --check-prefix=BADFORM
 // RUN: not ssd-opt %s -ssd-select-form="chunk-size=0" -split-input-file 2>&1 | FileCheck %s --check-prefix=BADCHUNK
 
-// BADFORM: ssd-select-form: unknown form 'fastest' (expected auto, chunked or serial)
+// BADFORM: for the --form option: unknown value 'fastest' (expected auto, chunked or serial)
 // BADCHUNK: ssd-select-form: chunk-size must be in [1, 65536], got 0
 
 // Decode: 8 sequences of one token each stay serial.

@@ -80,7 +80,7 @@ struct Options {
   std::string dtype = "f32", forms = "auto", chip = "sm_90a", format = "isa",
               target = "cuda", output;
   bool formatGiven = false;
-  int64_t chunkSize = 256;
+  int64_t chunkSize = mlir::ssd::kChunkSizeDefault;
 };
 
 bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
@@ -126,8 +126,11 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
         return false;
       char *end = nullptr;
       o.chunkSize = std::strtoll(v.c_str(), &end, 10);
-      if (v.empty() || *end || o.chunkSize < 1 || o.chunkSize > 4096) {
-        error = "--chunk-size must be an integer in [1, 4096], got '" + v + "'";
+      if (v.empty() || *end || o.chunkSize < 1 ||
+          o.chunkSize > mlir::ssd::kGPUChunkSizeMax) {
+        error = "--chunk-size must be an integer in [1, " +
+                std::to_string(mlir::ssd::kGPUChunkSizeMax) + "], got '" + v +
+                "'";
         return false;
       }
     } else {
@@ -151,6 +154,11 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
   if (o.target == "gpu-emu" && o.formatGiven) {
     error = "--format applies to --target cuda only (the GPU emulator's "
             "kernels are host shared objects)";
+    return false;
+  }
+  if (!mlir::ssd::parseEnumName(mlir::ssd::kGPUChipNames, o.chip)) {
+    error = "unknown --chip '" + o.chip + "' (expected " +
+            mlir::ssd::listEnumNames(mlir::ssd::kGPUChipNames) + ")";
     return false;
   }
   if (o.format != "isa" && o.format != "bin") {
@@ -218,15 +226,16 @@ compileForDevice(mlir::ModuleOp module, const Options &o,
   mlir::PassManager pm(module.getContext());
   if (o.target == "gpu-emu") {
     mlir::ssd::SSDToGPUEmulatorPipelineOptions emu;
-    emu.chip = o.chip;
-    emu.form = form;
+    emu.chip = *mlir::ssd::parseEnumName(mlir::ssd::kGPUChipNames, o.chip);
+    emu.form = *mlir::ssd::parseEnumName(mlir::ssd::kFormChoiceNames, form);
     emu.chunkSize = o.chunkSize;
     mlir::ssd::buildSSDToGPUEmulatorPipeline(pm, emu);
   } else {
     mlir::ssd::SSDToNVVMPipelineOptions nvvm;
-    nvvm.chip = o.chip;
-    nvvm.format = o.format;
-    nvvm.form = form;
+    nvvm.chip = *mlir::ssd::parseEnumName(mlir::ssd::kGPUChipNames, o.chip);
+    nvvm.format =
+        *mlir::ssd::parseEnumName(mlir::ssd::kBinaryFormatNames, o.format);
+    nvvm.form = *mlir::ssd::parseEnumName(mlir::ssd::kFormChoiceNames, form);
     nvvm.chunkSize = o.chunkSize;
     mlir::ssd::buildSSDToNVVMPipeline(pm, nvvm);
   }
@@ -442,7 +451,7 @@ int main(int argc, char **argv) {
     return fail("unknown --dtype '" + o.dtype + "' (expected f32, f16 or bf16)");
   std::vector<std::string> forms = split(o.forms);
   for (const std::string &f : forms)
-    if (f != "auto" && f != "serial" && f != "chunked")
+    if (!mlir::ssd::parseEnumName(mlir::ssd::kFormChoiceNames, f))
       return fail("unknown form '" + f + "' in --forms (expected auto, serial, chunked)");
 
   llvm::InitializeNativeTarget();

@@ -19,6 +19,7 @@
 #include "mlir/Parser/Parser.h"
 #include "ssd/Execution/ScanKernel.h"
 #include "ssd/GPURuntime/EmulatorRuntime.h"
+#include "ssd/IR/SSDLimits.h"
 #include "ssd/Pipelines/Pipelines.h"
 #include "ssd/Runner/Problem.h"
 #include "ssd/Runner/Reference.h"
@@ -54,7 +55,7 @@ int fail(const std::string &message) {
 struct Options {
   std::string inputs, outputs, dtype = "f32", poolDType = "f32",
       target = "cpu", form = "auto", chip = "sm_90a";
-  int64_t chunkSize = 256;
+  int64_t chunkSize = mlir::ssd::kChunkSizeDefault;
   bool staticShapes = false, printIR = false, openmp = true;
   bool tensorForm = false, constantWeights = false;
   bool emulatorCosts = false; ///< print the emulator's cost counters
@@ -124,8 +125,10 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
   if (chunkSizeGiven) {
     char *end = nullptr;
     long long v = std::strtoll(chunkSize.c_str(), &end, 10);
-    if (chunkSize.empty() || *end != '\0' || v < 1 || v > (1 << 16)) {
-      error = "--chunk-size must be an integer in [1, 65536], got '" +
+    if (chunkSize.empty() || *end != '\0' || v < 1 ||
+        v > ::ssd::limits::kMaxChunkSize) {
+      error = "--chunk-size must be an integer in [1, " +
+              std::to_string(::ssd::limits::kMaxChunkSize) + "], got '" +
               chunkSize + "'";
       return false;
     }
@@ -145,9 +148,9 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
             "' (expected cpu, cuda, gpu-emu or reference)";
     return false;
   }
-  if (mlir::ssd::ptxFeaturesForChip(o.chip).empty()) {
-    error = "unknown --chip '" + o.chip +
-            "' (expected sm_80, sm_86, sm_89, sm_90 or sm_90a)";
+  if (!mlir::ssd::parseEnumName(mlir::ssd::kGPUChipNames, o.chip)) {
+    error = "unknown --chip '" + o.chip + "' (expected " +
+            mlir::ssd::listEnumNames(mlir::ssd::kGPUChipNames) + ")";
     return false;
   }
   if (o.constantWeights && !o.tensorForm) {
@@ -158,8 +161,9 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
     error = "--emulator-costs needs --target gpu-emu";
     return false;
   }
-  if (o.form != "auto" && o.form != "chunked" && o.form != "serial") {
-    error = "unknown --form '" + o.form + "' (expected auto, chunked or serial)";
+  if (!mlir::ssd::parseEnumName(mlir::ssd::kFormChoiceNames, o.form)) {
+    error = "unknown --form '" + o.form + "' (expected " +
+            mlir::ssd::listEnumNames(mlir::ssd::kFormChoiceNames) + ")";
     return false;
   }
   return true;
@@ -194,8 +198,8 @@ int main(int argc, char **argv) {
   // run time under --form auto).
   mlir::ssd::FormThresholds thresholds =
       o.target == "cuda" || o.target == "gpu-emu"
-          ? mlir::ssd::kProvisionalGPUThresholds
-          : mlir::ssd::FormThresholds();
+          ? mlir::ssd::kGPUFormThresholds
+          : mlir::ssd::kCPUFormThresholds;
   bool chunked = o.form == "chunked" ||
                  (o.form == "auto" &&
                   thresholds.choosesChunked(problem.T, problem.batch));

@@ -13,6 +13,7 @@
 
 #include "ssd/Runner/HostOperands.h"
 #include "ssd/Runner/Problem.h"
+#include "ssd/Transforms/FormSelection.h"
 
 #include <memory>
 #include <string>
@@ -28,9 +29,9 @@ enum class Target {
 
 struct CompileOptions {
   Target target = Target::CPU;
-  std::string chip = "sm_90a"; ///< CUDA, GPU emulator: the GPU to compile for
-  std::string form = "auto";   ///< auto, chunked or serial
-  int64_t chunkSize = 256;
+  std::string chip = "sm_90a"; ///< CUDA, GPU emulator: a name in kGPUChipNames
+  std::string form = "auto";   ///< a name in mlir::ssd::kFormChoiceNames
+  int64_t chunkSize = mlir::ssd::kChunkSizeDefault;
   bool staticShapes = false;   ///< else T, batch and pool slots are dynamic
   bool openmp = true;          ///< outer loops on all cores
   /// The tensor form (operands as tensors, y returned) instead of the memref

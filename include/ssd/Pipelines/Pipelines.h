@@ -12,8 +12,8 @@
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/StringRef.h"
 
-#include <optional>
 #include <string>
+#include "ssd/Support/EnumOption.h"
 #include "ssd/Transforms/FormSelection.h"
 
 namespace mlir {
@@ -21,25 +21,54 @@ class DialectRegistry;
 class OpPassManager;
 namespace ssd {
 
+/// The GPUs the GPU pipelines compile for.
+enum class GPUChip { SM80, SM86, SM89, SM90, SM90a };
+
+inline constexpr EnumName<GPUChip> kGPUChipNames[] = {
+    {GPUChip::SM80, "sm_80", "Ampere A100"},
+    {GPUChip::SM86, "sm_86", "Ampere A10, A40, RTX 30"},
+    {GPUChip::SM89, "sm_89", "Ada L4, L40, RTX 40"},
+    {GPUChip::SM90, "sm_90", "Hopper H100, H200"},
+    {GPUChip::SM90a, "sm_90a", "Hopper with its architecture-specific PTX"},
+};
+
+/// What `gpu-module-to-binary` makes of the kernels in `--ssd-to-nvvm`.
+enum class BinaryFormat { Isa, Bin, Fatbin };
+
+inline constexpr EnumName<BinaryFormat> kBinaryFormatNames[] = {
+    {BinaryFormat::Isa, "isa",
+     "PTX text, JIT-compiled by the driver; needs no CUDA toolkit"},
+    {BinaryFormat::Bin, "bin", "cubin; needs ptxas"},
+    {BinaryFormat::Fatbin, "fatbin", "fat binary; needs ptxas and fatbinary"},
+};
+
+} // namespace ssd
+} // namespace mlir
+
+SSD_ENUM_PASS_OPTION(::mlir::ssd::GPUChip);
+SSD_ENUM_PASS_OPTION(::mlir::ssd::BinaryFormat);
+
+namespace mlir {
+namespace ssd {
+
 /// Options of `--ssd-to-cpu`.
 struct SSDToCPUPipelineOptions
     : public PassPipelineOptions<SSDToCPUPipelineOptions> {
-  PassOptions::Option<std::string> form{
-      *this, "form",
-      llvm::cl::desc("auto (choose per op), chunked or serial"),
-      llvm::cl::init("auto")};
+  PassOptions::Option<FormChoice> form{
+      *this, "form", llvm::cl::desc("which form each op gets"),
+      llvm::cl::init(FormChoice::Auto), EnumValues{kFormChoiceNames}};
   PassOptions::Option<int64_t> chunkSize{
       *this, "chunk-size", llvm::cl::desc("tokens per chunk of the chunked form"),
-      llvm::cl::init(256)};
+      llvm::cl::init(kChunkSizeDefault)};
   PassOptions::Option<int64_t> minChunkedTokens{
       *this, "min-chunked-tokens",
       llvm::cl::desc("fewest total tokens for which auto picks chunked"),
-      llvm::cl::init(FormThresholds().minChunkedTokens)};
+      llvm::cl::init(kCPUFormThresholds.minChunkedTokens)};
   PassOptions::Option<int64_t> minChunkedTokensPerSeq{
       *this, "min-chunked-tokens-per-seq",
       llvm::cl::desc("fewest tokens per sequence (T / batch) for which auto "
                      "picks chunked"),
-      llvm::cl::init(FormThresholds().minChunkedTokensPerSeq)};
+      llvm::cl::init(kCPUFormThresholds.minChunkedTokensPerSeq)};
   PassOptions::Option<int64_t> serialPTile{
       *this, "serial-p-tile",
       llvm::cl::desc("head_dim rows per parallel task of the serial form"),
@@ -51,38 +80,30 @@ struct SSDToCPUPipelineOptions
       llvm::cl::init(true)};
 };
 
-/// Thresholds of `auto` for the GPU pipeline. Not yet measured on a GPU:
-/// chunked once a launch has 1024 tokens and its sequences average 256, where
-/// the serial kernel's token loop (one step per token per sequence) stops
-/// being hidden by parallelism over heads and sequences.
-inline constexpr FormThresholds kProvisionalGPUThresholds{1024, 256};
-
 /// Options shared by the GPU pipelines (`--ssd-to-nvvm`,
 /// `--ssd-to-gpu-emulator`): the target chip, the form selection and the GPU
 /// kernels' tiling.
 template <typename Derived>
 struct SSDGPUPipelineOptionsBase : public PassPipelineOptions<Derived> {
-  typename ::mlir::detail::PassOptions::template Option<std::string> chip{
+  typename ::mlir::detail::PassOptions::template Option<GPUChip> chip{
       *this, "chip",
-      llvm::cl::desc("target GPU: sm_80, sm_86, sm_89, sm_90 or sm_90a (the "
-                     "PTX ISA version follows the chip)"),
-      llvm::cl::init("sm_90a")};
-  typename ::mlir::detail::PassOptions::template Option<std::string> form{
-      *this, "form",
-      llvm::cl::desc("auto (choose per op), chunked or serial"),
-      llvm::cl::init("auto")};
+      llvm::cl::desc("target GPU (the PTX ISA version follows the chip)"),
+      llvm::cl::init(GPUChip::SM90a), EnumValues{kGPUChipNames}};
+  typename ::mlir::detail::PassOptions::template Option<FormChoice> form{
+      *this, "form", llvm::cl::desc("which form each op gets"),
+      llvm::cl::init(FormChoice::Auto), EnumValues{kFormChoiceNames}};
   typename ::mlir::detail::PassOptions::template Option<int64_t> chunkSize{
       *this, "chunk-size", llvm::cl::desc("tokens per chunk of the chunked form"),
-      llvm::cl::init(256)};
+      llvm::cl::init(kChunkSizeDefault)};
   typename ::mlir::detail::PassOptions::template Option<int64_t> minChunkedTokens{
       *this, "min-chunked-tokens",
       llvm::cl::desc("fewest total tokens for which auto picks chunked"),
-      llvm::cl::init(kProvisionalGPUThresholds.minChunkedTokens)};
+      llvm::cl::init(kGPUFormThresholds.minChunkedTokens)};
   typename ::mlir::detail::PassOptions::template Option<int64_t> minChunkedTokensPerSeq{
       *this, "min-chunked-tokens-per-seq",
       llvm::cl::desc("fewest tokens per sequence (T / batch) for which auto "
                      "picks chunked"),
-      llvm::cl::init(kProvisionalGPUThresholds.minChunkedTokensPerSeq)};
+      llvm::cl::init(kGPUFormThresholds.minChunkedTokensPerSeq)};
   typename ::mlir::detail::PassOptions::template Option<int64_t> serialRowsPerWarp{
       *this, "serial-rows-per-warp",
       llvm::cl::desc("head_dim rows of the state per warp (serial kernel)"),
@@ -101,12 +122,9 @@ struct SSDGPUPipelineOptionsBase : public PassPipelineOptions<Derived> {
 /// Options of `--ssd-to-nvvm`.
 struct SSDToNVVMPipelineOptions
     : public SSDGPUPipelineOptionsBase<SSDToNVVMPipelineOptions> {
-  PassOptions::Option<std::string> format{
-      *this, "format",
-      llvm::cl::desc("isa (PTX text, JIT-compiled by the driver; needs no CUDA "
-                     "toolkit), bin (cubin, needs ptxas) or fatbin (needs "
-                     "ptxas and fatbinary)"),
-      llvm::cl::init("isa")};
+  PassOptions::Option<BinaryFormat> format{
+      *this, "format", llvm::cl::desc("what the kernels are compiled into"),
+      llvm::cl::init(BinaryFormat::Isa), EnumValues{kBinaryFormatNames}};
 };
 
 /// Options of `--ssd-to-gpu-emulator`: those of `--ssd-to-nvvm` but the
@@ -120,33 +138,26 @@ struct SSDToGPUEmulatorPipelineOptions
 /// `gpu-lower-to-nvvm-pipeline`.
 struct SSDGPULowerToEmulatorPipelineOptions
     : public PassPipelineOptions<SSDGPULowerToEmulatorPipelineOptions> {
-  PassOptions::Option<std::string> chip{
+  PassOptions::Option<GPUChip> chip{
       *this, "chip", llvm::cl::desc("GPU the kernels are written for"),
-      llvm::cl::init("sm_90a")};
+      llvm::cl::init(GPUChip::SM90a), EnumValues{kGPUChipNames}};
   PassOptions::Option<int> optLevel{
       *this, "opt-level",
       llvm::cl::desc("optimization level of the emulated kernels' host code"),
       llvm::cl::init(2)};
 };
 
-/// The PTX ISA feature string (e.g. "+ptx80") for a chip, or "" when the
-/// chip is not one the pipeline supports.
-std::string ptxFeaturesForChip(llvm::StringRef chip);
+/// The PTX ISA feature string (e.g. "+ptx80") for a chip.
+llvm::StringRef ptxFeaturesForChip(GPUChip chip);
 
 /// The most shared memory one thread block may use on `chip` (with the
-/// dynamic-size opt-in), or 0 for an unknown chip.
-int64_t sharedMemoryLimitForChip(llvm::StringRef chip);
-
-/// A one-line message when the options name an unknown chip or format.
-std::optional<std::string>
-checkSSDToNVVMOptions(const SSDToNVVMPipelineOptions &options);
+/// dynamic-size opt-in).
+int64_t sharedMemoryLimitForChip(GPUChip chip);
 
 /// ssd ops (tensor or memref form) to a module holding one gpu.binary per
 /// kernel plus host code in the LLVM dialect that launches them through the
-/// mgpu* runtime functions. With options that checkSSDToNVVMOptions rejects,
-/// the pipeline is a single pass that reports the problem and fails;
-/// format=bin/fatbin without ptxas fails in gpu-module-to-binary with a
-/// message naming ptxas.
+/// mgpu* runtime functions. format=bin/fatbin without ptxas fails in
+/// gpu-module-to-binary with a message naming ptxas.
 void buildSSDToNVVMPipeline(OpPassManager &pm,
                             const SSDToNVVMPipelineOptions &options);
 
@@ -154,7 +165,6 @@ void buildSSDToNVVMPipeline(OpPassManager &pm,
 /// then `ssd-attach-gpu-emulator-target`: `gpu-module-to-binary` compiles the
 /// kernels into a host shared object that the GPU emulator runtime
 /// (ssd/GPURuntime/EmulatorRuntime.h) loads through the same mgpu* calls.
-/// An unknown chip is reported as by buildSSDToNVVMPipeline.
 void buildSSDToGPUEmulatorPipeline(
     OpPassManager &pm, const SSDToGPUEmulatorPipelineOptions &options);
 

@@ -1,18 +1,40 @@
 //===- FormSelection.h - the rule that picks serial or chunked --*- C++ -*-===//
 //
 // One rule, used by ssd-select-form at compile time, emitted as IR for
-// dynamic shapes, and evaluated by tools that report which form ran.
+// dynamic shapes, and evaluated by tools that report which form ran; with it
+// every default the rule and the chunked form take (the CPU and the GPU
+// thresholds, the chunk size and the GPU's cap on it), which options, tools
+// and pipelines read from here.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef SSD_TRANSFORMS_FORMSELECTION_H
 #define SSD_TRANSFORMS_FORMSELECTION_H
 
+#include "ssd/Support/EnumOption.h"
+
 #include <algorithm>
 #include <cstdint>
 
 namespace mlir {
 namespace ssd {
+
+/// What a `form` option asks for: the rule's choice per op, or one form for
+/// every op.
+enum class FormChoice { Auto, Chunked, Serial };
+
+inline constexpr EnumName<FormChoice> kFormChoiceNames[] = {
+    {FormChoice::Auto, "auto", "choose per op by the launch shape"},
+    {FormChoice::Chunked, "chunked", "chunked form for every op"},
+    {FormChoice::Serial, "serial", "token-serial form for every op"},
+};
+
+/// Tokens per chunk of the chunked form unless an option says otherwise.
+inline constexpr int64_t kChunkSizeDefault = 256;
+/// Longest chunk the GPU chunked kernels take: their C Bᵀ workspace grows as
+/// the square of the chunk and their grid as the square of its 64-row tiles.
+/// (The op itself accepts up to ::ssd::limits::kMaxChunkSize.)
+inline constexpr int64_t kGPUChunkSizeMax = 4096;
 
 /// Defaults measured by the CPU benchmark (docs/performance.md): on the host
 /// CPU the serial form was faster at every measured launch, decode through
@@ -47,6 +69,15 @@ struct FormThresholds {
   }
 };
 
+/// The rule's thresholds on the host CPU (the defaults above).
+inline constexpr FormThresholds kCPUFormThresholds{};
+
+/// Thresholds of `auto` for the GPU pipelines. Not yet measured on a GPU:
+/// chunked once a launch has 1024 tokens and its sequences average 256, where
+/// the serial kernel's token loop (one step per token per sequence) stops
+/// being hidden by parallelism over heads and sequences.
+inline constexpr FormThresholds kGPUFormThresholds{1024, 256};
+
 /// Mixed launches: a serial op carrying this attribute (an i64, the
 /// per-sequence threshold minChunkedSequence()) may run its sequences of at
 /// least that many tokens in the chunked form, with the chunk size in
@@ -60,5 +91,7 @@ inline constexpr const char kMixedChunkSizeAttr[] = "ssd.mixed_chunk_size";
 
 } // namespace ssd
 } // namespace mlir
+
+SSD_ENUM_PASS_OPTION(::mlir::ssd::FormChoice);
 
 #endif // SSD_TRANSFORMS_FORMSELECTION_H

@@ -28,15 +28,18 @@ def SSDSelectForm : Pass<"ssd-select-form"> {
     The default thresholds come from the CPU benchmark (docs/performance.md).
   }];
   let options = [
-    Option<"form", "form", "std::string", /*default=*/"\"auto\"",
-           "auto (choose by the rule), chunked or serial (force one form)">,
-    Option<"chunkSize", "chunk-size", "int64_t", /*default=*/"256",
+    Option<"form", "form", "::mlir::ssd::FormChoice",
+           /*default=*/"::mlir::ssd::FormChoice::Auto",
+           "auto (choose by the rule), chunked or serial (force one form)",
+           "::mlir::ssd::EnumValues{::mlir::ssd::kFormChoiceNames}">,
+    Option<"chunkSize", "chunk-size", "int64_t",
+           /*default=*/"::mlir::ssd::kChunkSizeDefault",
            "tokens per chunk of the chunked form">,
     Option<"minChunkedTokens", "min-chunked-tokens", "int64_t",
-           /*default=*/"FormThresholds().minChunkedTokens",
+           /*default=*/"::mlir::ssd::kCPUFormThresholds.minChunkedTokens",
            "fewest total tokens T for which auto picks the chunked form">,
     Option<"minChunkedTokensPerSeq", "min-chunked-tokens-per-seq", "int64_t",
-           /*default=*/"FormThresholds().minChunkedTokensPerSeq",
+           /*default=*/"::mlir::ssd::kCPUFormThresholds.minChunkedTokensPerSeq",
            "fewest tokens per sequence on average (T / batch) for which auto "
            "picks the chunked form">
   ];
