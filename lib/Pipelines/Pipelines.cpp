@@ -43,6 +43,7 @@
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
 #include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
 #include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Conversion/SCFToGPU/SCFToGPUPass.h"
@@ -94,6 +95,7 @@ void mlir::ssd::buildSSDToCPUPipeline(OpPassManager &pm,
 
   SSDLowerToLoopsOptions lower;
   lower.serialPTile = options.serialPTile;
+  lower.vectorWidth = options.vectorWidth;
   pm.addPass(createSSDLowerToLoops(lower));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createLoopInvariantCodeMotionPass());
@@ -104,7 +106,12 @@ void mlir::ssd::buildSSDToCPUPipeline(OpPassManager &pm,
   pm.addPass(createLowerAffinePass());
   // scf-to-openmp wraps each loop body in a single-block memref.alloca_scope;
   // lower the memref ops (and with them the scope) before scf-to-cf turns the
-  // loops inside that scope into blocks.
+  // loops inside that scope into blocks. The serial form's vector loads and
+  // stores convert with them; its y reductions may reassociate (a tree of
+  // adds, not a chain).
+  ConvertVectorToLLVMPassOptions vectorToLLVM;
+  vectorToLLVM.reassociateFPReductions = true;
+  pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createSCFToControlFlowPass());

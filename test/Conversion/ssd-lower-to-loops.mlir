@@ -1,8 +1,12 @@
-// RUN: ssd-opt %s -ssd-lower-to-loops -canonicalize -split-input-file | FileCheck %s
-// RUN: ssd-opt %s -ssd-lower-to-loops="serial-p-tile=8" -canonicalize -split-input-file | FileCheck %s --check-prefix=TILE8
+// The serial form's vector width is pinned (the default, 0, is the host's).
+// RUN: ssd-opt %s -ssd-lower-to-loops="vector-width=16" -canonicalize -split-input-file | FileCheck %s
+// RUN: ssd-opt %s -ssd-lower-to-loops="serial-p-tile=8 vector-width=16" -canonicalize -split-input-file | FileCheck %s --check-prefix=TILE8
+// RUN: ssd-opt %s -ssd-lower-to-loops="vector-width=8" -canonicalize -split-input-file | FileCheck %s --check-prefix=WIDTH8
 // RUN: not ssd-opt %s -ssd-lower-to-loops="serial-p-tile=0" -split-input-file 2>&1 | FileCheck %s --check-prefix=BADTILE
+// RUN: not ssd-opt %s -ssd-lower-to-loops="vector-width=12" -split-input-file 2>&1 | FileCheck %s --check-prefix=BADWIDTH
 
 // BADTILE: ssd-lower-to-loops: serial-p-tile must be in [1, 1024], got 0
+// BADWIDTH: ssd-lower-to-loops: vector-width must be 0 (the host's) or a power of two up to 64, got 12
 
 // Serial form, bf16 model and pool, unsigned [1, batch] cache indices.
 // CHECK-LABEL: func.func @serial
@@ -23,30 +27,42 @@
 // CHECK:         memref.store %{{.*}}, %[[ACTIVE]]
 // CHECK:         arith.andi %[[WORKS]], %[[IS_LATE]]
 // CHECK:         memref.store %{{.*}}, %[[ACTIVE]]
-// One task per (active sequence, head, 16-row P-tile): 32 / 16 = 2 tiles.
-// CHECK:       scf.parallel (%[[I:.*]], %[[HEAD:.*]], %[[TILE:.*]]) = (%c0, %c0, %c0) to (%[[COUNTS]]#0, %c4, %c2)
+// One task per (head, P-tile, active sequence), heads outermost so that
+// OpenMP's contiguous blocks of tasks each hold a share of every sequence;
+// P = 32 fits one 64-row tile, and canonicalize drops that dimension.
+// CHECK:       scf.parallel (%[[HEAD:.*]], %[[I:.*]]) = (%c0, %c0) to (%c4, %[[COUNTS]]#0)
 // CHECK:         %[[SEQ:.*]] = memref.load %[[ACTIVE]][%[[I]]] : memref<?xindex>
 // CHECK:         %[[RAW:.*]] = memref.load %[[SLOTS]][%c0, %[[SEQ]]] : memref<1x?xi32>
 // CHECK:         arith.index_castui %[[RAW]] : i32 to index
 // CHECK:         arith.cmpi ne, %[[RAW]], %c-1_i32 : i32
-// The state tile is small and static (16 x 3 f32): on the stack.
-// CHECK:         %[[STATE:.*]] = memref.alloca() : memref<16x3xf32>
-// The token loop carries the state in f32.
-// CHECK:         scf.for %[[T:.*]] = %{{.*}} to %{{.*}} step %c1 {
-// CHECK:           %[[DECAY:.*]] = math.exp
+// The state tile is small and static (32 x 3 f32): on the stack. N = 3
+// takes vectors of one lane; the bf16 B and C rows are widened into an f32
+// pair once per token, for all rows.
+// CHECK:         %[[STATE:.*]] = memref.alloca() : memref<32x3xf32>
+// CHECK:         %[[PAIR:.*]] = memref.alloca() : memref<2x3xf32>
+// The token loop carries the tile's scale.
+// CHECK:         scf.for %[[T:.*]] = %{{.*}} to %{{.*}} step %c1 iter_args(%{{.*}} = %{{.*}}) -> (f32) {
+// CHECK:           math.exp
+// CHECK:           arith.divf
 // CHECK:           scf.for
-// CHECK:             scf.for {{.*}} iter_args(%{{.*}} = %cst) -> (f32) {
-// CHECK:               memref.load %[[STATE]]
-// CHECK:               arith.mulf %[[DECAY]]
-// CHECK:               memref.store %{{.*}}, %[[STATE]]
+// CHECK:             arith.extf %{{.*}} : vector<1xbf16> to vector<1xf32>
+// CHECK:             vector.store %{{.*}}, %[[PAIR]]
+// Four rows per block with one lane.
+// CHECK:           scf.for %{{.*}} step %c4 {
+// CHECK:             scf.for {{.*}} iter_args({{.*}}) -> (vector<1xf32>, vector<1xf32>, vector<1xf32>, vector<1xf32>) {
+// CHECK:               vector.load %[[PAIR]]
+// CHECK:               vector.load %[[STATE]]
+// CHECK:               vector.fma
+// CHECK:               vector.store %{{.*}}, %[[STATE]]
 // CHECK:             arith.truncf %{{.*}} : f32 to bf16
 // CHECK:             memref.store %{{.*}}, %{{.*}}[%[[T]], %[[HEAD]], %{{.*}}] : memref<?x4x32xbf16>
-// The final state is rounded to bf16 into the pool.
+// The final state, scaled back, is rounded to bf16 into the pool.
 // CHECK:         scf.if
-// CHECK:           arith.truncf %{{.*}} : f32 to bf16
-// CHECK:           memref.store %{{.*}}, %{{.*}} : memref<16x4x32x3xbf16>
+// CHECK:           arith.mulf %{{.*}} : vector<1xf32>
+// CHECK:           arith.truncf %{{.*}} : vector<1xf32> to vector<1xbf16>
+// CHECK:           vector.store %{{.*}} : memref<16x4x32x3xbf16>, vector<1xbf16>
 // The second pass: the same tasks for the late writers, listed from the back.
-// CHECK:       scf.parallel (%[[I2:.*]], %{{.*}}, %{{.*}}) = (%c0, %c0, %c0) to (%[[COUNTS]]#1, %c4, %c2)
+// CHECK:       scf.parallel (%{{.*}}, %[[I2:.*]]) = (%c0, %c0) to (%c4, %[[COUNTS]]#1)
 // CHECK:         %[[BACK:.*]] = arith.subi %{{.*}}, %[[I2]] : index
 // CHECK:         memref.load %[[ACTIVE]][%[[BACK]]] : memref<?xindex>
 // CHECK:       memref.dealloc %[[ACTIVE]]
@@ -54,7 +70,7 @@
 // CHECK:       memref.dealloc %[[SECOND]]
 // CHECK-NOT:   ssd.chunk_scan_varlen
 // TILE8-LABEL: func.func @serial
-// TILE8:       scf.parallel (%{{.*}}, %{{.*}}, %{{.*}}) = (%c0, %c0, %c0) to (%{{.*}}, %c4, %c4)
+// TILE8:       scf.parallel (%{{.*}}, %{{.*}}, %{{.*}}) = (%c0, %c0, %c0) to (%c4, %c4, %{{.*}})
 // TILE8:       memref.alloca() : memref<8x3xf32>
 func.func @serial(%x: memref<?x4x32xbf16>, %dt: memref<?x4xbf16>, %A: memref<4xbf16>,
     %B: memref<?x2x3xbf16>, %pool: memref<16x4x32x3xbf16>, %qsl: memref<?xi32>, %ci: memref<1x?xui32>,
@@ -62,6 +78,79 @@ func.func @serial(%x: memref<?x4x32xbf16>, %dt: memref<?x4xbf16>, %A: memref<4xb
   ssd.chunk_scan_varlen x(%x : memref<?x4x32xbf16>) dt(%dt : memref<?x4xbf16>) A(%A : memref<4xbf16>)
       B(%B : memref<?x2x3xbf16>) C(%B : memref<?x2x3xbf16>) ssm_pool(%pool : memref<16x4x32x3xbf16>)
       query_start_loc(%qsl : memref<?xi32>) cache_indices(%ci : memref<1x?xui32>) outs(%y : memref<?x4x32xbf16>)
+      {form = #ssd<form serial>}
+  return
+}
+
+// -----
+
+// Serial form, f32 model, bf16 pool, N = 32: state rows in vectors of 16
+// lanes (the widest power of two up to vector-width dividing N).
+// CHECK-LABEL: func.func @serial_vector
+// CHECK:       scf.parallel
+// CHECK:         %[[TILE:.*]] = memref.alloca() : memref<64x32xf32>
+// CHECK-NOT:     memref.alloca
+// The initial state: bf16 pool rows widened 16 lanes at a time.
+// CHECK:         scf.if
+// CHECK:           vector.load %{{.*}} : memref<?x2x64x32xbf16>, vector<16xbf16>
+// CHECK:           arith.extf %{{.*}} : vector<16xbf16> to vector<16xf32>
+// CHECK:         %[[FINAL:.*]] = scf.for %[[T:.*]] = {{.*}} iter_args(%[[CARRIED:.*]] = %{{.*}}) -> (f32) {
+// The tile is kept scaled; the scale is folded back into it when it leaves
+// [2^-48, 2^48] or is not a number.
+// CHECK:           %[[DECAY:.*]] = math.exp
+// CHECK:           %[[DECAYED:.*]] = arith.mulf %[[CARRIED]], %[[DECAY]] : f32
+// CHECK:           %[[LOW:.*]] = arith.cmpf ult, %[[DECAYED]], %{{.*}} : f32
+// CHECK:           %[[HIGH:.*]] = arith.cmpf ugt, %[[DECAYED]], %{{.*}} : f32
+// CHECK:           %[[OUT:.*]] = arith.ori %[[LOW]], %[[HIGH]] : i1
+// CHECK:           %[[SCALE:.*]] = arith.select %[[OUT]], %{{.*}}, %[[DECAYED]] : f32
+// CHECK:           scf.if %[[OUT]] {
+// CHECK:             %[[FACTOR:.*]] = vector.broadcast %[[DECAYED]] : f32 to vector<16xf32>
+// CHECK:             arith.mulf %[[FACTOR]], %{{.*}} : vector<16xf32>
+// CHECK:           %[[INV:.*]] = arith.divf %{{.*}}, %[[SCALE]] : f32
+// Blocks of 16 rows share each column block of B and C; a row's weight is
+// d x / scale, one scalar per (token, row).
+// Each block prefetches its x and y rows 4 tokens ahead (clamped to the
+// sequence's last token): a task's tokens are a page apart.
+// CHECK:           scf.for %[[P:.*]] = %c0 to %c64 step %c16 {
+// CHECK:             %[[NEXT:.*]] = arith.addi %[[T]], %c4 : index
+// CHECK:             %[[AHEAD:.*]] = arith.minui %[[NEXT]], %{{.*}} : index
+// CHECK:             memref.prefetch %{{.*}}[%[[AHEAD]], %{{.*}}, %[[P]]], read, locality<3>, data : memref<?x2x64xf32>
+// CHECK:             memref.prefetch %{{.*}}[%[[AHEAD]], %{{.*}}, %[[P]]], write, locality<3>, data : memref<?x2x64xf32>
+// CHECK:             %[[DX:.*]] = arith.mulf %{{.*}}, %{{.*}} : f32
+// CHECK:             %[[W:.*]] = arith.mulf %[[DX]], %[[INV]] : f32
+// CHECK:             %[[WV:.*]] = vector.broadcast %[[W]] : f32 to vector<16xf32>
+// CHECK-COUNT-15:    vector.broadcast %{{.*}} : f32 to vector<16xf32>
+// CHECK:             scf.for %{{.*}} = %c0 to %c32 step %c16 iter_args(%[[ACC:[a-z0-9]+]] = %cst{{.*}}, {{.*}}) -> (vector<16xf32>,
+// CHECK:               %[[BV:.*]] = vector.load %{{.*}} : memref<?x1x32xf32>, vector<16xf32>
+// CHECK:               %[[CV:.*]] = vector.load %{{.*}} : memref<?x1x32xf32>, vector<16xf32>
+// CHECK:               %[[OLD:.*]] = vector.load %[[TILE]]
+// Two FMAs per state element and token: S' += w B, acc += S' C.
+// CHECK:               %[[NEW:.*]] = vector.fma %[[WV]], %[[BV]], %[[OLD]] : vector<16xf32>
+// CHECK:               vector.store %[[NEW]], %[[TILE]]
+// CHECK:               vector.fma %[[NEW]], %[[CV]], %[[ACC]] : vector<16xf32>
+// y = scale (S' . C) + D x, reduced as a tree.
+// CHECK:             %[[DOT:.*]] = vector.reduction <add>, %{{.*}} fastmath<reassoc> : vector<16xf32> into f32
+// CHECK:             %[[Y:.*]] = arith.mulf %[[SCALE]], %[[DOT]] : f32
+// CHECK:             arith.addf %[[Y]]
+// The final state: the scale applied once, rounded to bf16.
+// CHECK:         %[[FINALV:.*]] = vector.broadcast %[[FINAL]] : f32 to vector<16xf32>
+// CHECK:         scf.if
+// CHECK:           arith.mulf %[[FINALV]], %{{.*}} : vector<16xf32>
+// CHECK:           arith.truncf %{{.*}} : vector<16xf32> to vector<16xbf16>
+// CHECK:           vector.store %{{.*}} : memref<?x2x64x32xbf16>, vector<16xbf16>
+// With 8 lanes (AVX2's width), 8-row blocks.
+// WIDTH8-LABEL: func.func @serial_vector
+// WIDTH8:       scf.for %{{.*}} = %c0 to %c64 step %c8 {
+// WIDTH8:         scf.for %{{.*}} = %c0 to %c32 step %c8 iter_args
+// WIDTH8:           vector.fma %{{.*}} : vector<8xf32>
+// WIDTH8:         vector.reduction <add>, %{{.*}} fastmath<reassoc> : vector<8xf32> into f32
+func.func @serial_vector(%x: memref<?x2x64xf32>, %dt: memref<?x2xf32>, %A: memref<2xf32>,
+    %B: memref<?x1x32xf32>, %C: memref<?x1x32xf32>, %D: memref<2xf32>, %pool: memref<?x2x64x32xbf16>,
+    %qsl: memref<?xi32>, %init: memref<?xi1>, %ci: memref<?xi32>, %y: memref<?x2x64xf32>) {
+  ssd.chunk_scan_varlen x(%x : memref<?x2x64xf32>) dt(%dt : memref<?x2xf32>) A(%A : memref<2xf32>)
+      B(%B : memref<?x1x32xf32>) C(%C : memref<?x1x32xf32>) D(%D : memref<2xf32>)
+      ssm_pool(%pool : memref<?x2x64x32xbf16>) query_start_loc(%qsl : memref<?xi32>)
+      has_initial_state(%init : memref<?xi1>) cache_indices(%ci : memref<?xi32>) outs(%y : memref<?x2x64xf32>)
       {form = #ssd<form serial>}
   return
 }
@@ -125,7 +214,7 @@ func.func @chunked(%x: memref<?x4x32xf16>, %dt: memref<?x4xf16>, %A: memref<4xf1
 // serial state tile an 8 MiB alloca). A large static N: the tile holds at
 // most 4 MiB (8 rows of 131072), on the heap, freed at the end of each task.
 // CHECK-LABEL: func.func @serial_large_dstate
-// CHECK:       scf.parallel (%{{.*}}, %{{.*}}) = (%c0, %c0) to (%{{.*}}, %c2)
+// CHECK:       scf.parallel (%{{.*}}, %{{.*}}) = (%c0, %c0) to (%c2, %{{.*}})
 // CHECK:         %[[TILE:.*]] = memref.alloc() : memref<8x131072xf32>
 // CHECK-NOT:     memref.alloca
 // CHECK:         memref.dealloc %[[TILE]] : memref<8x131072xf32>

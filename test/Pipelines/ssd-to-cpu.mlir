@@ -4,6 +4,7 @@
 // RUN: ssd-opt %s --ssd-to-cpu | FileCheck %s %{only_llvm}
 // RUN: ssd-opt %s --ssd-to-cpu="openmp=false form=serial" | FileCheck %s --check-prefix=NOOMP %{only_llvm} --implicit-check-not=omp.
 // RUN: ssd-opt %s --ssd-to-cpu="form=chunked chunk-size=32" | FileCheck %s --check-prefix=CHUNKED %{only_llvm}
+// RUN: ssd-opt %s --ssd-to-cpu="form=serial vector-width=16" | FileCheck %s --check-prefix=VECTOR %{only_llvm}
 
 // From the tensor form with dynamic T and batch to the LLVM dialect alone:
 // both forms compiled, the outer parallel loops as OpenMP worksharing loops.
@@ -16,6 +17,12 @@
 // CHECK:       llvm.call @malloc
 
 // NOOMP:     llvm.func @prefill(
+
+// The serial form's vectors reach LLVM as vector FMAs, and its y reductions
+// as reassociating (tree) reductions.
+// VECTOR:    llvm.func @prefill(
+// VECTOR:      llvm.intr.fmuladd{{.*}} : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
+// VECTOR:      llvm.intr.vector.reduce.fadd"{{.*}}fastmathFlags = #llvm.fastmath<reassoc>
 
 // The chunk length shows up as the row bound of the chunked phases.
 // CHUNKED:   llvm.func @prefill(

@@ -31,8 +31,15 @@ constexpr bool kDefaultAsyncCopies = true;
 /// point.
 struct LowerToLoopsOptions {
   /// head_dim rows per parallel task of the serial form.
-  int64_t serialPTile = 16;
+  int64_t serialPTile = 64;
+  /// f32 lanes of the serial form's vectors (a power of two); 0: the host's
+  /// widest, hostF32VectorWidth().
+  int64_t vectorWidth = 0;
 };
+
+/// f32 lanes of the host CPU's widest vector registers: 16 with AVX-512, 8
+/// with AVX, 4 with SSE or NEON, else 1.
+int64_t hostF32VectorWidth();
 
 /// Adds the pattern that rewrites memref-form ssd.chunk_scan_varlen ops
 /// carrying a `form` attribute into scf loops, for hosts that run it in

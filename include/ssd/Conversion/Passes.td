@@ -11,8 +11,10 @@ def SSDLowerToLoops : Pass<"ssd-lower-to-loops"> {
     Replaces each memref-form `ssd.chunk_scan_varlen` op with the loop nest
     of the algorithm its `form` attribute names (set by `ssd-select-form`):
 
-    - serial: `scf.parallel` over (sequence, head, P-tile); the state tile
-      lives in f32 across an `scf.for` over the sequence's tokens.
+    - serial: `scf.parallel` over (head, P-tile, sequence); the state tile
+      lives in f32 across an `scf.for` over the sequence's tokens, its rows
+      in `vector` ops of `vector-width` lanes (two FMAs per element and
+      token: the tile is kept scaled by the product of the decays).
     - chunked: a work list of chunks that never cross a sequence boundary,
       then `scf.parallel` phases over (chunk, head): prefix sums of d*A, the
       chunk states Bᵀ(decay d x), C Bᵀ per (chunk, group), a serial pass over
@@ -25,8 +27,12 @@ def SSDLowerToLoops : Pass<"ssd-lower-to-loops"> {
     the tensor form, are reported as errors.
   }];
   let options = [
-    Option<"serialPTile", "serial-p-tile", "int64_t", /*default=*/"16",
-           "head_dim rows per parallel task of the serial form">
+    Option<"serialPTile", "serial-p-tile", "int64_t", /*default=*/"64",
+           "head_dim rows per parallel task of the serial form">,
+    Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"0",
+           "f32 lanes of the serial form's state vectors, a power of two up "
+           "to 64; 0 takes the host's widest (16 with AVX-512, 8 with AVX, "
+           "4 with SSE or NEON)">
   ];
   let statistics = [
     Statistic<"numSerialLowered", "num-serial", "serial-form ops lowered">,
@@ -35,7 +41,8 @@ def SSDLowerToLoops : Pass<"ssd-lower-to-loops"> {
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect",
                            "::mlir::memref::MemRefDialect",
-                           "::mlir::scf::SCFDialect"];
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
 }
 
 def SSDLowerToGPU : Pass<"ssd-lower-to-gpu"> {

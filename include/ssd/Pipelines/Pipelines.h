@@ -72,7 +72,12 @@ struct SSDToCPUPipelineOptions
   PassOptions::Option<int64_t> serialPTile{
       *this, "serial-p-tile",
       llvm::cl::desc("head_dim rows per parallel task of the serial form"),
-      llvm::cl::init(16)};
+      llvm::cl::init(64)};
+  PassOptions::Option<int64_t> vectorWidth{
+      *this, "vector-width",
+      llvm::cl::desc("f32 lanes of the serial form's vectors, a power of two "
+                     "(0: the host's widest)"),
+      llvm::cl::init(0)};
   PassOptions::Option<bool> openmp{
       *this, "openmp",
       llvm::cl::desc("run the outer parallel loops on all cores through "

@@ -47,9 +47,10 @@ Scratch allocateScratch(ImplicitLocOpBuilder &b, ArrayRef<int64_t> shape,
                         ValueRange dynamicSizes);
 void freeScratch(ImplicitLocOpBuilder &b, const Scratch &scratch);
 
-/// Replace `op` (memref form, serial) with the token-serial loop nest.
+/// Replace `op` (memref form, serial) with the token-serial loop nest, its
+/// state rows in vectors of up to `vectorWidth` f32 lanes.
 void buildSerialScan(RewriterBase &rewriter, ChunkScanVarlenOp op,
-                     int64_t pTile);
+                     int64_t pTile, int64_t vectorWidth);
 /// Replace `op` (memref form, chunked) with the chunked SSD loop nests.
 void buildChunkedScan(RewriterBase &rewriter, ChunkScanVarlenOp op,
                       int64_t chunkSize);

@@ -14,10 +14,16 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
 #include "ssd/IR/SSDLimits.h"
 #include "ssd/IR/SSDOps.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/TargetParser/Host.h"
+
+#include <algorithm>
 
 namespace mlir {
 namespace ssd {
@@ -35,6 +41,10 @@ namespace {
 /// chunk_size; the value upstream Mamba-2 kernels use.
 constexpr int64_t kDefaultChunkSize = 256;
 
+/// Widest vector-width the pass accepts: 64 lanes is already twice any
+/// vector register file today.
+constexpr int64_t kMaxVectorWidth = 64;
+
 struct LowerChunkScanVarlen : public OpRewritePattern<ChunkScanVarlenOp> {
   LowerChunkScanVarlen(MLIRContext *ctx, const LowerToLoopsOptions &options)
       : OpRewritePattern(ctx), options(options) {}
@@ -47,7 +57,10 @@ struct LowerChunkScanVarlen : public OpRewritePattern<ChunkScanVarlenOp> {
       return rewriter.notifyMatchFailure(op, "no form: run ssd-select-form");
     rewriter.setInsertionPoint(op);
     if (*op.getForm() == Form::serial) {
-      mlir::ssd::detail::buildSerialScan(rewriter, op, options.serialPTile);
+      int64_t width = options.vectorWidth > 0 ? options.vectorWidth
+                                              : hostF32VectorWidth();
+      mlir::ssd::detail::buildSerialScan(rewriter, op, options.serialPTile,
+                                         width);
       return success();
     }
     mlir::ssd::detail::buildChunkedScan(rewriter, op,
@@ -70,6 +83,14 @@ struct SSDLowerToLoopsPass
           << static_cast<int64_t>(serialPTile);
       return signalPassFailure();
     }
+    if (vectorWidth < 0 || vectorWidth > kMaxVectorWidth ||
+        !llvm::isPowerOf2_64(std::max<int64_t>(vectorWidth, 1))) {
+      getOperation()->emitError()
+          << "ssd-lower-to-loops: vector-width must be 0 (the host's) or a "
+             "power of two up to "
+          << kMaxVectorWidth << ", got " << static_cast<int64_t>(vectorWidth);
+      return signalPassFailure();
+    }
     int64_t serial = 0, chunked = 0;
     getOperation()->walk([&](ChunkScanVarlenOp op) {
       if (op.getFormAttr())
@@ -77,7 +98,8 @@ struct SSDLowerToLoopsPass
     });
 
     RewritePatternSet patterns(&getContext());
-    populateSSDToLoopsPatterns(patterns, LowerToLoopsOptions{serialPTile});
+    populateSSDToLoopsPatterns(patterns,
+                               LowerToLoopsOptions{serialPTile, vectorWidth});
     walkAndApplyPatterns(getOperation(), std::move(patterns));
 
     bool failedAny = false;
@@ -98,6 +120,18 @@ struct SSDLowerToLoopsPass
 };
 
 } // namespace
+
+int64_t mlir::ssd::hostF32VectorWidth() {
+  llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
+  auto has = [&](llvm::StringRef name) { return features.lookup(name); };
+  if (has("avx512f"))
+    return 16;
+  if (has("avx"))
+    return 8;
+  if (has("sse2") || has("neon") || has("simd"))
+    return 4;
+  return 1;
+}
 
 void mlir::ssd::populateSSDToLoopsPatterns(RewritePatternSet &patterns,
                                            const LowerToLoopsOptions &options) {
