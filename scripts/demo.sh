@@ -20,7 +20,7 @@ build/bin/ssd-run --inputs "$work/in" --dtype bf16 --print-ir | grep 'ssd.chunk_
 echo "== run on the CPU, and on the reference:"
 build/bin/ssd-run --inputs "$work/in" --outputs "$work/cpu" --dtype bf16 --target cpu
 build/bin/ssd-run --inputs "$work/in" --outputs "$work/ref" --dtype bf16 --target reference
-echo "== agreement with the reference (SPEC tolerance for bf16: 3e-2):"
+echo "== agreement with the reference (docs/overview.md tolerance for bf16: 3e-2):"
 /usr/bin/python3 utils/ssdgen.py check "$work/in" "$work/ref" "$work/cpu" --dtype bf16
 
 # On a machine with an NVIDIA GPU and driver, the same launch on the GPU.

@@ -25,8 +25,8 @@ import sys
 
 import numpy as np
 
-# SPEC section 4: max|out - ref| / max|ref| per model dtype, over y and over
-# each written pool slot on its own.
+# docs/overview.md, Accuracy: max|out - ref| / max|ref| per model dtype, over
+# y and over each written pool slot on its own.
 TOLERANCES = {"f32": 5e-4, "f16": 1e-2, "bf16": 3e-2}
 PADDING = 0xFFFFFFFF
 
@@ -151,8 +151,9 @@ def generate(outdir, seqlens, H=4, P=8, N=16, G=2, slots=None, seed=0,
     if S < 1 and (tree or real > 0):
         raise SystemExit("ssdgen: need at least one slot")
 
-    # Model ranges of SPEC section 4: A in [-16, -1], the effective step
-    # d = softplus(dt + dt_bias) (or dt itself) log-uniform in [1e-3, 1e-1].
+    # Model ranges (docs/overview.md, Accuracy): A in [-16, -1], the
+    # effective step d = softplus(dt + dt_bias) (or dt itself) log-uniform
+    # in [1e-3, 1e-1].
     A = rng.uniform(-16.0, -1.0, size=H)
     d = np.exp(rng.uniform(np.log(1e-3), np.log(1e-1), size=(T, H)))
     if with_dt_bias:
@@ -253,7 +254,7 @@ def pool_input(arrs, pool_dtype):
 
 
 def reference(arrs, dtype, pool_dtype="f32"):
-    """(y, pool) in float64: the SPEC section 1 recurrence on rounded inputs.
+    """(y, pool) in float64: docs/overview.md's recurrence on rounded inputs.
 
     Every operation is the C++ reference's (lib/Runner/Reference.cpp), in the
     same order (the state update, then the dot product with C summed over n
@@ -371,7 +372,8 @@ def cmd_check(args):
     if not np.all(np.isfinite(out_y)):
         return fail("y has %d non-finite values"
                     % int(np.sum(~np.isfinite(out_y))))
-    # SPEC 3: y.npy is float32 holding model-dtype values (rounded once).
+    # docs/overview.md, Files of ssd-run: y.npy is float32 holding
+    # model-dtype values (rounded once).
     unrounded = round_to_dtype(out_y, args.dtype).view(np.uint32) != \
         out_y.view(np.uint32)
     if np.any(unrounded):
@@ -692,13 +694,14 @@ def main(argv=None):
     r.add_argument("--pool-dtype", choices=["f32", "bf16"], default="f32",
                    help="pool element type (bf16: rounded on load and write)")
 
-    c = sub.add_parser("check", help="compare OUTDIR to REFDIR (SPEC 4)")
+    c = sub.add_parser("check", help="compare OUTDIR to REFDIR within the "
+                       "tolerances of docs/overview.md (Accuracy)")
     c.add_argument("inputdir")
     c.add_argument("refdir")
     c.add_argument("outdir")
     c.add_argument("--dtype", choices=list(TOLERANCES), default="f32")
     c.add_argument("--tol", type=float, default=None,
-                   help="override the SPEC tolerance for the dtype")
+                   help="override the contract's tolerance for the dtype")
     c.add_argument("--pool-dtype", choices=["f32", "bf16"], default="f32",
                    help="pool element type of the run (bf16: the input pool "
                         "is compared rounded to bf16, written slots must hold "

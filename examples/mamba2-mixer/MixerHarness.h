@@ -5,8 +5,8 @@
 // layout the compiled function reads, and the check of its output and
 // updated pool against an independent computation (the projection split on
 // the host, the double-precision reference scan, the D skip and SiLU gate in
-// double) with the SPEC section 4 tolerances. Shared by mixer-run (JIT, CPU)
-// and mixer-aot (ahead-of-time, GPU; mixer-aot-main.cpp).
+// double) with the tolerances of docs/overview.md (Accuracy). Shared by
+// mixer-run (JIT, CPU) and mixer-aot (ahead-of-time, GPU; mixer-aot-main.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -54,9 +54,9 @@ struct Inputs {
   std::vector<uint8_t> hasInitialState;
 };
 
-/// Seeded inputs in the ranges models use (SPEC section 4): one sequence
-/// per entry of `seqlens`, two slots no sequence names, the second to last
-/// sequence padding (index -1), every third one starting from zero.
+/// Seeded inputs in the ranges models use (docs/overview.md, Accuracy): one
+/// sequence per entry of `seqlens`, two slots no sequence names, the second
+/// to last sequence padding (index -1), every third one starting from zero.
 Inputs makeInputs(const Shapes &s, ssd::ModelDType dtype,
                   const std::vector<int32_t> &seqlens, uint64_t seed);
 
@@ -76,7 +76,7 @@ std::vector<float> readOutput(const uint8_t *aligned, const int64_t *result,
 /// Bytes of the result buffer from its aligned pointer to its last element.
 size_t outputExtent(const int64_t *result, ssd::ModelDType dtype);
 
-/// The SPEC section 4 tolerance of `dtype`.
+/// The tolerance of `dtype` (docs/overview.md, Accuracy).
 double tolerance(ssd::ModelDType dtype);
 
 /// Compares `out` and `poolOut` (the updated pool) with the expected

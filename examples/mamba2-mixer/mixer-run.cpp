@@ -7,7 +7,7 @@
 // an independent computation: the projection split on the host, the
 // double-precision reference scan (ssd::referenceScan), and the D skip and
 // SiLU gate in double. Prints the errors and PASS or FAIL (exit code 1)
-// against the SPEC section 4 tolerances.
+// against the tolerances of docs/overview.md (Accuracy).
 //
 //   mixer-run mixer.mlir [--dtype f32|f16|bf16] [--form auto|serial|chunked]
 //       [--chunk-size N] [--seqlens 1,40,...] [--seed N] [--no-openmp]
@@ -254,7 +254,8 @@ int main(int argc, char **argv) {
   (*engine)->initialize();
 
   //===--------------------------------------------------------------------===//
-  // Inputs: one launch, seeded, in the ranges models use (SPEC section 4).
+  // Inputs: one launch, seeded, in the ranges models use (docs/overview.md,
+  // Accuracy).
   //===--------------------------------------------------------------------===//
   const ::ssd::ModelDType dt = o.dtype;
   ::ssd::mixer::Inputs inputs =

@@ -1,7 +1,8 @@
 //===- Problem.h - One ssd.chunk_scan_varlen problem on the host -*- C++ -*-===//
 //
-// Loads the input directory of ssd-run (SPEC section 3), validates it
-// against the operation's contract (SPEC section 1) and writes the outputs.
+// Loads the input directory of ssd-run (docs/overview.md, "Files of
+// ssd-run"), validates it against the operation's contract (docs/overview.md,
+// "The op") and writes the outputs.
 // Plain C++17 with no exceptions; failures are one-line messages naming the
 // file and the problem.
 //
@@ -46,7 +47,7 @@ struct ScanProblem {
   int64_t T = 0, H = 0, P = 0, G = 0, N = 0, S = 0, batch = 0;
   ModelDType dtype = ModelDType::F32;
   PoolDType poolDType = PoolDType::F32;
-  /// Row-major per the SPEC shapes, already rounded to `dtype`:
+  /// Row-major in the shapes of docs/overview.md, already rounded to `dtype`:
   /// x [T,H,P], dt [T,H], A [H], B [T,G,N], C [T,G,N].
   std::vector<float> x, dt, A, B, C;
   bool hasD = false, hasDtBias = false;
