@@ -25,6 +25,31 @@ def SSDLowerToLoops : Pass<"ssd-lower-to-loops"> {
     The loops are target-independent (arith, math, memref, scf) and use index
     (64-bit) arithmetic for every address. Ops without a form, or still in
     the tensor form, are reported as errors.
+
+    A serial op (operands and loop bodies abridged; 16 lanes on a host with
+    AVX-512):
+
+    ```mlir
+    ssd.chunk_scan_varlen x(%x : memref<?x4x8xbf16>) ... {form = #ssd<form serial>}
+    // becomes
+    %readers = memref.alloc(%slots) : memref<?xi32>
+    %contested = memref.alloc(%batch) : memref<?xi1>
+    %active = memref.alloc(%batch) : memref<?xindex>
+    %n:2 = scf.for %b = %c0 to %batch step %c1
+        iter_args(%others = %c0, %writers = %c0) -> (index, index) {...}
+    scf.parallel (%h, %tile, %i) = (%c0, %c0, %c0) to (%H, %tiles, %n#0)
+        step (%c1, %c1, %c1) {
+      %state = memref.alloca() : memref<8x16xf32>
+      %last = scf.for %t = %begin to %end step %c1
+          iter_args(%scale = %one) -> (f32) {
+        ... vector.fma ... : vector<16xf32>
+      }
+    }
+    // the contested writers, after all the others
+    scf.parallel (%h, %tile, %i) = (%c0, %c0, %c0) to (%H, %tiles, %n#1)
+        step (%c1, %c1, %c1) {...}
+    memref.dealloc %active : memref<?xindex>
+    ```
   }];
   let options = [
     Option<"serialPTile", "serial-p-tile", "int64_t", /*default=*/"64",
@@ -86,6 +111,21 @@ def SSDLowerToGPU : Pass<"ssd-lower-to-gpu"> {
     needing more than `shared-memory-limit` bytes, the target chip's
     per-block maximum, is an error naming the kernel, the bytes and the
     shapes.
+
+    A serial op without `has_initial_state` (nobody reads the pool, so one
+    launch; operands abridged):
+
+    ```mlir
+    ssd.chunk_scan_varlen x(%x : memref<?x4x8xbf16>) ... {form = #ssd<form serial>}
+    // becomes a grid over (sequence, head, P-tile) of 32 lanes x 4 warps
+    gpu.launch blocks(%seq, %head, %tile) in (%gx = %batch, %gy = %c4, %gz = %tiles)
+               threads(%lane, %warp, %z) in (%tx = %c32, %ty = %c4, %tz = %c1) {
+      ...
+      %decay = llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"(%arg) : (f32) -> f32
+      ...
+      gpu.terminator
+    }
+    ```
   }];
   let options = [
     Option<"serialRowsPerWarp", "serial-rows-per-warp", "int64_t",

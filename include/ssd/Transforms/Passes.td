@@ -26,6 +26,31 @@ def SSDSelectForm : Pass<"ssd-select-form"> {
     the form of some ops and let the pass choose for the rest.
 
     The default thresholds come from the CPU benchmark (docs/performance.md).
+
+    With T and batch dynamic (`form=auto`, default thresholds; operands
+    abridged):
+
+    ```mlir
+    ssd.chunk_scan_varlen x(%x : memref<?x4x8xbf16>) ... outs(%y : memref<?x4x8xbf16>)
+    // becomes
+    %T = memref.dim %x, %c0 : memref<?x4x8xbf16>
+    %n = memref.dim %qsl, %c0 : memref<?xi32>
+    %batch = arith.subi %n, %c1 : index
+    %atLeastOne = arith.maxsi %batch, %c1 : index
+    %longLaunch = arith.cmpi sge, %T, %c65536 : index
+    %bound = arith.muli %atLeastOne, %c65536 : index
+    %longSequences = arith.cmpi sge, %T, %bound : index
+    %chunked = arith.andi %longLaunch, %longSequences : i1
+    scf.if %chunked {
+      ssd.chunk_scan_varlen ... {chunk_size = 256 : i64, form = #ssd<form chunked>}
+    } else {
+      ssd.chunk_scan_varlen ... {form = #ssd<form serial>,
+          ssd.mixed_chunk_size = 256 : i64, ssd.mixed_min_chunked_tokens = 65536 : i64}
+    }
+    ```
+
+    With T and batch static, the op just gets its attributes, e.g.
+    `{form = #ssd<form serial>}` for a decode launch.
   }];
   let options = [
     Option<"form", "form", "::mlir::ssd::FormChoice",
@@ -82,6 +107,16 @@ def SSDDeviceAllocs : Pass<"ssd-device-allocs"> {
     `gpu-async-region` later makes the allocations and copies asynchronous;
     a host whose graph keeps some buffers on the host should run its own
     placement instead.
+
+    ```mlir
+    %b = memref.alloc() : memref<8xf32>
+    memref.copy %a, %b : memref<8xf32> to memref<8xf32>
+    memref.dealloc %b : memref<8xf32>
+    // becomes
+    %b = gpu.alloc () : memref<8xf32>
+    gpu.memcpy %b, %a : memref<8xf32>, memref<8xf32>
+    gpu.dealloc %b : memref<8xf32>
+    ```
   }];
   let statistics = [
     Statistic<"numMoved", "num-moved", "allocations moved to the device">,
