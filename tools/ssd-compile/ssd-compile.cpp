@@ -77,8 +77,11 @@ int fail(const std::string &message) {
 struct Options {
   std::vector<std::string> inputs;
   std::string module;
-  std::string dtype = "f32", forms = "auto", chip = "sm_90a", format = "isa",
-              target = "cuda", output;
+  std::string dtype = "f32", forms = "auto",
+              chip = mlir::ssd::enumName(mlir::ssd::kGPUChipNames,
+                                         mlir::ssd::kDefaultGPUChip)
+                         .str(),
+              format = "isa", target = "cuda", output;
   bool formatGiven = false;
   int64_t chunkSize = mlir::ssd::kChunkSizeDefault;
 };

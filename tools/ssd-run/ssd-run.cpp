@@ -54,7 +54,10 @@ int fail(const std::string &message) {
 
 struct Options {
   std::string inputs, outputs, dtype = "f32", poolDType = "f32",
-      target = "cpu", form = "auto", chip = "sm_90a";
+      target = "cpu", form = "auto",
+      chip = mlir::ssd::enumName(mlir::ssd::kGPUChipNames,
+                                 mlir::ssd::kDefaultGPUChip)
+                 .str();
   int64_t chunkSize = mlir::ssd::kChunkSizeDefault;
   bool staticShapes = false, printIR = false, openmp = true;
   bool tensorForm = false, constantWeights = false;

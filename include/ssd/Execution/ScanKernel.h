@@ -12,6 +12,7 @@
 #define SSD_EXECUTION_SCANKERNEL_H
 
 #include "ssd/Runner/HostOperands.h"
+#include "ssd/Pipelines/Pipelines.h"
 #include "ssd/Runner/Problem.h"
 #include "ssd/Transforms/FormSelection.h"
 
@@ -29,7 +30,10 @@ enum class Target {
 
 struct CompileOptions {
   Target target = Target::CPU;
-  std::string chip = "sm_90a"; ///< CUDA, GPU emulator: a name in kGPUChipNames
+  /// CUDA, GPU emulator: the GPU, a name in mlir::ssd::kGPUChipNames.
+  std::string chip = mlir::ssd::enumName(mlir::ssd::kGPUChipNames,
+                                         mlir::ssd::kDefaultGPUChip)
+                         .str();
   std::string form = "auto";   ///< a name in mlir::ssd::kFormChoiceNames
   int64_t chunkSize = mlir::ssd::kChunkSizeDefault;
   bool staticShapes = false;   ///< else T, batch and pool slots are dynamic

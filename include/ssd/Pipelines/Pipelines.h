@@ -8,13 +8,14 @@
 #ifndef SSD_PIPELINES_PIPELINES_H
 #define SSD_PIPELINES_PIPELINES_H
 
+#include "ssd/Support/EnumOption.h"
+#include "ssd/Transforms/FormSelection.h"
+
 #include "mlir/Pass/PassOptions.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <string>
-#include "ssd/Support/EnumOption.h"
-#include "ssd/Transforms/FormSelection.h"
 
 namespace mlir {
 class DialectRegistry;
@@ -31,6 +32,9 @@ inline constexpr EnumName<GPUChip> kGPUChipNames[] = {
     {GPUChip::SM90, "sm_90", "Hopper H100, H200"},
     {GPUChip::SM90a, "sm_90a", "Hopper with its architecture-specific PTX"},
 };
+
+/// The chip the GPU pipelines and tools compile for unless told otherwise.
+inline constexpr GPUChip kDefaultGPUChip = GPUChip::SM90a;
 
 /// What `gpu-module-to-binary` makes of the kernels in `--ssd-to-nvvm`.
 enum class BinaryFormat { Isa, Bin, Fatbin };
@@ -93,7 +97,7 @@ struct SSDGPUPipelineOptionsBase : public PassPipelineOptions<Derived> {
   typename ::mlir::detail::PassOptions::template Option<GPUChip> chip{
       *this, "chip",
       llvm::cl::desc("target GPU (the PTX ISA version follows the chip)"),
-      llvm::cl::init(GPUChip::SM90a), EnumValues{kGPUChipNames}};
+      llvm::cl::init(kDefaultGPUChip), EnumValues{kGPUChipNames}};
   typename ::mlir::detail::PassOptions::template Option<FormChoice> form{
       *this, "form", llvm::cl::desc("which form each op gets"),
       llvm::cl::init(FormChoice::Auto), EnumValues{kFormChoiceNames}};
@@ -145,7 +149,7 @@ struct SSDGPULowerToEmulatorPipelineOptions
     : public PassPipelineOptions<SSDGPULowerToEmulatorPipelineOptions> {
   PassOptions::Option<GPUChip> chip{
       *this, "chip", llvm::cl::desc("GPU the kernels are written for"),
-      llvm::cl::init(GPUChip::SM90a), EnumValues{kGPUChipNames}};
+      llvm::cl::init(kDefaultGPUChip), EnumValues{kGPUChipNames}};
   PassOptions::Option<int> optLevel{
       *this, "opt-level",
       llvm::cl::desc("optimization level of the emulated kernels' host code"),
