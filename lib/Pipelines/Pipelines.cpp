@@ -101,8 +101,12 @@ void mlir::ssd::buildSSDToCPUPipeline(OpPassManager &pm,
   pm.addPass(createLoopInvariantCodeMotionPass());
   pm.addPass(createCSEPass());
 
-  if (options.openmp)
+  if (options.openmp) {
     pm.addPass(createConvertSCFToOpenMPPass());
+  } else {
+    // scf-to-cf's sequential loops would keep every iteration's allocas.
+    pm.addPass(createSSDScopeParallelAllocas());
+  }
   pm.addPass(createLowerAffinePass());
   // scf-to-openmp wraps each loop body in a single-block memref.alloca_scope;
   // lower the memref ops (and with them the scope) before scf-to-cf turns the

@@ -186,4 +186,44 @@ def SSDCheckLLVMOnly : Pass<"ssd-check-llvm-only", "::mlir::ModuleOp"> {
   }];
 }
 
+def SSDScopeParallelAllocas
+    : Pass<"ssd-scope-parallel-allocas", "::mlir::ModuleOp"> {
+  let summary = "Release each scf.parallel iteration's stack allocations "
+                "when the loop runs sequentially";
+  let description = [{
+    `scf.parallel` is an automatic allocation scope: a `memref.alloca` in its
+    body lives for one iteration. `scf-to-openmp` keeps that (it wraps each
+    body in `memref.alloca_scope`), but `scf-to-cf` lowers the loop to a
+    plain sequential loop and the allocas then pile up on the stack for the
+    whole loop: the serial form's per-task state tile, 32 KiB at P-tile 64
+    and N = 128, overflowed an 8 MiB stack at a few hundred tasks. This pass
+    brackets the body of every `scf.parallel` that holds an alloca (outside
+    any nested allocation scope) with `llvm.intr.stacksave` and
+    `llvm.intr.stackrestore`, what `memref.alloca_scope` lowers to, without
+    the scope's single-block region (the body's own loops become blocks in
+    `scf-to-cf`). `--ssd-to-cpu` runs it when OpenMP is off.
+
+    ```mlir
+    scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+      %tile = memref.alloca() : memref<64x128xf32>
+      ...
+      scf.reduce
+    }
+    // becomes
+    scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+      %stack = llvm.intr.stacksave : !llvm.ptr
+      %tile = memref.alloca() : memref<64x128xf32>
+      ...
+      llvm.intr.stackrestore %stack : !llvm.ptr
+      scf.reduce
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+  let statistics = [
+    Statistic<"numScoped", "num-scoped-loops",
+              "scf.parallel bodies given a stack save and restore">,
+  ];
+}
+
 #endif // SSD_TRANSFORMS_PASSES_TD
