@@ -132,6 +132,10 @@ struct ScanKernel::Impl {
   // The transformer must outlive the engine, which keeps a reference to it.
   std::function<llvm::Error(llvm::Module *)> transformer;
   std::unique_ptr<mlir::ExecutionEngine> engine;
+  /// The packed entry point, looked up when compiling: the JIT optimizes
+  /// and generates code at the first lookup, which would otherwise land in
+  /// the first call's time.
+  void (*packed)(void **) = nullptr;
 };
 
 ScanKernel::ScanKernel() : impl(std::make_unique<Impl>()) {}
@@ -248,6 +252,13 @@ ScanKernel::compile(const ScanProblem &signature,
     return nullptr;
   }
   kernel->impl->engine = std::move(*engine);
+  auto packed =
+      kernel->impl->engine->lookupPacked("_mlir_ciface_chunk_scan_varlen");
+  if (!packed) {
+    error = "JIT compilation failed: " + llvm::toString(packed.takeError());
+    return nullptr;
+  }
+  kernel->impl->packed = *packed;
   kernel->impl->target = options.target;
   kernel->impl->device = device;
   std::vector<OperandLayout> layouts = operandLayouts(signature);
@@ -299,12 +310,7 @@ bool ScanKernel::run(HostOperands &operands, double &seconds,
     std::vector<void *> args;
     for (void *&p : pointers)
       args.push_back(&p);
-    llvm::Error failure =
-        impl->engine->invokePacked("_mlir_ciface_chunk_scan_varlen", args);
-    if (failure) {
-      error = "call failed: " + llvm::toString(std::move(failure));
-      return false;
-    }
+    impl->packed(args.data());
     return true;
   };
   // Where the returned y is, and how to give it back.
