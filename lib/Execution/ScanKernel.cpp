@@ -252,13 +252,6 @@ ScanKernel::compile(const ScanProblem &signature,
     return nullptr;
   }
   kernel->impl->engine = std::move(*engine);
-  auto packed =
-      kernel->impl->engine->lookupPacked("_mlir_ciface_chunk_scan_varlen");
-  if (!packed) {
-    error = "JIT compilation failed: " + llvm::toString(packed.takeError());
-    return nullptr;
-  }
-  kernel->impl->packed = *packed;
   kernel->impl->target = options.target;
   kernel->impl->device = device;
   std::vector<OperandLayout> layouts = operandLayouts(signature);
@@ -292,6 +285,15 @@ ScanKernel::compile(const ScanProblem &signature,
       return nullptr;
     }
   }
+  // Generates the code now (after the runtime's symbols are bound), so that
+  // no call pays for it.
+  auto packed =
+      kernel->impl->engine->lookupPacked("_mlir_ciface_chunk_scan_varlen");
+  if (!packed) {
+    error = "JIT compilation failed: " + llvm::toString(packed.takeError());
+    return nullptr;
+  }
+  kernel->impl->packed = *packed;
   return kernel;
 }
 
