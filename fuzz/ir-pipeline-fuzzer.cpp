@@ -1,4 +1,4 @@
-//===- ir-pipeline-fuzzer.cpp - libFuzzer target: ssd IR through the passes ===//
+//===- ir-pipeline-fuzzer.cpp - libFuzzer: ssd IR through the passes ------===//
 //
 // Parses the input as MLIR text, verifies it, and runs the ssd passes on it:
 // ssd-select-form, then ssd-lower-to-loops (both with options derived from

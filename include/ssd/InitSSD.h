@@ -5,7 +5,7 @@
 //   mlir::DialectRegistry registry;
 //   mlir::ssd::registerSSDDialect(registry);      // parse/print/bufferize ssd
 //   mlir::ssd::registerSSDDependencies(registry); // + what the pipelines emit
-//   mlir::ssd::registerSSDPasses();               // passes + pipelines, by name
+//   mlir::ssd::registerSSDPasses();               // passes, pipelines
 //
 // and, without going through the registries, the pipeline builders with their
 // options structs (ssd/Pipelines/Pipelines.h), the pass constructors

@@ -1,4 +1,4 @@
-//===- Problem.cpp - Load, validate and store an ssd-run problem -----------===//
+//===- Problem.cpp - load, validate and store an ssd-run problem ----------===//
 
 #include "ssd/Runner/Problem.h"
 #include "ssd/IR/SSDLimits.h"

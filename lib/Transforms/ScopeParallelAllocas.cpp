@@ -1,4 +1,4 @@
-//===- ScopeParallelAllocas.cpp - per-iteration stack for sequential loops -===//
+//===- ScopeParallelAllocas.cpp - stack per loop iteration ----------------===//
 //
 // scf.parallel frees a body's allocas after every iteration (it is an
 // automatic allocation scope), but its sequential lowering (scf-to-cf) does

@@ -1,4 +1,4 @@
-//===- SelectForm.cpp - choose the algorithm of each scan op ---------------===//
+//===- SelectForm.cpp - choose the algorithm of each scan op --------------===//
 //
 // Records on each ssd.chunk_scan_varlen op whether the serial or the chunked
 // algorithm computes it. The choice depends only on the launch shape: total

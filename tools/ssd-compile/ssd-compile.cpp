@@ -391,8 +391,9 @@ void removeDeadInternalFunctions(llvm::Module &m) {
 }
 
 /// Prints a note for each external function the object calls that neither
-/// the GPU runtimes (mgpu*, the workspace), the AOT runner nor the C library defines (e.g.
-/// memrefCopy or printMemrefF32 from host code lowered from memref ops),
+/// the GPU runtimes (mgpu*, the workspace), the AOT runner nor the C library
+/// defines (e.g. memrefCopy or printMemrefF32 from host code lowered from
+/// memref ops),
 /// naming the library of the LLVM installation that defines it, so that the
 /// link line can say what the executable needs.
 void noteExternalCalls(llvm::Module &linked, const std::string &output) {

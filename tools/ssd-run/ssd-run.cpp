@@ -1,9 +1,10 @@
 //===- ssd-run.cpp - run one chunk_scan_varlen op on .npy arrays ----------===//
 //
-//   ssd-run --inputs DIR --outputs DIR [--dtype f32|f16|bf16] [--pool-dtype f32|bf16]
-//           [--target cpu|cuda|gpu-emu|reference] [--form auto|chunked|serial]
-//           [--chunk-size N] [--static-shapes] [--print-ir] [--no-openmp]
-//           [--chip sm_90a] [--tensor-form [--constant-weights]]
+//   ssd-run --inputs DIR --outputs DIR [--dtype f32|f16|bf16]
+//           [--pool-dtype f32|bf16] [--target cpu|cuda|gpu-emu|reference]
+//           [--form auto|chunked|serial] [--chunk-size N] [--static-shapes]
+//           [--print-ir] [--no-openmp] [--chip sm_90a]
+//           [--tensor-form [--constant-weights]]
 //
 // Reads the op's operands from DIR/*.npy, runs it on the chosen target and
 // writes y.npy and ssm_pool.npy. Bad input ends with one line naming the file

@@ -1,4 +1,4 @@
-//===- RunnerTestUtils.h - shared pieces of the runner unit tests -*- C++ -*-===//
+//===- RunnerTestUtils.h - shared pieces of runner tests -------*- C++ -*-===//
 //
 // Hand-built problems, .npy images and temporary directories for the unit
 // tests of lib/Runner (the reference scan, .npy I/O, input validation).

@@ -1,4 +1,4 @@
-//===- CudaRuntime.h - the CUDA driver behind compiled host code -*- C++ -*-===//
+//===- CudaRuntime.h - the CUDA driver behind host code --------*- C++ -*-===//
 //
 // Host code produced by --ssd-to-nvvm calls the mgpu* C functions (module
 // loading, launches, streams, device memory) that MLIR's gpu-to-llvm

@@ -1,4 +1,4 @@
-//===- EmulatorABI.h - contract between emulated kernels and runtime -*- C++ -*-===//
+//===- EmulatorABI.h - emulated kernels and the runtime --------*- C++ -*-===//
 //
 // The GPU emulator runs the NVVM kernels of a gpu.module on the host CPU. The
 // `#ssd.gpu_emulator_target` serializer (lib/Target/GPUEmulator) rewrites the
@@ -21,7 +21,8 @@
 //   __ssdemu_entry_<kernel>  void(void **params): the kernel, taking its
 //                            arguments the way cuLaunchKernel does
 //   __ssdemu_kinfo_<kernel>  C string "params=<codes>;shared=<static bytes>;
-//                            maxntid=<x>,<y>,<z>;buffers=<name>@<offset>+<bytes>,..."
+//                            maxntid=<x>,<y>,<z>;
+//                            buffers=<name>@<offset>+<bytes>,..."
 //                            where each parameter code is p (pointer), or
 //                            i<bits> / f<bits> for scalars.
 //

@@ -1,4 +1,4 @@
-//===- EmulatorRuntime.h - the GPU emulator behind compiled host code -*- C++ -*-===//
+//===- EmulatorRuntime.h - the GPU emulator for host code ------*- C++ -*-===//
 //
 // Host code produced by --ssd-to-gpu-emulator (or --ssd-gpu-lower-to-emulator)
 // calls the same mgpu* C functions as the CUDA path. This library defines

@@ -1,4 +1,4 @@
-//===- SSDLimits.h - documented maxima of ssd.chunk_scan_varlen --*- C++ -*-===//
+//===- SSDLimits.h - documented maxima of the scan op ----------*- C++ -*-===//
 //
 // The largest extents and chunk size the op accepts on every target
 // (docs/overview.md, "Limits"). The verifier rejects static extents above

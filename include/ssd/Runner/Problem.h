@@ -1,4 +1,4 @@
-//===- Problem.h - One ssd.chunk_scan_varlen problem on the host -*- C++ -*-===//
+//===- Problem.h - one scan problem on the host ----------------*- C++ -*-===//
 //
 // Loads the input directory of ssd-run (docs/overview.md, "Files of
 // ssd-run"), validates it against the operation's contract (docs/overview.md,

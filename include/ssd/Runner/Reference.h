@@ -1,9 +1,9 @@
 //===- Reference.h - Double-precision reference of the SSD scan -*- C++ -*-===//
 //
 // The token-serial recurrence of docs/overview.md ("The op"), evaluated in
-// double on the (already rounded) inputs of a ScanProblem. It is deliberately the most
-// direct transcription possible: it is what every compiled form is checked
-// against.
+// double on the (already rounded) inputs of a ScanProblem. It is deliberately
+// the most direct transcription possible: it is what every compiled form is
+// checked against.
 //
 //===----------------------------------------------------------------------===//
 

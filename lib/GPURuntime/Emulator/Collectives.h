@@ -1,4 +1,4 @@
-//===- Collectives.h - what warp collectives and PTX math compute -*- C++ -*-===//
+//===- Collectives.h - warp collectives and PTX math -----------*- C++ -*-===//
 //
 // The results of the GPU operations the emulator models, as plain functions
 // of their operands (no threads, no state): the fragment layouts of mma.sync,
@@ -41,7 +41,7 @@ MmaCounts mmaCounts(MmaKind kind);
 /// for m16n8k16 / m16n8k8 lay them out:
 ///   g = lane / 4, t = lane % 4, two 16-bit values per register, the lower
 ///   index in the low half;
-///   A: register r holds row g + 8 (r % 2), columns 2t, 2t + 1 (+ 8 when r >= 2)
+///   A: register r holds row g + 8 (r % 2), columns 2t, 2t + 1 (+ 8 if r >= 2)
 ///   B: register r holds rows 2t, 2t + 1 (+ 8 for r = 1), column g
 ///   C/D: element i holds row g + 8 (i / 2), column 2t + i % 2.
 /// Products of bf16/f16 values are exact in f32; they are accumulated onto

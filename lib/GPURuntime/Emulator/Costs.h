@@ -1,4 +1,4 @@
-//===- Costs.h - the emulator's cost model: rules and bookkeeping -*- C++ -*-===//
+//===- Costs.h - the emulator's cost model ---------------------*- C++ -*-===//
 //
 // What one warp-level memory instruction costs, as plain functions of the
 // lanes' addresses (no threads, no state), and the store of per-launch and

@@ -1,4 +1,4 @@
-//===- Runtime.cpp - mgpu* on the GPU emulator -----------------------------===//
+//===- Runtime.cpp - mgpu* on the GPU emulator ----------------------------===//
 //
 // The functions MLIR's gpu-to-llvm host code calls, with the emulator
 // underneath: kernel objects opened with dlopen from memory, launches run by
