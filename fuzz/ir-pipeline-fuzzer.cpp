@@ -68,8 +68,8 @@ struct Session {
 
 bool onlySSDProgramOps(mlir::Operation *root) {
   static const llvm::StringSet<> dialects = {
-      "builtin", "func", "ssd", "arith", "memref", "tensor", "scf",
-      "bufferization"};
+      "builtin", "func",   "ssd", "arith",
+      "memref",  "tensor", "scf", "bufferization"};
   bool ok = true;
   root->walk([&](mlir::Operation *op) {
     if (!dialects.contains(op->getName().getDialectNamespace()))
@@ -107,8 +107,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return 0;
   mlir::MLIRContext &context = session.get();
   // Diagnostics of rejected input are expected; keep them off the output.
-  mlir::ScopedDiagnosticHandler quiet(&context,
-                                      [](mlir::Diagnostic &) { return mlir::success(); });
+  mlir::ScopedDiagnosticHandler quiet(
+      &context, [](mlir::Diagnostic &) { return mlir::success(); });
 
   // MLIR's lexer reads the NUL that follows a source buffer as its end;
   // parseSourceString does not add one (it reads past a bare StringRef: the
@@ -141,8 +141,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
        << " openmp=" << ((hash >> 9) & 1 ? "true" : "false") << "})";
   else
     os << "builtin.module(func.func(ssd-select-form{form=" << form
-       << " chunk-size=" << chunkSize << "}), ssd-lower-to-loops{serial-p-tile="
-       << pTile << "})";
+       << " chunk-size=" << chunkSize
+       << "}), ssd-lower-to-loops{serial-p-tile=" << pTile << "})";
 
   mlir::PassManager pm(&context);
   pm.enableVerifier(false); // verified below, so that a bad output is a finding

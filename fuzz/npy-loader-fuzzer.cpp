@@ -38,11 +38,18 @@
 
 namespace {
 
-const char *const kFiles[] = {
-    "x.npy",       "dt.npy",           "A.npy",
-    "B.npy",       "C.npy",            "D.npy",
-    "dt_bias.npy", "ssm_pool.npy",     "query_start_loc.npy",
-    "cache_indices.npy", "has_initial_state.npy", "update_state.npy"};
+const char *const kFiles[] = {"x.npy",
+                              "dt.npy",
+                              "A.npy",
+                              "B.npy",
+                              "C.npy",
+                              "D.npy",
+                              "dt_bias.npy",
+                              "ssm_pool.npy",
+                              "query_start_loc.npy",
+                              "cache_indices.npy",
+                              "has_initial_state.npy",
+                              "update_state.npy"};
 
 [[noreturn]] void violated(const char *what, const std::string &detail) {
   std::fprintf(stderr, "npy-loader-fuzzer: property violated: %s: %s\n", what,

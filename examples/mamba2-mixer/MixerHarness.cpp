@@ -47,8 +47,8 @@ HostArray modelArray(const std::vector<float> &v, std::vector<int64_t> shape,
   }
   a.bytes.resize(v.size() * 2);
   for (size_t i = 0; i < v.size(); ++i) {
-    uint16_t bits = t == ModelDType::F16 ? floatToHalfBits(v[i])
-                                         : floatToBF16Bits(v[i]);
+    uint16_t bits =
+        t == ModelDType::F16 ? floatToHalfBits(v[i]) : floatToBF16Bits(v[i]);
     std::memcpy(a.bytes.data() + 2 * i, &bits, 2);
   }
   return a;
@@ -149,8 +149,8 @@ size_t mixer::itemSize(ModelDType dt) { return dt == ModelDType::F32 ? 4 : 2; }
 size_t mixer::outputExtent(const int64_t *result, ModelDType dt) {
   if (result[3] <= 0 || result[4] <= 0)
     return 0;
-  int64_t last = result[2] + (result[3] - 1) * result[5] +
-                 (result[4] - 1) * result[6];
+  int64_t last =
+      result[2] + (result[3] - 1) * result[5] + (result[4] - 1) * result[6];
   return static_cast<size_t>(last + 1) * itemSize(dt);
 }
 
@@ -238,9 +238,9 @@ bool mixer::check(const Shapes &s, const Inputs &in, ModelDType dt,
     const float *got = &poolOut[slot * slotSize];
     if (!written[slot]) {
       ++untouchedSlots;
-      untouchedIdentical = untouchedIdentical &&
-                           !std::memcmp(got, &in.pool[slot * slotSize],
-                                        slotSize * sizeof(float));
+      untouchedIdentical =
+          untouchedIdentical && !std::memcmp(got, &in.pool[slot * slotSize],
+                                             slotSize * sizeof(float));
       continue;
     }
     ++writtenSlots;
@@ -261,8 +261,8 @@ bool mixer::check(const Shapes &s, const Inputs &in, ModelDType dt,
               name.c_str(), toString(dt), label.c_str(), (long long)T,
               (long long)batch, (long long)H, (long long)P, (long long)N,
               (long long)G, (long long)S);
-  std::printf("  out:  max|out-ref|/max|ref| = %.3e (tolerance %.0e)\n",
-              outRel, tol);
+  std::printf("  out:  max|out-ref|/max|ref| = %.3e (tolerance %.0e)\n", outRel,
+              tol);
   std::printf("  pool: max|out-ref|/max|ref| = %.3e over %lld written slots; "
               "%lld other slots %s\n",
               poolRel, (long long)writtenSlots, (long long)untouchedSlots,

@@ -135,21 +135,20 @@ int main(int argc, char **argv) {
                 std::to_string(inputs.T) + ", " + std::to_string(dInner) + "]");
   std::vector<uint8_t> outBytes(ssd::mixer::outputExtent(result.data(), dt));
   if (!outBytes.empty() &&
-      !rt.copyToHost(outBytes.data(),
-                             reinterpret_cast<const void *>(result[1]),
-                             outBytes.size(), error))
+      !rt.copyToHost(outBytes.data(), reinterpret_cast<const void *>(result[1]),
+                     outBytes.size(), error))
     return fail(error);
   std::vector<float> out =
       ssd::mixer::readOutput(outBytes.data(), result.data(), s, inputs, dt);
   std::vector<float> poolOut(inputs.pool.size());
   if (!rt.copyToHost(poolOut.data(), device.pointers[4],
-                             poolOut.size() * sizeof(float), error))
+                     poolOut.size() * sizeof(float), error))
     return fail(error);
 
   std::printf("mixer-aot: %s on %s\n", key.c_str(),
               rt.describeDevice().c_str());
-  bool pass = ssd::mixer::check(s, inputs, dt, out, poolOut, kFunction,
-                                std::string("target=") + rt.name,
-                                wrongExpected);
+  bool pass =
+      ssd::mixer::check(s, inputs, dt, out, poolOut, kFunction,
+                        std::string("target=") + rt.name, wrongExpected);
   return pass ? 0 : 1;
 }

@@ -75,7 +75,8 @@ int usage(const char *message) {
 /// The file at the requested dtype: mixer.mlir is written for bf16 with
 /// `!model = bf16` and `!compute = f32`; f32 computes the tail in f64 since
 /// arith.extf must widen.
-bool instantiate(std::string &text, ::ssd::ModelDType dtype, std::string &error) {
+bool instantiate(std::string &text, ::ssd::ModelDType dtype,
+                 std::string &error) {
   std::regex model(R"(^!model = \w+$)", std::regex::multiline);
   std::regex compute(R"(^!compute = \w+$)", std::regex::multiline);
   if (!std::regex_search(text, model) || !std::regex_search(text, compute)) {
@@ -87,12 +88,13 @@ bool instantiate(std::string &text, ::ssd::ModelDType dtype, std::string &error)
                             std::string("!model = ") + ::ssd::toString(dtype));
   text = std::regex_replace(text, compute,
                             dtype == ::ssd::ModelDType::F32 ? "!compute = f64"
-                                                          : "!compute = f32");
+                                                            : "!compute = f32");
   return true;
 }
 
 /// Model shapes read off the function's signature (see ::ssd::mixer::Shapes).
-bool readShapes(func::FuncOp func, ::ssd::mixer::Shapes &s, std::string &error) {
+bool readShapes(func::FuncOp func, ::ssd::mixer::Shapes &s,
+                std::string &error) {
   FunctionType type = func.getFunctionType();
   auto shapeOf = [&](unsigned i) -> ArrayRef<int64_t> {
     return cast<ShapedType>(type.getInput(i)).getShape();
@@ -192,8 +194,8 @@ int main(int argc, char **argv) {
 
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
-      text, ParserConfig(&context), o.file);
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(text, ParserConfig(&context), o.file);
   if (!module)
     return 1;
   auto funcs = module->getOps<func::FuncOp>();
@@ -212,8 +214,7 @@ int main(int argc, char **argv) {
     module->print(llvm::outs());
     return 0;
   }
-  func->setAttr("llvm.emit_c_interface",
-                UnitAttr::get(&context));
+  func->setAttr("llvm.emit_c_interface", UnitAttr::get(&context));
 
   // The host's part: bufferize everything (the ssd op bufferizes through its
   // external model) and lower its own linalg ops; then the ssd pipeline
@@ -282,14 +283,16 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (result[3] != T || result[4] != dInner) {
-    std::fprintf(stderr, "mixer-run: result has shape [%lld, %lld], expected "
-                 "[%lld, %lld]\n", (long long)result[3], (long long)result[4],
-                 (long long)T, (long long)dInner);
+    std::fprintf(stderr,
+                 "mixer-run: result has shape [%lld, %lld], expected "
+                 "[%lld, %lld]\n",
+                 (long long)result[3], (long long)result[4], (long long)T,
+                 (long long)dInner);
     return 1;
   }
-  std::vector<float> out = ::ssd::mixer::readOutput(
-      reinterpret_cast<const uint8_t *>(result[1]), result.data(), s, inputs,
-      dt);
+  std::vector<float> out =
+      ::ssd::mixer::readOutput(reinterpret_cast<const uint8_t *>(result[1]),
+                               result.data(), s, inputs, dt);
   std::free(reinterpret_cast<void *>(result[0]));
   std::vector<float> poolOut(inputs.pool.size());
   std::memcpy(poolOut.data(), arrays[4].bytes.data(), arrays[4].bytes.size());

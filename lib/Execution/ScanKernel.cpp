@@ -14,8 +14,8 @@
 #include "ssd/GPURuntime/EmulatorRuntime.h"
 #include "ssd/Pipelines/Pipelines.h"
 #include "ssd/Runner/Npy.h"
-#include "llvm/Support/SourceMgr.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -24,7 +24,6 @@
 #include <sstream>
 
 using namespace ssd;
-
 
 namespace {
 
@@ -65,11 +64,12 @@ std::string ssd::buildScanModuleText(const ScanProblem &p,
     // T and batch are the launch-dependent extents, and the pool's slot count
     // is the deployment's; every other extent is the model's and stays static.
     for (size_t i = 0; i < o.shape.size(); ++i) {
-      bool tokenDim = (o.name == "x" || o.name == "dt" || o.name == "B" ||
-                       o.name == "C" || o.name == "outs" ||
-                       o.name == "ssm_pool") &&
-                      i == 0;
-      bool batchDim = o.name == "query_start_loc" || o.name == "has_initial_state" ||
+      bool tokenDim =
+          (o.name == "x" || o.name == "dt" || o.name == "B" || o.name == "C" ||
+           o.name == "outs" || o.name == "ssm_pool") &&
+          i == 0;
+      bool batchDim = o.name == "query_start_loc" ||
+                      o.name == "has_initial_state" ||
                       o.name == "update_state" ||
                       (o.name == "cache_indices" && i == o.shape.size() - 1);
       if (!options.staticShapes && (tokenDim || batchDim))
@@ -96,8 +96,7 @@ std::string ssd::buildScanModuleText(const ScanProblem &p,
     }
     if (weights && isWeight(o))
       constants << "  " << value << " = arith.constant dense<\""
-                << hexBytes(weights->bytes(i)) << "\"> : " << typeOf(o)
-                << "\n";
+                << hexBytes(weights->bytes(i)) << "\"> : " << typeOf(o) << "\n";
     else
       args << (argCount++ ? ",\n    " : "") << value << ": " << typeOf(o);
     op << (opCount ? (opCount % 3 == 0 ? "\n      " : " ") : "") << o.name
@@ -141,9 +140,9 @@ struct ScanKernel::Impl {
 ScanKernel::ScanKernel() : impl(std::make_unique<Impl>()) {}
 ScanKernel::~ScanKernel() = default;
 
-std::unique_ptr<ScanKernel>
-ScanKernel::compile(const ScanProblem &signature,
-                       const CompileOptions &options, std::string &error) {
+std::unique_ptr<ScanKernel> ScanKernel::compile(const ScanProblem &signature,
+                                                const CompileOptions &options,
+                                                std::string &error) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
 
@@ -226,8 +225,7 @@ ScanKernel::compile(const ScanProblem &signature,
     mlir::ssd::buildSSDToCPUPipeline(pm, cpu);
   }
   if (mlir::failed(pm.run(*module))) {
-    error = "compilation failed: " +
-            llvm::StringRef(diagnostics).trim().str();
+    error = "compilation failed: " + llvm::StringRef(diagnostics).trim().str();
     return nullptr;
   }
 
@@ -271,8 +269,9 @@ ScanKernel::compile(const ScanProblem &signature,
         [device](llvm::orc::MangleAndInterner interner) {
           llvm::orc::SymbolMap symbols;
           for (auto [name, address] : device->runtimeSymbols())
-            symbols[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
-                                       llvm::JITSymbolFlags::Exported};
+            symbols[interner(name)] = {
+                llvm::orc::ExecutorAddr::fromPtr(address),
+                llvm::JITSymbolFlags::Exported};
           return symbols;
         });
   }
@@ -347,7 +346,8 @@ bool ScanKernel::run(HostOperands &operands, double &seconds,
         return false;
       // descriptors[i] is the StridedMemRefType of operand i: [1] is its
       // aligned pointer.
-      auto *yDescriptor = static_cast<int64_t *>(descriptors[operands.yIndex()]);
+      auto *yDescriptor =
+          static_cast<int64_t *>(descriptors[operands.yIndex()]);
       void *yOperand = reinterpret_cast<void *>(yDescriptor[1]);
       bool ok = runtime.synchronize(error) &&
                 runtime.copyDeviceToDevice(yOperand, y, yBytes, error);
@@ -366,9 +366,9 @@ bool ScanKernel::run(HostOperands &operands, double &seconds,
     pointers.push_back(d.data());
   auto start = std::chrono::steady_clock::now();
   bool ok = invoke(pointers, error);
-  seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                          start)
-                .count();
+  seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   if (ok && impl->returnsY) {
     char *y = returnedY(error);
     if (!y)

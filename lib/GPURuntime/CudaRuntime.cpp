@@ -47,9 +47,9 @@ struct Driver {
   CUresult (*cuModuleUnload)(CUmodule);
   CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
   CUresult (*cuFuncSetAttribute)(CUfunction, int, int);
-  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned,
-                             unsigned, unsigned, unsigned, unsigned, CUstream,
-                             void **, void **);
+  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned,
+                             unsigned, unsigned, unsigned, CUstream, void **,
+                             void **);
   CUresult (*cuStreamCreate)(CUstream *, unsigned);
   CUresult (*cuStreamDestroy)(CUstream);
   CUresult (*cuStreamSynchronize)(CUstream);
@@ -148,7 +148,8 @@ void initializeOnce() {
   };
   Binding bindings[] = {
       {bind(library, d.cuInit, "cuInit"), "cuInit"},
-      {bind(library, d.cuDeviceGetCount, "cuDeviceGetCount"), "cuDeviceGetCount"},
+      {bind(library, d.cuDeviceGetCount, "cuDeviceGetCount"),
+       "cuDeviceGetCount"},
       {bind(library, d.cuDeviceGet, "cuDeviceGet"), "cuDeviceGet"},
       {bind(library, d.cuDeviceGetName, "cuDeviceGetName"), "cuDeviceGetName"},
       {bind(library, d.cuDeviceGetAttribute, "cuDeviceGetAttribute"),
@@ -156,9 +157,12 @@ void initializeOnce() {
       {bind(library, d.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain"),
        "cuDevicePrimaryCtxRetain"},
       {bind(library, d.cuCtxSetCurrent, "cuCtxSetCurrent"), "cuCtxSetCurrent"},
-      {bind(library, d.cuCtxSynchronize, "cuCtxSynchronize"), "cuCtxSynchronize"},
-      {bind(library, d.cuGetErrorString, "cuGetErrorString"), "cuGetErrorString"},
-      {bind(library, d.cuModuleLoadData, "cuModuleLoadData"), "cuModuleLoadData"},
+      {bind(library, d.cuCtxSynchronize, "cuCtxSynchronize"),
+       "cuCtxSynchronize"},
+      {bind(library, d.cuGetErrorString, "cuGetErrorString"),
+       "cuGetErrorString"},
+      {bind(library, d.cuModuleLoadData, "cuModuleLoadData"),
+       "cuModuleLoadData"},
       {bind(library, d.cuModuleLoadDataEx, "cuModuleLoadDataEx"),
        "cuModuleLoadDataEx"},
       {bind(library, d.cuModuleUnload, "cuModuleUnload"), "cuModuleUnload"},
@@ -168,29 +172,35 @@ void initializeOnce() {
        "cuFuncSetAttribute"},
       {bind(library, d.cuLaunchKernel, "cuLaunchKernel"), "cuLaunchKernel"},
       {bind(library, d.cuStreamCreate, "cuStreamCreate"), "cuStreamCreate"},
-      {bind(library, d.cuStreamDestroy, "cuStreamDestroy_v2"), "cuStreamDestroy_v2"},
+      {bind(library, d.cuStreamDestroy, "cuStreamDestroy_v2"),
+       "cuStreamDestroy_v2"},
       {bind(library, d.cuStreamSynchronize, "cuStreamSynchronize"),
        "cuStreamSynchronize"},
-      {bind(library, d.cuStreamWaitEvent, "cuStreamWaitEvent"), "cuStreamWaitEvent"},
+      {bind(library, d.cuStreamWaitEvent, "cuStreamWaitEvent"),
+       "cuStreamWaitEvent"},
       {bind(library, d.cuEventCreate, "cuEventCreate"), "cuEventCreate"},
-      {bind(library, d.cuEventDestroy, "cuEventDestroy_v2"), "cuEventDestroy_v2"},
+      {bind(library, d.cuEventDestroy, "cuEventDestroy_v2"),
+       "cuEventDestroy_v2"},
       {bind(library, d.cuEventSynchronize, "cuEventSynchronize"),
        "cuEventSynchronize"},
       {bind(library, d.cuEventRecord, "cuEventRecord"), "cuEventRecord"},
       {bind(library, d.cuMemAlloc, "cuMemAlloc_v2"), "cuMemAlloc_v2"},
-      {bind(library, d.cuMemAllocManaged, "cuMemAllocManaged"), "cuMemAllocManaged"},
+      {bind(library, d.cuMemAllocManaged, "cuMemAllocManaged"),
+       "cuMemAllocManaged"},
       {bind(library, d.cuMemFree, "cuMemFree_v2"), "cuMemFree_v2"},
       {bind(library, d.cuMemcpyAsync, "cuMemcpyAsync"), "cuMemcpyAsync"},
       {bind(library, d.cuMemcpyHtoD, "cuMemcpyHtoD_v2"), "cuMemcpyHtoD_v2"},
       {bind(library, d.cuMemcpyDtoH, "cuMemcpyDtoH_v2"), "cuMemcpyDtoH_v2"},
       {bind(library, d.cuMemcpyDtoD, "cuMemcpyDtoD_v2"), "cuMemcpyDtoD_v2"},
-      {bind(library, d.cuMemsetD32Async, "cuMemsetD32Async"), "cuMemsetD32Async"},
-      {bind(library, d.cuMemsetD16Async, "cuMemsetD16Async"), "cuMemsetD16Async"},
+      {bind(library, d.cuMemsetD32Async, "cuMemsetD32Async"),
+       "cuMemsetD32Async"},
+      {bind(library, d.cuMemsetD16Async, "cuMemsetD16Async"),
+       "cuMemsetD16Async"},
   };
   for (const Binding &b : bindings)
     if (!b.ok) {
-      s.initError = std::string("the CUDA driver lacks ") + b.name +
-                    " (driver too old?)";
+      s.initError =
+          std::string("the CUDA driver lacks ") + b.name + " (driver too old?)";
       return;
     }
   CUresult result = d.cuInit(0);
@@ -252,8 +262,8 @@ void *mgpuModuleLoadJIT(void *data, int optLevel) {
                    CU_JIT_OPTIMIZATION_LEVEL};
   void *values[] = {log, reinterpret_cast<void *>(sizeof(log)),
                     reinterpret_cast<void *>(static_cast<intptr_t>(optLevel))};
-  CUresult result = state().driver.cuModuleLoadDataEx(&module, data, 3,
-                                                      options, values);
+  CUresult result =
+      state().driver.cuModuleLoadDataEx(&module, data, 3, options, values);
   if (result != CUDA_SUCCESS)
     recordError("cuModuleLoadDataEx (PTX JIT): " + describe(result) + ": " +
                 std::string(log));
@@ -276,26 +286,25 @@ void *mgpuModuleGetFunction(void *module, const char *name) {
 void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
                       intptr_t gridZ, intptr_t blockX, intptr_t blockY,
                       intptr_t blockZ, int32_t smem, void *stream,
-                      void **params, void ** /*extra*/, size_t /*paramsCount*/) {
+                      void **params, void ** /*extra*/,
+                      size_t /*paramsCount*/) {
   // After a recorded failure (a module that did not load, an allocation that
   // returned null) no kernel may run: it would see a null or stale pointer.
   if (!function || !ready() || errorRecorded())
     return;
   Driver &d = state().driver;
   if (smem > 48 * 1024 &&
-      !check(d.cuFuncSetAttribute(function,
-                                  CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                  smem),
-             "cuFuncSetAttribute"))
+      !check(
+          d.cuFuncSetAttribute(
+              function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem),
+          "cuFuncSetAttribute"))
     return;
   check(d.cuLaunchKernel(function, gridX, gridY, gridZ, blockX, blockY, blockZ,
                          smem, stream, params, nullptr),
         "cuLaunchKernel");
 }
 
-void *mgpuStreamCreate() {
-  return ready() ? currentStream() : nullptr;
-}
+void *mgpuStreamCreate() { return ready() ? currentStream() : nullptr; }
 
 void mgpuStreamDestroy(void *stream) {
   // The thread's streams live as long as the thread; others are destroyed.
@@ -328,8 +337,9 @@ void _mlir_ciface_ssdGPUWorkspace(void *result, int64_t bytes) {
   if (size < needed) {
     Driver &d = state().driver;
     // The previous call's kernels may still use the old buffer.
-    if (pointer && (!check(d.cuStreamSynchronize(stream), "cuStreamSynchronize") ||
-                    !check(d.cuMemFree(pointer), "cuMemFree")))
+    if (pointer &&
+        (!check(d.cuStreamSynchronize(stream), "cuStreamSynchronize") ||
+         !check(d.cuMemFree(pointer), "cuMemFree")))
       return;
     pointer = 0;
     size = 0;
@@ -345,7 +355,8 @@ void _mlir_ciface_ssdGPUWorkspace(void *result, int64_t bytes) {
 
 void mgpuStreamWaitEvent(void *stream, void *event) {
   if (ready())
-    check(state().driver.cuStreamWaitEvent(stream, event, 0), "cuStreamWaitEvent");
+    check(state().driver.cuStreamWaitEvent(stream, event, 0),
+          "cuStreamWaitEvent");
 }
 
 void *mgpuEventCreate() {
@@ -456,10 +467,10 @@ std::string describeDevice() {
   char name[256] = {0};
   int major = 0, minor = 0;
   s.driver.cuDeviceGetName(name, sizeof(name), s.device);
-  s.driver.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
-                                s.device);
-  s.driver.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
-                                s.device);
+  s.driver.cuDeviceGetAttribute(
+      &major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, s.device);
+  s.driver.cuDeviceGetAttribute(
+      &minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, s.device);
   return std::string(name) + " (sm_" + std::to_string(major) +
          std::to_string(minor) + ")";
 }
@@ -489,22 +500,22 @@ void release(void *device) {
 
 bool copyToDevice(void *device, const void *host, size_t bytes,
                   std::string &error) {
-  return !bytes || result(state().driver.cuMemcpyHtoD(devicePointer(device),
-                                                      host, bytes),
-                          "cuMemcpyHtoD", error);
+  return !bytes ||
+         result(state().driver.cuMemcpyHtoD(devicePointer(device), host, bytes),
+                "cuMemcpyHtoD", error);
 }
 
 bool copyToHost(void *host, const void *device, size_t bytes,
                 std::string &error) {
-  return !bytes || result(state().driver.cuMemcpyDtoH(host, devicePointer(device),
-                                                      bytes),
-                          "cuMemcpyDtoH", error);
+  return !bytes ||
+         result(state().driver.cuMemcpyDtoH(host, devicePointer(device), bytes),
+                "cuMemcpyDtoH", error);
 }
 
 bool copyDeviceToDevice(void *dst, const void *src, size_t bytes,
                         std::string &error) {
-  return !bytes || result(state().driver.cuMemcpyDtoD(devicePointer(dst),
-                                                      devicePointer(src), bytes),
+  return !bytes || result(state().driver.cuMemcpyDtoD(
+                              devicePointer(dst), devicePointer(src), bytes),
                           "cuMemcpyDtoD", error);
 }
 
@@ -535,9 +546,9 @@ std::vector<std::pair<const char *, void *>> runtimeSymbols() {
 
 const DeviceRuntime &deviceRuntime() {
   static const DeviceRuntime runtime{
-      "cuda",        initialize, describeDevice,     allocate,
-      release,       copyToDevice, copyToHost,       copyDeviceToDevice,
-      synchronize,   takeError,  runtimeSymbols,     setStream};
+      "cuda",      initialize,   describeDevice, allocate,
+      release,     copyToDevice, copyToHost,     copyDeviceToDevice,
+      synchronize, takeError,    runtimeSymbols, setStream};
   return runtime;
 }
 

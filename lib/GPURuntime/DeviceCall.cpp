@@ -2,7 +2,6 @@
 
 #include "ssd/GPURuntime/DeviceCall.h"
 
-
 #include <chrono>
 
 using namespace ssd;
@@ -40,9 +39,9 @@ bool ssd::runOnDevice(const DeviceRuntime &runtime, HostOperands &operands,
   bool called = call(pointers, error);
   std::string syncError;
   bool synced = runtime.synchronize(syncError);
-  seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                          start)
-                .count();
+  seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   if (!called)
     return false;
   if (!synced) {
@@ -80,9 +79,9 @@ bool ssd::callCInterface(void *function, std::vector<void *> &d,
         d[11]);
     return true;
   case 13:
-    reinterpret_cast<void (*)(P, P, P, P, P, P, P, P, P, P, P, P, P)>(
-        function)(d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7], d[8], d[9],
-                  d[10], d[11], d[12]);
+    reinterpret_cast<void (*)(P, P, P, P, P, P, P, P, P, P, P, P, P)>(function)(
+        d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7], d[8], d[9], d[10],
+        d[11], d[12]);
     return true;
   default:
     error = "internal error: a compiled op takes 9 to 13 operands, got " +

@@ -11,8 +11,8 @@
 using namespace mlir;
 using namespace mlir::ssd;
 
-#include "ssd/IR/SSDOpsDialect.cpp.inc"
 #include "ssd/IR/SSDEnums.cpp.inc"
+#include "ssd/IR/SSDOpsDialect.cpp.inc"
 #define GET_ATTRDEF_CLASSES
 #include "ssd/IR/SSDAttrs.cpp.inc"
 

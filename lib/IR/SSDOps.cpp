@@ -73,7 +73,9 @@ std::string describeDims(ArrayRef<StringRef> dims) {
   return text;
 }
 
-bool isModelDType(Type type) { return type.isF32() || type.isF16() || type.isBF16(); }
+bool isModelDType(Type type) {
+  return type.isF32() || type.isF16() || type.isBF16();
+}
 
 } // namespace
 
@@ -98,7 +100,8 @@ LogicalResult ChunkScanVarlenOp::verify() {
     if (!value || isa<RankedTensorType>(value.getType()) == tensorForm)
       continue;
     return emitOpError() << "operand '" << name << "' is a "
-                         << (tensorForm ? "memref" : "tensor") << " but 'x' is a "
+                         << (tensorForm ? "memref" : "tensor")
+                         << " but 'x' is a "
                          << (tensorForm ? "tensor" : "memref")
                          << ": every operand but ssm_pool must be a tensor "
                             "(tensor form) or every one a memref (memref form)";
@@ -140,8 +143,8 @@ LogicalResult ChunkScanVarlenOp::verify() {
                            << rank;
     if (rank != static_cast<int64_t>(spec.dims.size()))
       return emitOpError() << "'" << spec.name << "' must have rank "
-                           << spec.dims.size() << " (" << describeDims(spec.dims)
-                           << "), got rank " << rank;
+                           << spec.dims.size() << " ("
+                           << describeDims(spec.dims) << "), got rank " << rank;
   }
 
   // Element types.
@@ -151,7 +154,8 @@ LogicalResult ChunkScanVarlenOp::verify() {
                             "model dtype), got "
                          << modelType;
   for (StringRef name : {"dt", "A", "B", "C", "D", "dt_bias", "y"}) {
-    auto it = llvm::find_if(specs, [&](const OperandSpec &s) { return s.name == name; });
+    auto it = llvm::find_if(
+        specs, [&](const OperandSpec &s) { return s.name == name; });
     if (!it->value)
       continue;
     Type elementType = getElementTypeOrSelf(it->value.getType());
@@ -170,11 +174,12 @@ LogicalResult ChunkScanVarlenOp::verify() {
                          << qslType;
   Type indexType = cacheIndicesType.getElementType();
   if (!indexType.isSignlessInteger(32) && !indexType.isUnsignedInteger(32))
-    return emitOpError() << "'cache_indices' element type must be i32 or ui32, got "
-                         << indexType;
-  for (auto [name, value] : {std::pair<StringRef, Value>{"has_initial_state",
-                                                         getHasInitialState()},
-                             {"update_state", getUpdateState()}}) {
+    return emitOpError()
+           << "'cache_indices' element type must be i32 or ui32, got "
+           << indexType;
+  for (auto [name, value] :
+       {std::pair<StringRef, Value>{"has_initial_state", getHasInitialState()},
+        {"update_state", getUpdateState()}}) {
     if (!value)
       continue;
     Type elementType = getElementTypeOrSelf(value.getType());
@@ -222,7 +227,8 @@ LogicalResult ChunkScanVarlenOp::verify() {
     return emitOpError() << "ngroups (" << *groups << ") must be positive";
   if (heads && groups && *heads % *groups != 0)
     return emitOpError() << "nheads (" << *heads
-                         << ") must be a multiple of ngroups (" << *groups << ")";
+                         << ") must be a multiple of ngroups (" << *groups
+                         << ")";
 
   // The documented maxima (ssd/IR/SSDLimits.h, docs/overview.md "Limits").
   struct Limit {
@@ -254,7 +260,8 @@ LogicalResult ChunkScanVarlenOp::verify() {
 //===----------------------------------------------------------------------===//
 
 void ChunkScanVarlenOp::getEffects(
-    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
   // Only memref operands touch memory: the pool is read and updated in place,
   // the y buffer is written, every other buffer is read. Tensor operands are
   // values and have no effect.

@@ -13,12 +13,11 @@ using namespace ssd;
 
 std::vector<OperandLayout> ssd::operandLayouts(const ScanProblem &p) {
   std::string model = toString(p.dtype);
-  std::vector<OperandLayout> operands = {
-      {"x", {p.T, p.H, p.P}, model},
-      {"dt", {p.T, p.H}, model},
-      {"A", {p.H}, model},
-      {"B", {p.T, p.G, p.N}, model},
-      {"C", {p.T, p.G, p.N}, model}};
+  std::vector<OperandLayout> operands = {{"x", {p.T, p.H, p.P}, model},
+                                         {"dt", {p.T, p.H}, model},
+                                         {"A", {p.H}, model},
+                                         {"B", {p.T, p.G, p.N}, model},
+                                         {"C", {p.T, p.G, p.N}, model}};
   if (p.hasD)
     operands.push_back({"D", {p.H}, model});
   if (p.hasDtBias)
@@ -37,7 +36,6 @@ std::vector<OperandLayout> ssd::operandLayouts(const ScanProblem &p) {
   operands.push_back({"outs", {p.T, p.H, p.P}, model});
   return operands;
 }
-
 
 std::string ssd::signatureKey(const ScanProblem &p) {
   std::ostringstream key;
@@ -98,14 +96,13 @@ void appendModelArray(std::vector<uint8_t> &bytes, const std::vector<float> &v,
   }
   bytes.resize(v.size() * 2);
   for (size_t i = 0; i < v.size(); ++i) {
-    uint16_t bits = t == ModelDType::F16 ? floatToHalfBits(v[i])
-                                         : floatToBF16Bits(v[i]);
+    uint16_t bits =
+        t == ModelDType::F16 ? floatToHalfBits(v[i]) : floatToBF16Bits(v[i]);
     std::memcpy(bytes.data() + 2 * i, &bits, 2);
   }
 }
 
-template <typename T>
-std::vector<uint8_t> rawBytes(const std::vector<T> &v) {
+template <typename T> std::vector<uint8_t> rawBytes(const std::vector<T> &v) {
   std::vector<uint8_t> bytes(v.size() * sizeof(T));
   if (!v.empty())
     std::memcpy(bytes.data(), v.data(), bytes.size());

@@ -10,12 +10,12 @@
 
 #include "ssd/Runner/Npy.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <algorithm>
 #include <limits>
 
 using namespace ssd;
@@ -129,9 +129,8 @@ private:
     return false;
   }
   void skipSpace() {
-    while (pos < s.size() &&
-           (s[pos] == ' ' || s[pos] == '\t' || s[pos] == '\n' ||
-            s[pos] == '\r'))
+    while (pos < s.size() && (s[pos] == ' ' || s[pos] == '\t' ||
+                              s[pos] == '\n' || s[pos] == '\r'))
       ++pos;
   }
   bool eat(char c) {
@@ -267,7 +266,8 @@ int64_t ssd::npyItemSize(const std::string &descr) {
 bool ssd::readNpy(const std::string &path, NpyArray &out, std::string &error) {
   FILE *f = std::fopen(path.c_str(), "rb");
   if (!f) {
-    fail(error, path, std::string("cannot open (") + std::strerror(errno) + ")");
+    fail(error, path,
+         std::string("cannot open (") + std::strerror(errno) + ")");
     return false;
   }
   FileCloser closer{f};
@@ -401,9 +401,9 @@ bool ssd::writeNpy(const std::string &path, const NpyArray &a,
     return false;
   }
 
-  std::string dict = "{'descr': '" + a.descr +
-                     "', 'fortran_order': False, 'shape': " +
-                     shapeTuple(a.shape) + ", }";
+  std::string dict =
+      "{'descr': '" + a.descr +
+      "', 'fortran_order': False, 'shape': " + shapeTuple(a.shape) + ", }";
   // NumPy pads so the data starts on a 64-byte boundary (aligned loads, mmap).
   int major = 1;
   size_t prefix = 10;
@@ -434,13 +434,14 @@ bool ssd::writeNpy(const std::string &path, const NpyArray &a,
   }
   bool ok = std::fwrite(pre.data(), 1, pre.size(), f) == pre.size() &&
             std::fwrite(header.data(), 1, header.size(), f) == header.size() &&
-            (a.data.empty() || std::fwrite(a.data.data(), 1, a.data.size(),
-                                           f) == a.data.size());
+            (a.data.empty() ||
+             std::fwrite(a.data.data(), 1, a.data.size(), f) == a.data.size());
   // fclose flushes; a full disk often shows up only here.
   if (std::fclose(f) != 0)
     ok = false;
   if (!ok) {
-    fail(error, path, std::string("write error (") + std::strerror(errno) + ")");
+    fail(error, path,
+         std::string("write error (") + std::strerror(errno) + ")");
     std::remove(path.c_str());
     return false;
   }

@@ -92,12 +92,11 @@ bool ssd::checkLimits(const ScanProblem &p, std::string &error) {
     const char *name;
     int64_t value, max;
   };
-  for (const Limit &l :
-       {Limit{"total tokens T", p.T, limits::kMaxTokens},
-        Limit{"nheads H", p.H, limits::kMaxHeads},
-        Limit{"head_dim P", p.P, limits::kMaxHeadDim},
-        Limit{"ngroups G", p.G, limits::kMaxGroups},
-        Limit{"dstate N", p.N, limits::kMaxDState}})
+  for (const Limit &l : {Limit{"total tokens T", p.T, limits::kMaxTokens},
+                         Limit{"nheads H", p.H, limits::kMaxHeads},
+                         Limit{"head_dim P", p.P, limits::kMaxHeadDim},
+                         Limit{"ngroups G", p.G, limits::kMaxGroups},
+                         Limit{"dstate N", p.N, limits::kMaxDState}})
     if (l.value > l.max) {
       error = std::string(l.name) + " = " + std::to_string(l.value) +
               " exceeds the supported maximum " + std::to_string(l.max);
@@ -196,8 +195,7 @@ public:
       return true;
     return fail(name, std::string(extent) + " = " + std::to_string(value) +
                           " exceeds the supported maximum " +
-                          std::to_string(max) +
-                          " (docs/overview.md, Limits)");
+                          std::to_string(max) + " (docs/overview.md, Limits)");
   }
 
   bool expectRank(const char *name, const NpyArray &a, size_t rank,
@@ -213,8 +211,8 @@ public:
                    const char *from) {
     if (a.shape == shape)
       return true;
-    return fail(name, "shape " + shapeStr(a.shape) + " does not match " +
-                          dims + " = " + shapeStr(shape) + " from " + from);
+    return fail(name, "shape " + shapeStr(a.shape) + " does not match " + dims +
+                          " = " + shapeStr(shape) + " from " + from);
   }
 
   /// Converts a float32/float16 array to float and optionally rounds it to
@@ -312,8 +310,8 @@ bool load(Loader &L, ModelDType dtype, PoolDType poolDType, ScanProblem &out) {
   out.H = x.shape[1];
   out.P = x.shape[2];
   if (out.H < 1 || out.P < 1)
-    return L.fail("x.npy", "H and P must be at least 1, got shape " +
-                               shapeStr(x.shape));
+    return L.fail("x.npy",
+                  "H and P must be at least 1, got shape " + shapeStr(x.shape));
   if (!L.expectAtMost("x.npy", "total tokens T", out.T, limits::kMaxTokens) ||
       !L.expectAtMost("x.npy", "nheads H", out.H, limits::kMaxHeads) ||
       !L.expectAtMost("x.npy", "head_dim P", out.P, limits::kMaxHeadDim))
@@ -330,8 +328,8 @@ bool load(Loader &L, ModelDType dtype, PoolDType poolDType, ScanProblem &out) {
                      "x.npy (T) and B.npy (G, N)"))
     return false;
   if (out.G < 1 || out.N < 1)
-    return L.fail("B.npy", "G and N must be at least 1, got shape " +
-                               shapeStr(B.shape));
+    return L.fail("B.npy",
+                  "G and N must be at least 1, got shape " + shapeStr(B.shape));
   if (!L.expectAtMost("B.npy", "ngroups G", out.G, limits::kMaxGroups) ||
       !L.expectAtMost("B.npy", "dstate N", out.N, limits::kMaxDState))
     return false;
@@ -388,10 +386,10 @@ bool load(Loader &L, ModelDType dtype, PoolDType poolDType, ScanProblem &out) {
                   "first offset is " + std::to_string(q[0]) + ", expected 0");
   for (int64_t b = 0; b < out.batch; ++b)
     if (q[b + 1] < q[b])
-      return L.fail("query_start_loc.npy",
-                    "offsets decrease at sequence " + std::to_string(b) +
-                        " (" + std::to_string(q[b]) + " then " +
-                        std::to_string(q[b + 1]) + ")");
+      return L.fail("query_start_loc.npy", "offsets decrease at sequence " +
+                                               std::to_string(b) + " (" +
+                                               std::to_string(q[b]) + " then " +
+                                               std::to_string(q[b + 1]) + ")");
   if (int64_t(q[out.batch]) != out.T)
     return L.fail("query_start_loc.npy",
                   "last offset is " + std::to_string(q[out.batch]) +
@@ -419,9 +417,8 @@ bool load(Loader &L, ModelDType dtype, PoolDType poolDType, ScanProblem &out) {
   if (out.batch)
     std::memcpy(out.cacheIndices.data(), ci.data.data(), ci.data.size());
 
-  if (out.hasInitialStatePresent &&
-      !L.toMask("has_initial_state.npy", hasInit, out.batch,
-                out.hasInitialState))
+  if (out.hasInitialStatePresent && !L.toMask("has_initial_state.npy", hasInit,
+                                              out.batch, out.hasInitialState))
     return false;
   if (out.updateStatePresent &&
       !L.toMask("update_state.npy", update, out.batch, out.updateState))
@@ -484,8 +481,8 @@ bool makeDirs(const std::string &dir, std::string &error) {
       continue;
     }
     if (::mkdir(prefix.c_str(), 0777) != 0 && errno != EEXIST) {
-      error = prefix + ": cannot create directory (" + std::strerror(errno) +
-              ")";
+      error =
+          prefix + ": cannot create directory (" + std::strerror(errno) + ")";
       return false;
     }
   }
@@ -542,8 +539,8 @@ bool ssd::writeOutputs(const std::string &dir, const ScanProblem &p,
     return false;
   }
   if (std::rename(poolTmp.c_str(), poolPath.c_str()) != 0) {
-    error = poolPath + ": cannot rename into place (" + std::strerror(errno) +
-            ")";
+    error =
+        poolPath + ": cannot rename into place (" + std::strerror(errno) + ")";
     // Do not leave a y.npy that belongs to no pool.
     std::remove(yPath.c_str());
     std::remove(poolTmp.c_str());

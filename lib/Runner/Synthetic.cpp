@@ -84,7 +84,8 @@ double ssd::chunkedFlops(const ScanProblem &p, int64_t chunkSize) {
   // Per token and head: chunk state 2PN, inter-chunk output 2PN, intra-chunk
   // output about L P (causal half of 2 L P); per token and group: C Bᵀ about
   // L N (causal half of 2 L N).
-  double L = static_cast<double>(std::min<int64_t>(chunkSize, std::max<int64_t>(p.T, 1)));
+  double L = static_cast<double>(
+      std::min<int64_t>(chunkSize, std::max<int64_t>(p.T, 1)));
   double tokens = static_cast<double>(p.T);
   return tokens * (p.H * (4.0 * p.P * p.N + L * p.P) + p.G * L * p.N);
 }

@@ -68,8 +68,10 @@ struct ChunkScanVarlenOpInterface
     SmallVector<Value> dynamicSizes;
     for (int64_t dim = 0; dim < yType.getRank(); ++dim)
       if (yType.isDynamicDim(dim))
-        dynamicSizes.push_back(memref::DimOp::create(rewriter, loc, xBuffer, dim));
-    auto yBufferType = MemRefType::get(yType.getShape(), yType.getElementType());
+        dynamicSizes.push_back(
+            memref::DimOp::create(rewriter, loc, xBuffer, dim));
+    auto yBufferType =
+        MemRefType::get(yType.getShape(), yType.getElementType());
     FailureOr<Value> yBuffer =
         options.createAlloc(rewriter, loc, yBufferType, dynamicSizes);
     if (failed(yBuffer))

@@ -307,10 +307,9 @@ struct SSDDeviceAllocsPass
         continue;
       MemRefType type = get.getType();
       if (!type.getLayout().isIdentity())
-        return get.emitError()
-               << "ssd-device-allocs: cannot place global @" << get.getName()
-               << " on the device: its type " << type
-               << " has a non-identity layout";
+        return get.emitError() << "ssd-device-allocs: cannot place global @"
+                               << get.getName() << " on the device: its type "
+                               << type << " has a non-identity layout";
       DeviceGlobal &global =
           deviceGlobals[{func.getOperation(), get.getNameAttr().getAttr()}];
       if (!global.device) {
@@ -327,9 +326,9 @@ struct SSDDeviceAllocsPass
             gpu::AllocOp::create(b, loc, type, /*asyncToken=*/Type(),
                                  ValueRange{}, ValueRange{}, ValueRange{})
                 .getMemref();
-        auto fill = gpu::MemcpyOp::create(b, loc, /*asyncToken=*/Type(),
-                                          ValueRange{}, global.device,
-                                          global.host.getResult());
+        auto fill =
+            gpu::MemcpyOp::create(b, loc, /*asyncToken=*/Type(), ValueRange{},
+                                  global.device, global.host.getResult());
         lastPrologueOp[func.getOperation()] = fill;
         ++numGlobals;
       }

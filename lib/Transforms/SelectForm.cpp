@@ -44,8 +44,8 @@ Value emitChoosesChunked(OpBuilder &b, Location loc,
                             constant(thresholds.minChunkedTokens));
   Value perSeqBound = arith::MulIOp::create(
       b, loc, batchAtLeastOne, constant(thresholds.minChunkedTokensPerSeq));
-  Value longSequences = arith::CmpIOp::create(
-      b, loc, arith::CmpIPredicate::sge, tokens, perSeqBound);
+  Value longSequences = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                              tokens, perSeqBound);
   return arith::AndIOp::create(b, loc, longLaunch, longSequences);
 }
 
@@ -91,7 +91,8 @@ struct SSDSelectFormPass
     MLIRContext *ctx = op.getContext();
     op.setFormAttr(FormAttr::get(ctx, chosen));
     if (chosen == Form::chunked && !op.getChunkSizeAttr())
-      op.setChunkSizeAttr(IntegerAttr::get(IntegerType::get(ctx, 64), chunkSize));
+      op.setChunkSizeAttr(
+          IntegerAttr::get(IntegerType::get(ctx, 64), chunkSize));
   }
 
   /// A serial op that `auto` chose for a launch that may still hold a
@@ -137,14 +138,12 @@ struct SSDSelectFormPass
     Value offsetsValue = emitDim(b, loc, op.getQueryStartLoc(), 0);
     Value batchValue = arith::SubIOp::create(
         b, loc, offsetsValue, arith::ConstantIndexOp::create(b, loc, 1));
-    Value chunked =
-        emitChoosesChunked(b, loc, rule, tokensValue, batchValue);
+    Value chunked = emitChoosesChunked(b, loc, rule, tokensValue, batchValue);
 
     auto ifOp = scf::IfOp::create(b, loc, op->getResultTypes(), chunked,
-                                    /*withElseRegion=*/true);
-    for (auto [block, chosen] :
-         {std::pair{ifOp.thenBlock(), Form::chunked},
-          std::pair{ifOp.elseBlock(), Form::serial}}) {
+                                  /*withElseRegion=*/true);
+    for (auto [block, chosen] : {std::pair{ifOp.thenBlock(), Form::chunked},
+                                 std::pair{ifOp.elseBlock(), Form::serial}}) {
       OpBuilder branch = OpBuilder::atBlockBegin(block);
       auto clone = cast<ChunkScanVarlenOp>(branch.clone(*op));
       pin(clone, chosen);

@@ -21,6 +21,4 @@ const ssd::DeviceRuntime &ssd::aot::deviceRuntime() {
   return ssd::emulator::deviceRuntime();
 }
 
-const char *ssd::aot::deviceLibrary() {
-  return "libSSDAotEmulatorDevice.a";
-}
+const char *ssd::aot::deviceLibrary() { return "libSSDAotEmulatorDevice.a"; }

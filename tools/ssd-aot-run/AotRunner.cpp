@@ -153,7 +153,8 @@ bool runVariant(const Variant &v, ssd::HostOperands &operands, double &seconds,
 bool copyBandwidth(size_t bytes, int reps, double &bandwidth,
                    std::string &error) {
   const ssd::DeviceRuntime &rt = device();
-  void *a = rt.allocate(bytes, error), *b = a ? rt.allocate(bytes, error) : nullptr;
+  void *a = rt.allocate(bytes, error),
+       *b = a ? rt.allocate(bytes, error) : nullptr;
   if (!a || !b) {
     if (a)
       rt.release(a);
@@ -166,7 +167,9 @@ bool copyBandwidth(size_t bytes, int reps, double &bandwidth,
     auto start = std::chrono::steady_clock::now();
     if (!rt.copyDeviceToDevice(b, a, bytes, error) || !rt.synchronize(error))
       return false;
-    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    double s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
     if (r)
       best = std::min(best, s);
   }
@@ -214,7 +217,8 @@ int bench(const Options &o, ssd::ModelDType dtype) {
     std::printf("%8s %6s %10s %9s %12s\n", "T", "batch", "ms", "GB/s",
                 "vs copy");
   } else {
-    return fail("unknown --bench '" + o.bench + "' (expected prefill or decode)");
+    return fail("unknown --bench '" + o.bench +
+                "' (expected prefill or decode)");
   }
   for (const Case &c : cases) {
     ssd::ScanProblem p = ssd::makeSyntheticProblem(like, c.batch, c.length, 7);
@@ -231,10 +235,9 @@ int bench(const Options &o, ssd::ModelDType dtype) {
     if (o.bench == "prefill") {
       double flops = ssd::chunkedFlops(p, o.chunkSize);
       double roofline = std::max(flops / peakFlops, bytes / copyBW);
-      std::printf("%8lld %6lld %10.3f %12.2f %9.1f %8.1f%%\n",
-                  (long long)p.T, (long long)p.batch, best * 1e3,
-                  p.T / best / 1e6, flops / best / 1e12,
-                  100.0 * roofline / best);
+      std::printf("%8lld %6lld %10.3f %12.2f %9.1f %8.1f%%\n", (long long)p.T,
+                  (long long)p.batch, best * 1e3, p.T / best / 1e6,
+                  flops / best / 1e12, 100.0 * roofline / best);
     } else {
       std::printf("%8lld %6lld %10.4f %9.1f %11.1f%%\n", (long long)p.T,
                   (long long)p.batch, best * 1e3, bytes / best / 1e9,
@@ -288,7 +291,8 @@ int call(const Options &o) {
         rt.release(b);
     }
   } release{rt, dIn, dOut};
-  if (!dIn || !dOut || !rt.copyToDevice(dIn, input.data(), input.size(), error) ||
+  if (!dIn || !dOut ||
+      !rt.copyToDevice(dIn, input.data(), input.size(), error) ||
       !rt.copyToDevice(dOut, output.data(), output.size(), error))
     return fail(error);
   // Rank-1 descriptors: allocated, aligned, offset, size, stride.
@@ -307,11 +311,10 @@ int call(const Options &o) {
   if (!rt.copyToHost(output.data(), dOut, output.size(), error))
     return fail(error);
   std::ofstream out(o.output, std::ios::binary);
-  if (!out.write(output.data(), std::streamsize(output.size())) ||
-      !out.flush())
+  if (!out.write(output.data(), std::streamsize(output.size())) || !out.flush())
     return fail(o.output + ": cannot write");
-  std::printf("ssd-aot-run: %s call %s: %zu bytes in, %zu bytes out\n",
-              rt.name, o.call.c_str(), input.size(), output.size());
+  std::printf("ssd-aot-run: %s call %s: %zu bytes in, %zu bytes out\n", rt.name,
+              o.call.c_str(), input.size(), output.size());
   return 0;
 }
 
@@ -324,7 +327,8 @@ std::vector<std::string> words(const std::string &line) {
     while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i])))
       ++i;
     size_t start = i;
-    while (i < line.size() && !std::isspace(static_cast<unsigned char>(line[i])))
+    while (i < line.size() &&
+           !std::isspace(static_cast<unsigned char>(line[i])))
       ++i;
     if (i > start)
       result.push_back(line.substr(start, i - start));
@@ -387,9 +391,11 @@ int runOne(const Options &o) {
   std::string error;
   ssd::ModelDType dtype;
   if (!ssd::parseModelDType(o.dtype, dtype))
-    return fail("unknown --dtype '" + o.dtype + "' (expected f32, f16 or bf16)");
+    return fail("unknown --dtype '" + o.dtype +
+                "' (expected f32, f16 or bf16)");
   if (o.form != "auto" && o.form != "serial" && o.form != "chunked")
-    return fail("unknown --form '" + o.form + "' (expected auto, chunked or serial)");
+    return fail("unknown --form '" + o.form +
+                "' (expected auto, chunked or serial)");
   if (!o.bench.empty())
     return bench(o, dtype);
   if (o.inputs.empty() || o.outputs.empty())
@@ -423,9 +429,10 @@ int runOne(const Options &o) {
   }
   if (!ssd::writeOutputs(o.outputs, problem, y, pool, error))
     return fail(error);
-  std::printf("ssd-aot-run: %s form=%s dtype=%s T=%lld batch=%lld time=%.3f ms\n",
-              target.c_str(), o.form.c_str(), ssd::toString(dtype),
-              (long long)problem.T, (long long)problem.batch, seconds * 1e3);
+  std::printf(
+      "ssd-aot-run: %s form=%s dtype=%s T=%lld batch=%lld time=%.3f ms\n",
+      target.c_str(), o.form.c_str(), ssd::toString(dtype),
+      (long long)problem.T, (long long)problem.batch, seconds * 1e3);
   std::fflush(stdout);
   return 0;
 }

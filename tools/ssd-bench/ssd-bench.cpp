@@ -146,11 +146,12 @@ double peakFlops(int threads, int reps) {
 
 int usage(const char *message) {
   std::fprintf(stderr, "ssd-bench: %s\n", message);
-  std::fprintf(stderr,
-               "usage: ssd-bench [--dtype f32|f16|bf16] [--model mamba2|granite4] "
-               "[--quick] [--reps N] [--chunk-size N] "
-               "[--form serial|chunked|both] [--case decode:B|verify:B|prefill:T ...] "
-               "[--H n] [--P n] [--N n] [--G n]\n");
+  std::fprintf(
+      stderr,
+      "usage: ssd-bench [--dtype f32|f16|bf16] [--model mamba2|granite4] "
+      "[--quick] [--reps N] [--chunk-size N] "
+      "[--form serial|chunked|both] [--case decode:B|verify:B|prefill:T ...] "
+      "[--H n] [--P n] [--N n] [--G n]\n");
   return 1;
 }
 
@@ -170,7 +171,9 @@ int main(int argc, char **argv) {
   std::vector<Case> cases;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
-    auto next = [&]() -> const char * { return i + 1 < argc ? argv[++i] : nullptr; };
+    auto next = [&]() -> const char * {
+      return i + 1 < argc ? argv[++i] : nullptr;
+    };
     if (arg == "--quick") {
       quick = true;
     } else if (arg == "--dtype") {
@@ -186,7 +189,8 @@ int main(int argc, char **argv) {
       else if (model == "granite4")
         shape = Shape{128, 64, 128, 1};
       else
-        return usage("--model takes mamba2 (Mamba2-2.7B) or granite4 (Granite-4)");
+        return usage(
+            "--model takes mamba2 (Mamba2-2.7B) or granite4 (Granite-4)");
     } else if (arg == "--form") {
       const char *v = next();
       formsWanted = v ? v : "";
@@ -200,9 +204,8 @@ int main(int argc, char **argv) {
       std::string text = v ? v : "";
       size_t colon = text.find(':');
       std::string kind = text.substr(0, colon);
-      long long n = colon == std::string::npos
-                        ? 0
-                        : std::atoll(text.c_str() + colon + 1);
+      long long n =
+          colon == std::string::npos ? 0 : std::atoll(text.c_str() + colon + 1);
       if (n < 1 || (kind != "decode" && kind != "verify" && kind != "prefill"))
         return usage("--case takes decode:B, verify:B or prefill:T");
       if (kind == "prefill")
@@ -220,7 +223,10 @@ int main(int argc, char **argv) {
       else if (arg == "--chunk-size")
         chunkSize = n;
       else
-        (arg == "--H" ? shape.H : arg == "--P" ? shape.P : arg == "--N" ? shape.N : shape.G) = n;
+        (arg == "--H"   ? shape.H
+         : arg == "--P" ? shape.P
+         : arg == "--N" ? shape.N
+                        : shape.G) = n;
     } else {
       return usage(("unknown flag '" + arg + "'").c_str());
     }
@@ -232,10 +238,12 @@ int main(int argc, char **argv) {
     for (int64_t batch : quick ? std::vector<int64_t>{1, 16, 64}
                                : std::vector<int64_t>{1, 4, 16, 64, 256})
       cases.push_back({"decode", batch, 1});
-    for (int64_t batch : quick ? std::vector<int64_t>{8} : std::vector<int64_t>{4, 16})
+    for (int64_t batch :
+         quick ? std::vector<int64_t>{8} : std::vector<int64_t>{4, 16})
       cases.push_back({"verify", batch, 4});
-    for (int64_t length : quick ? std::vector<int64_t>{256, 1024}
-                                : std::vector<int64_t>{256, 1024, 2048, 4096, 8192, 16384})
+    for (int64_t length :
+         quick ? std::vector<int64_t>{256, 1024}
+               : std::vector<int64_t>{256, 1024, 2048, 4096, 8192, 16384})
       cases.push_back({"prefill", 1, length});
   }
 
@@ -274,7 +282,8 @@ int main(int argc, char **argv) {
   }
 
   for (const Case &c : cases) {
-    ssd::ScanProblem problem = ssd::makeSyntheticProblem(like, c.batch, c.length, 1);
+    ssd::ScanProblem problem =
+        ssd::makeSyntheticProblem(like, c.batch, c.length, 1);
     double bytes = ssd::minimumBytesMoved(problem);
     double copy = copySeconds(bytes, threads, std::max(reps, 5));
     // The usual count for the recurrence: 6 flops per state element and token.
@@ -305,10 +314,10 @@ int main(int argc, char **argv) {
       double fraction = computeBound ? flops / best[f] / peak : copy / best[f];
       std::printf("%-8s %6lld %6lld %-8s %10.3f %10.4g %8.1f %8.2f %8.2f "
                   "%5.1f%% of %s\n",
-                  c.kind.c_str(), (long long)problem.T, (long long)problem.batch,
-                  forms[f].c_str(), best[f] * 1e3, problem.T / best[f],
-                  flops / best[f] / 1e9, bytes / best[f] / 1e9,
-                  bytes / copy / 1e9, 100.0 * fraction,
+                  c.kind.c_str(), (long long)problem.T,
+                  (long long)problem.batch, forms[f].c_str(), best[f] * 1e3,
+                  problem.T / best[f], flops / best[f] / 1e9,
+                  bytes / best[f] / 1e9, bytes / copy / 1e9, 100.0 * fraction,
                   computeBound ? "FMA peak" : "copy");
       std::fflush(stdout);
     }
@@ -316,8 +325,8 @@ int main(int argc, char **argv) {
       bool autoChunked =
           mlir::ssd::FormThresholds().choosesChunked(problem.T, problem.batch);
       std::printf("%-8s %6lld %6lld auto->%s, faster: %s (%.2fx)\n",
-                  c.kind.c_str(), (long long)problem.T, (long long)problem.batch,
-                  autoChunked ? "chunked" : "serial",
+                  c.kind.c_str(), (long long)problem.T,
+                  (long long)problem.batch, autoChunked ? "chunked" : "serial",
                   best[0] <= best[1] ? "serial" : "chunked",
                   std::max(best[0], best[1]) / std::min(best[0], best[1]));
     }

@@ -142,8 +142,9 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
     }
   }
   if (o.inputs.empty() == o.module.empty()) {
-    error = o.inputs.empty() ? "at least one --inputs DIR or a --module FILE is required"
-                             : "--inputs and --module exclude each other";
+    error = o.inputs.empty()
+                ? "at least one --inputs DIR or a --module FILE is required"
+                : "--inputs and --module exclude each other";
     return false;
   }
   if (o.output.empty()) {
@@ -205,9 +206,9 @@ void addRegistration(llvm::Module &m, const std::string &function,
   llvm::Type *ptr = llvm::PointerType::get(ctx, 0);
   llvm::FunctionCallee reg = m.getOrInsertFunction(
       "ssd_aot_register_variant",
-      llvm::FunctionType::get(
-          llvm::Type::getVoidTy(ctx),
-          {ptr, ptr, llvm::Type::getInt32Ty(ctx), ptr}, false));
+      llvm::FunctionType::get(llvm::Type::getVoidTy(ctx),
+                              {ptr, ptr, llvm::Type::getInt32Ty(ctx), ptr},
+                              false));
   llvm::Function *ctor = llvm::Function::Create(
       llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), false),
       llvm::GlobalValue::InternalLinkage, function + "_register", m);
@@ -307,8 +308,8 @@ bool compileVariants(const Options &o, ssd::ModelDType dtype,
           mlir::parseSourceString<mlir::ModuleOp>(
               ssd::buildScanModuleText(problem, false, name), &context);
       if (!module) {
-        error = "internal error: generated module does not parse: " +
-                diagnostics;
+        error =
+            "internal error: generated module does not parse: " + diagnostics;
         return false;
       }
       std::unique_ptr<llvm::Module> variant = compileForDevice(
@@ -349,9 +350,9 @@ bool compileModule(const Options &o, const std::string &form,
       continue;
     func->setAttr("llvm.emit_c_interface", mlir::UnitAttr::get(&context));
     mlir::FunctionType type = func.getFunctionType();
-    functions.push_back({func.getName().str(),
-                         static_cast<int>(type.getNumInputs() +
-                                          type.getNumResults())});
+    functions.push_back(
+        {func.getName().str(),
+         static_cast<int>(type.getNumInputs() + type.getNumResults())});
   }
   if (functions.empty()) {
     error = o.module + " holds no public func.func";
@@ -403,7 +404,8 @@ void noteExternalCalls(llvm::Module &linked, const std::string &output) {
   };
   static std::vector<Library> libraries = [] {
     std::vector<Library> result;
-    for (const char *name : {"libmlir_c_runner_utils.so", "libmlir_runner_utils.so"}) {
+    for (const char *name :
+         {"libmlir_c_runner_utils.so", "libmlir_runner_utils.so"}) {
       std::string path = std::string(SSD_LLVM_LIBRARY_DIR) + "/" + name;
       if (void *h = dlopen(path.c_str(), RTLD_LAZY | RTLD_LOCAL))
         result.push_back({path, h});
@@ -452,11 +454,13 @@ int main(int argc, char **argv) {
     return fail(error);
   ssd::ModelDType dtype;
   if (!ssd::parseModelDType(o.dtype, dtype))
-    return fail("unknown --dtype '" + o.dtype + "' (expected f32, f16 or bf16)");
+    return fail("unknown --dtype '" + o.dtype +
+                "' (expected f32, f16 or bf16)");
   std::vector<std::string> forms = split(o.forms);
   for (const std::string &f : forms)
     if (!mlir::ssd::parseEnumName(mlir::ssd::kFormChoiceNames, f))
-      return fail("unknown form '" + f + "' in --forms (expected auto, serial, chunked)");
+      return fail("unknown form '" + f +
+                  "' in --forms (expected auto, serial, chunked)");
 
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
@@ -471,7 +475,8 @@ int main(int argc, char **argv) {
   std::string diagnostics;
   llvm::raw_string_ostream diagnosticStream(diagnostics);
   llvm::SourceMgr sourceMgr;
-  mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagnosticStream);
+  mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context,
+                                           diagnosticStream);
 
   llvm::LLVMContext llvmContext;
   auto linked = std::make_unique<llvm::Module>("ssd-aot", llvmContext);

@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "ssd/Execution/ScanKernel.h"
@@ -25,7 +26,6 @@
 #include "ssd/Runner/Problem.h"
 #include "ssd/Runner/Reference.h"
 #include "ssd/Transforms/FormSelection.h"
-#include "mlir/IR/DialectRegistry.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -44,7 +44,8 @@ constexpr const char *kUsage =
     "               [--pool-dtype f32|bf16]\n"
     "               [--target cpu|cuda|gpu-emu|reference]\n"
     "               [--form auto|chunked|serial]\n"
-    "               [--chunk-size N] [--static-shapes] [--print-ir] [--no-openmp]\n"
+    "               [--chunk-size N] [--static-shapes] [--print-ir] "
+    "[--no-openmp]\n"
     "               [--chip sm_80|sm_86|sm_89|sm_90|sm_90a]\n"
     "               [--tensor-form [--constant-weights]] [--emulator-costs]\n";
 
@@ -54,8 +55,8 @@ int fail(const std::string &message) {
 }
 
 struct Options {
-  std::string inputs, outputs, dtype = "f32", poolDType = "f32",
-      target = "cpu", form = "auto",
+  std::string inputs, outputs,
+      dtype = "f32", poolDType = "f32", target = "cpu", form = "auto",
       chip = mlir::ssd::enumName(mlir::ssd::kGPUChipNames,
                                  mlir::ssd::kDefaultGPUChip)
                  .str();
@@ -70,14 +71,15 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
   const std::map<std::string, std::string *> valued = {
       {"--inputs", &o.inputs}, {"--outputs", &o.outputs},
       {"--dtype", &o.dtype},   {"--pool-dtype", &o.poolDType},
-      {"--target", &o.target},
-      {"--form", &o.form},     {"--chip", &o.chip}};
+      {"--target", &o.target}, {"--form", &o.form},
+      {"--chip", &o.chip}};
   std::string chunkSize;
   bool chunkSizeGiven = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i], value;
     bool inlineValue = false;
-    if (size_t eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
+    if (size_t eq = arg.find('=');
+        arg.rfind("--", 0) == 0 && eq != std::string::npos) {
       value = arg.substr(eq + 1);
       arg = arg.substr(0, eq);
       inlineValue = true;
@@ -103,8 +105,7 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
     else if (arg == "--chunk-size") {
       target = &chunkSize;
       chunkSizeGiven = true;
-    }
-    else {
+    } else {
       error = "unknown flag '" + std::string(argv[i]) + "'";
       return false;
     }
@@ -176,7 +177,8 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
 } // namespace
 
 int main(int argc, char **argv) {
-  if (argc == 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
+  if (argc == 2 &&
+      (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
     std::fputs(kUsage, stdout);
     return 0;
   }
@@ -186,7 +188,8 @@ int main(int argc, char **argv) {
     return fail(error);
   ssd::ModelDType dtype;
   if (!ssd::parseModelDType(o.dtype, dtype))
-    return fail("unknown --dtype '" + o.dtype + "' (expected f32, f16 or bf16)");
+    return fail("unknown --dtype '" + o.dtype +
+                "' (expected f32, f16 or bf16)");
 
   ssd::PoolDType poolDType;
   if (!ssd::parsePoolDType(o.poolDType, poolDType))
@@ -204,16 +207,19 @@ int main(int argc, char **argv) {
       o.target == "cuda" || o.target == "gpu-emu"
           ? mlir::ssd::kGPUFormThresholds
           : mlir::ssd::kCPUFormThresholds;
-  bool chunked = o.form == "chunked" ||
-                 (o.form == "auto" &&
-                  thresholds.choosesChunked(problem.T, problem.batch));
+  bool chunked =
+      o.form == "chunked" ||
+      (o.form == "auto" && thresholds.choosesChunked(problem.T, problem.batch));
 
   // The CPU loops allocate their workspace with malloc and cannot report
   // failure: refuse a launch that cannot fit before compiling it.
   if (o.target == "cpu" && !o.printIR) {
-    int threads = o.openmp ? int(std::max(1u, std::thread::hardware_concurrency())) : 1;
-    double need = ssd::cpuWorkspaceBytes(problem, chunked, o.chunkSize, threads);
-    double have = double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE));
+    int threads =
+        o.openmp ? int(std::max(1u, std::thread::hardware_concurrency())) : 1;
+    double need =
+        ssd::cpuWorkspaceBytes(problem, chunked, o.chunkSize, threads);
+    double have =
+        double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE));
     if (have > 0 && need > have) {
       char text[256];
       std::snprintf(text, sizeof text,
@@ -221,8 +227,7 @@ int main(int argc, char **argv) {
                     "for this launch, more than this machine's %.3g GiB of "
                     "memory%s",
                     chunked ? "chunked" : "serial", need / 1073741824.0,
-                    have / 1073741824.0,
-                    chunked ? " (try --form serial)" : "");
+                    have / 1073741824.0, chunked ? " (try --form serial)" : "");
       return fail(text);
     }
   }
@@ -252,9 +257,9 @@ int main(int argc, char **argv) {
     auto start = std::chrono::steady_clock::now();
     if (!ssd::referenceScan(problem, yRef, poolRef, &error))
       return fail(error);
-    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                            start)
-                  .count();
+    seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
     ssd::roundOutputs(problem, yRef, poolRef, y, pool);
     ran = "reference";
   } else {
@@ -287,10 +292,9 @@ int main(int argc, char **argv) {
               "N=%lld time=%.3f ms\n",
               ran.c_str(), ssd::toString(dtype),
               poolDType == ssd::PoolDType::BF16 ? " pool=bf16" : "",
-              (long long)problem.T,
-              (long long)problem.batch, (long long)problem.H,
-              (long long)problem.P, (long long)problem.G, (long long)problem.N,
-              seconds * 1e3);
+              (long long)problem.T, (long long)problem.batch,
+              (long long)problem.H, (long long)problem.P, (long long)problem.G,
+              (long long)problem.N, seconds * 1e3);
   if (o.emulatorCosts)
     std::fputs(ssd::emulator::formatCosts(ssd::emulator::takeCosts()).c_str(),
                stdout);

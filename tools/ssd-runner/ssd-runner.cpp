@@ -38,14 +38,12 @@ using namespace llvm;
 
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input file>"),
                                       cl::init("-"));
-static cl::opt<std::string> entryPoint("entry-point",
-                                       cl::desc("function to run"),
-                                       cl::init("main"));
+static cl::opt<std::string>
+    entryPoint("entry-point", cl::desc("function to run"), cl::init("main"));
 static cl::list<std::string> sharedLibs("shared-libs",
                                         cl::desc("libraries to load"),
                                         cl::CommaSeparated);
-static cl::opt<std::string> gpu("gpu",
-                                cl::desc("emulator (default) or cuda"),
+static cl::opt<std::string> gpu("gpu", cl::desc("emulator (default) or cuda"),
                                 cl::init("emulator"));
 static cl::opt<bool> emulatorCosts(
     "emulator-costs",

@@ -72,7 +72,8 @@ TEST(F16, Subnormals) {
   EXPECT_EQ(floatToHalfBits(pow2(-25)), 0x0000);
   EXPECT_EQ(floatToHalfBits(1.5f * pow2(-25)), 0x0001);
   EXPECT_EQ(floatToHalfBits(3 * pow2(-25)), 0x0002);
-  EXPECT_EQ(floatToHalfBits(pow2(-14) - pow2(-24)), 0x03ff) << "largest subnormal";
+  EXPECT_EQ(floatToHalfBits(pow2(-14) - pow2(-24)), 0x03ff)
+      << "largest subnormal";
   EXPECT_EQ(floatToHalfBits(pow2(-30)), 0x0000);
   EXPECT_EQ(floatToHalfBits(pow2(-14)), 0x0400) << "smallest normal";
 }
@@ -90,8 +91,8 @@ TEST(F16, NaNAndToFloat) {
 TEST(F16, EveryFiniteHalfRoundTrips) {
   for (uint32_t h = 0; h < 0x10000; ++h)
     if ((h & 0x7c00) != 0x7c00)
-      ASSERT_EQ(floatToHalfBits(halfBitsToFloat(uint16_t(h))), h) << "0x"
-                                                                  << std::hex << h;
+      ASSERT_EQ(floatToHalfBits(halfBitsToFloat(uint16_t(h))), h)
+          << "0x" << std::hex << h;
 }
 
 TEST(ModelDType, RoundingAndNames) {

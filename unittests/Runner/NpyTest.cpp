@@ -85,29 +85,35 @@ TEST_F(NpyTest, ReadsVersion2And3Headers) {
 
 TEST_F(NpyTest, BrokenFilesGiveOneLineNamingTheProblem) {
   writeRaw("magic.npy", "hello, this is not numpy");
-  EXPECT_NE(readError("magic.npy").find("magic.npy: not a .npy file (bad magic)"),
-            std::string::npos);
+  EXPECT_NE(
+      readError("magic.npy").find("magic.npy: not a .npy file (bad magic)"),
+      std::string::npos);
 
   writeRaw("trunc.npy",
-           rawNpy(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (8,), }",
+           rawNpy(1,
+                  "{'descr': '<f4', 'fortran_order': False, 'shape': (8,), }",
                   sixteenBytes.substr(0, 10)));
-  EXPECT_NE(readError("trunc.npy")
-                .find("trunc.npy: truncated data (expected 32 bytes, found 10)"),
-            std::string::npos);
+  EXPECT_NE(
+      readError("trunc.npy")
+          .find("trunc.npy: truncated data (expected 32 bytes, found 10)"),
+      std::string::npos);
 
   writeRaw("trail.npy",
-           rawNpy(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }",
+           rawNpy(1,
+                  "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }",
                   sixteenBytes.substr(0, 9)));
   EXPECT_NE(readError("trail.npy").find("trailing data"), std::string::npos);
 
   writeRaw("i8.npy",
-           rawNpy(1, "{'descr': '<i8', 'fortran_order': False, 'shape': (2,), }",
+           rawNpy(1,
+                  "{'descr': '<i8', 'fortran_order': False, 'shape': (2,), }",
                   sixteenBytes));
   EXPECT_NE(readError("i8.npy").find("i8.npy: unsupported dtype '<i8'"),
             std::string::npos);
 
   writeRaw("big.npy",
-           rawNpy(1, "{'descr': '>f4', 'fortran_order': False, 'shape': (4,), }",
+           rawNpy(1,
+                  "{'descr': '>f4', 'fortran_order': False, 'shape': (4,), }",
                   sixteenBytes));
   EXPECT_NE(readError("big.npy").find("unsupported dtype '>f4'"),
             std::string::npos);
@@ -116,11 +122,12 @@ TEST_F(NpyTest, BrokenFilesGiveOneLineNamingTheProblem) {
                                  "{'descr': '<f4', 'fortran_order': True, "
                                  "'shape': (2, 2), }",
                                  sixteenBytes));
-  EXPECT_NE(
-      readError("fortran.npy").find("fortran.npy: Fortran order is not supported"),
-      std::string::npos);
+  EXPECT_NE(readError("fortran.npy")
+                .find("fortran.npy: Fortran order is not supported"),
+            std::string::npos);
 
-  writeRaw("hdr.npy", rawNpy(1, "{'descr': '<f4', 'shape': (2, 2)", sixteenBytes));
+  writeRaw("hdr.npy",
+           rawNpy(1, "{'descr': '<f4', 'shape': (2, 2)", sixteenBytes));
   EXPECT_NE(readError("hdr.npy").find("malformed header"), std::string::npos);
 
   writeRaw("shorthdr.npy", std::string("\x93NUMPY\x01\x00\xff\x00{", 11));

@@ -174,12 +174,12 @@ TEST_F(LoadProblemTest, HeadsMultipleOfGroups) {
   writeProblem("hg", b);
   // B and C rewritten with G = 3, which does not divide H = 2.
   std::string e;
-  ASSERT_TRUE(writeNpy(path("hg/B.npy"),
-                       makeArray<float>("<f4", {2, 3, 1}, std::vector<float>(6, 1)),
-                       e));
-  ASSERT_TRUE(writeNpy(path("hg/C.npy"),
-                       makeArray<float>("<f4", {2, 3, 1}, std::vector<float>(6, 1)),
-                       e));
+  ASSERT_TRUE(writeNpy(
+      path("hg/B.npy"),
+      makeArray<float>("<f4", {2, 3, 1}, std::vector<float>(6, 1)), e));
+  ASSERT_TRUE(writeNpy(
+      path("hg/C.npy"),
+      makeArray<float>("<f4", {2, 3, 1}, std::vector<float>(6, 1)), e));
   EXPECT_CONTAINS(loadError("hg"), "not a multiple of G = 3");
 }
 

@@ -92,7 +92,8 @@ std::string ssd::testing::rawNpy(int major, const std::string &dict,
 
 void TempDirTest::SetUp() {
   char pattern[] = "/tmp/ssd-unittest.XXXXXX";
-  ASSERT_NE(::mkdtemp(pattern), nullptr) << "cannot create a temporary directory";
+  ASSERT_NE(::mkdtemp(pattern), nullptr)
+      << "cannot create a temporary directory";
   dir = pattern;
 }
 
@@ -129,9 +130,9 @@ void TempDirTest::writeProblem(const std::string &name,
   if (p.hasDtBias)
     f32("dt_bias.npy", {p.H}, p.dtBias);
   f32("ssm_pool.npy", {p.S, p.H, p.P, p.N}, p.pool);
-  ASSERT_TRUE(writeNpy(d + "/query_start_loc.npy",
-                       makeArray<int32_t>("<i4", {p.batch + 1}, p.queryStartLoc),
-                       e))
+  ASSERT_TRUE(
+      writeNpy(d + "/query_start_loc.npy",
+               makeArray<int32_t>("<i4", {p.batch + 1}, p.queryStartLoc), e))
       << e;
   ASSERT_TRUE(writeNpy(
       d + "/cache_indices.npy",
@@ -142,17 +143,17 @@ void TempDirTest::writeProblem(const std::string &name,
       e))
       << e;
   if (p.hasInitialStatePresent)
-    ASSERT_TRUE(writeNpy(d + "/has_initial_state.npy",
-                         makeArray<uint8_t>(
-                             "|b1", {int64_t(p.hasInitialState.size())},
-                             p.hasInitialState),
-                         e))
+    ASSERT_TRUE(
+        writeNpy(d + "/has_initial_state.npy",
+                 makeArray<uint8_t>("|b1", {int64_t(p.hasInitialState.size())},
+                                    p.hasInitialState),
+                 e))
         << e;
   if (p.updateStatePresent)
-    ASSERT_TRUE(writeNpy(d + "/update_state.npy",
-                         makeArray<uint8_t>("|b1",
-                                            {int64_t(p.updateState.size())},
-                                            p.updateState),
-                         e))
+    ASSERT_TRUE(
+        writeNpy(d + "/update_state.npy",
+                 makeArray<uint8_t>("|b1", {int64_t(p.updateState.size())},
+                                    p.updateState),
+                 e))
         << e;
 }

@@ -11,8 +11,8 @@
 #ifndef SSD_EXECUTION_SCANKERNEL_H
 #define SSD_EXECUTION_SCANKERNEL_H
 
-#include "ssd/Runner/HostOperands.h"
 #include "ssd/Pipelines/Pipelines.h"
+#include "ssd/Runner/HostOperands.h"
 #include "ssd/Runner/Problem.h"
 #include "ssd/Transforms/FormSelection.h"
 
@@ -31,13 +31,13 @@ enum class Target {
 struct CompileOptions {
   Target target = Target::CPU;
   /// CUDA, GPU emulator: the GPU, a name in mlir::ssd::kGPUChipNames.
-  std::string chip = mlir::ssd::enumName(mlir::ssd::kGPUChipNames,
-                                         mlir::ssd::kDefaultGPUChip)
-                         .str();
-  std::string form = "auto";   ///< a name in mlir::ssd::kFormChoiceNames
+  std::string chip =
+      mlir::ssd::enumName(mlir::ssd::kGPUChipNames, mlir::ssd::kDefaultGPUChip)
+          .str();
+  std::string form = "auto"; ///< a name in mlir::ssd::kFormChoiceNames
   int64_t chunkSize = mlir::ssd::kChunkSizeDefault;
-  bool staticShapes = false;   ///< else T, batch and pool slots are dynamic
-  bool openmp = true;          ///< outer loops on all cores
+  bool staticShapes = false; ///< else T, batch and pool slots are dynamic
+  bool openmp = true;        ///< outer loops on all cores
   /// The tensor form (operands as tensors, y returned) instead of the memref
   /// form, as a graph compiler holds the op; with `constantWeights`, A, D
   /// and dt_bias are constants in the module, from the signature problem.
@@ -58,9 +58,9 @@ struct ScanModuleOptions {
 /// The module `ssd-run` compiles for `problem`'s signature: one func,
 /// `@chunk_scan_varlen`, whose arguments are the op's memrefs in operand
 /// order, holding the memref-form op. Before any pass.
-std::string buildScanModuleText(const ScanProblem &problem, bool staticShapes,
-                                const std::string &functionName =
-                                    "chunk_scan_varlen");
+std::string
+buildScanModuleText(const ScanProblem &problem, bool staticShapes,
+                    const std::string &functionName = "chunk_scan_varlen");
 /// The same with every choice of ScanModuleOptions: in the tensor form the
 /// function returns y, its arguments are tensors (the pool stays a memref)
 /// and, with constant weights, A, D and dt_bias are not arguments.
@@ -72,9 +72,9 @@ std::string buildScanModuleText(const ScanProblem &problem,
 class ScanKernel {
 public:
   ~ScanKernel();
-  static std::unique_ptr<ScanKernel>
-  compile(const ScanProblem &signature, const CompileOptions &options,
-          std::string &error);
+  static std::unique_ptr<ScanKernel> compile(const ScanProblem &signature,
+                                             const CompileOptions &options,
+                                             std::string &error);
   /// Runs the op in place on `operands`; `seconds` gets the call's wall time
   /// (CUDA: of the compiled call, which ends with a stream synchronisation;
   /// the copies to and from the device are outside it).

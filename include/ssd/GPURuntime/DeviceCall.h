@@ -21,8 +21,7 @@ using CompiledCall =
 /// `seconds` is the wall time of the call and the wait. Errors recorded by
 /// the mgpu* runtime during the call are reported.
 bool runOnDevice(const DeviceRuntime &runtime, HostOperands &operands,
-                 const CompiledCall &call, double &seconds,
-                 std::string &error);
+                 const CompiledCall &call, double &seconds, std::string &error);
 
 /// Calls the C interface (`_mlir_ciface_<name>`) of a compiled op: one
 /// pointer argument per operand descriptor.

@@ -100,11 +100,22 @@ constexpr const char *kKernelInfoPrefix = "__ssdemu_kinfo_";
   X(cp_async_wait)
 
 enum class SpecialRegister : uint32_t {
-  TidX, TidY, TidZ,
-  NtidX, NtidY, NtidZ,
-  CtaidX, CtaidY, CtaidZ,
-  NctaidX, NctaidY, NctaidZ,
-  LaneId, WarpId, NWarpId, WarpSize,
+  TidX,
+  TidY,
+  TidZ,
+  NtidX,
+  NtidY,
+  NtidZ,
+  CtaidX,
+  CtaidY,
+  CtaidZ,
+  NctaidX,
+  NctaidY,
+  NctaidZ,
+  LaneId,
+  WarpId,
+  NWarpId,
+  WarpSize,
 };
 
 enum class ShuffleMode : uint32_t { Idx = 0, Up = 1, Down = 2, Bfly = 3 };
@@ -131,25 +142,47 @@ enum LdmatrixMode : uint32_t {
 enum AccessFlags : uint32_t {
   AccessRead = 0,
   AccessWrite = 1,
-  AccessAtomic = 2,     ///< read-modify-write by one thread, atomically
-  AccessReadWrite = 4,  ///< both (memmove-style helpers)
+  AccessAtomic = 2,    ///< read-modify-write by one thread, atomically
+  AccessReadWrite = 4, ///< both (memmove-style helpers)
 };
 
 /// Unary math functions: the PTX approximations (computed exactly, with the
 /// flush-to-zero of the .ftz forms applied to input and result) and the
 /// libdevice functions the kernels may call.
 enum class MathOp : uint32_t {
-  Ex2Approx, Ex2ApproxFtz,
-  Lg2Approx, Lg2ApproxFtz,
-  RcpApprox, RcpApproxFtz,
-  SqrtApprox, SqrtApproxFtz,
-  RsqrtApprox, RsqrtApproxFtz,
-  SinApprox, SinApproxFtz,
-  CosApprox, CosApproxFtz,
+  Ex2Approx,
+  Ex2ApproxFtz,
+  Lg2Approx,
+  Lg2ApproxFtz,
+  RcpApprox,
+  RcpApproxFtz,
+  SqrtApprox,
+  SqrtApproxFtz,
+  RsqrtApprox,
+  RsqrtApproxFtz,
+  SinApprox,
+  SinApproxFtz,
+  CosApprox,
+  CosApproxFtz,
   TanhApprox,
   // libdevice (__nv_*): the host's libm, not bit-identical to libdevice.
-  Exp, Exp2, Expm1, Log, Log2, Log1p, Sqrt, Rsqrt, Tanh, Sin, Cos, Erf,
-  Fabs, Floor, Ceil, Trunc, Round,
+  Exp,
+  Exp2,
+  Expm1,
+  Log,
+  Log2,
+  Log1p,
+  Sqrt,
+  Rsqrt,
+  Tanh,
+  Sin,
+  Cos,
+  Erf,
+  Fabs,
+  Floor,
+  Ceil,
+  Trunc,
+  Round,
 };
 
 /// Shared memory a kernel may use without the dynamic-size opt-in, and the

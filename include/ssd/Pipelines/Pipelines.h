@@ -62,7 +62,8 @@ struct SSDToCPUPipelineOptions
       *this, "form", llvm::cl::desc("which form each op gets"),
       llvm::cl::init(FormChoice::Auto), EnumValues{kFormChoiceNames}};
   PassOptions::Option<int64_t> chunkSize{
-      *this, "chunk-size", llvm::cl::desc("tokens per chunk of the chunked form"),
+      *this, "chunk-size",
+      llvm::cl::desc("tokens per chunk of the chunked form"),
       llvm::cl::init(kChunkSizeDefault)};
   PassOptions::Option<int64_t> minChunkedTokens{
       *this, "min-chunked-tokens",
@@ -102,25 +103,31 @@ struct SSDGPUPipelineOptionsBase : public PassPipelineOptions<Derived> {
       *this, "form", llvm::cl::desc("which form each op gets"),
       llvm::cl::init(FormChoice::Auto), EnumValues{kFormChoiceNames}};
   typename ::mlir::detail::PassOptions::template Option<int64_t> chunkSize{
-      *this, "chunk-size", llvm::cl::desc("tokens per chunk of the chunked form"),
+      *this, "chunk-size",
+      llvm::cl::desc("tokens per chunk of the chunked form"),
       llvm::cl::init(kChunkSizeDefault)};
-  typename ::mlir::detail::PassOptions::template Option<int64_t> minChunkedTokens{
-      *this, "min-chunked-tokens",
-      llvm::cl::desc("fewest total tokens for which auto picks chunked"),
-      llvm::cl::init(kGPUFormThresholds.minChunkedTokens)};
-  typename ::mlir::detail::PassOptions::template Option<int64_t> minChunkedTokensPerSeq{
-      *this, "min-chunked-tokens-per-seq",
-      llvm::cl::desc("fewest tokens per sequence (T / batch) for which auto "
-                     "picks chunked"),
-      llvm::cl::init(kGPUFormThresholds.minChunkedTokensPerSeq)};
-  typename ::mlir::detail::PassOptions::template Option<int64_t> serialRowsPerWarp{
-      *this, "serial-rows-per-warp",
-      llvm::cl::desc("head_dim rows of the state per warp (serial kernel)"),
-      llvm::cl::init(4)};
-  typename ::mlir::detail::PassOptions::template Option<int64_t> serialWarpsPerBlock{
-      *this, "serial-warps-per-block",
-      llvm::cl::desc("warps per thread block (serial kernel)"),
-      llvm::cl::init(4)};
+  typename ::mlir::detail::PassOptions::template Option<int64_t>
+      minChunkedTokens{
+          *this, "min-chunked-tokens",
+          llvm::cl::desc("fewest total tokens for which auto picks chunked"),
+          llvm::cl::init(kGPUFormThresholds.minChunkedTokens)};
+  typename ::mlir::detail::PassOptions::template Option<int64_t>
+      minChunkedTokensPerSeq{
+          *this, "min-chunked-tokens-per-seq",
+          llvm::cl::desc(
+              "fewest tokens per sequence (T / batch) for which auto "
+              "picks chunked"),
+          llvm::cl::init(kGPUFormThresholds.minChunkedTokensPerSeq)};
+  typename ::mlir::detail::PassOptions::template Option<int64_t>
+      serialRowsPerWarp{
+          *this, "serial-rows-per-warp",
+          llvm::cl::desc("head_dim rows of the state per warp (serial kernel)"),
+          llvm::cl::init(4)};
+  typename ::mlir::detail::PassOptions::template Option<int64_t>
+      serialWarpsPerBlock{
+          *this, "serial-warps-per-block",
+          llvm::cl::desc("warps per thread block (serial kernel)"),
+          llvm::cl::init(4)};
   typename ::mlir::detail::PassOptions::template Option<int> optLevel{
       *this, "opt-level",
       llvm::cl::desc("optimization level of the kernel code (NVVM, or the "

@@ -93,10 +93,10 @@ bool loadProblem(const std::string &dir, ModelDType dtype, ScanProblem &out,
 /// The same from .npy images in memory: `files` maps a file name
 /// ("x.npy", ...) to its bytes, names it lacks are absent files; messages
 /// name them as `dir`/name. For tests and fuzzing.
-bool loadProblemFromMemory(const std::map<std::string, std::vector<uint8_t>> &files,
-                           const std::string &dir, ModelDType dtype,
-                           ScanProblem &out, std::string &error,
-                           PoolDType poolDType = PoolDType::F32);
+bool loadProblemFromMemory(
+    const std::map<std::string, std::vector<uint8_t>> &files,
+    const std::string &dir, ModelDType dtype, ScanProblem &out,
+    std::string &error, PoolDType poolDType = PoolDType::F32);
 
 /// Checks H, P, G, N and T of `p` against the documented maxima; false with
 /// a one-line message naming the extent, its value and the maximum.

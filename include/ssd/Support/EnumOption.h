@@ -24,8 +24,7 @@ namespace mlir {
 namespace ssd {
 
 /// How an option spells one value of `Enum`.
-template <typename Enum>
-struct EnumName {
+template <typename Enum> struct EnumName {
   Enum value;
   llvm::StringLiteral name;
   llvm::StringLiteral help;
@@ -34,12 +33,10 @@ struct EnumName {
 /// The llvm::cl modifier that gives an option the values of `names`, as
 /// `llvm::cl::values(clEnumValN(...), ...)` would; usable both on
 /// `llvm::cl::opt` and on pass options (ODS `Option<..., additionalOptFlags>`).
-template <typename Enum>
-struct EnumValues {
+template <typename Enum> struct EnumValues {
   llvm::ArrayRef<EnumName<Enum>> names;
 
-  template <typename Opt>
-  void apply(Opt &option) const {
+  template <typename Opt> void apply(Opt &option) const {
     for (const EnumName<Enum> &entry : names)
       option.getParser().addLiteralOption(entry.name, entry.value, entry.help);
   }

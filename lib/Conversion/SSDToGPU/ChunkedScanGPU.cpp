@@ -110,7 +110,8 @@ int64_t roundUp(int64_t v, int64_t m) { return llvm::divideCeil(v, m) * m; }
 /// The shared-memory layout of each block role; the kernels and the
 /// shared-memory check both use it.
 struct ChunkRoleShared {
-  int64_t locateScratch, chunkedScratch, located, scanHi, scanLo, lastCum, scale;
+  int64_t locateScratch, chunkedScratch, located, scanHi, scanLo, lastCum,
+      scale;
   int64_t xHigh, xLow, bHigh, bLow;
   int64_t bytes;
 };
@@ -132,11 +133,11 @@ struct ChunkedPlan {
   StaticExtents x;
   int64_t chunkSize;
   MmaElement element;
-  bool split;           // f32 model: hi/lo operands
-  int64_t paddedP;      // P rounded up to 16: rows of dS, columns of y
-  int64_t reductionN;   // N rounded up to kStep: k of C Bᵀ and C S_prevᵀ
-  int64_t stateParts;   // blocks per (chunk, head) for dS, each stateCols
-  int64_t stateCols;    //   columns of N (a multiple of 16)
+  bool split;         // f32 model: hi/lo operands
+  int64_t paddedP;    // P rounded up to 16: rows of dS, columns of y
+  int64_t reductionN; // N rounded up to kStep: k of C Bᵀ and C S_prevᵀ
+  int64_t stateParts; // blocks per (chunk, head) for dS, each stateCols
+  int64_t stateCols;  //   columns of N (a multiple of 16)
   WarpLayout stateWarps, cbWarps, outputWarps;
   int64_t tokensPerThread; // ceil(L / kChunkThreads) in the cumsum
   ChunkRoleShared chunkShared;
@@ -215,9 +216,9 @@ struct ChunkedPlan {
       // writes (8 rows x 4 pairs) then cover all 32 banks once.
       s.yStride = paddedP + 8;
       s.yTile = s.aHigh;
-      s.bytes = std::max<int64_t>(l.size(), llvm::alignTo(s.yTile + 4 * kRowTile *
-                                                     s.yStride,
-                                                 kViewAlignment));
+      s.bytes = std::max<int64_t>(
+          l.size(),
+          llvm::alignTo(s.yTile + 4 * kRowTile * s.yStride, kViewAlignment));
     }
     launch1Bytes = std::max(chunkShared.bytes, cbShared.bytes);
     launch3Bytes = outputShared.bytes;
@@ -238,8 +239,7 @@ public:
                         const LowerToGPUOptions &options,
                         int64_t minSequence = 0)
       : e(b, op, MathFlavor::NVVMApprox), plan(plan), x(plan.x),
-        L(plan.chunkSize), minSequence(minSequence),
-        async(options.asyncCopies),
+        L(plan.chunkSize), minSequence(minSequence), async(options.asyncCopies),
         loads(options.ldmatrix ? FragmentLoads::LdMatrix
                                : FragmentLoads::Scalar),
         op(op) {
@@ -276,24 +276,24 @@ private:
   Type modelType, mmaType;
 
   // Host-side extents.
-  Value maxChunks;   // ceil(T / L) + batch
-  Value chunkRows;   // min(L, T): rows of a chunk's C Bᵀ
-  Value paddedRows;  // chunkRows rounded up to 8
-  Value rowTiles;    // ceil(chunkRows / 64)
-  Value seqBound;    // sequences that may run chunked: batch, or in a mixed
-                     // launch min(batch, T / minSequence)
+  Value maxChunks;  // ceil(T / L) + batch
+  Value chunkRows;  // min(L, T): rows of a chunk's C Bᵀ
+  Value paddedRows; // chunkRows rounded up to 8
+  Value rowTiles;   // ceil(chunkRows / 64)
+  Value seqBound;   // sequences that may run chunked: batch, or in a mixed
+                    // launch min(batch, T / minSequence)
 
   // Workspace views.
-  Value chunkBegin;  // [batch + 1] i32: first chunk of each sequence
-  Value chunkSeq;    // [K] i32: sequence of each chunk
+  Value chunkBegin;        // [batch + 1] i32: first chunk of each sequence
+  Value chunkSeq;          // [K] i32: sequence of each chunk
   Value cumHi, cumLo, dts; // [K, H, paddedRows] f32 per chunk token
-  Value chunkDecay;  // [K, H] f32: exp(cum_last)
-  Value states;      // [K, H, P, N] f32: dS_k
+  Value chunkDecay;        // [K, H] f32: exp(cum_last)
+  Value states;            // [K, H, P, N] f32: dS_k
   Value prevHigh, prevLow; // [K, H, P, N] mma element: S_prev(k) (hi, lo)
-  Value finals;      // [seqBound, H, P, N] f32: final states
-  Value chunkedSeqs; // mixed launches: [seqBound + 1] i32, the sequences
-                     // that run chunked, then their count
-  Value cb;          // [K, G, chunkRows, paddedRows] f32: C Bᵀ
+  Value finals;            // [seqBound, H, P, N] f32: final states
+  Value chunkedSeqs;       // mixed launches: [seqBound + 1] i32, the sequences
+                           // that run chunked, then their count
+  Value cb;                // [K, G, chunkRows, paddedRows] f32: C Bᵀ
 
   //===------------------------------------------------------------------===//
   // Helpers
@@ -309,14 +309,16 @@ private:
   Value zeroOf(ImplicitLocOpBuilder &b, Type type) {
     if (auto vector = dyn_cast<VectorType>(type))
       return arith::ConstantOp::create(
-          b, vector, DenseElementsAttr::get(vector, b.getZeroAttr(
-                                                        vector.getElementType())));
+          b, vector,
+          DenseElementsAttr::get(vector,
+                                 b.getZeroAttr(vector.getElementType())));
     return arith::ConstantOp::create(b, type, b.getZeroAttr(type));
   }
   Value vectorLoad(ImplicitLocOpBuilder &b, VectorType type, Value memref,
                    ValueRange indices, int64_t align) {
     return vector::LoadOp::create(b, type, memref, indices,
-                                  /*nontemporal=*/false, llvm::MaybeAlign(align));
+                                  /*nontemporal=*/false,
+                                  llvm::MaybeAlign(align));
   }
   void vectorStore(ImplicitLocOpBuilder &b, Value v, Value memref,
                    ValueRange indices, int64_t align) {
@@ -324,9 +326,9 @@ private:
                             llvm::MaybeAlign(align));
   }
   /// cond ? then() : zeros, for several values; `then` runs only when cond.
-  SmallVector<Value> ifValues(ImplicitLocOpBuilder &b, Value cond,
-                              function_ref<SmallVector<Value>(
-                                  ImplicitLocOpBuilder &)> then) {
+  SmallVector<Value>
+  ifValues(ImplicitLocOpBuilder &b, Value cond,
+           function_ref<SmallVector<Value>(ImplicitLocOpBuilder &)> then) {
     SmallVector<Type> types;
     auto ifOp = scf::IfOp::create(
         b, cond,
@@ -386,8 +388,8 @@ private:
     Value next = faddExact(b, hi, step);
     Value stepPart = fsubExact(b, next, hi);
     Value hiPart = fsubExact(b, next, stepPart);
-    Value err = faddExact(b, fsubExact(b, hi, hiPart),
-                          fsubExact(b, step, stepPart));
+    Value err =
+        faddExact(b, fsubExact(b, hi, hiPart), fsubExact(b, step, stepPart));
     return {next, faddExact(b, lo, err)};
   }
   SmallVector<Value> combineCompensated(ImplicitLocOpBuilder &b,
@@ -398,8 +400,8 @@ private:
   /// exp(min(cum_i - cum_j, 0)) from compensated sums.
   Value decayBetween(ImplicitLocOpBuilder &b, Value hiI, Value loI, Value hiJ,
                      Value loJ) {
-    return e.decay(b, faddExact(b, fsubExact(b, hiI, hiJ),
-                                fsubExact(b, loI, loJ)));
+    return e.decay(
+        b, faddExact(b, fsubExact(b, hiI, hiJ), fsubExact(b, loI, loJ)));
   }
 
   //===------------------------------------------------------------------===//
@@ -434,13 +436,13 @@ private:
     SmallVector<Value> values{toI32(b, local)}, identity{i32(b, 0)};
     SmallVector<Value> scratches{scratch};
     if (chunkedScratch) {
-      Value sequences = e.reduce(
-          b, lo, hi, idx(b, 0),
-          [&](ImplicitLocOpBuilder &b, Value seq, Value sum) {
-            Value one = select(b, isChunked(b, sequenceLength(b, seq)),
-                               idx(b, 1), idx(b, 0));
-            return add(b, sum, one);
-          });
+      Value sequences =
+          e.reduce(b, lo, hi, idx(b, 0),
+                   [&](ImplicitLocOpBuilder &b, Value seq, Value sum) {
+                     Value one = select(b, isChunked(b, sequenceLength(b, seq)),
+                                        idx(b, 1), idx(b, 0));
+                     return add(b, sum, one);
+                   });
       values.push_back(toI32(b, sequences));
       identity.push_back(i32(b, 0));
       scratches.push_back(chunkedScratch);
@@ -453,8 +455,12 @@ private:
             sum.push_back(arith::AddIOp::create(b, x, y));
           return sum;
         });
-    SequenceRanges r{lo, hi, local, toIndex(b, scan.exclusive[0]),
-                     toIndex(b, scan.total[0]), Value()};
+    SequenceRanges r{lo,
+                     hi,
+                     local,
+                     toIndex(b, scan.exclusive[0]),
+                     toIndex(b, scan.total[0]),
+                     Value()};
     if (chunkedScratch)
       r.chunkedBefore = toIndex(b, scan.exclusive[1]);
     return r;
@@ -462,13 +468,13 @@ private:
 
   /// Finds chunk `k` (uniform over the block) and runs `body` with it when
   /// it exists. `scratch` is [warps] i32, `located` [2] i32 shared.
-  void locateChunk(ImplicitLocOpBuilder &b, Value k, Value tid, Value lane,
-                   Value scratch, Value located,
-                   function_ref<void(ImplicitLocOpBuilder &, ChunkLocation)>
-                       body) {
+  void
+  locateChunk(ImplicitLocOpBuilder &b, Value k, Value tid, Value lane,
+              Value scratch, Value located,
+              function_ref<void(ImplicitLocOpBuilder &, ChunkLocation)> body) {
     SequenceRanges r = scanSequenceRanges(b, tid, lane, scratch);
-    Value mine = both(b, ule(b, r.before, k),
-                      ult(b, k, add(b, r.before, r.count)));
+    Value mine =
+        both(b, ule(b, r.before, k), ult(b, k, add(b, r.before, r.count)));
     e.ifThen(b, mine, [&](ImplicitLocOpBuilder &b) {
       SmallVector<Value> found = forLoop(
           b, r.lo, r.hi, {r.before, idx(b, 0), idx(b, 0)},
@@ -476,9 +482,8 @@ private:
             Value run = args[0];
             Value next = add(b, run, chunksOf(b, seq));
             Value hit = both(b, ule(b, run, k), ult(b, k, next));
-            return SmallVector<Value>{
-                next, select(b, hit, seq, args[1]),
-                select(b, hit, sub(b, k, run), args[2])};
+            return SmallVector<Value>{next, select(b, hit, seq, args[1]),
+                                      select(b, hit, sub(b, k, run), args[2])};
           });
       store(b, toI32(b, found[1]), located, {idx(b, 0)});
       store(b, toI32(b, found[2]), located, {idx(b, 1)});
@@ -499,8 +504,8 @@ private:
   /// a mixed launch also the list of chunked sequences and its length.
   void emitChunkMap(ImplicitLocOpBuilder &b, Value tid, Value lane,
                     Value scratch, Value chunkedScratch) {
-    SequenceRanges r = scanSequenceRanges(b, tid, lane, scratch,
-                                          minSequence ? chunkedScratch : Value());
+    SequenceRanges r = scanSequenceRanges(
+        b, tid, lane, scratch, minSequence ? chunkedScratch : Value());
     SmallVector<Value> init{r.before};
     if (minSequence)
       init.push_back(r.chunkedBefore);
@@ -542,9 +547,9 @@ private:
 
   /// The sequence that entry `i` of launches 2 and 3 works on, when it
   /// exists: entry i itself, or in a mixed launch the i-th chunked sequence.
-  void forChunkedSequence(ImplicitLocOpBuilder &b, Value i,
-                          function_ref<void(ImplicitLocOpBuilder &, Value)>
-                              body) {
+  void
+  forChunkedSequence(ImplicitLocOpBuilder &b, Value i,
+                     function_ref<void(ImplicitLocOpBuilder &, Value)> body) {
     if (!minSequence)
       return body(b, i);
     Value count = toIndex(b, load(b, chunkedSeqs, {seqBound}));
@@ -567,13 +572,14 @@ private:
     Type element = type.getElementType();
     auto f32x8 = VectorType::get({8}, b.getF32Type());
     if (extent % 8 == 0) {
-      return ifValues(b, valid, [&](ImplicitLocOpBuilder &b) {
-               Value v = vectorLoad(b, VectorType::get({8}, element), memref,
-                                    indices, 16);
-               if (!element.isF32())
-                 v = arith::ExtFOp::create(b, f32x8, v);
-               return SmallVector<Value>{v};
-             })
+      return ifValues(b, valid,
+                      [&](ImplicitLocOpBuilder &b) {
+                        Value v = vectorLoad(b, VectorType::get({8}, element),
+                                             memref, indices, 16);
+                        if (!element.isF32())
+                          v = arith::ExtFOp::create(b, f32x8, v);
+                        return SmallVector<Value>{v};
+                      })
           .front();
     }
     SmallVector<Value> values;
@@ -653,31 +659,31 @@ private:
     deposit(b, first, zero, zero);
     if (async)
       NVVM::CpAsyncCommitGroupOp::create(b);
-    SmallVector<Value> acc = forLoop(
-        b, zero, steps, accInit,
-        [&](ImplicitLocOpBuilder &b, Value step,
-            ValueRange acc) -> SmallVector<Value> {
-          Value stage = remu(b, step, 2);
-          Value nextStage = sub(b, one, stage);
-          if (async)
-            NVVM::CpAsyncWaitGroupOp::create(b, 0);
-          // The step's operands are visible; every thread is done with the
-          // stage the next step overwrites.
-          gpu::BarrierOp::create(b);
-          Value next = add(b, step, 1);
-          Value hasNext = ult(b, next, steps);
-          SmallVector<Value> fetched =
-              ifValues(b, hasNext, [&](ImplicitLocOpBuilder &b) {
-                return fetch(b, next, nextStage);
-              });
-          if (async)
-            NVVM::CpAsyncCommitGroupOp::create(b);
-          SmallVector<Value> out = compute(b, stage, acc);
-          e.ifThen(b, hasNext, [&](ImplicitLocOpBuilder &b) {
-            deposit(b, fetched, next, nextStage);
-          });
-          return out;
-        });
+    SmallVector<Value> acc =
+        forLoop(b, zero, steps, accInit,
+                [&](ImplicitLocOpBuilder &b, Value step,
+                    ValueRange acc) -> SmallVector<Value> {
+                  Value stage = remu(b, step, 2);
+                  Value nextStage = sub(b, one, stage);
+                  if (async)
+                    NVVM::CpAsyncWaitGroupOp::create(b, 0);
+                  // The step's operands are visible; every thread is done with
+                  // the stage the next step overwrites.
+                  gpu::BarrierOp::create(b);
+                  Value next = add(b, step, 1);
+                  Value hasNext = ult(b, next, steps);
+                  SmallVector<Value> fetched =
+                      ifValues(b, hasNext, [&](ImplicitLocOpBuilder &b) {
+                        return fetch(b, next, nextStage);
+                      });
+                  if (async)
+                    NVVM::CpAsyncCommitGroupOp::create(b);
+                  SmallVector<Value> out = compute(b, stage, acc);
+                  e.ifThen(b, hasNext, [&](ImplicitLocOpBuilder &b) {
+                    deposit(b, fetched, next, nextStage);
+                  });
+                  return out;
+                });
     gpu::BarrierOp::create(b);
     return acc;
   }
@@ -730,12 +736,11 @@ private:
   /// threads: `body(i, row, col)` for the i-th chunk of this thread. Values
   /// the body appends to `*collected` (fetches) stay usable after the loop
   /// (a chunk index past the tile gives zeros).
-  void forEachChunk(ImplicitLocOpBuilder &b, Value tid, int64_t threads,
-                    int64_t rows, int64_t cols,
-                    function_ref<void(ImplicitLocOpBuilder &, int64_t, Value,
-                                      Value)>
-                        body,
-                    SmallVector<Value> *collected = nullptr) {
+  void forEachChunk(
+      ImplicitLocOpBuilder &b, Value tid, int64_t threads, int64_t rows,
+      int64_t cols,
+      function_ref<void(ImplicitLocOpBuilder &, int64_t, Value, Value)> body,
+      SmallVector<Value> *collected = nullptr) {
     const int64_t chunksPerRow = cols / 8, total = rows * chunksPerRow;
     for (int64_t i = 0; i * threads < total; ++i) {
       Value c = add(b, tid, i * threads);
@@ -791,7 +796,8 @@ private:
     Value flip = arith::AndIOp::create(
         b, arith::ShRUIOp::create(b, chunk, idx(b, 3)), idx(b, 1));
     Value swizzled = arith::XOrIOp::create(b, chunk, flip);
-    return add(b, mul(b, swizzled, 4), arith::AndIOp::create(b, col, idx(b, 3)));
+    return add(b, mul(b, swizzled, 4),
+               arith::AndIOp::create(b, col, idx(b, 3)));
   }
 
   /// For each pair of horizontally adjacent accumulators (columns col and
@@ -801,12 +807,12 @@ private:
       ValueRange acc,
       function_ref<void(ImplicitLocOpBuilder &, Value, Value, Value, Value)>
           body) {
-    forEachAccumulator(b, lane, tile,
-                       [&](ImplicitLocOpBuilder &b, Value row, Value col,
-                           int64_t i) {
-                         if (i % 2 == 0)
-                           body(b, row, col, acc[i], acc[i + 1]);
-                       });
+    forEachAccumulator(
+        b, lane, tile,
+        [&](ImplicitLocOpBuilder &b, Value row, Value col, int64_t i) {
+          if (i % 2 == 0)
+            body(b, row, col, acc[i], acc[i + 1]);
+        });
   }
 
   /// Stores `first`, `second` at indices ..col and ..col+1 of `memref`
@@ -835,9 +841,8 @@ private:
       vectorStore(t, v, memref, indices,
                   2 * element.getIntOrFloatBitWidth() / 8);
       t.setInsertionPoint(ifBoth.elseBlock()->getTerminator());
-      e.ifThen(t, ult(t, col, extent), [&](ImplicitLocOpBuilder &b) {
-        storeScalar(b, first, col);
-      });
+      e.ifThen(t, ult(t, col, extent),
+               [&](ImplicitLocOpBuilder &b) { storeScalar(b, first, col); });
       return;
     }
     e.ifThen(b, ult(b, col, extent),
@@ -854,8 +859,7 @@ private:
   void emitChunkKernel(ImplicitLocOpBuilder &b) {
     const int64_t stateBlocksPerChunk = x.heads * plan.stateParts;
     Value tilePairs = mul(b, rowTiles, rowTiles);
-    Value perChunk =
-        add(b, mul(b, tilePairs, x.groups), stateBlocksPerChunk);
+    Value perChunk = add(b, mul(b, tilePairs, x.groups), stateBlocksPerChunk);
     Value blocks = add(b, mul(b, maxChunks, perChunk), 1);
     Value one = idx(b, 1);
     launchKernel(
@@ -866,8 +870,8 @@ private:
           // Block 0 maps the chunks; then, per chunk, the state blocks of
           // every head and the C Bᵀ blocks of every group, so that the
           // blocks reading one chunk's B run together.
-          auto ifMap = scf::IfOp::create(b, TypeRange{},
-                                         eq(b, block, idx(b, 0)), true);
+          auto ifMap =
+              scf::IfOp::create(b, TypeRange{}, eq(b, block, idx(b, 0)), true);
           ImplicitLocOpBuilder m(b.getLoc(), b.getContext());
           m.setInsertionPoint(ifMap.thenBlock()->getTerminator());
           emitChunkMap(m, tid, lane,
@@ -923,14 +927,15 @@ private:
     Value writesWorkspace = eq(b, part, idx(b, 0));
 
     // Pass 1: d (kept in scale[] for now) and this thread's compensated sum.
-    SmallVector<Value> local = forLoop(
-        b, lo, hi, {zero, zero},
-        [&](ImplicitLocOpBuilder &b, Value s, ValueRange sum) {
-          Value d = e.processedDt(b, add(b, c.first, s), head);
-          store(b, d, scale, {s});
-          auto [h, l] = addCompensated(b, sum[0], sum[1], fmulExact(b, d, a));
-          return SmallVector<Value>{h, l};
-        });
+    SmallVector<Value> local =
+        forLoop(b, lo, hi, {zero, zero},
+                [&](ImplicitLocOpBuilder &b, Value s, ValueRange sum) {
+                  Value d = e.processedDt(b, add(b, c.first, s), head);
+                  store(b, d, scale, {s});
+                  auto [h, l] =
+                      addCompensated(b, sum[0], sum[1], fmulExact(b, d, a));
+                  return SmallVector<Value>{h, l};
+                });
     BlockScanResult scan = blockExclusiveScan(
         b, tid, lane, kChunkThreads, local, {zero, zero}, {scanHi, scanLo},
         [&](ImplicitLocOpBuilder &b, ValueRange l, ValueRange r) {
@@ -938,34 +943,33 @@ private:
         });
     // Passes 2 and 3 repeat the same running sums, so both see the same
     // bits.
-    auto runningSums =
-        [&](ImplicitLocOpBuilder &b,
-            function_ref<void(ImplicitLocOpBuilder &, Value s, Value d,
-                              Value hi, Value lo)>
-                body) {
-          forLoop(b, lo, hi, scan.exclusive,
-                  [&](ImplicitLocOpBuilder &b, Value s, ValueRange sum) {
-                    Value d = load(b, scale, {s});
-                    auto [h, l] =
-                        addCompensated(b, sum[0], sum[1], fmulExact(b, d, a));
-                    body(b, s, d, h, l);
-                    return SmallVector<Value>{h, l};
-                  });
-        };
+    auto runningSums = [&](ImplicitLocOpBuilder &b,
+                           function_ref<void(ImplicitLocOpBuilder &, Value s,
+                                             Value d, Value hi, Value lo)>
+                               body) {
+      forLoop(b, lo, hi, scan.exclusive,
+              [&](ImplicitLocOpBuilder &b, Value s, ValueRange sum) {
+                Value d = load(b, scale, {s});
+                auto [h, l] =
+                    addCompensated(b, sum[0], sum[1], fmulExact(b, d, a));
+                body(b, s, d, h, l);
+                return SmallVector<Value>{h, l};
+              });
+    };
     // Pass 2: cum and d to the workspace; the last token's cum to shared.
-    runningSums(b, [&](ImplicitLocOpBuilder &b, Value s, Value d, Value h,
-                       Value l) {
-      e.ifThen(b, writesWorkspace, [&](ImplicitLocOpBuilder &b) {
-        store(b, h, cumHi, {chunk, head, s});
-        store(b, l, cumLo, {chunk, head, s});
-        store(b, d, dts, {chunk, head, s});
-      });
-      e.ifThen(b, eq(b, s, sub(b, c.len, idx(b, 1))),
-               [&](ImplicitLocOpBuilder &b) {
-                 store(b, h, lastCum, {idx(b, 0)});
-                 store(b, l, lastCum, {idx(b, 1)});
-               });
-    });
+    runningSums(
+        b, [&](ImplicitLocOpBuilder &b, Value s, Value d, Value h, Value l) {
+          e.ifThen(b, writesWorkspace, [&](ImplicitLocOpBuilder &b) {
+            store(b, h, cumHi, {chunk, head, s});
+            store(b, l, cumLo, {chunk, head, s});
+            store(b, d, dts, {chunk, head, s});
+          });
+          e.ifThen(b, eq(b, s, sub(b, c.len, idx(b, 1))),
+                   [&](ImplicitLocOpBuilder &b) {
+                     store(b, h, lastCum, {idx(b, 0)});
+                     store(b, l, lastCum, {idx(b, 1)});
+                   });
+        });
     gpu::BarrierOp::create(b);
     Value lastHi = load(b, lastCum, {idx(b, 0)});
     Value lastLo = load(b, lastCum, {idx(b, 1)});
@@ -990,93 +994,106 @@ private:
     Value scratch = sharedView(b, k, sh.locateScratch, {kChunkThreads / 32},
                                b.getI32Type());
     Value located = sharedView(b, k, sh.located, {2}, b.getI32Type());
-    locateChunk(b, chunk, tid, lane, scratch, located,
-                [&](ImplicitLocOpBuilder &b, ChunkLocation c) {
-      emitChunkCumsum(b, k, chunk, head, part, c, tid, lane);
-      Value group = e.groupOf(b, head);
-      Value scale = sharedView(b, k, sh.scale, {L}, b.getF32Type());
-      const int64_t cols = plan.stateCols;
-      Value n0 = mul(b, part, cols);
-      // A = Xwᵀ stored [s][p], B stored [s][n]: both with rows along k.
-      MmaOperand xs =
-          operand(b, k, sh.xHigh, sh.xLow, kStep, plan.paddedP, true);
-      MmaOperand bs = operand(b, k, sh.bHigh, sh.bLow, kStep, cols, true);
-      const bool rawB = copiesRaw(e.B, x.dstate);
-      Value lastToken = sub(b, add(b, c.first, c.len), idx(b, 1));
-      Value lastRow = sub(b, c.len, idx(b, 1));
+    locateChunk(
+        b, chunk, tid, lane, scratch, located,
+        [&](ImplicitLocOpBuilder &b, ChunkLocation c) {
+          emitChunkCumsum(b, k, chunk, head, part, c, tid, lane);
+          Value group = e.groupOf(b, head);
+          Value scale = sharedView(b, k, sh.scale, {L}, b.getF32Type());
+          const int64_t cols = plan.stateCols;
+          Value n0 = mul(b, part, cols);
+          // A = Xwᵀ stored [s][p], B stored [s][n]: both with rows along k.
+          MmaOperand xs =
+              operand(b, k, sh.xHigh, sh.xLow, kStep, plan.paddedP, true);
+          MmaOperand bs = operand(b, k, sh.bHigh, sh.bLow, kStep, cols, true);
+          const bool rawB = copiesRaw(e.B, x.dstate);
+          Value lastToken = sub(b, add(b, c.first, c.len), idx(b, 1));
+          Value lastRow = sub(b, c.len, idx(b, 1));
 
-      auto fetch = [&](ImplicitLocOpBuilder &b, Value step,
-                       Value stage) -> SmallVector<Value> {
-        SmallVector<Value> values;
-        Value s0 = mul(b, step, kStep);
-        forEachChunk(b, tid, kChunkThreads, kStep, plan.paddedP,
-                     [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value p) {
-          Value s = add(b, s0, r);
-          Value valid = both(b, ult(b, s, c.len), ult(b, p, x.headDim));
-          Value t = minu(b, add(b, c.first, s), lastToken);
-          values.push_back(loadEight(b, e.x, {t, head, p}, x.headDim, valid));
-        }, &values);
-        SwizzledTile bStage = bs.high.stage(b, stage);
-        forEachChunk(b, tid, kChunkThreads, kStep, cols,
-                     [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value n) {
-          Value s = add(b, s0, r);
-          Value col = add(b, n0, n);
-          Value valid = both(b, ult(b, s, c.len), ult(b, col, x.dstate));
-          Value t = minu(b, add(b, c.first, s), lastToken);
-          if (rawB)
-            llvm::append_range(values, fetchRaw(b, e.B, {t, group, col}, valid,
-                                                bStage, r, n));
-          else
-            values.push_back(
-                loadEight(b, e.B, {t, group, col}, x.dstate, valid));
-        }, &values);
-        return values;
-      };
-      auto deposit = [&](ImplicitLocOpBuilder &b, ValueRange values,
-                         Value step, Value stage) {
-        size_t next = 0;
-        Value s0 = mul(b, step, kStep);
-        MmaOperand xStage = atStage(b, xs, stage);
-        forEachChunk(b, tid, kChunkThreads, kStep, plan.paddedP,
-                     [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value p) {
-          // Rows past the chunk hold zeros; their weight is any written one.
-          Value s = minu(b, add(b, s0, r), lastRow);
-          Value w = vector::BroadcastOp::create(
-              b, VectorType::get({8}, b.getF32Type()), load(b, scale, {s}));
-          depositConverted(b, arith::MulFOp::create(b, values[next++], w),
-                           xStage, r, p);
-        });
-        MmaOperand bStage = atStage(b, bs, stage);
-        forEachChunk(b, tid, kChunkThreads, kStep, cols,
-                     [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value n) {
-          if (!rawB)
-            depositConverted(b, values[next++], bStage, r, n);
-          else if (!async)
-            depositRaw(b, values.slice(next++, 1), bStage.high, r, n);
-        });
-      };
+          auto fetch = [&](ImplicitLocOpBuilder &b, Value step,
+                           Value stage) -> SmallVector<Value> {
+            SmallVector<Value> values;
+            Value s0 = mul(b, step, kStep);
+            forEachChunk(
+                b, tid, kChunkThreads, kStep, plan.paddedP,
+                [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value p) {
+                  Value s = add(b, s0, r);
+                  Value valid = both(b, ult(b, s, c.len), ult(b, p, x.headDim));
+                  Value t = minu(b, add(b, c.first, s), lastToken);
+                  values.push_back(
+                      loadEight(b, e.x, {t, head, p}, x.headDim, valid));
+                },
+                &values);
+            SwizzledTile bStage = bs.high.stage(b, stage);
+            forEachChunk(
+                b, tid, kChunkThreads, kStep, cols,
+                [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value n) {
+                  Value s = add(b, s0, r);
+                  Value col = add(b, n0, n);
+                  Value valid =
+                      both(b, ult(b, s, c.len), ult(b, col, x.dstate));
+                  Value t = minu(b, add(b, c.first, s), lastToken);
+                  if (rawB)
+                    llvm::append_range(values, fetchRaw(b, e.B, {t, group, col},
+                                                        valid, bStage, r, n));
+                  else
+                    values.push_back(
+                        loadEight(b, e.B, {t, group, col}, x.dstate, valid));
+                },
+                &values);
+            return values;
+          };
+          auto deposit = [&](ImplicitLocOpBuilder &b, ValueRange values,
+                             Value step, Value stage) {
+            size_t next = 0;
+            Value s0 = mul(b, step, kStep);
+            MmaOperand xStage = atStage(b, xs, stage);
+            forEachChunk(
+                b, tid, kChunkThreads, kStep, plan.paddedP,
+                [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value p) {
+                  // Rows past the chunk hold zeros; their weight is any written
+                  // one.
+                  Value s = minu(b, add(b, s0, r), lastRow);
+                  Value w = vector::BroadcastOp::create(
+                      b, VectorType::get({8}, b.getF32Type()),
+                      load(b, scale, {s}));
+                  depositConverted(b,
+                                   arith::MulFOp::create(b, values[next++], w),
+                                   xStage, r, p);
+                });
+            MmaOperand bStage = atStage(b, bs, stage);
+            forEachChunk(
+                b, tid, kChunkThreads, kStep, cols,
+                [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value n) {
+                  if (!rawB)
+                    depositConverted(b, values[next++], bStage, r, n);
+                  else if (!async)
+                    depositRaw(b, values.slice(next++, 1), bStage.high, r, n);
+                });
+          };
 
-      MmaLane mmaLaneInfo = mmaLane(b, lane);
-      WarpTile tile = warpTile(b, plan.stateWarps, plan.paddedP, cols,
-                               divu(b, tid, 32));
-      SmallVector<Value> zeros(tile.accumulators(), f32(b, 0.0));
-      SmallVector<Value> acc = pipelinedReduction(
-          b, ceilDiv(b, c.len, kStep), zeros, fetch, deposit,
-          [&](ImplicitLocOpBuilder &b, Value stage, ValueRange acc) {
-            return warpStep(b, mmaLaneInfo, tile, xs, bs, stage, acc);
-          });
-      e.ifThen(b, tile.active, [&](ImplicitLocOpBuilder &b) {
-        forEachAccumulatorPair(
-            b, mmaLaneInfo, tile, acc,
-            [&](ImplicitLocOpBuilder &b, Value p, Value n, Value v0,
-                Value v1) {
-              e.ifThen(b, ult(b, p, x.headDim), [&](ImplicitLocOpBuilder &b) {
-                storePair(b, states, {chunk, head, p, add(b, n0, n)},
-                          idx(b, x.dstate), v0, v1, x.dstate % 2 == 0);
+          MmaLane mmaLaneInfo = mmaLane(b, lane);
+          WarpTile tile = warpTile(b, plan.stateWarps, plan.paddedP, cols,
+                                   divu(b, tid, 32));
+          SmallVector<Value> zeros(tile.accumulators(), f32(b, 0.0));
+          SmallVector<Value> acc = pipelinedReduction(
+              b, ceilDiv(b, c.len, kStep), zeros, fetch, deposit,
+              [&](ImplicitLocOpBuilder &b, Value stage, ValueRange acc) {
+                return warpStep(b, mmaLaneInfo, tile, xs, bs, stage, acc);
               });
-            });
-      });
-    });
+          e.ifThen(b, tile.active, [&](ImplicitLocOpBuilder &b) {
+            forEachAccumulatorPair(
+                b, mmaLaneInfo, tile, acc,
+                [&](ImplicitLocOpBuilder &b, Value p, Value n, Value v0,
+                    Value v1) {
+                  e.ifThen(
+                      b, ult(b, p, x.headDim), [&](ImplicitLocOpBuilder &b) {
+                        storePair(b, states, {chunk, head, p, add(b, n0, n)},
+                                  idx(b, x.dstate), v0, v1, x.dstate % 2 == 0);
+                      });
+                });
+          });
+        });
   }
 
   // G[i, j] = sum_n C[i, n] B[j, n] for 64 rows i and 64 rows j (j <= i).
@@ -1087,84 +1104,91 @@ private:
     Value scratch = sharedView(b, k, sh.locateScratch, {kChunkThreads / 32},
                                b.getI32Type());
     Value located = sharedView(b, k, sh.located, {2}, b.getI32Type());
-    locateChunk(b, chunk, tid, lane, scratch, located,
-                [&](ImplicitLocOpBuilder &b, ChunkLocation c) {
-      Value i0 = mul(b, iTile, kRowTile), j0 = mul(b, jTile, kRowTile);
-      e.ifThen(b, ult(b, i0, c.len), [&](ImplicitLocOpBuilder &b) {
-        // A = C stored [i][n], B = B stored [j][n]: rows along m and n.
-        MmaOperand cs = operand(b, k, sh.cHigh, sh.cLow, kRowTile, kStep, false);
-        MmaOperand bs = operand(b, k, sh.bHigh, sh.bLow, kRowTile, kStep, false);
-        const bool raw = copiesRaw(e.C, x.dstate);
-        Value lastToken = sub(b, add(b, c.first, c.len), idx(b, 1));
-        struct Side {
-          Value source;
-          Value firstRow;
-          const MmaOperand *tile;
-        };
-        Side sides[2] = {{e.C, i0, &cs}, {e.B, j0, &bs}};
+    locateChunk(
+        b, chunk, tid, lane, scratch, located,
+        [&](ImplicitLocOpBuilder &b, ChunkLocation c) {
+          Value i0 = mul(b, iTile, kRowTile), j0 = mul(b, jTile, kRowTile);
+          e.ifThen(b, ult(b, i0, c.len), [&](ImplicitLocOpBuilder &b) {
+            // A = C stored [i][n], B = B stored [j][n]: rows along m and n.
+            MmaOperand cs =
+                operand(b, k, sh.cHigh, sh.cLow, kRowTile, kStep, false);
+            MmaOperand bs =
+                operand(b, k, sh.bHigh, sh.bLow, kRowTile, kStep, false);
+            const bool raw = copiesRaw(e.C, x.dstate);
+            Value lastToken = sub(b, add(b, c.first, c.len), idx(b, 1));
+            struct Side {
+              Value source;
+              Value firstRow;
+              const MmaOperand *tile;
+            };
+            Side sides[2] = {{e.C, i0, &cs}, {e.B, j0, &bs}};
 
-        auto fetch = [&](ImplicitLocOpBuilder &b, Value step,
-                         Value stage) -> SmallVector<Value> {
-          SmallVector<Value> values;
-          Value n0 = mul(b, step, kStep);
-          for (const Side &side : sides) {
-            SwizzledTile tStage = side.tile->high.stage(b, stage);
-            forEachChunk(b, tid, kChunkThreads, kRowTile, kStep,
-                         [&](ImplicitLocOpBuilder &b, int64_t, Value r,
-                             Value n) {
-              Value i = add(b, side.firstRow, r);
-              Value col = add(b, n0, n);
-              Value valid = both(b, ult(b, i, c.len), ult(b, col, x.dstate));
-              Value t = minu(b, add(b, c.first, i), lastToken);
-              if (raw)
-                llvm::append_range(values,
-                                   fetchRaw(b, side.source, {t, group, col},
-                                            valid, tStage, r, n));
-              else
-                values.push_back(loadEight(b, side.source, {t, group, col},
-                                           x.dstate, valid));
-            }, &values);
-          }
-          return values;
-        };
-        auto deposit = [&](ImplicitLocOpBuilder &b, ValueRange values, Value,
-                           Value stage) {
-          size_t next = 0;
-          for (const Side &side : sides) {
-            MmaOperand tStage = atStage(b, *side.tile, stage);
-            forEachChunk(b, tid, kChunkThreads, kRowTile, kStep,
-                         [&](ImplicitLocOpBuilder &b, int64_t, Value r,
-                             Value n) {
-              if (!raw)
-                depositConverted(b, values[next++], tStage, r, n);
-              else if (!async)
-                depositRaw(b, values.slice(next++, 1), tStage.high, r, n);
-            });
-          }
-        };
-        MmaLane mmaLaneInfo = mmaLane(b, lane);
-        WarpTile tile = warpTile(b, plan.cbWarps, kRowTile, kRowTile,
-                                 divu(b, tid, 32));
-        SmallVector<Value> zeros(tile.accumulators(), f32(b, 0.0));
-        SmallVector<Value> acc = pipelinedReduction(
-            b, idx(b, plan.reductionN / kStep), zeros, fetch, deposit,
-            [&](ImplicitLocOpBuilder &b, Value stage, ValueRange acc) {
-              return warpStep(b, mmaLaneInfo, tile, cs, bs, stage, acc);
-            });
-        e.ifThen(b, tile.active, [&](ImplicitLocOpBuilder &b) {
-          forEachAccumulatorPair(
-              b, mmaLaneInfo, tile, acc,
-              [&](ImplicitLocOpBuilder &b, Value i, Value j, Value v0,
-                  Value v1) {
-                Value row = add(b, i0, i);
-                e.ifThen(b, ult(b, row, c.len), [&](ImplicitLocOpBuilder &b) {
-                  storePair(b, cb, {chunk, group, row, add(b, j0, j)}, c.len,
-                            v0, v1, /*pairs=*/true);
+            auto fetch = [&](ImplicitLocOpBuilder &b, Value step,
+                             Value stage) -> SmallVector<Value> {
+              SmallVector<Value> values;
+              Value n0 = mul(b, step, kStep);
+              for (const Side &side : sides) {
+                SwizzledTile tStage = side.tile->high.stage(b, stage);
+                forEachChunk(
+                    b, tid, kChunkThreads, kRowTile, kStep,
+                    [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value n) {
+                      Value i = add(b, side.firstRow, r);
+                      Value col = add(b, n0, n);
+                      Value valid =
+                          both(b, ult(b, i, c.len), ult(b, col, x.dstate));
+                      Value t = minu(b, add(b, c.first, i), lastToken);
+                      if (raw)
+                        llvm::append_range(
+                            values, fetchRaw(b, side.source, {t, group, col},
+                                             valid, tStage, r, n));
+                      else
+                        values.push_back(loadEight(
+                            b, side.source, {t, group, col}, x.dstate, valid));
+                    },
+                    &values);
+              }
+              return values;
+            };
+            auto deposit = [&](ImplicitLocOpBuilder &b, ValueRange values,
+                               Value, Value stage) {
+              size_t next = 0;
+              for (const Side &side : sides) {
+                MmaOperand tStage = atStage(b, *side.tile, stage);
+                forEachChunk(
+                    b, tid, kChunkThreads, kRowTile, kStep,
+                    [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value n) {
+                      if (!raw)
+                        depositConverted(b, values[next++], tStage, r, n);
+                      else if (!async)
+                        depositRaw(b, values.slice(next++, 1), tStage.high, r,
+                                   n);
+                    });
+              }
+            };
+            MmaLane mmaLaneInfo = mmaLane(b, lane);
+            WarpTile tile =
+                warpTile(b, plan.cbWarps, kRowTile, kRowTile, divu(b, tid, 32));
+            SmallVector<Value> zeros(tile.accumulators(), f32(b, 0.0));
+            SmallVector<Value> acc = pipelinedReduction(
+                b, idx(b, plan.reductionN / kStep), zeros, fetch, deposit,
+                [&](ImplicitLocOpBuilder &b, Value stage, ValueRange acc) {
+                  return warpStep(b, mmaLaneInfo, tile, cs, bs, stage, acc);
                 });
-              });
+            e.ifThen(b, tile.active, [&](ImplicitLocOpBuilder &b) {
+              forEachAccumulatorPair(
+                  b, mmaLaneInfo, tile, acc,
+                  [&](ImplicitLocOpBuilder &b, Value i, Value j, Value v0,
+                      Value v1) {
+                    Value row = add(b, i0, i);
+                    e.ifThen(
+                        b, ult(b, row, c.len), [&](ImplicitLocOpBuilder &b) {
+                          storePair(b, cb, {chunk, group, row, add(b, j0, j)},
+                                    c.len, v0, v1, /*pairs=*/true);
+                        });
+                  });
+            });
+          });
         });
-      });
-    });
   }
 
   //===------------------------------------------------------------------===//
@@ -1181,9 +1205,8 @@ private:
                         ValueRange indices) {
     Type element = cast<MemRefType>(memref.getType()).getElementType();
     int64_t v = stateVector();
-    Value loaded =
-        vectorLoad(b, VectorType::get({v}, element), memref, indices,
-                   v * element.getIntOrFloatBitWidth() / 8);
+    Value loaded = vectorLoad(b, VectorType::get({v}, element), memref, indices,
+                              v * element.getIntOrFloatBitWidth() / 8);
     if (!element.isF32())
       loaded = arith::ExtFOp::create(b, VectorType::get({v}, b.getF32Type()),
                                      loaded);
@@ -1209,58 +1232,62 @@ private:
           Value element =
               mul(b, add(b, mul(b, k.block.z, kChunkThreads), k.thread.x), v);
           e.ifThen(b, ult(b, element, elements), [&](ImplicitLocOpBuilder &b) {
-           forChunkedSequence(b, entry, [&](ImplicitLocOpBuilder &b,
-                                             Value seq) {
-            Value p = divu(b, element, x.dstate);
-            Value n = remu(b, element, x.dstate);
-            SequenceInfo s = e.sequence(b, seq);
-            auto vecType = VectorType::get({v}, b.getF32Type());
-            Value initial = ifValues(b, s.readsInitial,
+            forChunkedSequence(
+                b, entry, [&](ImplicitLocOpBuilder &b, Value seq) {
+                  Value p = divu(b, element, x.dstate);
+                  Value n = remu(b, element, x.dstate);
+                  SequenceInfo s = e.sequence(b, seq);
+                  auto vecType = VectorType::get({v}, b.getF32Type());
+                  Value initial =
+                      ifValues(b, s.readsInitial, [&](ImplicitLocOpBuilder &b) {
+                        return SmallVector<Value>{
+                            loadStateVector(b, e.pool, {s.slot, head, p, n})};
+                      }).front();
+                  Value firstChunk = toIndex(b, load(b, chunkBegin, {seq}));
+                  Value endChunk =
+                      toIndex(b, load(b, chunkBegin, {add(b, seq, 1)}));
+                  // The chain S <- exp(cum_last) S + dS is serial in the
+                  // chunks; each iteration loads the next chunk's operands
+                  // before it stores and updates, so the loads are in flight
+                  // one iteration ahead instead of on the chain.
+                  auto operandsOf = [&](ImplicitLocOpBuilder &b, Value chunk) {
+                    Value decay = vector::BroadcastOp::create(
+                        b, vecType, load(b, chunkDecay, {chunk, head}));
+                    return SmallVector<Value>{
+                        decay, loadStateVector(b, states, {chunk, head, p, n})};
+                  };
+                  SmallVector<Value> init{initial};
+                  llvm::append_range(
+                      init, ifValues(b, ult(b, firstChunk, endChunk),
                                      [&](ImplicitLocOpBuilder &b) {
-                                       return SmallVector<Value>{loadStateVector(
-                                           b, e.pool, {s.slot, head, p, n})};
-                                     })
-                                .front();
-            Value firstChunk = toIndex(b, load(b, chunkBegin, {seq}));
-            Value endChunk = toIndex(b, load(b, chunkBegin, {add(b, seq, 1)}));
-            // The chain S <- exp(cum_last) S + dS is serial in the chunks;
-            // each iteration loads the next chunk's operands before it
-            // stores and updates, so the loads are in flight one iteration
-            // ahead instead of on the chain.
-            auto operandsOf = [&](ImplicitLocOpBuilder &b, Value chunk) {
-              Value decay = vector::BroadcastOp::create(
-                  b, vecType, load(b, chunkDecay, {chunk, head}));
-              return SmallVector<Value>{
-                  decay, loadStateVector(b, states, {chunk, head, p, n})};
-            };
-            SmallVector<Value> init{initial};
-            llvm::append_range(
-                init, ifValues(b, ult(b, firstChunk, endChunk),
-                               [&](ImplicitLocOpBuilder &b) {
-                                 return operandsOf(b, firstChunk);
-                               }));
-            Value lastChunk = sub(b, maxu(b, endChunk, idx(b, 1)), idx(b, 1));
-            Value final = forLoop(
-                b, firstChunk, endChunk, init,
-                [&](ImplicitLocOpBuilder &b, Value chunk, ValueRange carried) {
-                  Value state = carried[0];
-                  SmallVector<Value> next =
-                      operandsOf(b, minu(b, add(b, chunk, 1), lastChunk));
-                  SmallVector<Value> at{chunk, head, p, n};
-                  vectorStore(b, toMmaElement(b, state, plan.element), prevHigh,
-                              at, 2 * v);
-                  if (plan.split)
-                    vectorStore(b, mmaLowPart(b, state, plan.element), prevLow,
-                                at, 2 * v);
-                  Value updated =
-                      fadd(b, fmul(b, carried[1], state), carried[2]);
-                  return SmallVector<Value>{updated, next[0], next[1]};
-                })
-                              .front();
-            e.ifThen(b, s.writesState, [&](ImplicitLocOpBuilder &b) {
-              storeStateVector(b, final, finals, {entry, head, p, n});
-            });
-           });
+                                       return operandsOf(b, firstChunk);
+                                     }));
+                  Value lastChunk =
+                      sub(b, maxu(b, endChunk, idx(b, 1)), idx(b, 1));
+                  Value final =
+                      forLoop(
+                          b, firstChunk, endChunk, init,
+                          [&](ImplicitLocOpBuilder &b, Value chunk,
+                              ValueRange carried) {
+                            Value state = carried[0];
+                            SmallVector<Value> next = operandsOf(
+                                b, minu(b, add(b, chunk, 1), lastChunk));
+                            SmallVector<Value> at{chunk, head, p, n};
+                            vectorStore(b, toMmaElement(b, state, plan.element),
+                                        prevHigh, at, 2 * v);
+                            if (plan.split)
+                              vectorStore(b, mmaLowPart(b, state, plan.element),
+                                          prevLow, at, 2 * v);
+                            Value updated =
+                                fadd(b, fmul(b, carried[1], state), carried[2]);
+                            return SmallVector<Value>{updated, next[0],
+                                                      next[1]};
+                          })
+                          .front();
+                  e.ifThen(b, s.writesState, [&](ImplicitLocOpBuilder &b) {
+                    storeStateVector(b, final, finals, {entry, head, p, n});
+                  });
+                });
           });
         });
   }
@@ -1313,20 +1340,20 @@ private:
           Value rest2 = remu(f, linear, x.heads * storeParts);
           Value head2 = divu(f, rest2, storeParts);
           Value part = remu(f, rest2, storeParts);
-          Value element = mul(
-              f, add(f, mul(f, part, kOutputThreads), k.thread.x), v);
+          Value element =
+              mul(f, add(f, mul(f, part, kOutputThreads), k.thread.x), v);
           e.ifThen(f, ult(f, element, elements), [&](ImplicitLocOpBuilder &f) {
-            forChunkedSequence(f, entry, [&](ImplicitLocOpBuilder &f,
-                                             Value seq) {
-              SequenceInfo s = e.sequence(f, seq);
-              e.ifThen(f, s.writesState, [&](ImplicitLocOpBuilder &f) {
-                Value p = divu(f, element, x.dstate);
-                Value n = remu(f, element, x.dstate);
-                storeStateVector(
-                    f, loadStateVector(f, finals, {entry, head2, p, n}),
-                    e.pool, {s.slot, head2, p, n});
-              });
-            });
+            forChunkedSequence(
+                f, entry, [&](ImplicitLocOpBuilder &f, Value seq) {
+                  SequenceInfo s = e.sequence(f, seq);
+                  e.ifThen(f, s.writesState, [&](ImplicitLocOpBuilder &f) {
+                    Value p = divu(f, element, x.dstate);
+                    Value n = remu(f, element, x.dstate);
+                    storeStateVector(
+                        f, loadStateVector(f, finals, {entry, head2, p, n}),
+                        e.pool, {s.slot, head2, p, n});
+                  });
+                });
           });
         },
         plan.launch3Bytes);
@@ -1372,8 +1399,7 @@ private:
     // Inter-chunk term: acc[i, p] = sum_n C[i, n] S_prev[p, n]; A = C stored
     // [i][n], B = S_prev stored [p][n].
     {
-      MmaOperand cs =
-          operand(b, k, sh.aHigh, sh.aLow, kRowTile, kStep, false);
+      MmaOperand cs = operand(b, k, sh.aHigh, sh.aLow, kRowTile, kStep, false);
       MmaOperand ps =
           operand(b, k, sh.bHigh, sh.bLow, plan.paddedP, kStep, false);
       const bool rawC = copiesRaw(e.C, x.dstate);
@@ -1383,35 +1409,41 @@ private:
         SmallVector<Value> values;
         Value n0 = mul(b, step, kStep);
         SwizzledTile cStage = cs.high.stage(b, stage);
-        forEachChunk(b, tid, kOutputThreads, kRowTile, kStep,
-                     [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value n) {
-          Value i = add(b, i0, r), col = add(b, n0, n);
-          Value valid = both(b, ult(b, i, c.len), ult(b, col, x.dstate));
-          Value t = minu(b, add(b, c.first, i), lastToken);
-          if (rawC)
-            llvm::append_range(
-                values, fetchRaw(b, e.C, {t, group, col}, valid, cStage, r, n));
-          else
-            values.push_back(loadEight(b, e.C, {t, group, col}, x.dstate, valid));
-        }, &values);
+        forEachChunk(
+            b, tid, kOutputThreads, kRowTile, kStep,
+            [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value n) {
+              Value i = add(b, i0, r), col = add(b, n0, n);
+              Value valid = both(b, ult(b, i, c.len), ult(b, col, x.dstate));
+              Value t = minu(b, add(b, c.first, i), lastToken);
+              if (rawC)
+                llvm::append_range(values, fetchRaw(b, e.C, {t, group, col},
+                                                    valid, cStage, r, n));
+              else
+                values.push_back(
+                    loadEight(b, e.C, {t, group, col}, x.dstate, valid));
+            },
+            &values);
         MmaOperand pStage = atStage(b, ps, stage);
-        forEachChunk(b, tid, kOutputThreads, plan.paddedP, kStep,
-                     [&](ImplicitLocOpBuilder &b, int64_t, Value p, Value n) {
-          Value col = add(b, n0, n);
-          Value valid = both(b, ult(b, p, x.headDim), ult(b, col, x.dstate));
-          Value pc = minu(b, p, idx(b, x.headDim - 1));
-          SmallVector<Value> at{chunk, head, pc, col};
-          for (auto [source, t] : {std::pair{prevHigh, pStage.high},
-                                   std::pair{prevLow, pStage.low}}) {
-            if (!source)
-              continue;
-            if (rawPrev)
-              llvm::append_range(values,
-                                 fetchRaw(b, source, at, valid, t, p, n));
-            else
-              values.push_back(loadEight(b, source, at, x.dstate, valid));
-          }
-        }, &values);
+        forEachChunk(
+            b, tid, kOutputThreads, plan.paddedP, kStep,
+            [&](ImplicitLocOpBuilder &b, int64_t, Value p, Value n) {
+              Value col = add(b, n0, n);
+              Value valid =
+                  both(b, ult(b, p, x.headDim), ult(b, col, x.dstate));
+              Value pc = minu(b, p, idx(b, x.headDim - 1));
+              SmallVector<Value> at{chunk, head, pc, col};
+              for (auto [source, t] : {std::pair{prevHigh, pStage.high},
+                                       std::pair{prevLow, pStage.low}}) {
+                if (!source)
+                  continue;
+                if (rawPrev)
+                  llvm::append_range(values,
+                                     fetchRaw(b, source, at, valid, t, p, n));
+                else
+                  values.push_back(loadEight(b, source, at, x.dstate, valid));
+              }
+            },
+            &values);
         return values;
       };
       auto deposit = [&](ImplicitLocOpBuilder &b, ValueRange values, Value,
@@ -1420,25 +1452,27 @@ private:
         MmaOperand cStage = atStage(b, cs, stage);
         forEachChunk(b, tid, kOutputThreads, kRowTile, kStep,
                      [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value n) {
-          if (!rawC)
-            depositConverted(b, values[next++], cStage, r, n);
-          else if (!async)
-            depositRaw(b, values.slice(next++, 1), cStage.high, r, n);
-        });
+                       if (!rawC)
+                         depositConverted(b, values[next++], cStage, r, n);
+                       else if (!async)
+                         depositRaw(b, values.slice(next++, 1), cStage.high, r,
+                                    n);
+                     });
         MmaOperand pStage = atStage(b, ps, stage);
-        forEachChunk(b, tid, kOutputThreads, plan.paddedP, kStep,
-                     [&](ImplicitLocOpBuilder &b, int64_t, Value p, Value n) {
-          for (auto [source, t] : {std::pair{prevHigh, pStage.high},
-                                   std::pair{prevLow, pStage.low}}) {
-            if (!source)
-              continue;
-            if (!rawPrev)
-              t.storeChunk(b, p, n, toMmaElement(b, values[next++],
-                                                 plan.element));
-            else if (!async)
-              depositRaw(b, values.slice(next++, 1), t, p, n);
-          }
-        });
+        forEachChunk(
+            b, tid, kOutputThreads, plan.paddedP, kStep,
+            [&](ImplicitLocOpBuilder &b, int64_t, Value p, Value n) {
+              for (auto [source, t] : {std::pair{prevHigh, pStage.high},
+                                       std::pair{prevLow, pStage.low}}) {
+                if (!source)
+                  continue;
+                if (!rawPrev)
+                  t.storeChunk(b, p, n,
+                               toMmaElement(b, values[next++], plan.element));
+                else if (!async)
+                  depositRaw(b, values.slice(next++, 1), t, p, n);
+              }
+            });
       };
       acc = pipelinedReduction(
           b, idx(b, plan.reductionN / kStep), acc, fetch, deposit,
@@ -1449,17 +1483,16 @@ private:
 
     // exp(cum_i) per row: the state enters row i decayed by the whole
     // prefix of the chunk up to i.
-    forEachAccumulator(b, mmaLaneInfo, tile,
-                       [&](ImplicitLocOpBuilder &b, Value row, Value,
-                           int64_t i) {
-                         acc[i] = fmul(b, acc[i], load(b, rowDecay, {row}));
-                       });
+    forEachAccumulator(
+        b, mmaLaneInfo, tile,
+        [&](ImplicitLocOpBuilder &b, Value row, Value, int64_t i) {
+          acc[i] = fmul(b, acc[i], load(b, rowDecay, {row}));
+        });
 
     // Intra-chunk term: acc[i, p] += sum_{j <= i} W[i, j] x[j, p]; A = W
     // stored [i][j], B = x stored [j][p] (rows along k).
     {
-      MmaOperand ws =
-          operand(b, k, sh.aHigh, sh.aLow, kRowTile, kStep, false);
+      MmaOperand ws = operand(b, k, sh.aHigh, sh.aLow, kRowTile, kStep, false);
       MmaOperand xs =
           operand(b, k, sh.bHigh, sh.bLow, kStep, plan.paddedP, true);
       const bool rawX = copiesRaw(e.x, x.headDim);
@@ -1483,32 +1516,36 @@ private:
           values.push_back(loadEight(b, cb, {chunk, group, row, jb}, 8, any));
         }
         SwizzledTile xStage = xs.high.stage(b, stage);
-        forEachChunk(b, tid, kOutputThreads, kStep, plan.paddedP,
-                     [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value p) {
-          Value jj = add(b, j0, r);
-          Value valid = both(b, ult(b, jj, rowsEnd), ult(b, p, x.headDim));
-          Value t = minu(b, add(b, c.first, jj), lastToken);
-          if (rawX)
-            llvm::append_range(
-                values, fetchRaw(b, e.x, {t, head, p}, valid, xStage, r, p));
-          else
-            values.push_back(loadEight(b, e.x, {t, head, p}, x.headDim, valid));
-        }, &values);
+        forEachChunk(
+            b, tid, kOutputThreads, kStep, plan.paddedP,
+            [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value p) {
+              Value jj = add(b, j0, r);
+              Value valid = both(b, ult(b, jj, rowsEnd), ult(b, p, x.headDim));
+              Value t = minu(b, add(b, c.first, jj), lastToken);
+              if (rawX)
+                llvm::append_range(values, fetchRaw(b, e.x, {t, head, p}, valid,
+                                                    xStage, r, p));
+              else
+                values.push_back(
+                    loadEight(b, e.x, {t, head, p}, x.headDim, valid));
+            },
+            &values);
         return values;
       };
-      auto deposit = [&](ImplicitLocOpBuilder &b, ValueRange values,
-                         Value step, Value stage) {
+      auto deposit = [&](ImplicitLocOpBuilder &b, ValueRange values, Value step,
+                         Value stage) {
         size_t next = 0;
         Value j0 = mul(b, step, kStep);
         Value jb = add(b, j0, wCol);
         MmaOperand wStage = atStage(b, ws, stage);
         // cum and d of the 8 columns (zeros past the chunk, never used).
-        SmallVector<Value> column = ifValues(
-            b, ult(b, jb, c.len), [&](ImplicitLocOpBuilder &b) {
+        SmallVector<Value> column =
+            ifValues(b, ult(b, jb, c.len), [&](ImplicitLocOpBuilder &b) {
               auto f32x8 = VectorType::get({8}, b.getF32Type());
               SmallVector<Value> v;
               for (Value source : {cumHi, cumLo, dts})
-                v.push_back(vectorLoad(b, f32x8, source, {chunk, head, jb}, 16));
+                v.push_back(
+                    vectorLoad(b, f32x8, source, {chunk, head, jb}, 16));
               return v;
             });
         for (int64_t dr : wRows) {
@@ -1525,8 +1562,9 @@ private:
             Value j = add(b, jb, q);
             Value valid = both(b, ult(b, i, c.len), ule(b, j, i));
             Value weight = fmul(
-                b, fmul(b, at(g), decayBetween(b, hiI, loI, at(column[0]),
-                                               at(column[1]))),
+                b,
+                fmul(b, at(g),
+                     decayBetween(b, hiI, loI, at(column[0]), at(column[1]))),
                 at(column[2]));
             w.push_back(select(b, valid, weight, f32(b, 0.0)));
           }
@@ -1538,11 +1576,12 @@ private:
         MmaOperand xStage = atStage(b, xs, stage);
         forEachChunk(b, tid, kOutputThreads, kStep, plan.paddedP,
                      [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value p) {
-          if (!rawX)
-            depositConverted(b, values[next++], xStage, r, p);
-          else if (!async)
-            depositRaw(b, values.slice(next++, 1), xStage.high, r, p);
-        });
+                       if (!rawX)
+                         depositConverted(b, values[next++], xStage, r, p);
+                       else if (!async)
+                         depositRaw(b, values.slice(next++, 1), xStage.high, r,
+                                    p);
+                     });
       };
       acc = pipelinedReduction(
           b, ceilDiv(b, rowsEnd, kStep), acc, fetch, deposit,
@@ -1562,8 +1601,7 @@ private:
       e.ifThen(b, tile.active, [&](ImplicitLocOpBuilder &b) {
         forEachAccumulatorPair(
             b, mmaLaneInfo, tile, acc,
-            [&](ImplicitLocOpBuilder &b, Value i, Value p, Value v0,
-                Value v1) {
+            [&](ImplicitLocOpBuilder &b, Value i, Value p, Value v0, Value v1) {
               Value pair = vector::FromElementsOp::create(
                   b, VectorType::get({2}, f32t), ValueRange{v0, v1});
               vectorStore(b, pair, yTile, {i, yTileColumn(b, p)}, 8);
@@ -1571,29 +1609,31 @@ private:
       });
       gpu::BarrierOp::create(b);
       auto f32x4 = VectorType::get({4}, f32t);
-      forEachChunk(b, tid, kOutputThreads, kRowTile, x.headDim,
-                   [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value p) {
-        Value row = add(b, i0, r);
-        e.ifThen(b, ult(b, row, c.len), [&](ImplicitLocOpBuilder &b) {
-          Value t = add(b, c.first, row);
-          Value lo = vectorLoad(b, f32x4, yTile, {r, yTileColumn(b, p)}, 16);
-          Value hi = vectorLoad(b, f32x4, yTile,
-                                {r, yTileColumn(b, add(b, p, 4))}, 16);
-          Value y8 = vector::ShuffleOp::create(
-              b, lo, hi, ArrayRef<int64_t>{0, 1, 2, 3, 4, 5, 6, 7});
-          if (dSkip) {
-            Value xs = loadEight(b, e.x, {t, head, p}, x.headDim,
-                                 boolean(b, true));
-            Value d8 = vector::BroadcastOp::create(
-                b, VectorType::get({8}, f32t), dSkip);
-            y8 = fadd(b, y8, fmul(b, d8, xs));
-          }
-          if (!modelType.isF32())
-            y8 = arith::TruncFOp::create(b, VectorType::get({8}, modelType),
-                                         y8);
-          vectorStore(b, y8, e.y, {t, head, p}, 16);
-        });
-      });
+      forEachChunk(
+          b, tid, kOutputThreads, kRowTile, x.headDim,
+          [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value p) {
+            Value row = add(b, i0, r);
+            e.ifThen(b, ult(b, row, c.len), [&](ImplicitLocOpBuilder &b) {
+              Value t = add(b, c.first, row);
+              Value lo =
+                  vectorLoad(b, f32x4, yTile, {r, yTileColumn(b, p)}, 16);
+              Value hi = vectorLoad(b, f32x4, yTile,
+                                    {r, yTileColumn(b, add(b, p, 4))}, 16);
+              Value y8 = vector::ShuffleOp::create(
+                  b, lo, hi, ArrayRef<int64_t>{0, 1, 2, 3, 4, 5, 6, 7});
+              if (dSkip) {
+                Value xs = loadEight(b, e.x, {t, head, p}, x.headDim,
+                                     boolean(b, true));
+                Value d8 = vector::BroadcastOp::create(
+                    b, VectorType::get({8}, f32t), dSkip);
+                y8 = fadd(b, y8, fmul(b, d8, xs));
+              }
+              if (!modelType.isF32())
+                y8 = arith::TruncFOp::create(b, VectorType::get({8}, modelType),
+                                             y8);
+              vectorStore(b, y8, e.y, {t, head, p}, 16);
+            });
+          });
       return;
     }
     e.ifThen(b, tile.active, [&](ImplicitLocOpBuilder &b) {
@@ -1607,8 +1647,10 @@ private:
               if (dSkip) {
                 Value pc = minu(b, add(b, p, 1), idx(b, x.headDim - 1));
                 Value p0 = minu(b, p, idx(b, x.headDim - 1));
-                y0 = fadd(b, y0, fmul(b, dSkip, e.loadF32(b, e.x, {t, head, p0})));
-                y1 = fadd(b, y1, fmul(b, dSkip, e.loadF32(b, e.x, {t, head, pc})));
+                y0 = fadd(b, y0,
+                          fmul(b, dSkip, e.loadF32(b, e.x, {t, head, p0})));
+                y1 = fadd(b, y1,
+                          fmul(b, dSkip, e.loadF32(b, e.x, {t, head, pc})));
               }
               storePair(b, e.y, {t, head, p}, idx(b, x.headDim), y0, y1,
                         x.headDim % 2 == 0);
@@ -1649,9 +1691,9 @@ void ChunkedScanGPUBuilder::declareWorkspace(ImplicitLocOpBuilder &b,
       plan.split ? w.add(prevType, {maxChunks}) : ~0u,           // prevLow
       w.add(stateType, {seqBound}),                              // finals
       w.add(MemRefType::get({dyn, G, dyn, dyn}, f32t),
-            {maxChunks, chunkRows, paddedRows}),                 // cb
+            {maxChunks, chunkRows, paddedRows}), // cb
       minSequence ? w.add(MemRefType::get({dyn}, i32t), {add(b, seqBound, 1)})
-                  : ~0u,                                         // chunkedSeqs
+                  : ~0u, // chunkedSeqs
   };
 }
 

@@ -317,17 +317,18 @@ WarpTile warpTile(ImplicitLocOpBuilder &b, const WarpLayout &layout,
 /// tiles: kExtent / 16 m16n8k16 steps; `acc` holds 4 f32 per mma tile, in
 /// (mTile, nTile) order.
 void warpMatmul(ImplicitLocOpBuilder &b, const MmaLane &lane,
-                const WarpTile &tile, const MmaOperand &a, const MmaOperand &bOp,
-                int64_t k0, int64_t kExtent, MmaElement element,
-                FragmentLoads loads, MutableArrayRef<Value> acc);
+                const WarpTile &tile, const MmaOperand &a,
+                const MmaOperand &bOp, int64_t k0, int64_t kExtent,
+                MmaElement element, FragmentLoads loads,
+                MutableArrayRef<Value> acc);
 
 /// For each accumulator of the warp's tile: its (row, column) in the block
 /// tile, and the index of its value in `acc`.
-void forEachAccumulator(
-    ImplicitLocOpBuilder &b, const MmaLane &lane, const WarpTile &tile,
-    function_ref<void(ImplicitLocOpBuilder &, Value row, Value col,
-                      int64_t accIndex)>
-        body);
+void forEachAccumulator(ImplicitLocOpBuilder &b, const MmaLane &lane,
+                        const WarpTile &tile,
+                        function_ref<void(ImplicitLocOpBuilder &, Value row,
+                                          Value col, int64_t accIndex)>
+                            body);
 
 /// f32 -> the mma element (bf16 or f16), round to nearest even; for vectors
 /// too. `splitLow` gives the rounding residual v - round(v), rounded again:

@@ -14,7 +14,8 @@ using namespace mlir;
 using namespace mlir::ssd;
 using namespace mlir::ssd::detail;
 
-FailureOr<StaticExtents> mlir::ssd::detail::getStaticExtents(ChunkScanVarlenOp op) {
+FailureOr<StaticExtents>
+mlir::ssd::detail::getStaticExtents(ChunkScanVarlenOp op) {
   auto x = cast<MemRefType>(op.getX().getType());
   auto bType = cast<MemRefType>(op.getB().getType());
   StaticExtents s{x.getDimSize(1), x.getDimSize(2), bType.getDimSize(1),
@@ -57,9 +58,8 @@ void mlir::ssd::detail::launchKernel(ImplicitLocOpBuilder &b,
       gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
   SmallVector<Type> attributions;
   if (sharedBytes > 0 && !dynamicShared)
-    attributions.push_back(MemRefType::get({sharedBytes}, b.getI8Type(),
-                                           MemRefLayoutAttrInterface(),
-                                           workgroup));
+    attributions.push_back(MemRefType::get(
+        {sharedBytes}, b.getI8Type(), MemRefLayoutAttrInterface(), workgroup));
   Value dynamicSharedSize;
   if (dynamicShared)
     dynamicSharedSize =
@@ -83,8 +83,7 @@ void mlir::ssd::detail::launchKernel(ImplicitLocOpBuilder &b,
   Value ids[3] = {context.block.x, context.block.y, context.block.z};
   for (int i = 0; i < 3; ++i)
     inGrid = ir::both(inner, inGrid, ir::ult(inner, ids[i], grid[i]));
-  e.ifThen(inner, inGrid,
-           [&](ImplicitLocOpBuilder &b) { body(b, context); });
+  e.ifThen(inner, inGrid, [&](ImplicitLocOpBuilder &b) { body(b, context); });
   gpu::TerminatorOp::create(inner);
 }
 
@@ -132,8 +131,8 @@ BlockScanResult mlir::ssd::detail::blockExclusiveScan(
     SmallVector<Value> earlier;
     Value valid;
     for (Value v : inclusive) {
-      auto shuffle = gpu::ShuffleOp::create(b, v, offset, 32,
-                                            gpu::ShuffleMode::UP);
+      auto shuffle =
+          gpu::ShuffleOp::create(b, v, offset, 32, gpu::ShuffleMode::UP);
       earlier.push_back(shuffle.getShuffleResult());
       valid = shuffle.getValid();
     }
@@ -146,9 +145,8 @@ BlockScanResult mlir::ssd::detail::blockExclusiveScan(
   {
     Value first = ir::eq(b, lane, ir::idx(b, 0));
     for (auto [v, id] : llvm::zip_equal(inclusive, identity)) {
-      Value below =
-          gpu::ShuffleOp::create(b, v, 1, 32, gpu::ShuffleMode::UP)
-              .getShuffleResult();
+      Value below = gpu::ShuffleOp::create(b, v, 1, 32, gpu::ShuffleMode::UP)
+                        .getShuffleResult();
       exclusive.push_back(ir::select(b, first, id, below));
     }
   }
@@ -192,7 +190,8 @@ void mlir::ssd::detail::declareWorkspaceFunction(Operation *op) {
   Operation *symbolTableOp = SymbolTable::getNearestSymbolTable(op);
   // The op sits in a function; the function's parent holds the symbols.
   if (symbolTableOp == op->getParentOfType<FunctionOpInterface>())
-    symbolTableOp = SymbolTable::getNearestSymbolTable(symbolTableOp->getParentOp());
+    symbolTableOp =
+        SymbolTable::getNearestSymbolTable(symbolTableOp->getParentOp());
   if (SymbolTable::lookupSymbolIn(symbolTableOp, kWorkspaceFunction))
     return;
   MLIRContext *ctx = op->getContext();
@@ -233,12 +232,10 @@ SmallVector<Value> WorkspaceBuilder::allocate(ImplicitLocOpBuilder &b,
   }
   declareWorkspaceFunction(op);
   Value total = arith::IndexCastOp::create(b, b.getI64Type(), end);
-  auto i8Buffer =
-      MemRefType::get({ShapedType::kDynamic}, b.getI8Type());
-  Value workspace =
-      func::CallOp::create(b, kWorkspaceFunction, TypeRange{i8Buffer},
-                           ValueRange{total})
-          .getResult(0);
+  auto i8Buffer = MemRefType::get({ShapedType::kDynamic}, b.getI8Type());
+  Value workspace = func::CallOp::create(b, kWorkspaceFunction,
+                                         TypeRange{i8Buffer}, ValueRange{total})
+                        .getResult(0);
   SmallVector<Value> views;
   for (auto [entry, offset] : llvm::zip_equal(entries, offsets))
     views.push_back(

@@ -12,11 +12,11 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
@@ -86,8 +86,8 @@ std::optional<std::string> whyNotLowerable(ChunkScanVarlenOp op,
                        "head_dim, ngroups and dstate (they fix the tiling)");
   if (*op.getForm() != Form::chunked)
     return std::nullopt;
-  return whyNotChunked(op, *extents, op.getChunkSize().value_or(kDefaultChunkSize),
-                       options);
+  return whyNotChunked(op, *extents,
+                       op.getChunkSize().value_or(kDefaultChunkSize), options);
 }
 
 /// The mixed-launch attributes of a serial op (FormSelection.h) that the
@@ -95,7 +95,8 @@ std::optional<std::string> whyNotLowerable(ChunkScanVarlenOp op,
 /// A serial op whose chunk size they cannot take runs every sequence
 /// serially, which is what its form says.
 std::optional<std::pair<int64_t, int64_t>>
-mixedLaunch(ChunkScanVarlenOp op, const mlir::ssd::detail::StaticExtents &extents,
+mixedLaunch(ChunkScanVarlenOp op,
+            const mlir::ssd::detail::StaticExtents &extents,
             const LowerToGPUOptions &options) {
   auto minTokens = op->getAttrOfType<IntegerAttr>(kMixedMinChunkedTokensAttr);
   auto chunkSize = op->getAttrOfType<IntegerAttr>(kMixedChunkSizeAttr);
@@ -106,7 +107,6 @@ mixedLaunch(ChunkScanVarlenOp op, const mlir::ssd::detail::StaticExtents &extent
   return std::pair{minTokens.getInt(), chunkSize.getInt()};
 }
 
-
 struct LowerChunkScanVarlenToGPU : public OpRewritePattern<ChunkScanVarlenOp> {
   LowerChunkScanVarlenToGPU(MLIRContext *ctx, const LowerToGPUOptions &options)
       : OpRewritePattern(ctx), options(options) {}
@@ -115,7 +115,8 @@ struct LowerChunkScanVarlenToGPU : public OpRewritePattern<ChunkScanVarlenOp> {
                                 PatternRewriter &rewriter) const override {
     if (std::optional<std::string> reason = whyNotLowerable(op, options))
       return rewriter.notifyMatchFailure(op, *reason);
-    mlir::ssd::detail::StaticExtents extents = *mlir::ssd::detail::getStaticExtents(op);
+    mlir::ssd::detail::StaticExtents extents =
+        *mlir::ssd::detail::getStaticExtents(op);
     rewriter.setInsertionPoint(op);
     if (auto mixed = mixedLaunch(op, extents, options))
       mlir::ssd::detail::buildMixedScanGPU(rewriter, op, extents, mixed->second,

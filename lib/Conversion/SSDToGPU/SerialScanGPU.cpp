@@ -95,18 +95,19 @@ public:
             contested =
                 both(b, runsHere,
                      contestedWriter(b, seq, tid, k.thread.x, warpFlags));
-            Value recorder = both(
-                b, both(b, eq(b, k.block.y, idx(b, 0)),
-                        eq(b, k.block.z, idx(b, 0))),
-                eq(b, tid, idx(b, 0)));
+            Value recorder = both(b,
+                                  both(b, eq(b, k.block.y, idx(b, 0)),
+                                       eq(b, k.block.z, idx(b, 0))),
+                                  eq(b, tid, idx(b, 0)));
             e.ifThen(b, recorder, [&](ImplicitLocOpBuilder &b) {
               memref::StoreOp::create(
                   b, arith::ExtUIOp::create(b, b.getI32Type(), contested),
                   flags, ValueRange{seq});
             });
           }
-          Value scans = both(
-              b, runsHere, arith::XOrIOp::create(b, contested, boolean(b, true)));
+          Value scans =
+              both(b, runsHere,
+                   arith::XOrIOp::create(b, contested, boolean(b, true)));
           e.ifThen(b, scans, [&](ImplicitLocOpBuilder &b) {
             emitScan(b, seq, k.block.y, k.block.z, k.thread.x, k.thread.y);
           });
@@ -120,21 +121,21 @@ public:
     if (!mayShareSlots)
       return;
     Value rowTiles = idx(b, llvm::divideCeil(x.headDim, rowsPerWarp * warps));
-    launchKernel(b, e, {idx(b, x.heads), rowTiles, idx(b, 1)}, {32, warps, 1},
-                 [&](ImplicitLocOpBuilder &b, const KernelContext &k) {
-                   e.loop(b, idx(b, 0), e.batch,
-                          [&](ImplicitLocOpBuilder &b, Value seq) {
-                            Value flag = memref::LoadOp::create(b, flags, seq);
-                            e.ifThen(b,
-                                     arith::CmpIOp::create(
-                                         b, arith::CmpIPredicate::ne, flag,
-                                         i32(b, 0)),
-                                     [&](ImplicitLocOpBuilder &b) {
-                                       emitScan(b, seq, k.block.x, k.block.y,
-                                                k.thread.x, k.thread.y);
-                                     });
-                          });
+    launchKernel(
+        b, e, {idx(b, x.heads), rowTiles, idx(b, 1)}, {32, warps, 1},
+        [&](ImplicitLocOpBuilder &b, const KernelContext &k) {
+          e.loop(b, idx(b, 0), e.batch,
+                 [&](ImplicitLocOpBuilder &b, Value seq) {
+                   Value flag = memref::LoadOp::create(b, flags, seq);
+                   e.ifThen(b,
+                            arith::CmpIOp::create(b, arith::CmpIPredicate::ne,
+                                                  flag, i32(b, 0)),
+                            [&](ImplicitLocOpBuilder &b) {
+                              emitScan(b, seq, k.block.x, k.block.y, k.thread.x,
+                                       k.thread.y);
+                            });
                  });
+        });
   }
 
 private:
@@ -205,12 +206,12 @@ private:
           gpu::BarrierOp::create(b);
           Value any = boolean(b, false);
           for (int64_t w = 0; w < warps; ++w)
-            any = either(b, any,
-                         arith::CmpIOp::create(
-                             b, arith::CmpIPredicate::ne,
-                             memref::LoadOp::create(b, warpFlags,
-                                                    ValueRange{idx(b, w)}),
-                             i32(b, 0)));
+            any = either(
+                b, any,
+                arith::CmpIOp::create(
+                    b, arith::CmpIPredicate::ne,
+                    memref::LoadOp::create(b, warpFlags, ValueRange{idx(b, w)}),
+                    i32(b, 0)));
           // Nobody rewrites the flags before every thread has read them.
           gpu::BarrierOp::create(b);
           return any;
@@ -299,22 +300,23 @@ private:
           SmallVector<Value> bRow, cRow;
           for (int64_t j = 0; j < J; ++j) {
             bRow.push_back(loadColumns(b, columnValid[j], e.B,
-                                       {t, group, columns[j]}, columnsNeedGuard));
+                                       {t, group, columns[j]},
+                                       columnsNeedGuard));
             cRow.push_back(loadColumns(b, columnValid[j], e.C,
-                                       {t, group, columns[j]}, columnsNeedGuard));
+                                       {t, group, columns[j]},
+                                       columnsNeedGuard));
           }
           SmallVector<Value> next, totals;
           for (int64_t r = 0; r < R; ++r) {
-            Value xv = rowValid[r] == trueV
-                           ? e.loadF32(b, e.x, {t, head, rows[r]})
-                           : e.ifElse(
-                                 b, rowValid[r], e.f32,
-                                 [&](ImplicitLocOpBuilder &b) {
-                                   return e.loadF32(b, e.x, {t, head, rows[r]});
-                                 },
-                                 [&](ImplicitLocOpBuilder &b) {
-                                   return f32(b, 0.0);
-                                 });
+            Value xv =
+                rowValid[r] == trueV
+                    ? e.loadF32(b, e.x, {t, head, rows[r]})
+                    : e.ifElse(
+                          b, rowValid[r], e.f32,
+                          [&](ImplicitLocOpBuilder &b) {
+                            return e.loadF32(b, e.x, {t, head, rows[r]});
+                          },
+                          [&](ImplicitLocOpBuilder &b) { return f32(b, 0.0); });
             Value dx = splat(b, fmul(b, d, xv));
             Value lanePartial;
             for (int64_t j = 0; j < J; ++j) {

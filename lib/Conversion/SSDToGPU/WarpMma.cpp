@@ -127,7 +127,8 @@ static Type withElement(Type like, Type element) {
 
 Value mlir::ssd::detail::toMmaElement(ImplicitLocOpBuilder &b, Value v,
                                       MmaElement element) {
-  Type target = withElement(v.getType(), mmaElementType(b.getContext(), element));
+  Type target =
+      withElement(v.getType(), mmaElementType(b.getContext(), element));
   if (getElementTypeOrSelf(v.getType()) == getElementTypeOrSelf(target))
     return v;
   return arith::TruncFOp::create(b, target, v);
@@ -174,13 +175,13 @@ SmallVector<Value, 4> loadMatrices(ImplicitLocOpBuilder &b, const MmaLane &lane,
       int64_t mask = 0;
       for (int i = 0; i < 4; ++i)
         mask |= (offsets[i] / 8) << i;
-      Value bit = ir::remu(
-          b, arith::ShRUIOp::create(b, ir::idx(b, mask), matrix), 2);
+      Value bit =
+          ir::remu(b, arith::ShRUIOp::create(b, ir::idx(b, mask), matrix), 2);
       return ir::mul(b, bit, 8);
     };
-    Value row = tile.bufferRow(
-        b, ir::add(b, ir::add(b, rowBase, pick(origins.row)),
-                   ir::remu(b, lane.lane, 8)));
+    Value row =
+        tile.bufferRow(b, ir::add(b, ir::add(b, rowBase, pick(origins.row)),
+                                  ir::remu(b, lane.lane, 8)));
     Value col = ir::add(b, colBase, pick(origins.col));
     auto resultType = VectorType::get({4, 2}, element);
     Value matrices = nvgpu::LdMatrixOp::create(
@@ -189,11 +190,11 @@ SmallVector<Value, 4> loadMatrices(ImplicitLocOpBuilder &b, const MmaLane &lane,
         /*numTiles=*/4);
     for (int64_t i = 0; i < 4; ++i) {
       Value pair = vector::ExtractOp::create(b, matrices, ArrayRef<int64_t>{i});
-      regs.push_back(vector::BitCastOp::create(
-                         b, VectorType::get({1}, i32), pair)
-                         .getResult());
-      regs.back() = vector::ExtractOp::create(b, regs.back(),
-                                              ArrayRef<int64_t>{0});
+      regs.push_back(
+          vector::BitCastOp::create(b, VectorType::get({1}, i32), pair)
+              .getResult());
+      regs.back() =
+          vector::ExtractOp::create(b, regs.back(), ArrayRef<int64_t>{0});
     }
     return regs;
   }
@@ -213,7 +214,8 @@ SmallVector<Value, 4> loadMatrices(ImplicitLocOpBuilder &b, const MmaLane &lane,
       Value col = ir::add(b, col0, lane.group);
       SmallVector<Value, 2> values;
       for (int64_t h = 0; h < 2; ++h) {
-        Value row = tile.bufferRow(b, ir::add(b, ir::add(b, row0, lane.pair), h));
+        Value row =
+            tile.bufferRow(b, ir::add(b, ir::add(b, row0, lane.pair), h));
         values.push_back(memref::LoadOp::create(
             b, tile.buffer, ValueRange{row, tile.physicalColumn(b, row, col)}));
       }
@@ -231,8 +233,8 @@ SmallVector<Value, 4> loadMatrices(ImplicitLocOpBuilder &b, const MmaLane &lane,
 Value mmaOperand(ImplicitLocOpBuilder &b, Value reg, MmaElement element) {
   if (element == MmaElement::BF16)
     return reg;
-  Value asVector = vector::BroadcastOp::create(
-      b, VectorType::get({1}, b.getI32Type()), reg);
+  Value asVector =
+      vector::BroadcastOp::create(b, VectorType::get({1}, b.getI32Type()), reg);
   return vector::BitCastOp::create(b, VectorType::get({2}, b.getF16Type()),
                                    asVector);
 }
@@ -248,14 +250,14 @@ void mmaSync(ImplicitLocOpBuilder &b, ArrayRef<Value> aRegs,
     a.push_back(mmaOperand(b, r, element));
   for (Value r : bRegs)
     bv.push_back(mmaOperand(b, r, element));
-  NVVM::MMATypes type = element == MmaElement::F16 ? NVVM::MMATypes::f16
-                                                   : NVVM::MMATypes::bf16;
-  auto op = NVVM::MmaOp::create(
-      b, resultType, a, bv, acc, /*shape=*/{16, 8, 16},
-      /*b1Op=*/std::nullopt, /*intOverflow=*/std::nullopt,
-      std::array<NVVM::MMATypes, 2>{type, type},
-      std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                     NVVM::MMALayout::col});
+  NVVM::MMATypes type =
+      element == MmaElement::F16 ? NVVM::MMATypes::f16 : NVVM::MMATypes::bf16;
+  auto op =
+      NVVM::MmaOp::create(b, resultType, a, bv, acc, /*shape=*/{16, 8, 16},
+                          /*b1Op=*/std::nullopt, /*intOverflow=*/std::nullopt,
+                          std::array<NVVM::MMATypes, 2>{type, type},
+                          std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                                         NVVM::MMALayout::col});
   for (int64_t i = 0; i < 4; ++i)
     acc[i] = LLVM::ExtractValueOp::create(b, op.getRes(), i);
 }
@@ -304,16 +306,16 @@ WarpTile mlir::ssd::detail::warpTile(ImplicitLocOpBuilder &b,
   Value wn = ir::remu(b, warp, layout.warpsN);
   tile.mBase = ir::mul(b, wm, 16 * layout.mTiles);
   tile.nBase = ir::mul(b, wn, 8 * layout.nTiles);
-  tile.active = ir::both(b, ir::ult(b, tile.mBase, rows),
-                         ir::ult(b, tile.nBase, cols));
+  tile.active =
+      ir::both(b, ir::ult(b, tile.mBase, rows), ir::ult(b, tile.nBase, cols));
   return tile;
 }
 
-void mlir::ssd::detail::warpMatmul(ImplicitLocOpBuilder &b,
-                                   const MmaLane &lane, const WarpTile &tile,
-                                   const MmaOperand &a, const MmaOperand &bOp,
-                                   int64_t k0, int64_t kExtent,
-                                   MmaElement element, FragmentLoads loads,
+void mlir::ssd::detail::warpMatmul(ImplicitLocOpBuilder &b, const MmaLane &lane,
+                                   const WarpTile &tile, const MmaOperand &a,
+                                   const MmaOperand &bOp, int64_t k0,
+                                   int64_t kExtent, MmaElement element,
+                                   FragmentLoads loads,
                                    MutableArrayRef<Value> acc) {
   assert(kExtent % 16 == 0 && tile.nTiles % 2 == 0);
   assert(static_cast<int64_t>(acc.size()) == tile.accumulators());
@@ -356,8 +358,8 @@ void mlir::ssd::detail::warpMatmul(ImplicitLocOpBuilder &b,
                       ArrayRef<SmallVector<Value, 4>> bf) {
       for (int64_t mi = 0; mi < tile.mTiles; ++mi)
         for (int64_t ni = 0; ni < tile.nTiles; ++ni)
-          mmaSync(b, af[mi], bf[ni],
-                  acc.slice((mi * tile.nTiles + ni) * 4, 4), element);
+          mmaSync(b, af[mi], bf[ni], acc.slice((mi * tile.nTiles + ni) * 4, 4),
+                  element);
     };
     auto aHigh = aFragments(a.high);
     auto bHigh = bFragments(bOp.high);

@@ -30,8 +30,8 @@ ActiveSequences mlir::ssd::detail::buildActiveSequences(
       [&](OpBuilder &nested, Location loc, Value seq, ValueRange counts) {
         ImplicitLocOpBuilder b(loc, nested);
         SequenceInfo s = e.sequence(b, seq);
-        Value hasTokens = arith::CmpIOp::create(b, arith::CmpIPredicate::sgt,
-                                                s.end, s.begin);
+        Value hasTokens =
+            arith::CmpIOp::create(b, arith::CmpIPredicate::sgt, s.end, s.begin);
         Value works = arith::OrIOp::create(b, hasTokens, s.writesState);
         Value second = e.inPass(b, order, seq, 1);
         Value first = e.inPass(b, order, seq, 0);
@@ -40,9 +40,9 @@ ActiveSequences mlir::ssd::detail::buildActiveSequences(
           Value in = arith::AndIOp::create(b, works, pass ? second : first);
           Value count = counts[pass];
           e.ifThen(b, in, [&](ImplicitLocOpBuilder &b) {
-            Value slot =
-                pass ? arith::SubIOp::create(b, last, count).getResult()
-                     : count;
+            Value slot = pass
+                             ? arith::SubIOp::create(b, last, count).getResult()
+                             : count;
             memref::StoreOp::create(b, seq, active.list, slot);
           });
           next.push_back(arith::SelectOp::create(

@@ -129,9 +129,9 @@ private:
     // and each has at most one partial chunk, so a launch of empty
     // sequences allocates no [K, H, P, N] states at all (ceil(T / L) +
     // batch, the bound the GPU form uses, would grow with batch).
-    maxChunks = arith::AddIOp::create(
-        b, arith::CeilDivUIOp::create(b, e.tokens, L),
-        arith::MinUIOp::create(b, e.batch, e.tokens));
+    maxChunks =
+        arith::AddIOp::create(b, arith::CeilDivUIOp::create(b, e.tokens, L),
+                              arith::MinUIOp::create(b, e.batch, e.tokens));
     maxChunkRows = arith::MinUIOp::create(b, L, e.tokens);
     Type index = b.getIndexType();
     ws.list.maxChunks = maxChunks;
@@ -246,8 +246,7 @@ private:
           Value head = ivs[1], p = ivs[2];
           SequenceInfo s = e.sequence(b, seq);
           Value firstChunk = load(b, ws.list.begin, seq);
-          Value endChunk =
-              load(b, ws.list.begin, add(b, seq, e.index(b, 1)));
+          Value endChunk = load(b, ws.list.begin, add(b, seq, e.index(b, 1)));
           e.loop(
               b, e.index(b, 0), e.dstate,
               [&](ImplicitLocOpBuilder &b, Value n) {
@@ -266,11 +265,9 @@ private:
                       ChunkInfo c = chunk(b, k);
                       Value chunkDecay =
                           e.decay(b, load(b, ws.cums, {c.last, head}));
-                      Value contribution =
-                          load(b, ws.states, {k, head, p, n});
+                      Value contribution = load(b, ws.states, {k, head, p, n});
                       store(b, state, ws.states, {k, head, p, n});
-                      return fadd(b, fmul(b, chunkDecay, state),
-                                  contribution);
+                      return fadd(b, fmul(b, chunkDecay, state), contribution);
                     });
                 e.ifThen(b, s.writesState, [&](ImplicitLocOpBuilder &b) {
                   e.storeRounded(b, final, e.pool, {s.slot, head, p, n});

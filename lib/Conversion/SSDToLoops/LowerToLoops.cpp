@@ -57,14 +57,14 @@ struct LowerChunkScanVarlen : public OpRewritePattern<ChunkScanVarlenOp> {
       return rewriter.notifyMatchFailure(op, "no form: run ssd-select-form");
     rewriter.setInsertionPoint(op);
     if (*op.getForm() == Form::serial) {
-      int64_t width = options.vectorWidth > 0 ? options.vectorWidth
-                                              : hostF32VectorWidth();
+      int64_t width =
+          options.vectorWidth > 0 ? options.vectorWidth : hostF32VectorWidth();
       mlir::ssd::detail::buildSerialScan(rewriter, op, options.serialPTile,
                                          width);
       return success();
     }
-    mlir::ssd::detail::buildChunkedScan(rewriter, op,
-                             op.getChunkSize().value_or(kDefaultChunkSize));
+    mlir::ssd::detail::buildChunkedScan(
+        rewriter, op, op.getChunkSize().value_or(kDefaultChunkSize));
     return success();
   }
 

@@ -101,8 +101,8 @@ void mlir::ssd::detail::buildSerialScan(RewriterBase &rewriter,
   const int64_t maxTileElements = ::ssd::limits::kMaxStateTileBytes / 4;
   Value tile;
   if (!ShapedType::isDynamic(staticDState)) {
-    pTile = std::clamp<int64_t>(maxTileElements / std::max<int64_t>(staticDState, 1),
-                                1, pTile);
+    pTile = std::clamp<int64_t>(
+        maxTileElements / std::max<int64_t>(staticDState, 1), 1, pTile);
     tile = e.index(b, pTile);
   } else {
     // rows = clamp(maxTileElements / N, 1, pTile) at run time.
@@ -166,8 +166,9 @@ void mlir::ssd::detail::buildSerialScan(RewriterBase &rewriter,
     // f16/bf16 B and C rows, widened once per token for all rows.
     Scratch rowPair;
     if (!f32Model)
-      rowPair = allocateScratch(b, {2, staticDState},
-                                dynamicTile ? ValueRange{e.dstate} : ValueRange{});
+      rowPair =
+          allocateScratch(b, {2, staticDState},
+                          dynamicTile ? ValueRange{e.dstate} : ValueRange{});
     auto forEachStateVector =
         [&](ImplicitLocOpBuilder &b,
             function_ref<void(ImplicitLocOpBuilder &, Value, Value)> body) {
@@ -185,9 +186,9 @@ void mlir::ssd::detail::buildSerialScan(RewriterBase &rewriter,
     e.ifThen(b, s.readsInitial, [&](ImplicitLocOpBuilder &b) {
       forEachStateVector(b, [&](ImplicitLocOpBuilder &b, Value p, Value n) {
         Value row = arith::AddIOp::create(b, p0, p);
-        vector::StoreOp::create(
-            b, loadVector(b, e.pool, {s.slot, head, row, n}), state,
-            ValueRange{p, n});
+        vector::StoreOp::create(b,
+                                loadVector(b, e.pool, {s.slot, head, row, n}),
+                                state, ValueRange{p, n});
       });
     });
     Value startsEmpty = arith::XOrIOp::create(
@@ -220,14 +221,14 @@ void mlir::ssd::detail::buildSerialScan(RewriterBase &rewriter,
               b, outOfRange, e.f32,
               [&](ImplicitLocOpBuilder &b) {
                 Value factor = splat(b, decayed);
-                forEachStateVector(
-                    b, [&](ImplicitLocOpBuilder &b, Value p, Value n) {
-                      Value v = vector::LoadOp::create(b, vecType, state,
-                                                       ValueRange{p, n});
-                      vector::StoreOp::create(
-                          b, arith::MulFOp::create(b, factor, v), state,
-                          ValueRange{p, n});
-                    });
+                forEachStateVector(b, [&](ImplicitLocOpBuilder &b, Value p,
+                                          Value n) {
+                  Value v = vector::LoadOp::create(b, vecType, state,
+                                                   ValueRange{p, n});
+                  vector::StoreOp::create(b,
+                                          arith::MulFOp::create(b, factor, v),
+                                          state, ValueRange{p, n});
+                });
                 return e.f32Const(b, 1.0);
               },
               [&](ImplicitLocOpBuilder &) { return decayed; });
@@ -267,11 +268,12 @@ void mlir::ssd::detail::buildSerialScan(RewriterBase &rewriter,
                 b, arith::AddIOp::create(b, t, e.index(b, kPrefetchTokens)),
                 lastToken);
             Value blockRow = arith::AddIOp::create(b, p0, p);
-            for (auto [memref, write] : {std::pair(e.x, false), std::pair(e.y, true)})
-              memref::PrefetchOp::create(b, memref, ValueRange{ahead, head, blockRow},
-                                         b.getBoolAttr(write),
-                                         b.getI32IntegerAttr(3),
-                                         b.getBoolAttr(true));
+            for (auto [memref, write] :
+                 {std::pair(e.x, false), std::pair(e.y, true)})
+              memref::PrefetchOp::create(
+                  b, memref, ValueRange{ahead, head, blockRow},
+                  b.getBoolAttr(write), b.getI32IntegerAttr(3),
+                  b.getBoolAttr(true));
             SmallVector<Value> rowIndex, xs, weights, zeros;
             for (int64_t r = 0; r < count; ++r) {
               rowIndex.push_back(arith::AddIOp::create(b, p, e.index(b, r)));
@@ -284,8 +286,7 @@ void mlir::ssd::detail::buildSerialScan(RewriterBase &rewriter,
             }
             auto columns = scf::ForOp::create(
                 b, zero, e.dstate, laneStep, zeros,
-                [&](OpBuilder &nested, Location loc, Value n,
-                    ValueRange acc) {
+                [&](OpBuilder &nested, Location loc, Value n, ValueRange acc) {
                   ImplicitLocOpBuilder b(loc, nested);
                   Value bv = rowVector(b, 0, n), cv = rowVector(b, 1, n);
                   SmallVector<Value> next;
@@ -314,7 +315,8 @@ void mlir::ssd::detail::buildSerialScan(RewriterBase &rewriter,
             }
           };
           Value blockedRows = arith::SubIOp::create(
-              b, rows, arith::RemUIOp::create(b, rows, e.index(b, rowsPerBlock)));
+              b, rows,
+              arith::RemUIOp::create(b, rows, e.index(b, rowsPerBlock)));
           scf::ForOp::create(
               b, zero, blockedRows, e.index(b, rowsPerBlock), ValueRange{},
               [&](OpBuilder &nested, Location loc, Value p, ValueRange) {
@@ -322,9 +324,8 @@ void mlir::ssd::detail::buildSerialScan(RewriterBase &rewriter,
                 emitRows(inner, p, rowsPerBlock);
                 scf::YieldOp::create(inner);
               });
-          e.loop(b, blockedRows, rows, [&](ImplicitLocOpBuilder &b, Value p) {
-            emitRows(b, p, 1);
-          });
+          e.loop(b, blockedRows, rows,
+                 [&](ImplicitLocOpBuilder &b, Value p) { emitRows(b, p, 1); });
           scf::YieldOp::create(b, ValueRange{scale});
         });
     Value finalScale = splat(b, tokenLoop.getResult(0));
@@ -350,8 +351,8 @@ void mlir::ssd::detail::buildSerialScan(RewriterBase &rewriter,
   for (unsigned pass : {0u, 1u})
     e.parallel(b, {e.heads, numTiles, active.count[pass]},
                [&](ImplicitLocOpBuilder &b, ValueRange ivs) {
-                 emitTask(b, activeSequence(b, e, active, pass, ivs[2]),
-                          ivs[0], ivs[1]);
+                 emitTask(b, activeSequence(b, e, active, pass, ivs[2]), ivs[0],
+                          ivs[1]);
                });
   freeActiveSequences(b, active);
   e.freeWriterOrder(b, order);

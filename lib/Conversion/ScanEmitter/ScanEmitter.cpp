@@ -25,8 +25,8 @@ ScanEmitter::ScanEmitter(ImplicitLocOpBuilder &b, ChunkScanVarlenOp op,
   auto indexType = cast<MemRefType>(cacheIndices.getType());
   if (indexType.getElementType().isUnsignedInteger()) {
     auto signless = indexType.clone(b.getI32Type());
-    cacheIndices =
-        UnrealizedConversionCastOp::create(b, signless, cacheIndices).getResult(0);
+    cacheIndices = UnrealizedConversionCastOp::create(b, signless, cacheIndices)
+                       .getResult(0);
   }
   tokens = memref::DimOp::create(b, x, 0);
   heads = memref::DimOp::create(b, x, 1);
@@ -75,8 +75,8 @@ Value ScanEmitter::processedDt(ImplicitLocOpBuilder &b, Value token,
   // overflow to inf in the untaken lane, which select discards.
   Value v = arith::AddFOp::create(b, d, loadF32(b, dtBias, {head}));
   Value soft = log1p(b, exp(b, v));
-  Value large = arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, v,
-                                      f32Const(b, 20.0));
+  Value large =
+      arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, v, f32Const(b, 20.0));
   return arith::SelectOp::create(b, large, v, soft);
 }
 
@@ -106,10 +106,10 @@ Value ScanEmitter::log1p(ImplicitLocOpBuilder &b, Value v) const {
   // under v^6 / 6 < 2^-26) takes over.
   Value one = f32Const(b, 1.0);
   Value u = arith::AddFOp::create(b, one, v);
-  Value log2u = LLVM::CallIntrinsicOp::create(
-                    b, f32, b.getStringAttr("llvm.nvvm.lg2.approx.f"),
-                    ValueRange{u})
-                    .getResult(0);
+  Value log2u =
+      LLVM::CallIntrinsicOp::create(
+          b, f32, b.getStringAttr("llvm.nvvm.lg2.approx.f"), ValueRange{u})
+          .getResult(0);
   Value logU = arith::MulFOp::create(b, log2u, f32Const(b, 0.6931471805599453));
   Value ratio = arith::DivFOp::create(b, v, arith::SubFOp::create(b, u, one));
   Value exactlyOne =
@@ -124,12 +124,12 @@ Value ScanEmitter::log1p(ImplicitLocOpBuilder &b, Value v) const {
   series = arith::MulFOp::create(b, v, series);
   // |v| < 1/16 without math.absf, which convert-gpu-to-nvvm would turn into
   // a libdevice call.
-  Value small = arith::AndIOp::create(
-      b,
-      arith::CmpFOp::create(b, arith::CmpFPredicate::OLT, v,
-                            f32Const(b, 1.0 / 16.0)),
-      arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, v,
-                            f32Const(b, -1.0 / 16.0)));
+  Value small =
+      arith::AndIOp::create(b,
+                            arith::CmpFOp::create(b, arith::CmpFPredicate::OLT,
+                                                  v, f32Const(b, 1.0 / 16.0)),
+                            arith::CmpFOp::create(b, arith::CmpFPredicate::OGT,
+                                                  v, f32Const(b, -1.0 / 16.0)));
   return arith::SelectOp::create(b, small, series, viaLog);
 }
 
@@ -172,22 +172,22 @@ void ScanEmitter::parallel(ImplicitLocOpBuilder &b, ValueRange upperBounds,
                            BodyFn body) const {
   SmallVector<Value> zeros(upperBounds.size(), index(b, 0));
   SmallVector<Value> ones(upperBounds.size(), index(b, 1));
-  scf::ParallelOp::create(
-      b, zeros, upperBounds, ones,
-      [&](OpBuilder &nested, Location loc, ValueRange ivs) {
-        ImplicitLocOpBuilder inner(loc, nested);
-        body(inner, ivs);
-      });
+  scf::ParallelOp::create(b, zeros, upperBounds, ones,
+                          [&](OpBuilder &nested, Location loc, ValueRange ivs) {
+                            ImplicitLocOpBuilder inner(loc, nested);
+                            body(inner, ivs);
+                          });
 }
 
 void ScanEmitter::loop(ImplicitLocOpBuilder &b, Value lower, Value upper,
                        IndexBodyFn body) const {
-  scf::ForOp::create(b, lower, upper, index(b, 1), ValueRange{},
-                     [&](OpBuilder &nested, Location loc, Value iv, ValueRange) {
-                       ImplicitLocOpBuilder inner(loc, nested);
-                       body(inner, iv);
-                       scf::YieldOp::create(inner);
-                     });
+  scf::ForOp::create(
+      b, lower, upper, index(b, 1), ValueRange{},
+      [&](OpBuilder &nested, Location loc, Value iv, ValueRange) {
+        ImplicitLocOpBuilder inner(loc, nested);
+        body(inner, iv);
+        scf::YieldOp::create(inner);
+      });
 }
 
 Value ScanEmitter::reduce(ImplicitLocOpBuilder &b, Value lower, Value upper,
@@ -201,18 +201,21 @@ Value ScanEmitter::reduce(ImplicitLocOpBuilder &b, Value lower, Value upper,
   return forOp.getResult(0);
 }
 
-void ScanEmitter::ifThen(ImplicitLocOpBuilder &b, Value cond,
-                         function_ref<void(ImplicitLocOpBuilder &)> body) const {
+void ScanEmitter::ifThen(
+    ImplicitLocOpBuilder &b, Value cond,
+    function_ref<void(ImplicitLocOpBuilder &)> body) const {
   auto ifOp = scf::IfOp::create(b, TypeRange{}, cond, /*withElseRegion=*/false);
   ImplicitLocOpBuilder inner(b.getLoc(), b.getContext());
   inner.setInsertionPoint(ifOp.thenBlock()->getTerminator());
   body(inner);
 }
 
-Value ScanEmitter::ifElse(ImplicitLocOpBuilder &b, Value cond, Type type,
-                          function_ref<Value(ImplicitLocOpBuilder &)> thenValue,
-                          function_ref<Value(ImplicitLocOpBuilder &)> elseValue) const {
-  auto ifOp = scf::IfOp::create(b, TypeRange{type}, cond, /*withElseRegion=*/true);
+Value ScanEmitter::ifElse(
+    ImplicitLocOpBuilder &b, Value cond, Type type,
+    function_ref<Value(ImplicitLocOpBuilder &)> thenValue,
+    function_ref<Value(ImplicitLocOpBuilder &)> elseValue) const {
+  auto ifOp =
+      scf::IfOp::create(b, TypeRange{type}, cond, /*withElseRegion=*/true);
   ImplicitLocOpBuilder inner(b.getLoc(), b.getContext());
   inner.setInsertionPointToStart(ifOp.thenBlock());
   scf::YieldOp::create(inner, thenValue(inner));

@@ -22,11 +22,11 @@ namespace detail {
 
 /// The token range, slot and pool traffic of one sequence.
 struct SequenceInfo {
-  Value begin;         // index: first token
-  Value end;           // index: one past the last token
-  Value slot;          // index: pool slot (garbage for padding sequences)
-  Value readsInitial;  // i1: start from pool[slot] rather than zero
-  Value writesState;   // i1: store the final state into pool[slot]
+  Value begin;        // index: first token
+  Value end;          // index: one past the last token
+  Value slot;         // index: pool slot (garbage for padding sequences)
+  Value readsInitial; // i1: start from pool[slot] rather than zero
+  Value writesState;  // i1: store the final state into pool[slot]
 };
 
 /// Every reader must see the pool as it was before the op. A writer whose
@@ -43,9 +43,9 @@ struct WriterOrder {
 /// Which tokens each chunk of the chunked form covers. Chunks never cross a
 /// sequence boundary; sequence b owns chunks [begin[b], begin[b + 1]).
 struct ChunkWorkList {
-  Value begin;            // [batch + 1] index
-  Value seq, first, len;  // [maxChunks] index: sequence, first token, tokens
-  Value maxChunks;        // index: ceil(T / L) + batch bounds the count
+  Value begin;           // [batch + 1] index
+  Value seq, first, len; // [maxChunks] index: sequence, first token, tokens
+  Value maxChunks;       // index: ceil(T / L) + batch bounds the count
 };
 
 /// One entry of the work list.
@@ -85,7 +85,8 @@ public:
   Value f32Const(ImplicitLocOpBuilder &b, double v) const;
 
   /// memref[indices] widened to f32.
-  Value loadF32(ImplicitLocOpBuilder &b, Value memref, ValueRange indices) const;
+  Value loadF32(ImplicitLocOpBuilder &b, Value memref,
+                ValueRange indices) const;
   /// Stores an f32 value into memref[indices], rounded (nearest-even) to the
   /// memref's element type.
   void storeRounded(ImplicitLocOpBuilder &b, Value value, Value memref,
@@ -124,8 +125,10 @@ public:
   void freeWriterOrder(ImplicitLocOpBuilder &b, const WriterOrder &order) const;
 
   // Loop helpers; bodies get a builder positioned inside the loop.
-  void parallel(ImplicitLocOpBuilder &b, ValueRange upperBounds, BodyFn body) const;
-  void loop(ImplicitLocOpBuilder &b, Value lower, Value upper, IndexBodyFn body) const;
+  void parallel(ImplicitLocOpBuilder &b, ValueRange upperBounds,
+                BodyFn body) const;
+  void loop(ImplicitLocOpBuilder &b, Value lower, Value upper,
+            IndexBodyFn body) const;
   Value reduce(ImplicitLocOpBuilder &b, Value lower, Value upper, Value init,
                ReduceBodyFn body) const;
   void ifThen(ImplicitLocOpBuilder &b, Value cond,

@@ -124,9 +124,7 @@ bool isSubnormal(double x) {
 }
 
 /// x with a subnormal single-precision value flushed to zero of its sign.
-float flush(float x) {
-  return isSubnormal(x) ? std::copysign(0.0f, x) : x;
-}
+float flush(float x) { return isSubnormal(x) ? std::copysign(0.0f, x) : x; }
 
 double exactF32(MathOp op, double x) {
   switch (op) {

@@ -117,9 +117,8 @@ uint64_t ssd::emulator::sharedWavefronts(const LaneAccess *accesses,
       const LaneAccess &a = accesses[i];
       if (a.bytes == 0)
         continue;
-      for (uint64_t w = a.address / 4; w <= (a.address + a.bytes - 1) / 4 &&
-                                       n < kMaxWordsPerPhase;
-           ++w)
+      for (uint64_t w = a.address / 4;
+           w <= (a.address + a.bytes - 1) / 4 && n < kMaxWordsPerPhase; ++w)
         words[n++] = w;
     }
     phases += n ? 1 : 0;
@@ -236,8 +235,8 @@ void SectorSet::clear() {
   last_ = nullptr;
 }
 
-uint64_t ssd::emulator::globalSectors(const LaneAccess *accesses,
-                                      size_t count, SectorSet *sectors) {
+uint64_t ssd::emulator::globalSectors(const LaneAccess *accesses, size_t count,
+                                      SectorSet *sectors) {
   // The common case first: lanes in increasing lane order touch sectors in
   // non-decreasing order (each lane's first sector is at or after the
   // previous lane's last), so the distinct ones are counted in one pass.
@@ -352,8 +351,7 @@ void ssd::emulator::recordLaunchCosts(const Kernel &kernel,
                                       const CostCounters &counters) {
   CostStore &s = store();
   std::lock_guard<std::mutex> lock(s.mutex);
-  auto [it, inserted] =
-      s.index.try_emplace(kernel.costName, s.kernels.size());
+  auto [it, inserted] = s.index.try_emplace(kernel.costName, s.kernels.size());
   if (inserted)
     s.kernels.push_back(KernelCost{kernel.costName, CostCounters()});
   s.kernels[it->second].counters.add(counters);
@@ -458,11 +456,12 @@ std::string ssd::emulator::formatCosts(const std::vector<KernelCost> &costs) {
     if (c.mmaFlops)
       appendf(out, "  mma flops: %" PRIu64 "\n", c.mmaFlops);
     if (c.ldmatrix)
-      appendf(out, "  ldmatrix: instructions %" PRIu64 " matrices %" PRIu64 "\n",
+      appendf(out,
+              "  ldmatrix: instructions %" PRIu64 " matrices %" PRIu64 "\n",
               c.ldmatrix, c.ldmatrixMatrices);
     if (c.cpAsync)
-      appendf(out, "  cp.async: copies %" PRIu64 " zero-filled bytes %" PRIu64
-                   "\n",
+      appendf(out,
+              "  cp.async: copies %" PRIu64 " zero-filled bytes %" PRIu64 "\n",
               c.cpAsync, c.cpAsyncZeroFill);
     traffic(out, "shared.load", c.sharedLoad, "wavefronts");
     traffic(out, "shared.store", c.sharedStore, "wavefronts");

@@ -55,10 +55,10 @@ bool DeviceMemory::initialize(std::string &error) {
   }
   // Both windows start inaccessible; allocations open their pages in the
   // host window only.
-  void *device = mmap(nullptr, size, PROT_NONE, MAP_SHARED | MAP_NORESERVE,
-                      file, 0);
-  void *host = mmap(nullptr, size, PROT_NONE, MAP_SHARED | MAP_NORESERVE,
-                    file, 0);
+  void *device =
+      mmap(nullptr, size, PROT_NONE, MAP_SHARED | MAP_NORESERVE, file, 0);
+  void *host =
+      mmap(nullptr, size, PROT_NONE, MAP_SHARED | MAP_NORESERVE, file, 0);
   if (device == MAP_FAILED || host == MAP_FAILED) {
     error = "cannot map " + formatBytes(size) +
             " of emulated device memory (set SSD_GPU_EMULATOR_MEMORY lower)";
@@ -87,8 +87,8 @@ void *DeviceMemory::allocate(uint64_t bytes, std::string &error) {
   auto it = std::find_if(freeRanges.begin(), freeRanges.end(),
                          [&](const auto &r) { return r.second >= needed; });
   if (it == freeRanges.end()) {
-    error = "out of device memory: no free range of " +
-            std::to_string(needed) + " bytes (fragmented)";
+    error = "out of device memory: no free range of " + std::to_string(needed) +
+            " bytes (fragmented)";
     return nullptr;
   }
   uint64_t offset = it->first, rest = it->second - needed;
@@ -116,8 +116,9 @@ void *DeviceMemory::allocate(uint64_t bytes, std::string &error) {
 bool DeviceMemory::release(void *device) {
   std::lock_guard<std::mutex> lock(mutex);
   uintptr_t begin = reinterpret_cast<uintptr_t>(device);
-  auto it = std::find_if(live.begin(), live.end(),
-                         [&](const DeviceRange &r) { return r.begin == begin; });
+  auto it = std::find_if(live.begin(), live.end(), [&](const DeviceRange &r) {
+    return r.begin == begin;
+  });
   if (it == live.end())
     return false;
   live.erase(it);

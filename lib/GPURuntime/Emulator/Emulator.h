@@ -54,9 +54,7 @@ public:
   /// False when `device` is not the start of a live allocation.
   bool release(void *device);
 
-  bool inWindow(uintptr_t address) const {
-    return address - deviceBase < size;
-  }
+  bool inWindow(uintptr_t address) const { return address - deviceBase < size; }
   /// The host-window address of device [address, address + bytes) when it
   /// lies in one live allocation; else null with `why` set.
   char *translate(uintptr_t address, uint64_t bytes, std::string &why);
@@ -122,8 +120,7 @@ void *importAddress(const std::string &name);
 bool inFiberStackGuard(uintptr_t address);
 
 /// Runs every block of a launch to completion (errors reported).
-void runLaunch(const Kernel &kernel, const LaunchConfig &config,
-               void **params);
+void runLaunch(const Kernel &kernel, const LaunchConfig &config, void **params);
 
 /// Counters of Statistics (EmulatorRuntime.h).
 struct Counters {

@@ -379,9 +379,9 @@ void prepareWorker(Worker &w) {
   const size_t page = size_t(sysconf(_SC_PAGESIZE));
   w.stackStride = kStackBytes + page;
   size_t total = w.stackStride * kMaxThreadsPerBlock;
-  void *region = mmap(nullptr, total, PROT_READ | PROT_WRITE,
-                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK,
-                      -1, 0);
+  void *region =
+      mmap(nullptr, total, PROT_READ | PROT_WRITE,
+           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
   if (region == MAP_FAILED) {
     reportError("cannot map the stacks of the emulated GPU threads");
     return;
@@ -389,10 +389,10 @@ void prepareWorker(Worker &w) {
   w.stacks = static_cast<char *>(region);
   w.threads.resize(kMaxThreadsPerBlock);
   // The cost model's access buffers: pages are touched only when used.
-  void *slab = mmap(nullptr,
-                    sizeof(AccessRecord) * kRecordLimit * kMaxThreadsPerBlock,
-                    PROT_READ | PROT_WRITE,
-                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  void *slab =
+      mmap(nullptr, sizeof(AccessRecord) * kRecordLimit * kMaxThreadsPerBlock,
+           PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+           -1, 0);
   if (slab == MAP_FAILED) {
     reportError("cannot map the emulator's access buffers");
     munmap(w.stacks, total);
@@ -459,9 +459,10 @@ void countInstruction(Worker &w, AccessKind kind, const LaneAccess *group,
   }
   SectorSet *sectors = nullptr;
   if (w.costLevel == CostLevel::Full)
-    sectors = kind == AccessKind::GlobalLoad || kind == AccessKind::GlobalCpAsync
-                  ? &w.readSectors
-                  : &w.writeSectors;
+    sectors =
+        kind == AccessKind::GlobalLoad || kind == AccessKind::GlobalCpAsync
+            ? &w.readSectors
+            : &w.writeSectors;
   t.transactions += globalSectors(group, count, sectors);
 }
 
@@ -662,12 +663,13 @@ bool computeLdmatrix(Worker &w, Thread *lanes, const WarpOp &op) {
     if (a < base)
       problem = "a row address outside the block's shared memory";
     else if (a - base + 16 > w.sharedBytes)
-      problem = "the row address of shared offset " +
-                std::to_string(a - base) + ", whose 16 bytes run past the "
-                "block's " + std::to_string(w.sharedBytes) + " bytes";
+      problem = "the row address of shared offset " + std::to_string(a - base) +
+                ", whose 16 bytes run past the "
+                "block's " +
+                std::to_string(w.sharedBytes) + " bytes";
     else if ((a - base) % 16)
-      problem = "the row address of shared offset " +
-                std::to_string(a - base) + ", not 16-byte aligned";
+      problem = "the row address of shared offset " + std::to_string(a - base) +
+                ", not 16-byte aligned";
     if (!problem.empty()) {
       reportError(where(w) + ": " + threadName(provider) + " gives ldmatrix " +
                   problem + " (row " + std::to_string(i % 8) + " of matrix " +
@@ -718,19 +720,19 @@ void computeCollective(Worker &w, unsigned warp, uint32_t group) {
       if (!(group & (1u << lane)))
         continue;
       WarpOp &mine = lanes[lane].op;
-      ShuffleSource source = shuffleSource(ShuffleMode(mine.mode), lane,
-                                           mine.b, mine.c);
+      ShuffleSource source =
+          shuffleSource(ShuffleMode(mine.mode), lane, mine.b, mine.c);
       if (source.inRange && !(group & (1u << source.lane))) {
         // The value of a lane that does not take part is undefined.
-        const char *why =
-            !(mine.mask & (1u << source.lane)) ? "is not in the member mask"
-            : warp * kWarpSize + source.lane >= w.threadCount
-                ? "does not exist (the block ends before it)"
-                : "has exited";
+        const char *why = !(mine.mask & (1u << source.lane))
+                              ? "is not in the member mask"
+                          : warp * kWarpSize + source.lane >= w.threadCount
+                              ? "does not exist (the block ends before it)"
+                              : "has exited";
         reportError(where(w) + ": " + threadName(lanes[lane]) +
                     " shuffles from lane " + std::to_string(source.lane) +
-                    ", which " + why + " (" +
-                    siteText(*w.kernel, mine.site) + ")");
+                    ", which " + why + " (" + siteText(*w.kernel, mine.site) +
+                    ")");
         w.aborted = true;
         return;
       }
@@ -829,8 +831,10 @@ bool resolveWarp(Worker &w, unsigned warp) {
     }
     if (!(group & (1u << lane))) {
       reportError(where(w) + ": " + threadName(t) + " executes " +
-                  opName(t.op.kind) + " with a member mask that excludes "
-                  "itself (" + siteText(*w.kernel, t.op.site) + ")");
+                  opName(t.op.kind) +
+                  " with a member mask that excludes "
+                  "itself (" +
+                  siteText(*w.kernel, t.op.site) + ")");
       w.aborted = true;
       return false;
     }
@@ -933,12 +937,12 @@ bool openBarrierOrReport(Worker &w) {
       return false;
     }
     if (!elsewhere.empty()) {
-      reportError(where(w) + ": barrier divergence: threads " +
-                  threadList(w, here) + " wait at " +
-                  siteText(*w.kernel, first.barrierSite) + " and threads " +
-                  threadList(w, elsewhere) + " at " +
-                  siteText(*w.kernel, w.threads[elsewhere.front()].barrierSite) +
-                  "; the block would hang");
+      reportError(
+          where(w) + ": barrier divergence: threads " + threadList(w, here) +
+          " wait at " + siteText(*w.kernel, first.barrierSite) +
+          " and threads " + threadList(w, elsewhere) + " at " +
+          siteText(*w.kernel, w.threads[elsewhere.front()].barrierSite) +
+          "; the block would hang");
       w.aborted = true;
       return false;
     }
@@ -957,11 +961,10 @@ bool openBarrierOrReport(Worker &w) {
     return true;
   }
   const Thread &waiting = w.threads[atWarp.front()];
-  std::string message = where(w) + ": deadlock: threads " +
-                        threadList(w, atWarp) + " wait in " +
-                        opName(waiting.op.kind) + " (" +
-                        siteText(*w.kernel, waiting.op.site) +
-                        ") for lanes that never join it";
+  std::string message =
+      where(w) + ": deadlock: threads " + threadList(w, atWarp) + " wait in " +
+      opName(waiting.op.kind) + " (" + siteText(*w.kernel, waiting.op.site) +
+      ") for lanes that never join it";
   if (!atBarrier.empty())
     message += "; threads " + threadList(w, atBarrier) + " wait at " +
                siteText(*w.kernel, w.threads[atBarrier.front()].barrierSite);
@@ -990,8 +993,7 @@ void runBlock(Worker &w, uint64_t linearBlock) {
   std::fill(std::begin(w.recentRanges), std::end(w.recentRanges), nullptr);
   // Shared memory starts as garbage (0xff: NaN) and unwritten.
   std::memset(w.shared, 0xff, w.sharedBytes);
-  std::memset(w.shadow.data(), 0,
-              sizeof(Shadow) * ((w.sharedBytes + 3) / 4));
+  std::memset(w.shadow.data(), 0, sizeof(Shadow) * ((w.sharedBytes + 3) / 4));
   for (unsigned i = 0; i < w.threadCount; ++i) {
     Thread &t = w.threads[i];
     t.index = i;
@@ -1051,9 +1053,8 @@ public:
   void run(unsigned count, const std::function<void(unsigned)> &job) {
     std::unique_lock<std::mutex> lock(mutex);
     while (threads.size() + 1 < count) {
-      threads.emplace_back([this, index = unsigned(threads.size() + 1)] {
-        loop(index);
-      });
+      threads.emplace_back(
+          [this, index = unsigned(threads.size() + 1)] { loop(index); });
       threads.back().detach();
     }
     current = &job;
@@ -1132,15 +1133,14 @@ void reportRace(Worker &w, const Thread &self, uint64_t offset, uint32_t site,
   if (w.raceReported)
     return;
   w.raceReported = true;
-  reportError(where(w) + ": shared-memory race on " + sharedLocation(w, offset) +
-              ": " + threadName(self) + (writing ? " writes it" : " reads it") +
-              " (" + siteText(*w.kernel, site) + ") and " +
-              threadName(w.threads[other]) +
-              (otherWrote ? " wrote it" : " read it") +
-              (otherSite == UINT32_MAX
-                   ? std::string()
-                   : " (" + siteText(*w.kernel, otherSite) + ")") +
-              " in the same barrier interval, " + intervalText(w));
+  reportError(
+      where(w) + ": shared-memory race on " + sharedLocation(w, offset) + ": " +
+      threadName(self) + (writing ? " writes it" : " reads it") + " (" +
+      siteText(*w.kernel, site) + ") and " + threadName(w.threads[other]) +
+      (otherWrote ? " wrote it" : " read it") +
+      (otherSite == UINT32_MAX ? std::string()
+                               : " (" + siteText(*w.kernel, otherSite) + ")") +
+      " in the same barrier interval, " + intervalText(w));
 }
 
 /// An access to a word that a cp.async still in flight writes: nothing
@@ -1155,15 +1155,14 @@ void reportAsyncRace(Worker &w, const Thread &self, uint64_t offset,
   for (const PendingCopy &c : t.pending)
     if (offset >= c.offset && offset < c.offset + c.bytes)
       copySite = c.site;
-  reportError(where(w) + ": shared-memory race on " + sharedLocation(w, offset) +
-              ": " + threadName(self) + (writing ? " writes it" : " reads it") +
-              " (" + siteText(*w.kernel, site) + ") while the cp.async of " +
-              threadName(t) +
-              (copySite == UINT32_MAX
-                   ? std::string()
-                   : " (" + siteText(*w.kernel, copySite) + ")") +
-              " that writes it is in flight: no cp.async.wait_group of " +
-              threadName(t) + " has covered it, " + intervalText(w));
+  reportError(
+      where(w) + ": shared-memory race on " + sharedLocation(w, offset) + ": " +
+      threadName(self) + (writing ? " writes it" : " reads it") + " (" +
+      siteText(*w.kernel, site) + ") while the cp.async of " + threadName(t) +
+      (copySite == UINT32_MAX ? std::string()
+                              : " (" + siteText(*w.kernel, copySite) + ")") +
+      " that writes it is in flight: no cp.async.wait_group of " +
+      threadName(t) + " has covered it, " + intervalText(w));
 }
 
 /// The checks of an access by thread `who` to [offset, offset + bytes) of
@@ -1173,8 +1172,8 @@ void checkShared(Worker &w, Thread &who, uint64_t offset, uint64_t bytes,
                  uint32_t flags, uint32_t site) {
   ++w.sharedAccesses;
   if (offset + bytes > w.sharedBytes || offset + bytes < offset)
-    abortBlock(w, where(w) + ": " + threadName(who) +
-                      " accesses " + std::to_string(bytes) +
+    abortBlock(w, where(w) + ": " + threadName(who) + " accesses " +
+                      std::to_string(bytes) +
                       " bytes of shared memory at offset " +
                       std::to_string(offset) + ", beyond the block's " +
                       std::to_string(w.sharedBytes) + " bytes (" +
@@ -1211,9 +1210,9 @@ void checkShared(Worker &w, Thread &who, uint64_t offset, uint64_t bytes,
           // Lanes of this warp that read since its last bar.warp.sync.
           if (uint32_t others = s.readLanes & ~(1u << lane))
             reportRace(w, who, word * 4, site, true,
-                       s.reader != self ? s.reader
-                                        : warp * kWarpSize +
-                                              __builtin_ctz(others),
+                       s.reader != self
+                           ? s.reader
+                           : warp * kWarpSize + __builtin_ctz(others),
                        false, s.reader != self ? s.readSite : UINT32_MAX);
         }
       }
@@ -1279,18 +1278,20 @@ uint32_t importSreg(uint32_t which) {
   case SpecialRegister::WarpSize:
     return kWarpSize;
   }
-  abortBlock(w, where(w) + ": unknown special register " + std::to_string(which));
+  abortBlock(w,
+             where(w) + ": unknown special register " + std::to_string(which));
 }
 
 void importBarrier(uint32_t site, uint32_t id, uint32_t threads) {
   Worker &w = worker();
   Thread &t = *w.current;
-  if (threads != 0 && threads != (w.threadCount + kWarpSize - 1) / kWarpSize *
-                                     kWarpSize)
+  if (threads != 0 &&
+      threads != (w.threadCount + kWarpSize - 1) / kWarpSize * kWarpSize)
     abortBlock(w, where(w) + ": barrier " + std::to_string(id) + " for " +
                       std::to_string(threads) +
                       " threads (a subset of the block) is not supported by "
-                      "the emulator (" + siteText(*w.kernel, site) + ")");
+                      "the emulator (" +
+                      siteText(*w.kernel, site) + ")");
   t.state = ThreadState::AtBarrier;
   t.barrierSite = site;
   t.barrierId = id;
@@ -1322,13 +1323,12 @@ void waitInWarp(Worker &w, WarpOp op) {
 
 void importSyncwarp(uint32_t site, uint32_t mask) {
   Worker &w = worker();
-  waitInWarp(w, WarpOp{WarpOpKind::SyncWarp, 0, mask, site, 0, 0, 0, nullptr,
-                       0, false});
+  waitInWarp(w, WarpOp{WarpOpKind::SyncWarp, 0, mask, site, 0, 0, 0, nullptr, 0,
+                       false});
 }
 
-uint32_t importShfl(uint32_t site, uint32_t mode, uint32_t mask,
-                    uint32_t value, uint32_t laneOrDelta, uint32_t clamp,
-                    uint8_t *inRange) {
+uint32_t importShfl(uint32_t site, uint32_t mode, uint32_t mask, uint32_t value,
+                    uint32_t laneOrDelta, uint32_t clamp, uint8_t *inRange) {
   Worker &w = worker();
   waitInWarp(w, WarpOp{WarpOpKind::Shuffle, mode, mask, site, value,
                        laneOrDelta, clamp, nullptr, 0, false});
@@ -1340,8 +1340,8 @@ uint32_t importShfl(uint32_t site, uint32_t mode, uint32_t mask,
 uint32_t importVote(uint32_t site, uint32_t mode, uint32_t mask,
                     uint32_t predicate) {
   Worker &w = worker();
-  waitInWarp(w, WarpOp{WarpOpKind::Vote, mode, mask, site, predicate != 0, 0,
-                       0, nullptr, 0, false});
+  waitInWarp(w, WarpOp{WarpOpKind::Vote, mode, mask, site, predicate != 0, 0, 0,
+                       nullptr, 0, false});
   return w.current->op.result;
 }
 
@@ -1355,8 +1355,8 @@ void importMma(uint32_t site, uint32_t kind, const uint32_t *a,
   std::memcpy(fragments.a, a, counts.a * sizeof(uint32_t));
   std::memcpy(fragments.b, b, counts.b * sizeof(uint32_t));
   std::memcpy(fragments.c, c, sizeof(fragments.c));
-  waitInWarp(w, WarpOp{WarpOpKind::Mma, kind, ~0u, site, 0, 0, 0, &fragments,
-                       0, false});
+  waitInWarp(w, WarpOp{WarpOpKind::Mma, kind, ~0u, site, 0, 0, 0, &fragments, 0,
+                       false});
   std::memcpy(d, fragments.d, sizeof(fragments.d));
 }
 
@@ -1421,8 +1421,8 @@ char *deviceAccess(Worker &w, uintptr_t a, uint64_t bytes, uint32_t flags,
                                   uint32_t site) {
   char text[32];
   std::snprintf(text, sizeof(text), "0x%" PRIxPTR, a);
-  abortBlock(w, where(w) + ": " + threadName(*w.current) + verb +
-                    " address " + text +
+  abortBlock(w, where(w) + ": " + threadName(*w.current) + verb + " address " +
+                    text +
                     (a == 0 ? " (a null pointer)"
                             : ", which is not device memory (a host "
                               "pointer?)") +
@@ -1448,8 +1448,7 @@ void *importGlobal(void *address, uint64_t bytes, uint32_t flags,
   notDeviceMemory(w, a, (flags & AccessWrite) ? " writes" : " reads", site);
 }
 
-void importLdmatrix(uint32_t site, uint32_t mode, void *row,
-                    uint32_t *result) {
+void importLdmatrix(uint32_t site, uint32_t mode, void *row, uint32_t *result) {
   Worker &w = worker();
   const unsigned matrices = mode & kLdmatrixMatricesMask;
   if (matrices != 1 && matrices != 2 && matrices != 4)
@@ -1479,16 +1478,19 @@ void importCpAsync(uint32_t site, void *dst, void *src, uint32_t bytes,
     abortBlock(w, where(w) + ": cp.async of " + std::to_string(bytes) +
                       " bytes (" + siteText(*w.kernel, site) + ")");
   if (srcBytes > bytes)
-    abortBlock(w, where(w) + ": " + threadName(t) + " executes cp.async with "
-                      "src-size " + std::to_string(srcBytes) +
-                      ", larger than its cp-size " + std::to_string(bytes) +
-                      " (" + siteText(*w.kernel, site) + ")");
+    abortBlock(w, where(w) + ": " + threadName(t) +
+                      " executes cp.async with "
+                      "src-size " +
+                      std::to_string(srcBytes) + ", larger than its cp-size " +
+                      std::to_string(bytes) + " (" + siteText(*w.kernel, site) +
+                      ")");
   const uintptr_t d = reinterpret_cast<uintptr_t>(dst);
   const uintptr_t base = reinterpret_cast<uintptr_t>(w.shared);
   if (d < base)
     abortBlock(w, where(w) + ": " + threadName(t) +
                       " executes cp.async to an address below the block's "
-                      "shared memory (" + siteText(*w.kernel, site) + ")");
+                      "shared memory (" +
+                      siteText(*w.kernel, site) + ")");
   const uint64_t offset = d - base;
   if (offset % bytes)
     abortBlock(w, where(w) + ": " + threadName(t) + " executes cp.async of " +
@@ -1564,8 +1566,8 @@ double importMathF64(uint32_t op, double x) { return mathF64(MathOp(op), x); }
 
 void importTrap(uint32_t site) {
   Worker &w = worker();
-  abortBlock(w, where(w) + ": " + threadName(*w.current) +
-                    " executed trap (" + siteText(*w.kernel, site) + ")");
+  abortBlock(w, where(w) + ": " + threadName(*w.current) + " executed trap (" +
+                    siteText(*w.kernel, site) + ")");
 }
 
 } // namespace

@@ -127,7 +127,7 @@ void onFault(int signal, siginfo_t *info, void *context) {
 }
 
 void installFaultHandler() {
-  struct sigaction action {};
+  struct sigaction action{};
   action.sa_sigaction = onFault;
   action.sa_flags = SA_SIGINFO | SA_ONSTACK;
   sigemptyset(&action.sa_mask);
@@ -143,7 +143,7 @@ struct LoadedModule {
   void *handle = nullptr;
   int fd = -1;
   int computeCapability = 0;
-  std::string name;     ///< the gpu.module's
+  std::string name; ///< the gpu.module's
   size_t kernelCount = 0;
   std::vector<std::string> sites;
   std::map<std::string, std::unique_ptr<Kernel>> kernels;
@@ -183,7 +183,10 @@ LoadedModule *loadModule(const void *data, size_t size) {
   if (!ensureInitialized())
     return nullptr;
   const char *bytes = static_cast<const char *>(data);
-  if (size < 20 || std::memcmp(bytes, "\x7f" "ELF", 4) != 0) {
+  if (size < 20 || std::memcmp(bytes,
+                               "\x7f"
+                               "ELF",
+                               4) != 0) {
     reportError("mgpuModuleLoad: the GPU binary is not an emulated kernel "
                 "object (PTX or a cubin? compile with --ssd-to-gpu-emulator "
                 "for the emulator, --ssd-to-nvvm for CUDA)");
@@ -212,8 +215,8 @@ LoadedModule *loadModule(const void *data, size_t size) {
     close(module->fd);
     return nullptr;
   }
-  auto info = parseFields(static_cast<const char *>(
-      dlsym(module->handle, kModuleInfoSymbol)));
+  auto info = parseFields(
+      static_cast<const char *>(dlsym(module->handle, kModuleInfoSymbol)));
   if (info["abi"] != std::to_string(kABIVersion)) {
     reportError("mgpuModuleLoad: the kernel object was made for emulator ABI " +
                 (info["abi"].empty() ? std::string("?") : info["abi"]) +
@@ -225,8 +228,8 @@ LoadedModule *loadModule(const void *data, size_t size) {
   std::string chip = info["chip"];
   if (chip.rfind("sm_", 0) == 0)
     module->computeCapability = std::atoi(chip.c_str() + 3);
-  if (auto *sites = static_cast<const char *>(
-          dlsym(module->handle, kSitesSymbol)))
+  if (auto *sites =
+          static_cast<const char *>(dlsym(module->handle, kSitesSymbol)))
     module->sites = split(sites, '\n');
   // Fill the import slots; an import this runtime does not know is a
   // version mismatch.
@@ -272,17 +275,19 @@ Kernel *findKernel(LoadedModule &module, const char *name) {
   kernel->dynamicOffset = std::strtoull(info["dynamic"].c_str(), nullptr, 10);
   std::vector<std::string> extents = split(info["maxntid"], ',');
   for (size_t i = 0; i < 3 && i < extents.size(); ++i)
-    kernel->maxThreads[i] = unsigned(std::strtoul(extents[i].c_str(), nullptr, 10));
+    kernel->maxThreads[i] =
+        unsigned(std::strtoul(extents[i].c_str(), nullptr, 10));
   for (const std::string &buffer : split(info["buffers"], ',')) {
     size_t at = buffer.rfind('@'), plus = buffer.rfind('+');
     if (at == std::string::npos || plus == std::string::npos || plus < at)
       continue;
     kernel->buffers.push_back(
         {buffer.substr(0, at),
-         std::strtoull(buffer.substr(at + 1, plus - at - 1).c_str(), nullptr, 10),
+         std::strtoull(buffer.substr(at + 1, plus - at - 1).c_str(), nullptr,
+                       10),
          std::strtoull(buffer.substr(plus + 1).c_str(), nullptr, 10)});
   }
-  kernel->costName = module.name.empty()      ? kernel->name
+  kernel->costName = module.name.empty()       ? kernel->name
                      : module.kernelCount == 1 ? module.name
                                                : module.name + "::" + name;
   kernel->computeCapability = module.computeCapability;
@@ -467,8 +472,8 @@ bool initialize(std::string &error) {
 }
 
 std::string describeDevice() {
-  return "GPU emulator (" + std::to_string(settings().threads) +
-         " threads, " + std::to_string(DeviceMemory::get().capacity() >> 20) +
+  return "GPU emulator (" + std::to_string(settings().threads) + " threads, " +
+         std::to_string(DeviceMemory::get().capacity() >> 20) +
          " MiB device memory)";
 }
 
@@ -673,9 +678,8 @@ std::vector<std::pair<const char *, void *>> ssd::emulator::runtimeSymbols() {
 
 const ssd::DeviceRuntime &ssd::emulator::deviceRuntime() {
   static const DeviceRuntime runtime{
-      "gpu-emu",   initialize, describeDevice, allocate,
-      release,     copyToDevice, copyToHost,   copyDeviceToDevice,
-      synchronize, takeError,  runtimeSymbols,
+      "gpu-emu", initialize, describeDevice, allocate, release, copyToDevice,
+      copyToHost, copyDeviceToDevice, synchronize, takeError, runtimeSymbols,
       // Launches complete when issued: any stream is as good as another.
       [](void *) {}};
   return runtime;

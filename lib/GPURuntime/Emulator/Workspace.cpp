@@ -42,7 +42,8 @@ extern "C" void _mlir_ciface_ssdGPUWorkspace(void *result, int64_t bytes) {
     workspace = {};
     void *pointer = DeviceMemory::get().allocate(needed, error);
     if (!pointer) {
-      reportError("workspace of " + std::to_string(needed) + " bytes: " + error);
+      reportError("workspace of " + std::to_string(needed) +
+                  " bytes: " + error);
       return;
     }
     workspace = {pointer, needed};

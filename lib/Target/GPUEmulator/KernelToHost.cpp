@@ -129,7 +129,8 @@ struct MmaShape {
 std::optional<MmaShape> mmaShape(StringRef name) {
   return StringSwitch<std::optional<MmaShape>>(name)
       .Case("mma.m16n8k16.row.col.bf16", MmaShape{MmaKind::M16N8K16BF16, 4, 2})
-      .Case("mma.m16n8k16.row.col.f32.f32", MmaShape{MmaKind::M16N8K16F16, 4, 2})
+      .Case("mma.m16n8k16.row.col.f32.f32",
+            MmaShape{MmaKind::M16N8K16F16, 4, 2})
       .Case("mma.m16n8k8.row.col.bf16", MmaShape{MmaKind::M16N8K8BF16, 2, 1})
       .Case("mma.m16n8k8.row.col.f32.f32", MmaShape{MmaKind::M16N8K8F16, 2, 1})
       .Default(std::nullopt);
@@ -177,8 +178,7 @@ public:
 
   bool run(std::string &message) {
     for (Function &f : module)
-      if (!f.isDeclaration() &&
-          f.getCallingConv() == CallingConv::PTX_Kernel)
+      if (!f.isDeclaration() && f.getCallingConv() == CallingConv::PTX_Kernel)
         kernels.push_back(&f);
     if (!layOutSharedMemory() || !rewriteInstructions() || !finish())
       return fail(message);
@@ -239,8 +239,8 @@ private:
         .Case("sreg", FunctionType::get(i32, {i32}, false))
         .Case("barrier", FunctionType::get(voidTy, {i32, i32, i32}, false))
         .Case("syncwarp", FunctionType::get(voidTy, {i32, i32}, false))
-        .Case("shfl", FunctionType::get(i32, {i32, i32, i32, i32, i32, i32, ptr},
-                                        false))
+        .Case("shfl", FunctionType::get(
+                          i32, {i32, i32, i32, i32, i32, i32, ptr}, false))
         .Case("vote", FunctionType::get(i32, {i32, i32, i32, i32}, false))
         .Case("mma",
               FunctionType::get(voidTy, {i32, i32, ptr, ptr, ptr, ptr}, false))
@@ -330,8 +330,8 @@ private:
         dynamic.push_back(g);
         continue;
       }
-      uint64_t align = std::max<uint64_t>(
-          4, g->getAlign().valueOrOne().value());
+      uint64_t align =
+          std::max<uint64_t>(4, g->getAlign().valueOrOne().value());
       uint64_t offset = alignTo(end, align);
       offsets.push_back({g, offset});
       sharedBuffers.push_back({g->getName().str(), offset, bytes});
@@ -364,8 +364,8 @@ private:
                           " is used outside any function");
         Function &f = *user->getFunction();
         IRBuilder<> b(cast<Instruction>(sharedBaseOf(f))->getNextNode());
-        Value *address = b.CreateGEP(i8, sharedBaseOf(f), b.getInt64(offset),
-                                     g->getName());
+        Value *address =
+            b.CreateGEP(i8, sharedBaseOf(f), b.getInt64(offset), g->getName());
         use->set(b.CreateAddrSpaceCast(address, g->getType()));
       }
       g->eraseFromParent();
@@ -428,8 +428,8 @@ private:
                          {b.CreateAddrSpaceCast(address, ptr), bytes,
                           u32(flags), site(f, describe(inst))});
     setError("kernel " + f.getName() + " accesses memory in address space " +
-             Twine(space) + ", which the emulator does not model: " +
-             describe(inst));
+             Twine(space) +
+             ", which the emulator does not model: " + describe(inst));
     return nullptr;
   }
 
@@ -469,8 +469,8 @@ private:
   bool rewriteMemoryIntrinsic(MemIntrinsic &mem) {
     IRBuilder<> b(&mem);
     Value *length = b.CreateZExtOrTrunc(mem.getLength(), i64);
-    Value *dest = checkedAddress(b, mem, mem.getDest(), length,
-                                 AccessFlags::AccessWrite);
+    Value *dest =
+        checkedAddress(b, mem, mem.getDest(), length, AccessFlags::AccessWrite);
     if (!error.empty())
       return false;
     Value *source = nullptr;
@@ -536,7 +536,8 @@ private:
         return true;
       }
       if (call.mayReadOrWriteMemory() && !isHandledMemoryIntrinsic(id))
-        return setError("kernel " + f.getName() + " calls " + callee->getName() +
+        return setError("kernel " + f.getName() + " calls " +
+                        callee->getName() +
                         ", a memory intrinsic the emulator does not check");
       return true;
     }
@@ -598,10 +599,10 @@ private:
         mode = VoteMode::Ballot;
       else
         return unsupportedNVVM(call, ("vote." + name).str());
-      Value *vote = callRuntime(
-          b, "vote",
-          {site(f, "vote." + name), u32(static_cast<uint32_t>(mode)), arg(0),
-           b.CreateZExt(arg(1), i32)});
+      Value *vote = callRuntime(b, "vote",
+                                {site(f, "vote." + name),
+                                 u32(static_cast<uint32_t>(mode)), arg(0),
+                                 b.CreateZExt(arg(1), i32)});
       result = mode == VoteMode::Ballot ? vote : b.CreateTrunc(vote, i1);
     } else if (name.starts_with("ldmatrix.")) {
       result = rewriteLdmatrix(call, b, name);
@@ -617,8 +618,8 @@ private:
     } else if (std::optional<MathOp> op = approximateMath(name)) {
       if (!call.getType()->isFloatTy())
         return unsupportedNVVM(call, name);
-      result = callRuntime(b, "math_f32",
-                           {u32(static_cast<uint32_t>(*op)), arg(0)});
+      result =
+          callRuntime(b, "math_f32", {u32(static_cast<uint32_t>(*op)), arg(0)});
     } else if (name == "fmin.f" || name == "fmax.f") {
       // PTX min/max return the other operand when one is NaN, like
       // minnum/maxnum.
@@ -704,13 +705,14 @@ private:
       }
     }
     callRuntime(b, "mma",
-                {site(f, describe(call)), u32(static_cast<uint32_t>(shape.kind)),
-                 aArray, bArray, cArray, dArray});
+                {site(f, describe(call)),
+                 u32(static_cast<uint32_t>(shape.kind)), aArray, bArray, cArray,
+                 dArray});
     Value *result = PoisonValue::get(resultType);
     for (unsigned i = 0; i < 4; ++i)
       result = b.CreateInsertValue(
-          result, b.CreateLoad(f32, b.CreateConstInBoundsGEP1_32(f32, dArray, i)),
-          i);
+          result,
+          b.CreateLoad(f32, b.CreateConstInBoundsGEP1_32(f32, dArray, i)), i);
     return result;
   }
 
@@ -750,8 +752,7 @@ private:
     uint32_t mode = matrices | (trans ? ssd::emulator::kLdmatrixTrans : 0);
     callRuntime(b, "ldmatrix",
                 {site(f, describe(call)), u32(mode),
-                 b.CreateAddrSpaceCast(call.getArgOperand(0), ptr),
-                 registers});
+                 b.CreateAddrSpaceCast(call.getArgOperand(0), ptr), registers});
     if (!structType)
       return b.CreateLoad(i32, registers);
     Value *result = PoisonValue::get(type);
@@ -839,13 +840,14 @@ private:
     if (type->isIntegerTy())
       return "i" + std::to_string(type->getIntegerBitWidth());
     if (type->isFloatingPointTy())
-      return "f" + std::to_string(layout.getTypeSizeInBits(type).getFixedValue());
+      return "f" +
+             std::to_string(layout.getTypeSizeInBits(type).getFixedValue());
     return "";
   }
 
   bool addEntryPoint(Function &kernel, std::string &info) {
-    FunctionType *entryType = FunctionType::get(Type::getVoidTy(context),
-                                                {ptr}, false);
+    FunctionType *entryType =
+        FunctionType::get(Type::getVoidTy(context), {ptr}, false);
     Function *entry = Function::Create(
         entryType, GlobalValue::ExternalLinkage,
         std::string(ssd::emulator::kEntryPrefix) + kernel.getName().str(),

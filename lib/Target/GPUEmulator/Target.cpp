@@ -49,14 +49,15 @@ namespace {
 /// means the kernels call something the emulator does not provide.
 const llvm::StringSet<> &allowedHostSymbols() {
   static const llvm::StringSet<> symbols = {
-      "memcpy", "memmove", "memset", "fmaf",   "fma",    "exp2f",  "exp2",
-      "expf",   "exp",     "exp10f", "exp10",  "logf",   "log",    "log2f",
-      "log2",   "log10f",  "log10",  "sinf",   "sin",    "cosf",   "cos",
-      "tanf",   "tan",     "powf",   "pow",    "fmodf",  "fmod",   "sqrtf",
-      "sqrt",   "floorf",  "floor",  "ceilf",  "ceil",   "truncf", "trunc",
-      "roundf", "round",   "rintf",  "rint",   "ldexpf", "ldexp",  "fminf",
-      "fmin",   "fmaxf",   "fmax",   "nearbyintf", "nearbyint", "roundevenf",
-      "roundeven", "sincosf", "sincos", "tanhf", "tanh"};
+      "memcpy",    "memmove", "memset", "fmaf",       "fma",       "exp2f",
+      "exp2",      "expf",    "exp",    "exp10f",     "exp10",     "logf",
+      "log",       "log2f",   "log2",   "log10f",     "log10",     "sinf",
+      "sin",       "cosf",    "cos",    "tanf",       "tan",       "powf",
+      "pow",       "fmodf",   "fmod",   "sqrtf",      "sqrt",      "floorf",
+      "floor",     "ceilf",   "ceil",   "truncf",     "trunc",     "roundf",
+      "round",     "rintf",   "rint",   "ldexpf",     "ldexp",     "fminf",
+      "fmin",      "fmaxf",   "fmax",   "nearbyintf", "nearbyint", "roundevenf",
+      "roundeven", "sincosf", "sincos", "tanhf",      "tanh"};
   return symbols;
 }
 
@@ -71,7 +72,8 @@ struct TempFile {
 
 class GPUEmulatorSerializer {
 public:
-  GPUEmulatorSerializer(gpu::GPUModuleOp module, mlir::ssd::GPUEmulatorTargetAttr target,
+  GPUEmulatorSerializer(gpu::GPUModuleOp module,
+                        mlir::ssd::GPUEmulatorTargetAttr target,
                         const gpu::TargetOptions &options)
       : module(module), target(target), options(options) {}
 
@@ -159,9 +161,10 @@ private:
     builder.registerFunctionAnalyses(functions);
     builder.registerLoopAnalyses(loops);
     builder.crossRegisterProxies(loops, functions, cgscc, modules);
-    llvm::OptimizationLevel level = optLevel == 1   ? llvm::OptimizationLevel::O1
-                                    : optLevel == 2 ? llvm::OptimizationLevel::O2
-                                                    : llvm::OptimizationLevel::O3;
+    llvm::OptimizationLevel level = optLevel == 1 ? llvm::OptimizationLevel::O1
+                                    : optLevel == 2
+                                        ? llvm::OptimizationLevel::O2
+                                        : llvm::OptimizationLevel::O3;
     builder.buildPerModuleDefaultPipeline(level).run(llvmModule, modules);
   }
 
@@ -207,16 +210,15 @@ private:
                                            input.path) ||
         llvm::sys::fs::createTemporaryFile("ssd-gpu-emulator", "so",
                                            output.path) ||
-        llvm::sys::fs::createTemporaryFile("ssd-gpu-emulator", "log",
-                                           log.path))
+        llvm::sys::fs::createTemporaryFile("ssd-gpu-emulator", "log", log.path))
       return fail("cannot create temporary files");
     {
       llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
       os.write(object.data(), object.size());
     }
-    SmallVector<StringRef> args = {linker, "-shared", "-o", output.path,
-                                   input.path, "-z", "noexecstack",
-                                   "--build-id=none"};
+    SmallVector<StringRef> args = {linker,        "-shared",        "-o",
+                                   output.path,   input.path,       "-z",
+                                   "noexecstack", "--build-id=none"};
     // Conversions to bf16/f16 and other soft-float helpers the host backend
     // may call come from compiler-rt's builtins, linked in statically.
     std::string builtins = findBuiltins();
@@ -230,8 +232,8 @@ private:
     if (status != 0) {
       auto logText = llvm::MemoryBuffer::getFile(log.path);
       std::string text = logText ? (*logText)->getBuffer().trim().str() : "";
-      return fail("linking the kernels with " + linker + " failed: " +
-                  (text.empty() ? message : text));
+      return fail("linking the kernels with " + linker +
+                  " failed: " + (text.empty() ? message : text));
     }
     auto linked = llvm::MemoryBuffer::getFile(output.path);
     if (!linked)
@@ -243,8 +245,8 @@ private:
   }
 
   bool checkUndefinedSymbols(const llvm::MemoryBuffer &linked) {
-    auto file = llvm::object::ObjectFile::createObjectFile(
-        linked.getMemBufferRef());
+    auto file =
+        llvm::object::ObjectFile::createObjectFile(linked.getMemBufferRef());
     if (!file) {
       llvm::consumeError(file.takeError());
       fail("the linked kernels are not an object file");
@@ -278,7 +280,8 @@ private:
 std::once_flag GPUEmulatorSerializer::initializeOnce;
 
 class GPUEmulatorTargetAttrImpl
-    : public gpu::TargetAttrInterface::FallbackModel<GPUEmulatorTargetAttrImpl> {
+    : public gpu::TargetAttrInterface::FallbackModel<
+          GPUEmulatorTargetAttrImpl> {
 public:
   std::optional<SmallVector<char, 0>>
   serializeToObject(Attribute attribute, Operation *module,
@@ -289,7 +292,8 @@ public:
       return std::nullopt;
     }
     return GPUEmulatorSerializer(
-               gpuModule, cast<mlir::ssd::GPUEmulatorTargetAttr>(attribute), options)
+               gpuModule, cast<mlir::ssd::GPUEmulatorTargetAttr>(attribute),
+               options)
         .run();
   }
 
@@ -314,7 +318,7 @@ public:
 void mlir::ssd::registerGPUEmulatorTargetInterfaceExternalModels(
     DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *context, mlir::ssd::SSDDialect *) {
-    mlir::ssd::GPUEmulatorTargetAttr::attachInterface<GPUEmulatorTargetAttrImpl>(
-        *context);
+    mlir::ssd::GPUEmulatorTargetAttr::attachInterface<
+        GPUEmulatorTargetAttrImpl>(*context);
   });
 }
