@@ -114,6 +114,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // parseSourceString does not add one (it reads past a bare StringRef: the
   // first finding of this target), so the input is copied into a string.
   std::string text(reinterpret_cast<const char *>(data), size);
+  // MLIR 22.1.8's linalg.generic parser crashes on some malformed input
+  // (stock mlir-opt too: fuzz/regressions/ir/upstream-linalg-generic-parse,
+  // docs/testing.md). That parser is upstream's to fuzz, and no linalg op is
+  // run through the passes here anyway, so such input is not parsed.
+  if (text.find("linalg.") != std::string::npos)
+    return 0;
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceString<mlir::ModuleOp>(text, &context);
   if (!module || !onlySSDProgramOps(*module) ||

@@ -31,6 +31,17 @@ ninja -C "$build" ssd-fuzzers > /dev/null
 export ASAN_OPTIONS="allocator_may_return_null=1:detect_leaks=0:${ASAN_OPTIONS:-}"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:${UBSAN_OPTIONS:-}"
 
+# SSD_FUZZ_RUNS=N: N inputs per target from a fixed random seed
+# (SSD_FUZZ_SEED, default 1) instead of a timed run, SECONDS then only a
+# cap. The test command uses it, so that the fuzzing leg does the same work
+# on every machine rather than as much as the machine's speed allows (the
+# mutations are the seed's; coverage still varies a little between runs,
+# since MLIR's hash tables are keyed by pointers).
+budget=""
+if [ -n "${SSD_FUZZ_RUNS:-}" ]; then
+  budget="-runs=$SSD_FUZZ_RUNS -seed=${SSD_FUZZ_SEED:-1}"
+fi
+
 work="$build/fuzz"
 failed=0
 for target in npy ir; do
@@ -50,7 +61,7 @@ for target in npy ir; do
 
   before=$(ls "$findings" | wc -l)
   set +e
-  "$fuzzer" "$corpus" "$seeds" -max_total_time="$seconds" -timeout=10 \
+  "$fuzzer" "$corpus" "$seeds" -max_total_time="$seconds" $budget -timeout=10 \
     -rss_limit_mb=2048 -malloc_limit_mb=2048 -print_final_stats=1 \
     -artifact_prefix="$findings/" > "$log" 2>&1
   status=$?
