@@ -45,6 +45,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "ssd/Execution/ScanKernel.h"
+#include "ssd/GPURuntime/DeviceRuntime.h"
 #include "ssd/Pipelines/Pipelines.h"
 #include "ssd/Runner/HostOperands.h"
 #include "ssd/Runner/Problem.h"
@@ -64,6 +65,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <dlfcn.h>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -392,11 +394,10 @@ void removeDeadInternalFunctions(llvm::Module &m) {
 }
 
 /// Prints a note for each external function the object calls that neither
-/// the GPU runtimes (mgpu*, the workspace), the AOT runner nor the C library
+/// the GPU runtimes (SSD_MGPU_FUNCTIONS), the AOT runner nor the C library
 /// defines (e.g. memrefCopy or printMemrefF32 from host code lowered from
-/// memref ops),
-/// naming the library of the LLVM installation that defines it, so that the
-/// link line can say what the executable needs.
+/// memref ops), naming the library of the LLVM installation that defines it, so
+/// that the link line can say what the executable needs.
 void noteExternalCalls(llvm::Module &linked, const std::string &output) {
   struct Library {
     std::string path;
@@ -412,14 +413,18 @@ void noteExternalCalls(llvm::Module &linked, const std::string &output) {
     }
     return result;
   }();
+  // What both GPU runtimes define (DeviceRuntime.h's list).
+#define SSD_MGPU_NAME(NAME) #NAME,
+  static const std::set<std::string> runtimeDefined = {
+      SSD_MGPU_FUNCTIONS(SSD_MGPU_NAME)};
+#undef SSD_MGPU_NAME
   void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_LOCAL);
   void *libm = dlopen("libm.so.6", RTLD_LAZY | RTLD_LOCAL);
   for (llvm::Function &f : linked) {
     if (!f.isDeclaration() || f.isIntrinsic() || f.use_empty())
       continue;
     std::string name = f.getName().str();
-    if (name.rfind("mgpu", 0) == 0 || name == "ssd_aot_register_variant" ||
-        name == "_mlir_ciface_ssdGPUWorkspace" ||
+    if (runtimeDefined.count(name) || name == "ssd_aot_register_variant" ||
         (libc && dlsym(libc, name.c_str())) ||
         (libm && dlsym(libm, name.c_str())))
       continue;
