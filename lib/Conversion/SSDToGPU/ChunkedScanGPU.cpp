@@ -85,6 +85,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
+#include <tuple>
+
 using namespace mlir;
 using namespace mlir::ssd;
 using namespace mlir::ssd::detail;
@@ -170,7 +172,11 @@ struct ChunkedPlan {
     tokensPerThread = llvm::divideCeil(chunkSize, kChunkThreads);
 
     const int64_t warps = chunkWarps;
-    const int64_t lowCopies = split ? 1 : 0;
+    // An operand tile and, for f32 models, its low-half copy (0 without).
+    auto highLow = [&](SharedLayout &l, int64_t bytes) {
+      int64_t high = l.add(bytes);
+      return std::pair<int64_t, int64_t>(high, split ? l.add(bytes) : 0);
+    };
     {
       SharedLayout l;
       ChunkRoleShared &s = chunkShared;
@@ -181,10 +187,10 @@ struct ChunkedPlan {
       s.scanLo = l.add(4 * warps);
       s.lastCum = l.add(8);
       s.scale = l.add(4 * chunkSize);
-      s.xHigh = l.add(swizzledTileBytes(kStep, paddedP, 2));
-      s.xLow = lowCopies ? l.add(swizzledTileBytes(kStep, paddedP, 2)) : 0;
-      s.bHigh = l.add(swizzledTileBytes(kStep, stateCols, 2));
-      s.bLow = lowCopies ? l.add(swizzledTileBytes(kStep, stateCols, 2)) : 0;
+      std::tie(s.xHigh, s.xLow) =
+          highLow(l, swizzledTileBytes(kStep, paddedP, 2));
+      std::tie(s.bHigh, s.bLow) =
+          highLow(l, swizzledTileBytes(kStep, stateCols, 2));
       s.bytes = l.size();
     }
     {
@@ -192,10 +198,10 @@ struct ChunkedPlan {
       CBRoleShared &s = cbShared;
       s.locateScratch = l.add(4 * warps);
       s.located = l.add(8);
-      s.cHigh = l.add(swizzledTileBytes(kRowTile, kStep, 2));
-      s.cLow = lowCopies ? l.add(swizzledTileBytes(kRowTile, kStep, 2)) : 0;
-      s.bHigh = l.add(swizzledTileBytes(kRowTile, kStep, 2));
-      s.bLow = lowCopies ? l.add(swizzledTileBytes(kRowTile, kStep, 2)) : 0;
+      std::tie(s.cHigh, s.cLow) =
+          highLow(l, swizzledTileBytes(kRowTile, kStep, 2));
+      std::tie(s.bHigh, s.bLow) =
+          highLow(l, swizzledTileBytes(kRowTile, kStep, 2));
       s.bytes = l.size();
     }
     {
@@ -204,14 +210,13 @@ struct ChunkedPlan {
       s.rowHi = l.add(4 * kRowTile);
       s.rowLo = l.add(4 * kRowTile);
       s.rowDecay = l.add(4 * kRowTile);
-      s.aHigh = l.add(swizzledTileBytes(kRowTile, kStep, 2));
-      s.aLow = lowCopies ? l.add(swizzledTileBytes(kRowTile, kStep, 2)) : 0;
+      std::tie(s.aHigh, s.aLow) =
+          highLow(l, swizzledTileBytes(kRowTile, kStep, 2));
       // The B tile is S_prev [P][k] in the first phase and x [k][P] in the
       // second: the same bytes, viewed two ways.
       int64_t bBytes = std::max(swizzledTileBytes(paddedP, kStep, 2),
                                 swizzledTileBytes(kStep, paddedP, 2));
-      s.bHigh = l.add(bBytes);
-      s.bLow = lowCopies ? l.add(bBytes) : 0;
+      std::tie(s.bHigh, s.bLow) = highLow(l, bBytes);
       // Rows padded by 8 words: the 8-byte accumulator pairs a half-warp
       // writes (8 rows x 4 pairs) then cover all 32 banks once.
       s.yStride = paddedP + 8;
