@@ -62,8 +62,10 @@ double ssd::cpuWorkspaceBytes(const ScanProblem &p, bool chunked,
   double bytes = 4 * S + batch + 8 * batch;
   if (!chunked) {
     // The [rows, N] f32 state tile of each running task (rows: at most the
-    // default serial-p-tile, 64, and at most 4 MiB of state), and its B and
-    // C rows widened to f32 (16-bit models).
+    // default serial-p-tile, 64, mlir::ssd::kSerialPTileDefault, written out
+    // because the runner library stays free of MLIR and LLVM headers that
+    // the ahead-of-time mains could not link; at most 4 MiB of state), and
+    // its B and C rows widened to f32 (16-bit models).
     bytes += double(threads) * (std::min(std::min(64.0, P) * N * 4,
                                          std::max(4.0 * 1024 * 1024, N * 4)) +
                                 2 * N * 4);

@@ -4,6 +4,7 @@
 #define SSD_CONVERSION_PASSES_H
 
 #include "mlir/Pass/Pass.h"
+#include "ssd/Transforms/FormSelection.h"
 
 namespace mlir {
 class RewritePatternSet;

@@ -52,7 +52,8 @@ def SSDLowerToLoops : Pass<"ssd-lower-to-loops"> {
     ```
   }];
   let options = [
-    Option<"serialPTile", "serial-p-tile", "int64_t", /*default=*/"64",
+    Option<"serialPTile", "serial-p-tile", "int64_t",
+           /*default=*/"::mlir::ssd::kSerialPTileDefault",
            "head_dim rows per parallel task of the serial form">,
     Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"0",
            "f32 lanes of the serial form's state vectors, a power of two up "

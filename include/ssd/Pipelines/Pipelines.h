@@ -77,7 +77,7 @@ struct SSDToCPUPipelineOptions
   PassOptions::Option<int64_t> serialPTile{
       *this, "serial-p-tile",
       llvm::cl::desc("head_dim rows per parallel task of the serial form"),
-      llvm::cl::init(64)};
+      llvm::cl::init(kSerialPTileDefault)};
   PassOptions::Option<int64_t> vectorWidth{
       *this, "vector-width",
       llvm::cl::desc("f32 lanes of the serial form's vectors, a power of two "

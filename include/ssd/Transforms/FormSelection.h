@@ -31,6 +31,10 @@ inline constexpr EnumName<FormChoice> kFormChoiceNames[] = {
 
 /// Tokens per chunk of the chunked form unless an option says otherwise.
 inline constexpr int64_t kChunkSizeDefault = 256;
+/// serial-p-tile's default (ssd-lower-to-loops, --ssd-to-cpu, and ssd-run's
+/// workspace estimate): head_dim rows per serial task; 64-row tasks in
+/// 16-row blocks measured fastest (docs/performance.md).
+inline constexpr int64_t kSerialPTileDefault = 64;
 /// Longest chunk the GPU chunked kernels take: their C Bᵀ workspace grows as
 /// the square of the chunk and their grid as the square of its 64-row tiles.
 /// (The op itself accepts up to ::ssd::limits::kMaxChunkSize.)
