@@ -35,27 +35,40 @@
 // CHECK:         %[[RAW:.*]] = memref.load %[[SLOTS]][%c0, %[[SEQ]]] : memref<1x?xi32>
 // CHECK:         arith.index_castui %[[RAW]] : i32 to index
 // CHECK:         arith.cmpi ne, %[[RAW]], %c-1_i32 : i32
-// The state tile is small and static (32 x 3 f32): on the stack. N = 3
-// takes vectors of one lane; the bf16 B and C rows are widened into an f32
-// pair once per token, for all rows.
-// CHECK:         %[[STATE:.*]] = memref.alloca() : memref<32x3xf32>
-// CHECK:         %[[PAIR:.*]] = memref.alloca() : memref<2x3xf32>
-// The token loop carries the tile's scale.
-// CHECK:         scf.for %[[T:.*]] = %{{.*}} to %{{.*}} step %c1 iter_args(%{{.*}} = %{{.*}}) -> (f32) {
+// The state tile is small and static (32 x 3 f32): on the stack, aligned to
+// a cache line. N = 3 takes vectors of one lane; the bf16 B and C rows of a
+// token pair are widened into f32 rows once per token, for all rows.
+// CHECK:         %[[STATE:.*]] = memref.alloca() {alignment = 64 : i64} : memref<32x3xf32>
+// CHECK:         %[[ROWS:.*]] = memref.alloca() {alignment = 64 : i64} : memref<4x3xf32>
+// Tokens go through the tile in pairs; the loop carries the tile's scale.
+// CHECK:         scf.for %[[T:.*]] = %{{.*}} to %[[PAIRED:.*]] step %c2 iter_args(%{{.*}} = %{{.*}}) -> (f32) {
 // CHECK:           math.exp
-// CHECK:           arith.divf
-// CHECK:           scf.for
-// CHECK:             arith.extf %{{.*}} : vector<1xbf16> to vector<1xf32>
-// CHECK:             vector.store %{{.*}}, %[[PAIR]]
-// Four rows per block with one lane.
-// CHECK:           scf.for %{{.*}} step %c4 {
-// CHECK:             scf.for {{.*}} iter_args({{.*}}) -> (vector<1xf32>, vector<1xf32>, vector<1xf32>, vector<1xf32>) {
-// CHECK:               vector.load %[[PAIR]]
-// CHECK:               vector.load %[[STATE]]
-// CHECK:               vector.fma
-// CHECK:               vector.store %{{.*}}, %[[STATE]]
-// CHECK:             arith.truncf %{{.*}} : f32 to bf16
-// CHECK:             memref.store %{{.*}}, %{{.*}}[%[[T]], %[[HEAD]], %{{.*}}] : memref<?x4x32xbf16>
+// CHECK:           math.exp
+// A pair whose scale leaves the range goes token by token: four-row blocks.
+// CHECK:           scf.if %{{.*}} -> (f32) {
+// CHECK:             scf.for %{{.*}} step %c1 iter_args
+// CHECK:               scf.for %{{.*}} step %c4 {
+// CHECK:           } else {
+// CHECK:             vector.store %{{.*}}, %[[ROWS]][%c0, %{{.*}}]
+// CHECK:             vector.store %{{.*}}, %[[ROWS]][%c2, %{{.*}}]
+// Two-row blocks: each state vector takes token t (rows 0, 1: B, C) and
+// t + 1 (rows 2, 3) between one load and one store.
+// CHECK:             scf.for %{{.*}} step %c2 {
+// CHECK:               scf.for {{.*}} iter_args({{.*}}) -> (vector<1xf32>, vector<1xf32>, vector<1xf32>, vector<1xf32>) {
+// CHECK:                 %[[B0:.*]] = vector.load %[[ROWS]][%c0,
+// CHECK:                 %[[C0:.*]] = vector.load %[[ROWS]][%c1,
+// CHECK:                 %[[B1:.*]] = vector.load %[[ROWS]][%c2,
+// CHECK:                 %[[C1:.*]] = vector.load %[[ROWS]][%c3,
+// CHECK:                 %[[OLD:.*]] = vector.load %[[STATE]]
+// CHECK:                 %[[MID:.*]] = vector.fma %{{.*}}, %[[B0]], %[[OLD]]
+// CHECK:                 vector.fma %[[MID]], %[[C0]], %{{.*}}
+// CHECK:                 %[[NEW:.*]] = vector.fma %{{.*}}, %[[B1]], %[[MID]]
+// CHECK:                 vector.fma %[[NEW]], %[[C1]], %{{.*}}
+// CHECK:                 vector.store %[[NEW]], %[[STATE]]
+// CHECK:               arith.truncf %{{.*}} : f32 to bf16
+// CHECK:               memref.store %{{.*}}, %{{.*}}[%[[T]], %[[HEAD]], %{{.*}}] : memref<?x4x32xbf16>
+// An odd last token goes alone.
+// CHECK:         scf.for %{{.*}} = %[[PAIRED]] to %{{.*}} step %c1 iter_args
 // The final state, scaled back, is rounded to bf16 into the pool.
 // CHECK:         scf.if
 // CHECK:           arith.mulf %{{.*}} : vector<1xf32>
@@ -71,7 +84,7 @@
 // CHECK-NOT:   ssd.chunk_scan_varlen
 // TILE8-LABEL: func.func @serial
 // TILE8:       scf.parallel (%{{.*}}, %{{.*}}, %{{.*}}) = (%c0, %c0, %c0) to (%c4, %c4, %{{.*}})
-// TILE8:       memref.alloca() : memref<8x3xf32>
+// TILE8:       memref.alloca() {alignment = 64 : i64} : memref<8x3xf32>
 func.func @serial(%x: memref<?x4x32xbf16>, %dt: memref<?x4xbf16>, %A: memref<4xbf16>,
     %B: memref<?x2x3xbf16>, %pool: memref<16x4x32x3xbf16>, %qsl: memref<?xi32>, %ci: memref<1x?xui32>,
     %y: memref<?x4x32xbf16>) {
@@ -88,50 +101,81 @@ func.func @serial(%x: memref<?x4x32xbf16>, %dt: memref<?x4xbf16>, %A: memref<4xb
 // lanes (the widest power of two up to vector-width dividing N).
 // CHECK-LABEL: func.func @serial_vector
 // CHECK:       scf.parallel
-// CHECK:         %[[TILE:.*]] = memref.alloca() : memref<64x32xf32>
+// CHECK:         %[[TILE:.*]] = memref.alloca() {alignment = 64 : i64} : memref<64x32xf32>
 // CHECK-NOT:     memref.alloca
 // The initial state: bf16 pool rows widened 16 lanes at a time.
 // CHECK:         scf.if
 // CHECK:           vector.load %{{.*}} : memref<?x2x64x32xbf16>, vector<16xbf16>
 // CHECK:           arith.extf %{{.*}} : vector<16xbf16> to vector<16xf32>
-// CHECK:         %[[FINAL:.*]] = scf.for %[[T:.*]] = {{.*}} iter_args(%[[CARRIED:.*]] = %{{.*}}) -> (f32) {
-// The tile is kept scaled; the scale is folded back into it when it leaves
-// [2^-48, 2^48] or is not a number.
-// CHECK:           %[[DECAY:.*]] = math.exp
-// CHECK:           %[[DECAYED:.*]] = arith.mulf %[[CARRIED]], %[[DECAY]] : f32
-// CHECK:           %[[LOW:.*]] = arith.cmpf ult, %[[DECAYED]], %{{.*}} : f32
-// CHECK:           %[[HIGH:.*]] = arith.cmpf ugt, %[[DECAYED]], %{{.*}} : f32
-// CHECK:           %[[OUT:.*]] = arith.ori %[[LOW]], %[[HIGH]] : i1
-// CHECK:           %[[SCALE:.*]] = arith.select %[[OUT]], %{{.*}}, %[[DECAYED]] : f32
-// CHECK:           scf.if %[[OUT]] {
-// CHECK:             %[[FACTOR:.*]] = vector.broadcast %[[DECAYED]] : f32 to vector<16xf32>
-// CHECK:             arith.mulf %[[FACTOR]], %{{.*}} : vector<16xf32>
-// CHECK:           %[[INV:.*]] = arith.divf %{{.*}}, %[[SCALE]] : f32
-// Blocks of 16 rows share each column block of B and C; a row's weight is
-// d x / scale, one scalar per (token, row).
-// Each block prefetches its x and y rows 4 tokens ahead (clamped to the
-// sequence's last token): a task's tokens are a page apart.
-// CHECK:           scf.for %[[P:.*]] = %c0 to %c64 step %c16 {
-// CHECK:             %[[NEXT:.*]] = arith.addi %[[T]], %c4 : index
-// CHECK:             %[[AHEAD:.*]] = arith.minui %[[NEXT]], %{{.*}} : index
-// CHECK:             memref.prefetch %{{.*}}[%[[AHEAD]], %{{.*}}, %[[P]]], read, locality<3>, data : memref<?x2x64xf32>
-// CHECK:             memref.prefetch %{{.*}}[%[[AHEAD]], %{{.*}}, %[[P]]], write, locality<3>, data : memref<?x2x64xf32>
-// CHECK:             %[[DX:.*]] = arith.mulf %{{.*}}, %{{.*}} : f32
-// CHECK:             %[[W:.*]] = arith.mulf %[[DX]], %[[INV]] : f32
-// CHECK:             %[[WV:.*]] = vector.broadcast %[[W]] : f32 to vector<16xf32>
-// CHECK-COUNT-15:    vector.broadcast %{{.*}} : f32 to vector<16xf32>
-// CHECK:             scf.for %{{.*}} = %c0 to %c32 step %c16 iter_args(%[[ACC:[a-z0-9]+]] = %cst{{.*}}, {{.*}}) -> (vector<16xf32>,
-// CHECK:               %[[BV:.*]] = vector.load %{{.*}} : memref<?x1x32xf32>, vector<16xf32>
-// CHECK:               %[[CV:.*]] = vector.load %{{.*}} : memref<?x1x32xf32>, vector<16xf32>
-// CHECK:               %[[OLD:.*]] = vector.load %[[TILE]]
+// Token pairs. The tile is kept scaled, S = s S': both tokens' scales first,
+// s_t = s exp(d_t A), s_t+1 = s_t exp(d_t+1 A).
+// CHECK:         %[[PAIRS:.*]] = scf.for %[[T:.*]] = {{.*}} step %c2 iter_args(%[[CARRIED:.*]] = %{{.*}}) -> (f32) {
+// CHECK:           %[[DECAY0:.*]] = math.exp
+// CHECK:           %[[SCALE0:.*]] = arith.mulf %[[CARRIED]], %[[DECAY0]] : f32
+// CHECK:           %[[DECAY1:.*]] = math.exp
+// CHECK:           %[[SCALE1:.*]] = arith.mulf %[[SCALE0]], %[[DECAY1]] : f32
+// A scale out of [2^-48, 2^48] (or not a number) sends the pair token by
+// token, where it is folded back into the tile.
+// CHECK:           scf.if %{{.*}} -> (f32) {
+// CHECK:             scf.for %[[T1:.*]] = %[[T]] to %{{.*}} step %c1 iter_args(%[[CARRIED1:.*]] = %[[CARRIED]]) -> (f32) {
+// CHECK:               %[[DECAY:.*]] = math.exp
+// CHECK:               %[[DECAYED:.*]] = arith.mulf %[[CARRIED1]], %[[DECAY]] : f32
+// CHECK:               %[[LOW:.*]] = arith.cmpf ult, %[[DECAYED]], %{{.*}} : f32
+// CHECK:               %[[HIGH:.*]] = arith.cmpf ugt, %[[DECAYED]], %{{.*}} : f32
+// CHECK:               %[[OUT:.*]] = arith.ori %[[LOW]], %[[HIGH]] : i1
+// CHECK:               %[[SCALE:.*]] = arith.select %[[OUT]], %{{.*}}, %[[DECAYED]] : f32
+// CHECK:               scf.if %[[OUT]] {
+// CHECK:                 %[[FACTOR:.*]] = vector.broadcast %[[DECAYED]] : f32 to vector<16xf32>
+// CHECK:                 arith.mulf %[[FACTOR]], %{{.*}} : vector<16xf32>
+// CHECK:               %[[INV:.*]] = arith.divf %{{.*}}, %[[SCALE]] : f32
+// One token: blocks of 16 rows share each column block of B and C; a row's
+// weight is d x / scale, one scalar per (token, row). Each block prefetches
+// its x and y rows 4 tokens ahead (clamped to the sequence's last token): a
+// task's tokens are a page apart.
+// CHECK:               scf.for %[[P:.*]] = %c0 to %c64 step %c16 {
+// CHECK:                 %[[NEXT:.*]] = arith.addi %[[T1]], %c4 : index
+// CHECK:                 %[[AHEAD:.*]] = arith.minui %[[NEXT]], %{{.*}} : index
+// CHECK:                 memref.prefetch %{{.*}}[%[[AHEAD]], %{{.*}}, %[[P]]], read, locality<3>, data : memref<?x2x64xf32>
+// CHECK:                 memref.prefetch %{{.*}}[%[[AHEAD]], %{{.*}}, %[[P]]], write, locality<3>, data : memref<?x2x64xf32>
+// CHECK:                 %[[DX:.*]] = arith.mulf %{{.*}}, %{{.*}} : f32
+// CHECK:                 %[[W:.*]] = arith.mulf %[[DX]], %[[INV]] : f32
+// CHECK:                 %[[WV:.*]] = vector.broadcast %[[W]] : f32 to vector<16xf32>
+// CHECK-COUNT-15:        vector.broadcast %{{.*}} : f32 to vector<16xf32>
+// CHECK:                 scf.for %{{.*}} = %c0 to %c32 step %c16 iter_args(%[[ACC:[a-z0-9]+]] = %cst{{.*}}, {{.*}}) -> (vector<16xf32>,
+// CHECK:                   %[[BV:.*]] = vector.load %{{.*}} : memref<?x1x32xf32>, vector<16xf32>
+// CHECK:                   %[[CV:.*]] = vector.load %{{.*}} : memref<?x1x32xf32>, vector<16xf32>
+// CHECK:                   %[[OLD:.*]] = vector.load %[[TILE]]
 // Two FMAs per state element and token: S' += w B, acc += S' C.
-// CHECK:               %[[NEW:.*]] = vector.fma %[[WV]], %[[BV]], %[[OLD]] : vector<16xf32>
-// CHECK:               vector.store %[[NEW]], %[[TILE]]
-// CHECK:               vector.fma %[[NEW]], %[[CV]], %[[ACC]] : vector<16xf32>
+// CHECK:                   %[[NEW:.*]] = vector.fma %[[WV]], %[[BV]], %[[OLD]] : vector<16xf32>
+// CHECK:                   vector.fma %[[NEW]], %[[CV]], %[[ACC]] : vector<16xf32>
+// CHECK:                   vector.store %[[NEW]], %[[TILE]]
 // y = scale (S' . C) + D x, reduced as a tree.
-// CHECK:             %[[DOT:.*]] = vector.reduction <add>, %{{.*}} fastmath<reassoc> : vector<16xf32> into f32
-// CHECK:             %[[Y:.*]] = arith.mulf %[[SCALE]], %[[DOT]] : f32
-// CHECK:             arith.addf %[[Y]]
+// CHECK:                 %[[DOT:.*]] = vector.reduction <add>, %{{.*}} fastmath<reassoc> : vector<16xf32> into f32
+// CHECK:                 %[[Y:.*]] = arith.mulf %[[SCALE]], %[[DOT]] : f32
+// CHECK:                 arith.addf %[[Y]]
+// A pair within the range: blocks of 8 rows (a weight and an accumulator
+// per row and token in registers), each state vector loaded once, updated
+// for both tokens, stored once.
+// CHECK:           } else {
+// CHECK:             %[[INV0:.*]] = arith.divf %{{.*}}, %[[SCALE0]] : f32
+// CHECK:             %[[INV1:.*]] = arith.divf %{{.*}}, %[[SCALE1]] : f32
+// CHECK:             scf.for %{{.*}} = %c0 to %c64 step %c8 {
+// CHECK:               scf.for %{{.*}} = %c0 to %c32 step %c16 iter_args({{.*}}) -> (vector<16xf32>,
+// CHECK:                 %[[B0:.*]] = vector.load %{{.*}}[%[[T]], %{{.*}}, %{{.*}}] : memref<?x1x32xf32>, vector<16xf32>
+// CHECK:                 %[[C0:.*]] = vector.load %{{.*}}[%[[T]], %{{.*}}, %{{.*}}] : memref<?x1x32xf32>, vector<16xf32>
+// CHECK:                 %[[B1:.*]] = vector.load
+// CHECK:                 %[[C1:.*]] = vector.load
+// CHECK:                 %[[OLD2:.*]] = vector.load %[[TILE]]
+// CHECK:                 %[[MID:.*]] = vector.fma %{{.*}}, %[[B0]], %[[OLD2]] : vector<16xf32>
+// CHECK:                 vector.fma %[[MID]], %[[C0]], %{{.*}} : vector<16xf32>
+// CHECK:                 %[[NEW2:.*]] = vector.fma %{{.*}}, %[[B1]], %[[MID]] : vector<16xf32>
+// CHECK:                 vector.fma %[[NEW2]], %[[C1]], %{{.*}} : vector<16xf32>
+// CHECK:                 vector.store %[[NEW2]], %[[TILE]]
+// CHECK:               %[[DOT0:.*]] = vector.reduction <add>
+// CHECK:               arith.mulf %[[SCALE0]], %[[DOT0]] : f32
+// CHECK:             scf.yield %[[SCALE1]] : f32
+// An odd last token goes alone.
+// CHECK:         %[[FINAL:.*]] = scf.for %{{.*}} step %c1 iter_args(%{{.*}} = %[[PAIRS]]) -> (f32) {
 // The final state: the scale applied once, rounded to bf16.
 // CHECK:         %[[FINALV:.*]] = vector.broadcast %[[FINAL]] : f32 to vector<16xf32>
 // CHECK:         scf.if
@@ -186,7 +230,7 @@ func.func @serial_vector(%x: memref<?x2x64xf32>, %dt: memref<?x2xf32>, %A: memre
 // CHECK:         memref.load %{{.*}} : memref<16x4x32x3xf32>
 // Phase 5, output per (chunk, head, row), rounded to f16.
 // CHECK:       scf.parallel (%{{.*}}, %{{.*}}, %{{.*}}) = (%c0, %c0, %c0) to (%[[NUM]], %c4, %[[ROWS]])
-// CHECK:         memref.alloca() : memref<32xf32>
+// CHECK:         memref.alloca() {alignment = 64 : i64} : memref<32xf32>
 // CHECK:         memref.load %[[CB]]
 // CHECK:         arith.truncf %{{.*}} : f32 to f16
 // CHECK-DAG:   memref.dealloc %[[BEGIN]]
@@ -215,7 +259,7 @@ func.func @chunked(%x: memref<?x4x32xf16>, %dt: memref<?x4xf16>, %A: memref<4xf1
 // most 4 MiB (8 rows of 131072), on the heap, freed at the end of each task.
 // CHECK-LABEL: func.func @serial_large_dstate
 // CHECK:       scf.parallel (%{{.*}}, %{{.*}}) = (%c0, %c0) to (%c2, %{{.*}})
-// CHECK:         %[[TILE:.*]] = memref.alloc() : memref<8x131072xf32>
+// CHECK:         %[[TILE:.*]] = memref.alloc() {alignment = 64 : i64} : memref<8x131072xf32>
 // CHECK-NOT:     memref.alloca
 // CHECK:         memref.dealloc %[[TILE]] : memref<8x131072xf32>
 // CHECK:         scf.reduce
@@ -237,7 +281,7 @@ func.func @serial_large_dstate(%x: memref<?x1x16xf32>, %dt: memref<?x1xf32>, %A:
 // CHECK:       %[[MIN:.*]] = arith.minui %[[FIT]], %c16 : index
 // CHECK:       %[[ROWS:.*]] = arith.maxui %[[MIN]], %c1 : index
 // CHECK:       scf.parallel
-// CHECK:         %[[TILE:.*]] = memref.alloc(%[[ROWS]], %{{.*}}) : memref<?x?xf32>
+// CHECK:         %[[TILE:.*]] = memref.alloc(%[[ROWS]], %{{.*}}) {alignment = 64 : i64} : memref<?x?xf32>
 // CHECK-NOT:     memref.alloca
 // CHECK:         memref.dealloc %[[TILE]] : memref<?x?xf32>
 func.func @serial_dynamic_dstate(%x: memref<?x2x16xf32>, %dt: memref<?x2xf32>, %A: memref<2xf32>,
@@ -260,7 +304,7 @@ func.func @serial_dynamic_dstate(%x: memref<?x2x16xf32>, %dt: memref<?x2xf32>, %
 // CHECK:       %[[SEQS:.*]] = arith.minui %{{.*}}, %[[T]] : index
 // CHECK:       %[[K:.*]] = arith.addi %[[CHUNKS]], %[[SEQS]] : index
 // CHECK:       memref.alloc(%[[K]]) : memref<?x1x32768x2xf32>
-// CHECK:       %[[ACC:.*]] = memref.alloc() : memref<32768xf32>
+// CHECK:       %[[ACC:.*]] = memref.alloc() {alignment = 64 : i64} : memref<32768xf32>
 // CHECK-NOT:   memref.alloca
 // CHECK:       memref.dealloc %[[ACC]] : memref<32768xf32>
 func.func @chunked_large_head_dim(%x: memref<?x1x32768xf32>, %dt: memref<?x1xf32>, %A: memref<1xf32>,

@@ -38,7 +38,9 @@ void freeActiveSequences(ImplicitLocOpBuilder &b,
 /// A per-task f32 scratch buffer of `shape` (dynamic sizes from
 /// `dynamicSizes`): on the stack when its size is static and at most
 /// kMaxStackTileBytes, else on the heap, so that no stack allocation grows
-/// with N or P. `heap` tells the caller to free it (freeScratch).
+/// with N or P, and aligned to kScratchAlignment bytes (a cache line). `heap`
+/// tells the caller to free it (freeScratch).
+constexpr int64_t kScratchAlignment = 64;
 struct Scratch {
   Value buffer;
   bool heap = false;

@@ -17,10 +17,13 @@
 //   y[t,h,p]  = s_t (S'[p, :] . C[t, g, :])            one FMA per element
 //
 // so a state element costs two vector FMAs per token instead of a multiply
-// and two FMAs. When s_t leaves [2^-48, 2^48] (or is not finite) it is
+// and two FMAs. Tokens go through the tile in pairs: each state vector is
+// loaded, takes both tokens' updates and dot products, and is stored once. When s_t leaves [2^-48, 2^48] (or is not finite) it is
 // folded back first, S' = s_t S' and s_t = 1, which bounds 1/s and S' far
 // from f32 overflow for any state below 2^80; a decay that underflows to
-// zero is then applied exactly as in the plain recurrence. Rows are vectors
+// zero is then applied exactly as in the plain recurrence. A pair whose
+// scales would leave the range runs one token at a time, so every token
+// sees the same operations whichever way it is grouped. Rows are vectors
 // of `lanes` columns (the widest power of two up to the target's width that
 // divides N); B and C rows of an f16/bf16 model are widened once per token
 // into an f32 row pair shared by the tile's rows, and y is reduced from a
@@ -56,6 +59,13 @@ using namespace mlir::ssd::detail;
 /// One token's work (64 rows, N = 128) already outlasts a miss; 2 and 4 ran
 /// alike, 4 leaves room for smaller tiles.
 static constexpr int64_t kPrefetchTokens = 4;
+
+/// Tokens that one pass over the state tile serves. Each state vector is
+/// loaded and stored once per pass: with one token, those two accesses per
+/// FMA pair bound the loop (65% of the FMA peak on Zen 4); with two, the
+/// rows of a block halve (a weight and an accumulator per row and token stay
+/// in registers) and prefill ran 1.35x faster; three and four did not gain.
+static constexpr int64_t kTokensPerPass = 2;
 
 /// The scale s of the tile is folded back into it outside [2^-48, 2^48].
 static constexpr double kMinScale = 0x1p-48;
@@ -163,11 +173,12 @@ void mlir::ssd::detail::buildSerialScan(RewriterBase &rewriter,
         b, {dynamicTile ? ShapedType::kDynamic : pTile, staticDState},
         dynamicTile ? ValueRange{tile, e.dstate} : ValueRange{});
     Value state = stateTile.buffer;
-    // f16/bf16 B and C rows, widened once per token for all rows.
+    // f16/bf16 B and C rows of up to two tokens, widened once per token
+    // for all rows.
     Scratch rowPair;
     if (!f32Model)
       rowPair =
-          allocateScratch(b, {2, staticDState},
+          allocateScratch(b, {2 * kTokensPerPass, staticDState},
                           dynamicTile ? ValueRange{e.dstate} : ValueRange{});
     auto forEachStateVector =
         [&](ImplicitLocOpBuilder &b,
@@ -202,133 +213,235 @@ void mlir::ssd::detail::buildSerialScan(RewriterBase &rewriter,
 
     Value lastToken = arith::SubIOp::create(
         b, arith::MaxUIOp::create(b, s.end, e.index(b, 1)), e.index(b, 1));
-    auto tokenLoop = scf::ForOp::create(
-        b, s.begin, s.end, e.index(b, 1), ValueRange{e.f32Const(b, 1.0)},
+
+    // One token of a pass over the tile: its dt, the tile's scale after its
+    // decay and 1 / that scale, and where its B and C rows are read from
+    // (row slot of the widened rows for f16/bf16 models).
+    struct TokenStep {
+      Value t, d, scale, inverseScale;
+      int64_t rowSlot;
+    };
+    // d_t and the scale after token t's decay: s exp(d_t A_h), the decay
+    // formed as in the reference (d A <= 0 for valid inputs).
+    struct Decayed {
+      Value d, scale;
+    };
+    auto decayScale = [&](ImplicitLocOpBuilder &b, Value t,
+                          Value scale) -> Decayed {
+      Value d = e.processedDt(b, t, head);
+      Value decay = e.exp(b, arith::MulFOp::create(b, d, a));
+      return {d, arith::MulFOp::create(b, scale, decay)};
+    };
+    auto outOfRange = [&](ImplicitLocOpBuilder &b, Value scale) -> Value {
+      return arith::OrIOp::create(
+          b,
+          arith::CmpFOp::create(b, arith::CmpFPredicate::ULT, scale,
+                                e.f32Const(b, kMinScale)),
+          arith::CmpFOp::create(b, arith::CmpFPredicate::UGT, scale,
+                                e.f32Const(b, kMaxScale)));
+    };
+    auto inverse = [&](ImplicitLocOpBuilder &b, Value scale) -> Value {
+      return arith::DivFOp::create(b, e.f32Const(b, 1.0), scale);
+    };
+    // f16/bf16 B and C rows of token t, widened once for all rows of the
+    // tile into rows 2 slot and 2 slot + 1 of the row buffer.
+    auto widenRows = [&](ImplicitLocOpBuilder &b, Value t, int64_t slot) {
+      if (f32Model)
+        return;
+      scf::ForOp::create(
+          b, zero, e.dstate, laneStep, ValueRange{},
+          [&](OpBuilder &nested, Location loc, Value n, ValueRange) {
+            ImplicitLocOpBuilder inner(loc, nested);
+            for (int which : {0, 1})
+              vector::StoreOp::create(
+                  inner, loadVector(inner, which ? e.C : e.B, {t, group, n}),
+                  rowPair.buffer,
+                  ValueRange{e.index(inner, 2 * slot + which), n});
+            scf::YieldOp::create(inner);
+          });
+    };
+    // Column block n of B (which = 0) or C (1) at a step's token.
+    auto rowVector = [&](ImplicitLocOpBuilder &b, const TokenStep &step,
+                         int which, Value n) -> Value {
+      if (f32Model)
+        return vector::LoadOp::create(b, vecType, which ? e.C : e.B,
+                                      ValueRange{step.t, group, n});
+      return vector::LoadOp::create(
+          b, vecType, rowPair.buffer,
+          ValueRange{e.index(b, 2 * step.rowSlot + which), n});
+    };
+
+    // Rows p .. p + count - 1 through the steps' tokens in one pass: each
+    // state vector is loaded and stored once for all steps, each column
+    // block of B and C is loaded once for all rows, and the accumulators
+    // (a row and step each) are independent FMA chains.
+    auto emitRows = [&](ImplicitLocOpBuilder &b, ArrayRef<TokenStep> steps,
+                        Value p, int64_t count) {
+      // A task walks x and y down the token axis, one H P row apart: a new
+      // page every token, which the hardware prefetchers do not follow. Ask
+      // for this block's x and y kPrefetchTokens ahead.
+      Value blockRow = arith::AddIOp::create(b, p0, p);
+      for (const TokenStep &step : steps) {
+        Value ahead = arith::MinUIOp::create(
+            b, arith::AddIOp::create(b, step.t, e.index(b, kPrefetchTokens)),
+            lastToken);
+        for (auto [memref, write] :
+             {std::pair(e.x, false), std::pair(e.y, true)})
+          memref::PrefetchOp::create(
+              b, memref, ValueRange{ahead, head, blockRow},
+              b.getBoolAttr(write), b.getI32IntegerAttr(3),
+              b.getBoolAttr(true));
+      }
+      // xs, weights and accumulators are indexed [step * count + r].
+      SmallVector<Value> rowIndex, xs, weights, zeros;
+      for (int64_t r = 0; r < count; ++r)
+        rowIndex.push_back(arith::AddIOp::create(b, p, e.index(b, r)));
+      for (const TokenStep &step : steps)
+        for (int64_t r = 0; r < count; ++r) {
+          Value row = arith::AddIOp::create(b, p0, rowIndex[r]);
+          xs.push_back(e.loadF32(b, e.x, {step.t, head, row}));
+          Value dx = arith::MulFOp::create(b, step.d, xs.back());
+          weights.push_back(
+              splat(b, arith::MulFOp::create(b, dx, step.inverseScale)));
+          zeros.push_back(splat(b, e.f32Const(b, 0.0)));
+        }
+      auto columns = scf::ForOp::create(
+          b, zero, e.dstate, laneStep, zeros,
+          [&](OpBuilder &nested, Location loc, Value n, ValueRange acc) {
+            ImplicitLocOpBuilder b(loc, nested);
+            SmallVector<Value> bv, cv;
+            for (const TokenStep &step : steps) {
+              bv.push_back(rowVector(b, step, 0, n));
+              cv.push_back(rowVector(b, step, 1, n));
+            }
+            SmallVector<Value> next(acc.begin(), acc.end());
+            for (int64_t r = 0; r < count; ++r) {
+              SmallVector<Value, 2> at{rowIndex[r], n};
+              Value v = vector::LoadOp::create(b, vecType, state, at);
+              for (size_t k = 0; k < steps.size(); ++k) {
+                size_t i = k * count + r;
+                v = vector::FMAOp::create(b, weights[i], bv[k], v);
+                next[i] = vector::FMAOp::create(b, v, cv[k], acc[i]);
+              }
+              vector::StoreOp::create(b, v, state, at);
+            }
+            scf::YieldOp::create(b, next);
+          });
+      for (auto [k, step] : llvm::enumerate(steps))
+        for (int64_t r = 0; r < count; ++r) {
+          size_t i = k * count + r;
+          Value dot = vector::ReductionOp::create(
+              b, vector::CombiningKind::ADD, columns.getResult(i),
+              arith::FastMathFlags::reassoc);
+          Value out = arith::MulFOp::create(b, step.scale, dot);
+          if (e.D)
+            out = arith::AddFOp::create(
+                b, out,
+                arith::MulFOp::create(b, e.loadF32(b, e.D, {head}), xs[i]));
+          Value row = arith::AddIOp::create(b, p0, rowIndex[r]);
+          e.storeRounded(b, out, e.y, {step.t, head, row});
+        }
+    };
+    // The whole tile through the steps' tokens, in blocks of rows that keep
+    // a weight and an accumulator per row and step in registers.
+    auto emitTile = [&](ImplicitLocOpBuilder &b, ArrayRef<TokenStep> steps) {
+      const int64_t block =
+          std::max<int64_t>(1, rowsPerBlock / int64_t(steps.size()));
+      Value blockedRows = arith::SubIOp::create(
+          b, rows, arith::RemUIOp::create(b, rows, e.index(b, block)));
+      scf::ForOp::create(
+          b, zero, blockedRows, e.index(b, block), ValueRange{},
+          [&](OpBuilder &nested, Location loc, Value p, ValueRange) {
+            ImplicitLocOpBuilder inner(loc, nested);
+            emitRows(inner, steps, p, block);
+            scf::YieldOp::create(inner);
+          });
+      e.loop(b, blockedRows, rows, [&](ImplicitLocOpBuilder &b, Value p) {
+        emitRows(b, steps, p, 1);
+      });
+    };
+
+    // Tokens [first, last) one at a time, folding the scale into the tile
+    // whenever it leaves the range; returns the scale after them.
+    auto emitSingleTokens = [&](ImplicitLocOpBuilder &b, Value first,
+                                Value last, Value scale) -> Value {
+      auto loop = scf::ForOp::create(
+          b, first, last, e.index(b, 1), ValueRange{scale},
+          [&](OpBuilder &nested, Location loc, Value t, ValueRange carried) {
+            ImplicitLocOpBuilder b(loc, nested);
+            Decayed step = decayScale(b, t, carried.front());
+            Value d = step.d, decayed = step.scale;
+            Value scale = e.ifElse(
+                b, outOfRange(b, decayed), e.f32,
+                [&](ImplicitLocOpBuilder &b) {
+                  Value factor = splat(b, decayed);
+                  forEachStateVector(b, [&](ImplicitLocOpBuilder &b, Value p,
+                                            Value n) {
+                    Value v = vector::LoadOp::create(b, vecType, state,
+                                                     ValueRange{p, n});
+                    vector::StoreOp::create(b,
+                                            arith::MulFOp::create(b, factor, v),
+                                            state, ValueRange{p, n});
+                  });
+                  return e.f32Const(b, 1.0);
+                },
+                [&](ImplicitLocOpBuilder &) { return decayed; });
+            widenRows(b, t, 0);
+            emitTile(b, {TokenStep{t, d, scale, inverse(b, scale), 0}});
+            scf::YieldOp::create(b, ValueRange{scale});
+          });
+      return loop.getResult(0);
+    };
+
+    // Tokens in groups of kTokensPerPass: one pass over the tile serves the
+    // group (its FMA pairs per state load and store; the loads and stores
+    // bound a single-token pass), with the same operations per token as one
+    // at a time. A group whose scales leave the range runs token by token
+    // instead, so results do not depend on the grouping.
+    Value tokenCount = arith::SubIOp::create(b, s.end, s.begin);
+    Value groupedEnd = arith::AddIOp::create(
+        b, s.begin,
+        arith::SubIOp::create(
+            b, tokenCount,
+            arith::RemUIOp::create(b, tokenCount, e.index(b, kTokensPerPass))));
+    auto groupLoop = scf::ForOp::create(
+        b, s.begin, groupedEnd, e.index(b, kTokensPerPass),
+        ValueRange{e.f32Const(b, 1.0)},
         [&](OpBuilder &nested, Location loc, Value t, ValueRange carried) {
           ImplicitLocOpBuilder b(loc, nested);
-          Value d = e.processedDt(b, t, head);
-          // d A <= 0 for valid inputs; the decay is formed as in the
-          // reference.
-          Value decay = e.exp(b, arith::MulFOp::create(b, d, a));
-          Value decayed = arith::MulFOp::create(b, carried.front(), decay);
-          Value outOfRange = arith::OrIOp::create(
-              b,
-              arith::CmpFOp::create(b, arith::CmpFPredicate::ULT, decayed,
-                                    e.f32Const(b, kMinScale)),
-              arith::CmpFOp::create(b, arith::CmpFPredicate::UGT, decayed,
-                                    e.f32Const(b, kMaxScale)));
+          SmallVector<Value> tokens;
+          SmallVector<Decayed> decayed;
+          Value ungrouped;
+          for (int64_t k = 0; k < kTokensPerPass; ++k) {
+            tokens.push_back(arith::AddIOp::create(b, t, e.index(b, k)));
+            decayed.push_back(decayScale(
+                b, tokens.back(), k ? decayed.back().scale : carried.front()));
+            Value out = outOfRange(b, decayed.back().scale);
+            ungrouped = k ? arith::OrIOp::create(b, ungrouped, out) : out;
+          }
           Value scale = e.ifElse(
-              b, outOfRange, e.f32,
+              b, ungrouped, e.f32,
               [&](ImplicitLocOpBuilder &b) {
-                Value factor = splat(b, decayed);
-                forEachStateVector(b, [&](ImplicitLocOpBuilder &b, Value p,
-                                          Value n) {
-                  Value v = vector::LoadOp::create(b, vecType, state,
-                                                   ValueRange{p, n});
-                  vector::StoreOp::create(b,
-                                          arith::MulFOp::create(b, factor, v),
-                                          state, ValueRange{p, n});
-                });
-                return e.f32Const(b, 1.0);
+                return emitSingleTokens(
+                    b, t,
+                    arith::AddIOp::create(b, t, e.index(b, kTokensPerPass)),
+                    carried.front());
               },
-              [&](ImplicitLocOpBuilder &) { return decayed; });
-          Value inverseScale =
-              arith::DivFOp::create(b, e.f32Const(b, 1.0), scale);
-
-          if (!f32Model)
-            scf::ForOp::create(
-                b, zero, e.dstate, laneStep, ValueRange{},
-                [&](OpBuilder &nested, Location loc, Value n, ValueRange) {
-                  ImplicitLocOpBuilder inner(loc, nested);
-                  for (int which : {0, 1})
-                    vector::StoreOp::create(
-                        inner,
-                        loadVector(inner, which ? e.C : e.B, {t, group, n}),
-                        rowPair.buffer, ValueRange{e.index(inner, which), n});
-                  scf::YieldOp::create(inner);
-                });
-          // Column block n of B (which = 0) or C (1) at this token.
-          auto rowVector = [&](ImplicitLocOpBuilder &b, int which,
-                               Value n) -> Value {
-            if (f32Model)
-              return vector::LoadOp::create(b, vecType, which ? e.C : e.B,
-                                            ValueRange{t, group, n});
-            return vector::LoadOp::create(b, vecType, rowPair.buffer,
-                                          ValueRange{e.index(b, which), n});
-          };
-
-          // Rows p .. p + count - 1: each column block of B and C is loaded
-          // once for all of them, and their accumulators are independent
-          // FMA chains.
-          auto emitRows = [&](ImplicitLocOpBuilder &b, Value p, int64_t count) {
-            // A task walks x and y down the token axis, one H P row apart:
-            // a new page every token, which the hardware prefetchers do not
-            // follow. Ask for this block's x and y kPrefetchTokens ahead.
-            Value ahead = arith::MinUIOp::create(
-                b, arith::AddIOp::create(b, t, e.index(b, kPrefetchTokens)),
-                lastToken);
-            Value blockRow = arith::AddIOp::create(b, p0, p);
-            for (auto [memref, write] :
-                 {std::pair(e.x, false), std::pair(e.y, true)})
-              memref::PrefetchOp::create(
-                  b, memref, ValueRange{ahead, head, blockRow},
-                  b.getBoolAttr(write), b.getI32IntegerAttr(3),
-                  b.getBoolAttr(true));
-            SmallVector<Value> rowIndex, xs, weights, zeros;
-            for (int64_t r = 0; r < count; ++r) {
-              rowIndex.push_back(arith::AddIOp::create(b, p, e.index(b, r)));
-              Value row = arith::AddIOp::create(b, p0, rowIndex.back());
-              xs.push_back(e.loadF32(b, e.x, {t, head, row}));
-              Value dx = arith::MulFOp::create(b, d, xs.back());
-              weights.push_back(
-                  splat(b, arith::MulFOp::create(b, dx, inverseScale)));
-              zeros.push_back(splat(b, e.f32Const(b, 0.0)));
-            }
-            auto columns = scf::ForOp::create(
-                b, zero, e.dstate, laneStep, zeros,
-                [&](OpBuilder &nested, Location loc, Value n, ValueRange acc) {
-                  ImplicitLocOpBuilder b(loc, nested);
-                  Value bv = rowVector(b, 0, n), cv = rowVector(b, 1, n);
-                  SmallVector<Value> next;
-                  for (int64_t r = 0; r < count; ++r) {
-                    SmallVector<Value, 2> at{rowIndex[r], n};
-                    Value old = vector::LoadOp::create(b, vecType, state, at);
-                    Value updated =
-                        vector::FMAOp::create(b, weights[r], bv, old);
-                    vector::StoreOp::create(b, updated, state, at);
-                    next.push_back(
-                        vector::FMAOp::create(b, updated, cv, acc[r]));
-                  }
-                  scf::YieldOp::create(b, next);
-                });
-            for (int64_t r = 0; r < count; ++r) {
-              Value dot = vector::ReductionOp::create(
-                  b, vector::CombiningKind::ADD, columns.getResult(r),
-                  arith::FastMathFlags::reassoc);
-              Value out = arith::MulFOp::create(b, scale, dot);
-              if (e.D)
-                out = arith::AddFOp::create(
-                    b, out,
-                    arith::MulFOp::create(b, e.loadF32(b, e.D, {head}), xs[r]));
-              Value row = arith::AddIOp::create(b, p0, rowIndex[r]);
-              e.storeRounded(b, out, e.y, {t, head, row});
-            }
-          };
-          Value blockedRows = arith::SubIOp::create(
-              b, rows,
-              arith::RemUIOp::create(b, rows, e.index(b, rowsPerBlock)));
-          scf::ForOp::create(
-              b, zero, blockedRows, e.index(b, rowsPerBlock), ValueRange{},
-              [&](OpBuilder &nested, Location loc, Value p, ValueRange) {
-                ImplicitLocOpBuilder inner(loc, nested);
-                emitRows(inner, p, rowsPerBlock);
-                scf::YieldOp::create(inner);
+              [&](ImplicitLocOpBuilder &b) {
+                SmallVector<TokenStep> steps;
+                for (int64_t k = 0; k < kTokensPerPass; ++k) {
+                  widenRows(b, tokens[k], k);
+                  steps.push_back(TokenStep{tokens[k], decayed[k].d,
+                                            decayed[k].scale,
+                                            inverse(b, decayed[k].scale), k});
+                }
+                emitTile(b, steps);
+                return decayed.back().scale;
               });
-          e.loop(b, blockedRows, rows,
-                 [&](ImplicitLocOpBuilder &b, Value p) { emitRows(b, p, 1); });
           scf::YieldOp::create(b, ValueRange{scale});
         });
-    Value finalScale = splat(b, tokenLoop.getResult(0));
+    Value finalScale = splat(
+        b, emitSingleTokens(b, groupedEnd, s.end, groupLoop.getResult(0)));
 
     e.ifThen(b, s.writesState, [&](ImplicitLocOpBuilder &b) {
       forEachStateVector(b, [&](ImplicitLocOpBuilder &b, Value p, Value n) {
