@@ -201,6 +201,46 @@ func.func @serial_vector(%x: memref<?x2x64xf32>, %dt: memref<?x2xf32>, %A: memre
 
 // -----
 
+// Serial form with an f32 pool: a one-token sequence (decode) whose decay
+// stays in range goes from pool to pool in one pass instead of three
+// through the tile: the pool rows (or the zeroed tile without an initial
+// state) are read, updated, scaled by the decay and written back (or into
+// the tile when nothing is written), one row at a time in address order.
+// CHECK-LABEL: func.func @serial_decode
+// CHECK:       scf.parallel
+// CHECK:         %[[TILE:.*]] = memref.alloca() {alignment = 64 : i64} : memref<16x32xf32>
+// CHECK:         %[[ONE:.*]] = arith.cmpi eq, %{{.*}}, %c1 : index
+// CHECK:         %[[DECODE:.*]] = scf.if %[[ONE]] -> (i1) {
+// CHECK:           math.exp
+// CHECK:         scf.if %[[DECODE]] {
+// CHECK:           %[[ROWS:.*]] = memref.subview %{{.*}}[%{{.*}}, %{{.*}}, 0, 0] [1, 1, 16, 32] [1, 1, 1, 1] : memref<?x2x16x32xf32> to memref<16x32xf32, strided<[32, 1], offset: ?>>
+// CHECK:           %[[POOL_ROWS:.*]] = memref.cast %[[ROWS]]
+// CHECK:           %[[TILE_ROWS:.*]] = memref.cast %[[TILE]]
+// CHECK:           %[[SOURCE:.*]] = arith.select %{{.*}}, %[[POOL_ROWS]], %[[TILE_ROWS]]
+// CHECK:           %[[SINK:.*]] = arith.select %{{.*}}, %[[TILE_ROWS]], %[[POOL_ROWS]]
+// CHECK:           scf.for %[[P:.*]] = %c0 to %c16 step %c1 {
+// CHECK:             scf.for %[[N:.*]] = %c0 to %c32 step %c16 iter_args({{.*}}) -> (vector<16xf32>) {
+// CHECK:               %[[OLD:.*]] = vector.load %[[SOURCE]][%[[P]], %[[N]]]
+// CHECK:               %[[NEW:.*]] = vector.fma %{{.*}}, %{{.*}}, %[[OLD]] : vector<16xf32>
+// CHECK:               vector.fma %[[NEW]], %{{.*}}, %{{.*}} : vector<16xf32>
+// CHECK:               %[[SCALED:.*]] = arith.mulf %{{.*}}, %[[NEW]] : vector<16xf32>
+// CHECK:               vector.store %[[SCALED]], %[[SINK]][%[[P]], %[[N]]]
+// Other sequences: the tile, token pairs.
+// CHECK:         } else {
+// CHECK:           scf.for %{{.*}} step %c2 iter_args
+func.func @serial_decode(%x: memref<?x2x16xf32>, %dt: memref<?x2xf32>, %A: memref<2xf32>,
+    %B: memref<?x1x32xf32>, %pool: memref<?x2x16x32xf32>, %qsl: memref<?xi32>,
+    %init: memref<?xi1>, %ci: memref<?xi32>, %y: memref<?x2x16xf32>) {
+  ssd.chunk_scan_varlen x(%x : memref<?x2x16xf32>) dt(%dt : memref<?x2xf32>) A(%A : memref<2xf32>)
+      B(%B : memref<?x1x32xf32>) C(%B : memref<?x1x32xf32>) ssm_pool(%pool : memref<?x2x16x32xf32>)
+      query_start_loc(%qsl : memref<?xi32>) has_initial_state(%init : memref<?xi1>)
+      cache_indices(%ci : memref<?xi32>) outs(%y : memref<?x2x16xf32>)
+      {form = #ssd<form serial>}
+  return
+}
+
+// -----
+
 // Chunked form, chunk_size 64: workspaces sized from T, batch and 64 (C Bᵀ
 // rows: min(64, T)), five parallel phases, every workspace freed.
 // CHECK-LABEL: func.func @chunked
