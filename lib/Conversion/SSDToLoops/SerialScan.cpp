@@ -175,9 +175,9 @@ void mlir::ssd::detail::buildSerialScan(RewriterBase &rewriter,
     Value state = stateTile.buffer;
     // f16/bf16 B and C rows of up to two tokens, widened once per token
     // for all rows.
-    Scratch rowPair;
+    Scratch widenedRows;
     if (!f32Model)
-      rowPair =
+      widenedRows =
           allocateScratch(b, {2 * kTokensPerPass, staticDState},
                           dynamicTile ? ValueRange{e.dstate} : ValueRange{});
     auto forEachStateVector =
@@ -247,7 +247,7 @@ void mlir::ssd::detail::buildSerialScan(RewriterBase &rewriter,
             for (int which : {0, 1})
               vector::StoreOp::create(
                   inner, loadVector(inner, which ? e.C : e.B, {t, group, n}),
-                  rowPair.buffer,
+                  widenedRows.buffer,
                   ValueRange{e.index(inner, 2 * slot + which), n});
             scf::YieldOp::create(inner);
           });
@@ -259,7 +259,7 @@ void mlir::ssd::detail::buildSerialScan(RewriterBase &rewriter,
         return vector::LoadOp::create(b, vecType, which ? e.C : e.B,
                                       ValueRange{step.t, group, n});
       return vector::LoadOp::create(
-          b, vecType, rowPair.buffer,
+          b, vecType, widenedRows.buffer,
           ValueRange{e.index(b, 2 * step.rowSlot + which), n});
     };
 
@@ -534,7 +534,7 @@ void mlir::ssd::detail::buildSerialScan(RewriterBase &rewriter,
           });
     }
     if (!f32Model)
-      freeScratch(b, rowPair);
+      freeScratch(b, widenedRows);
     freeScratch(b, stateTile);
   };
 
