@@ -70,12 +70,7 @@ using namespace mlir::ssd;
 template <typename PipelineOptions>
 static void addSelectFormAndBufferization(OpPassManager &pm,
                                           const PipelineOptions &options) {
-  SSDSelectFormOptions select;
-  select.form = options.form;
-  select.chunkSize = options.chunkSize;
-  select.minChunkedTokens = options.minChunkedTokens;
-  select.minChunkedTokensPerSeq = options.minChunkedTokensPerSeq;
-  pm.addPass(createSSDSelectForm(select));
+  pm.addPass(createSSDSelectForm(options.selectFormOptions()));
 
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
@@ -169,8 +164,8 @@ namespace {
 enum class KernelTarget { NVVM, Emulator };
 
 struct KernelCodegenOptions {
-  GPUChip chip = GPUChip::SM90a;
-  int optLevel = 2;
+  GPUChip chip = kDefaultGPUChip;
+  int optLevel = kGPUOptLevelDefault;
   KernelTarget target = KernelTarget::NVVM;
   BinaryFormat format = BinaryFormat::Isa; ///< for NVVM
 };
@@ -193,7 +188,7 @@ void addKernelCodegen(OpPassManager &pm, const KernelCodegenOptions &options) {
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   GpuNVVMAttachTargetOptions target;
-  target.chip = enumName(kGPUChipNames, options.chip).str();
+  target.chip = enumName(kGPUChipNames, options.chip);
   target.features = ptxFeaturesForChip(options.chip).str();
   target.optLevel = options.optLevel;
   pm.addPass(createGpuNVVMAttachTarget(target));
@@ -218,8 +213,7 @@ void addKernelCodegen(OpPassManager &pm, const KernelCodegenOptions &options) {
     pm.addPass(ssd::createSSDAttachGPUEmulatorTarget());
     binary.compilationTarget = "bin";
   } else {
-    binary.compilationTarget =
-        enumName(kBinaryFormatNames, options.format).str();
+    binary.compilationTarget = enumName(kBinaryFormatNames, options.format);
   }
   pm.addPass(createGpuModuleToBinaryPass(binary));
   pm.addPass(createConvertMathToLLVMPass());

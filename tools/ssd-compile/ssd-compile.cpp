@@ -78,17 +78,23 @@ int fail(const std::string &message) {
 
 struct Options {
   std::vector<std::string> inputs;
-  std::string module;
-  std::string dtype = "f32", forms = "auto",
-              chip = mlir::ssd::enumName(mlir::ssd::kGPUChipNames,
-                                         mlir::ssd::kDefaultGPUChip)
-                         .str(),
-              format = "isa", target = "cuda", output;
-  bool formatGiven = false;
+  std::string module, target = "cuda", output;
+  ssd::ModelDType dtype = ssd::ModelDType::F32;
+  /// The forms asked for, as spelled (they name the variants).
+  std::vector<std::string> forms = {"auto"};
+  mlir::ssd::GPUChip chip = mlir::ssd::kDefaultGPUChip;
+  mlir::ssd::BinaryFormat format = mlir::ssd::BinaryFormat::Isa;
   int64_t chunkSize = mlir::ssd::kChunkSizeDefault;
 };
 
+std::vector<std::string> split(const std::string &s);
+
 bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
+  // Parsed into `o` below, in the order their errors are reported.
+  std::string dtype = "f32", forms = "auto",
+              chip = mlir::ssd::enumName(mlir::ssd::kGPUChipNames, o.chip),
+              format = "isa";
+  bool formatGiven = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     auto value = [&](std::string &into) {
@@ -108,18 +114,18 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
       if (!value(o.module))
         return false;
     } else if (arg == "--dtype") {
-      if (!value(o.dtype))
+      if (!value(dtype))
         return false;
     } else if (arg == "--forms") {
-      if (!value(o.forms))
+      if (!value(forms))
         return false;
     } else if (arg == "--chip") {
-      if (!value(o.chip))
+      if (!value(chip))
         return false;
     } else if (arg == "--format") {
-      if (!value(o.format))
+      if (!value(format))
         return false;
-      o.formatGiven = true;
+      formatGiven = true;
     } else if (arg == "--target") {
       if (!value(o.target))
         return false;
@@ -157,18 +163,30 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
     error = "unknown --target '" + o.target + "' (expected cuda or gpu-emu)";
     return false;
   }
-  if (o.target == "gpu-emu" && o.formatGiven) {
+  if (o.target == "gpu-emu" && formatGiven) {
     error = "--format applies to --target cuda only (the GPU emulator's "
             "kernels are host shared objects)";
     return false;
   }
-  if (!mlir::ssd::parseEnumName(mlir::ssd::kGPUChipNames, o.chip)) {
-    error = "unknown --chip '" + o.chip + "' (expected " +
-            mlir::ssd::listEnumNames(mlir::ssd::kGPUChipNames) + ")";
+  if (!mlir::ssd::parseEnumFlag(mlir::ssd::kGPUChipNames, "--chip", chip,
+                                o.chip, error))
+    return false;
+  if (format != "isa" && format != "bin") {
+    error = "unknown --format '" + format + "' (expected isa or bin)";
     return false;
   }
-  if (o.format != "isa" && o.format != "bin") {
-    error = "unknown --format '" + o.format + "' (expected isa or bin)";
+  o.format = *mlir::ssd::parseEnumName(mlir::ssd::kBinaryFormatNames, format);
+  if (!ssd::parseModelDTypeFlag("--dtype", dtype, o.dtype, error))
+    return false;
+  o.forms = split(forms);
+  for (const std::string &f : o.forms)
+    if (!mlir::ssd::parseEnumName(mlir::ssd::kFormChoiceNames, f)) {
+      error = "unknown form '" + f +
+              "' in --forms (expected auto, serial, chunked)";
+      return false;
+    }
+  if (!o.module.empty() && o.forms.size() != 1) {
+    error = "--module compiles one form; got --forms '" + forms + "'";
     return false;
   }
   return true;
@@ -229,22 +247,15 @@ compileForDevice(mlir::ModuleOp module, const Options &o,
                  const std::string &form, const std::string &name,
                  llvm::LLVMContext &llvmContext, std::string &diagnostics,
                  std::string &error) {
+  ssd::CompileOptions compile;
+  compile.target =
+      o.target == "gpu-emu" ? ssd::Target::GPUEmulator : ssd::Target::CUDA;
+  compile.chip = o.chip;
+  compile.format = o.format;
+  compile.form = *mlir::ssd::parseEnumName(mlir::ssd::kFormChoiceNames, form);
+  compile.chunkSize = o.chunkSize;
   mlir::PassManager pm(module.getContext());
-  if (o.target == "gpu-emu") {
-    mlir::ssd::SSDToGPUEmulatorPipelineOptions emu;
-    emu.chip = *mlir::ssd::parseEnumName(mlir::ssd::kGPUChipNames, o.chip);
-    emu.form = *mlir::ssd::parseEnumName(mlir::ssd::kFormChoiceNames, form);
-    emu.chunkSize = o.chunkSize;
-    mlir::ssd::buildSSDToGPUEmulatorPipeline(pm, emu);
-  } else {
-    mlir::ssd::SSDToNVVMPipelineOptions nvvm;
-    nvvm.chip = *mlir::ssd::parseEnumName(mlir::ssd::kGPUChipNames, o.chip);
-    nvvm.format =
-        *mlir::ssd::parseEnumName(mlir::ssd::kBinaryFormatNames, o.format);
-    nvvm.form = *mlir::ssd::parseEnumName(mlir::ssd::kFormChoiceNames, form);
-    nvvm.chunkSize = o.chunkSize;
-    mlir::ssd::buildSSDToNVVMPipeline(pm, nvvm);
-  }
+  ssd::buildPipeline(pm, compile);
   if (mlir::failed(pm.run(module))) {
     error = "compiling " + name + " failed: " + diagnostics;
     return nullptr;
@@ -290,18 +301,16 @@ bool emitObject(llvm::Module &linked, const std::string &output,
 }
 
 /// --inputs: one variant per signature and form, linked into `linked`.
-bool compileVariants(const Options &o, ssd::ModelDType dtype,
-                     const std::vector<std::string> &forms,
-                     mlir::MLIRContext &context, llvm::Module &linked,
-                     std::string &diagnostics, std::string &error) {
+bool compileVariants(const Options &o, mlir::MLIRContext &context,
+                     llvm::Module &linked, std::string &diagnostics,
+                     std::string &error) {
   std::vector<std::string> done;
   for (const std::string &dir : o.inputs) {
     ssd::ScanProblem problem;
-    if (!ssd::loadProblem(dir, dtype, problem, error))
+    if (!ssd::loadProblem(dir, o.dtype, problem, error))
       return false;
-    for (const std::string &form : forms) {
-      std::string key = ssd::signatureKey(problem) + " form=" + form +
-                        " chunk=" + std::to_string(o.chunkSize);
+    for (const std::string &form : o.forms) {
+      std::string key = ssd::variantKey(problem, form, o.chunkSize);
       if (std::find(done.begin(), done.end(), key) != done.end())
         continue; // another input directory had the same signature
       done.push_back(key);
@@ -457,15 +466,6 @@ int main(int argc, char **argv) {
   std::string error;
   if (!parseArgs(argc, argv, o, error))
     return fail(error);
-  ssd::ModelDType dtype;
-  if (!ssd::parseModelDType(o.dtype, dtype))
-    return fail("unknown --dtype '" + o.dtype +
-                "' (expected f32, f16 or bf16)");
-  std::vector<std::string> forms = split(o.forms);
-  for (const std::string &f : forms)
-    if (!mlir::ssd::parseEnumName(mlir::ssd::kFormChoiceNames, f))
-      return fail("unknown form '" + f +
-                  "' in --forms (expected auto, serial, chunked)");
 
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
@@ -486,13 +486,10 @@ int main(int argc, char **argv) {
   llvm::LLVMContext llvmContext;
   auto linked = std::make_unique<llvm::Module>("ssd-aot", llvmContext);
   if (!o.module.empty()) {
-    if (forms.size() != 1)
-      return fail("--module compiles one form; got --forms '" + o.forms + "'");
-    if (!compileModule(o, forms[0], context, sourceMgr, *linked, diagnostics,
+    if (!compileModule(o, o.forms[0], context, sourceMgr, *linked, diagnostics,
                        error))
       return fail(error);
-  } else if (!compileVariants(o, dtype, forms, context, *linked, diagnostics,
-                              error)) {
+  } else if (!compileVariants(o, context, *linked, diagnostics, error)) {
     return fail(error);
   }
   removeDeadInternalFunctions(*linked);

@@ -37,20 +37,15 @@ using namespace mlir::ssd;
 
 namespace {
 
-constexpr int64_t kDefaultChunkSize = 256;
-/// Longest chunk the GPU chunked form takes: its C Bᵀ workspace grows as the
-/// square of the chunk and its grid as the square of the 64-row tiles.
-constexpr int64_t kMaxGPUChunkSize = 4096;
-
 /// Why the chunked kernels cannot take `op` at `chunkSize`, or nothing.
 std::optional<std::string>
 whyNotChunked(ChunkScanVarlenOp op,
               const mlir::ssd::detail::StaticExtents &extents,
               int64_t chunkSize, const LowerToGPUOptions &options) {
-  if (chunkSize > kMaxGPUChunkSize)
+  if (chunkSize > kGPUChunkSizeMax)
     return llvm::formatv("ssd-lower-to-gpu: chunk_size {0} is larger than the "
                          "GPU chunked form supports ({1})",
-                         chunkSize, kMaxGPUChunkSize)
+                         chunkSize, kGPUChunkSizeMax)
         .str();
   Type modelType = cast<MemRefType>(op.getX().getType()).getElementType();
   for (mlir::ssd::detail::KernelSharedMemory kernel :
@@ -87,7 +82,7 @@ std::optional<std::string> whyNotLowerable(ChunkScanVarlenOp op,
   if (*op.getForm() != Form::chunked)
     return std::nullopt;
   return whyNotChunked(op, *extents,
-                       op.getChunkSize().value_or(kDefaultChunkSize), options);
+                       op.getChunkSize().value_or(kChunkSizeDefault), options);
 }
 
 /// The mixed-launch attributes of a serial op (FormSelection.h) that the
@@ -125,7 +120,7 @@ struct LowerChunkScanVarlenToGPU : public OpRewritePattern<ChunkScanVarlenOp> {
       mlir::ssd::detail::buildSerialScanGPU(rewriter, op, extents, options);
     else
       mlir::ssd::detail::buildChunkedScanGPU(
-          rewriter, op, extents, op.getChunkSize().value_or(kDefaultChunkSize),
+          rewriter, op, extents, op.getChunkSize().value_or(kChunkSizeDefault),
           options);
     return success();
   }
@@ -153,12 +148,8 @@ struct SSDLowerToGPUPass
           << static_cast<int64_t>(sharedMemoryLimit);
       return signalPassFailure();
     }
-    LowerToGPUOptions options;
-    options.serialRowsPerWarp = serialRowsPerWarp;
-    options.serialWarpsPerBlock = serialWarpsPerBlock;
-    options.sharedMemoryLimit = sharedMemoryLimit;
-    options.ldmatrix = ldmatrix;
-    options.asyncCopies = asyncCopies;
+    SSDLowerToGPUOptions options{serialRowsPerWarp, serialWarpsPerBlock,
+                                 sharedMemoryLimit, ldmatrix, asyncCopies};
     int64_t serial = 0, chunked = 0;
     getOperation()->walk([&](ChunkScanVarlenOp op) {
       if (op.getFormAttr())
@@ -187,6 +178,6 @@ struct SSDLowerToGPUPass
 } // namespace
 
 void mlir::ssd::populateSSDToGPUPatterns(RewritePatternSet &patterns,
-                                         const LowerToGPUOptions &options) {
+                                         const SSDLowerToGPUOptions &options) {
   patterns.add<LowerChunkScanVarlenToGPU>(patterns.getContext(), options);
 }

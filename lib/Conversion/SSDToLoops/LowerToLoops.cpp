@@ -37,16 +37,12 @@ using namespace mlir::ssd;
 
 namespace {
 
-/// Default chunk length when an op is pinned to the chunked form without a
-/// chunk_size; the value upstream Mamba-2 kernels use.
-constexpr int64_t kDefaultChunkSize = 256;
-
 /// Widest vector-width the pass accepts: 64 lanes is already twice any
 /// vector register file today.
 constexpr int64_t kMaxVectorWidth = 64;
 
 struct LowerChunkScanVarlen : public OpRewritePattern<ChunkScanVarlenOp> {
-  LowerChunkScanVarlen(MLIRContext *ctx, const LowerToLoopsOptions &options)
+  LowerChunkScanVarlen(MLIRContext *ctx, const SSDLowerToLoopsOptions &options)
       : OpRewritePattern(ctx), options(options) {}
 
   LogicalResult matchAndRewrite(ChunkScanVarlenOp op,
@@ -64,11 +60,11 @@ struct LowerChunkScanVarlen : public OpRewritePattern<ChunkScanVarlenOp> {
       return success();
     }
     mlir::ssd::detail::buildChunkedScan(
-        rewriter, op, op.getChunkSize().value_or(kDefaultChunkSize));
+        rewriter, op, op.getChunkSize().value_or(kChunkSizeDefault));
     return success();
   }
 
-  LowerToLoopsOptions options;
+  SSDLowerToLoopsOptions options;
 };
 
 struct SSDLowerToLoopsPass
@@ -98,8 +94,8 @@ struct SSDLowerToLoopsPass
     });
 
     RewritePatternSet patterns(&getContext());
-    populateSSDToLoopsPatterns(patterns,
-                               LowerToLoopsOptions{serialPTile, vectorWidth});
+    populateSSDToLoopsPatterns(
+        patterns, SSDLowerToLoopsOptions{serialPTile, vectorWidth});
     walkAndApplyPatterns(getOperation(), std::move(patterns));
 
     bool failedAny = false;
@@ -133,7 +129,7 @@ int64_t mlir::ssd::hostF32VectorWidth() {
   return 1;
 }
 
-void mlir::ssd::populateSSDToLoopsPatterns(RewritePatternSet &patterns,
-                                           const LowerToLoopsOptions &options) {
+void mlir::ssd::populateSSDToLoopsPatterns(
+    RewritePatternSet &patterns, const SSDLowerToLoopsOptions &options) {
   patterns.add<LowerChunkScanVarlen>(patterns.getContext(), options);
 }
