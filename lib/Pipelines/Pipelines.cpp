@@ -143,22 +143,6 @@ StringRef mlir::ssd::ptxFeaturesForChip(GPUChip chip) {
   llvm_unreachable("unknown GPUChip");
 }
 
-int64_t mlir::ssd::sharedMemoryLimitForChip(GPUChip chip) {
-  // Per-block maxima with the dynamic-size opt-in (CUDA programming guide,
-  // compute capabilities 8.0, 8.6/8.9, 9.0).
-  switch (chip) {
-  case GPUChip::SM80:
-    return 166912;
-  case GPUChip::SM86:
-  case GPUChip::SM89:
-    return 101376;
-  case GPUChip::SM90:
-  case GPUChip::SM90a:
-    return 232448;
-  }
-  llvm_unreachable("unknown GPUChip");
-}
-
 namespace {
 /// Where the kernels of the GPU pipelines go after NVVM codegen.
 enum class KernelTarget { NVVM, Emulator };

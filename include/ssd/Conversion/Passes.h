@@ -5,16 +5,17 @@
 
 #include "mlir/Pass/Pass.h"
 #include "ssd/Transforms/FormSelection.h"
+#include "ssd/Transforms/GPUChip.h"
 
 namespace mlir {
 class RewritePatternSet;
 namespace ssd {
 
 /// Default shared memory per thread block the GPU kernels may use, in bytes:
-/// 99 KiB, the opt-in maximum of sm_86 and sm_89, the smallest among the
-/// chips the project supports (sm_80 allows 166912, sm_90 and sm_90a
-/// 232448). The default of the pass option `shared-memory-limit`.
-constexpr int64_t kDefaultSharedMemoryLimit = 101376;
+/// that of sm_86 and sm_89 (99 KiB), the smallest among the chips the
+/// project supports. The default of the pass option `shared-memory-limit`.
+constexpr int64_t kDefaultSharedMemoryLimit =
+    sharedMemoryLimitForChip(GPUChip::SM86);
 
 /// Defaults of the pass options `ldmatrix` and `cp-async`: whether the
 /// chunked kernels load tensor-core fragments with ldmatrix and copy raw

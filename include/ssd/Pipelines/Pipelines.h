@@ -154,10 +154,6 @@ struct SSDGPULowerToEmulatorPipelineOptions
 /// The PTX ISA feature string (e.g. "+ptx80") for a chip.
 llvm::StringRef ptxFeaturesForChip(GPUChip chip);
 
-/// The most shared memory one thread block may use on `chip` (with the
-/// dynamic-size opt-in).
-int64_t sharedMemoryLimitForChip(GPUChip chip);
-
 /// ssd ops (tensor or memref form) to a module holding one gpu.binary per
 /// kernel plus host code in the LLVM dialect that launches them through the
 /// mgpu* runtime functions. format=bin/fatbin without ptxas fails in
