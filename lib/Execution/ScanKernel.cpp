@@ -19,9 +19,13 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <sstream>
+#include <thread>
+#include <unistd.h>
 
 using namespace ssd;
 
@@ -140,6 +144,87 @@ struct ScanKernel::Impl {
 ScanKernel::ScanKernel() : impl(std::make_unique<Impl>()) {}
 ScanKernel::~ScanKernel() = default;
 
+void ssd::buildPipeline(mlir::OpPassManager &pm,
+                        const CompileOptions &options) {
+  if (options.target == Target::CUDA) {
+    mlir::ssd::SSDToNVVMPipelineOptions nvvm;
+    nvvm.chip = options.chip;
+    nvvm.format = options.format;
+    nvvm.form = options.form;
+    nvvm.chunkSize = options.chunkSize;
+    mlir::ssd::buildSSDToNVVMPipeline(pm, nvvm);
+  } else if (options.target == Target::GPUEmulator) {
+    mlir::ssd::SSDToGPUEmulatorPipelineOptions emu;
+    emu.chip = options.chip;
+    emu.form = options.form;
+    emu.chunkSize = options.chunkSize;
+    mlir::ssd::buildSSDToGPUEmulatorPipeline(pm, emu);
+  } else {
+    mlir::ssd::SSDToCPUPipelineOptions cpu;
+    cpu.form = options.form;
+    cpu.chunkSize = options.chunkSize;
+    cpu.openmp = options.openmp;
+    mlir::ssd::buildSSDToCPUPipeline(pm, cpu);
+  }
+}
+
+bool ssd::runsChunked(const ScanProblem &problem,
+                      const CompileOptions &options) {
+  if (options.form != mlir::ssd::FormChoice::Auto)
+    return options.form == mlir::ssd::FormChoice::Chunked;
+  mlir::ssd::SSDSelectFormOptions select =
+      options.target == Target::CPU
+          ? mlir::ssd::SSDToCPUPipelineOptions().selectFormOptions()
+          : mlir::ssd::SSDToNVVMPipelineOptions().selectFormOptions();
+  mlir::ssd::FormThresholds rule{select.minChunkedTokens,
+                                 select.minChunkedTokensPerSeq};
+  return rule.choosesChunked(problem.T, problem.batch);
+}
+
+bool ssd::checkCPUWorkspace(const ScanProblem &problem,
+                            const CompileOptions &options, std::string &error) {
+  bool chunked = runsChunked(problem, options);
+  int threads = options.openmp
+                    ? int(std::max(1u, std::thread::hardware_concurrency()))
+                    : 1;
+  double need = cpuWorkspaceBytes(problem, chunked, options.chunkSize, threads);
+  double have =
+      double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE));
+  if (have <= 0 || need <= have)
+    return true;
+  char text[256];
+  std::snprintf(text, sizeof text,
+                "--target cpu: the %s form needs %.3g GiB of workspace "
+                "for this launch, more than this machine's %.3g GiB of "
+                "memory%s",
+                chunked ? "chunked" : "serial", need / 1073741824.0,
+                have / 1073741824.0, chunked ? " (try --form serial)" : "");
+  error = text;
+  return false;
+}
+
+bool ssd::printScanModule(const ScanProblem &problem,
+                          const CompileOptions &options, std::string &ir,
+                          std::string &error) {
+  mlir::DialectRegistry registry;
+  mlir::ssd::registerSSDPipelineDependencies(registry);
+  mlir::MLIRContext context(registry);
+  ScanModuleOptions text;
+  text.staticShapes = options.staticShapes;
+  text.tensorForm = options.tensorForm;
+  text.constantWeights = options.constantWeights;
+  auto module = mlir::parseSourceString<mlir::ModuleOp>(
+      buildScanModuleText(problem, text), &context);
+  if (!module) {
+    error = "internal error: the generated module does not parse";
+    return false;
+  }
+  llvm::raw_string_ostream out(ir);
+  module->print(out);
+  out << "\n";
+  return true;
+}
+
 std::unique_ptr<ScanKernel> ScanKernel::compile(const ScanProblem &signature,
                                                 const CompileOptions &options,
                                                 std::string &error) {
@@ -188,42 +273,12 @@ std::unique_ptr<ScanKernel> ScanKernel::compile(const ScanProblem &signature,
     emulator::setPrintErrors(false);
   bool openmp =
       !device && options.openmp && std::strlen(SSD_OPENMP_LIBRARY) > 0;
-  std::optional<mlir::ssd::FormChoice> form =
-      mlir::ssd::parseEnumName(mlir::ssd::kFormChoiceNames, options.form);
-  if (!form) {
-    error = "unknown form '" + options.form + "' (expected " +
-            mlir::ssd::listEnumNames(mlir::ssd::kFormChoiceNames) + ")";
-    return nullptr;
-  }
-  std::optional<mlir::ssd::GPUChip> chip =
-      mlir::ssd::parseEnumName(mlir::ssd::kGPUChipNames, options.chip);
-  if (device && !chip) {
-    error = "unknown chip '" + options.chip + "' (expected " +
-            mlir::ssd::listEnumNames(mlir::ssd::kGPUChipNames) + ")";
-    return nullptr;
-  }
   mlir::PassManager pm(&context);
-  if (options.target == Target::CUDA) {
-    mlir::ssd::SSDToNVVMPipelineOptions nvvm;
-    nvvm.chip = *chip;
-    // The driver JIT-compiles the PTX: no ptxas needed.
-    nvvm.format = mlir::ssd::BinaryFormat::Isa;
-    nvvm.form = *form;
-    nvvm.chunkSize = options.chunkSize;
-    mlir::ssd::buildSSDToNVVMPipeline(pm, nvvm);
-  } else if (options.target == Target::GPUEmulator) {
-    mlir::ssd::SSDToGPUEmulatorPipelineOptions emu;
-    emu.chip = *chip;
-    emu.form = *form;
-    emu.chunkSize = options.chunkSize;
-    mlir::ssd::buildSSDToGPUEmulatorPipeline(pm, emu);
-  } else {
-    mlir::ssd::SSDToCPUPipelineOptions cpu;
-    cpu.form = *form;
-    cpu.chunkSize = options.chunkSize;
-    cpu.openmp = openmp;
-    mlir::ssd::buildSSDToCPUPipeline(pm, cpu);
-  }
+  CompileOptions pipeline = options;
+  pipeline.openmp = openmp;
+  // CUDA: the driver JIT-compiles the PTX, no ptxas needed.
+  pipeline.format = mlir::ssd::BinaryFormat::Isa;
+  buildPipeline(pm, pipeline);
   if (mlir::failed(pm.run(*module))) {
     error = "compilation failed: " + llvm::StringRef(diagnostics).trim().str();
     return nullptr;

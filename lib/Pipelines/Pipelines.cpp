@@ -70,12 +70,7 @@ using namespace mlir::ssd;
 template <typename PipelineOptions>
 static void addSelectFormAndBufferization(OpPassManager &pm,
                                           const PipelineOptions &options) {
-  SSDSelectFormOptions select;
-  select.form = options.form;
-  select.chunkSize = options.chunkSize;
-  select.minChunkedTokens = options.minChunkedTokens;
-  select.minChunkedTokensPerSeq = options.minChunkedTokensPerSeq;
-  pm.addPass(createSSDSelectForm(select));
+  pm.addPass(createSSDSelectForm(options.selectFormOptions()));
 
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
@@ -150,29 +145,13 @@ StringRef mlir::ssd::ptxFeaturesForChip(GPUChip chip) {
   llvm_unreachable("unknown GPUChip");
 }
 
-int64_t mlir::ssd::sharedMemoryLimitForChip(GPUChip chip) {
-  // Per-block maxima with the dynamic-size opt-in (CUDA programming guide,
-  // compute capabilities 8.0, 8.6/8.9, 9.0).
-  switch (chip) {
-  case GPUChip::SM80:
-    return 166912;
-  case GPUChip::SM86:
-  case GPUChip::SM89:
-    return 101376;
-  case GPUChip::SM90:
-  case GPUChip::SM90a:
-    return 232448;
-  }
-  llvm_unreachable("unknown GPUChip");
-}
-
 namespace {
 /// Where the kernels of the GPU pipelines go after NVVM codegen.
 enum class KernelTarget { NVVM, Emulator };
 
 struct KernelCodegenOptions {
-  GPUChip chip = GPUChip::SM90a;
-  int optLevel = 2;
+  GPUChip chip = kDefaultGPUChip;
+  int optLevel = kGPUOptLevelDefault;
   KernelTarget target = KernelTarget::NVVM;
   BinaryFormat format = BinaryFormat::Isa; ///< for NVVM
 };
@@ -195,7 +174,7 @@ void addKernelCodegen(OpPassManager &pm, const KernelCodegenOptions &options) {
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   GpuNVVMAttachTargetOptions target;
-  target.chip = enumName(kGPUChipNames, options.chip).str();
+  target.chip = enumName(kGPUChipNames, options.chip);
   target.features = ptxFeaturesForChip(options.chip).str();
   target.optLevel = options.optLevel;
   pm.addPass(createGpuNVVMAttachTarget(target));
@@ -220,8 +199,7 @@ void addKernelCodegen(OpPassManager &pm, const KernelCodegenOptions &options) {
     pm.addPass(ssd::createSSDAttachGPUEmulatorTarget());
     binary.compilationTarget = "bin";
   } else {
-    binary.compilationTarget =
-        enumName(kBinaryFormatNames, options.format).str();
+    binary.compilationTarget = enumName(kBinaryFormatNames, options.format);
   }
   pm.addPass(createGpuModuleToBinaryPass(binary));
   pm.addPass(createConvertMathToLLVMPass());

@@ -52,6 +52,12 @@ std::string ssd::signatureKey(const ScanProblem &p) {
   return key.str();
 }
 
+std::string ssd::variantKey(const ScanProblem &p, const std::string &form,
+                            int64_t chunkSize) {
+  return signatureKey(p) + " form=" + form +
+         " chunk=" + std::to_string(chunkSize);
+}
+
 double ssd::cpuWorkspaceBytes(const ScanProblem &p, bool chunked,
                               int64_t chunkSize, int threads) {
   const double T = double(p.T), H = double(p.H), P = double(p.P),

@@ -87,6 +87,22 @@ const char *ssd::toString(PoolDType t) {
   return t == PoolDType::BF16 ? "bf16" : "f32";
 }
 
+bool ssd::parseModelDTypeFlag(const std::string &flag, const std::string &value,
+                              ModelDType &out, std::string &error) {
+  if (parseModelDType(value, out))
+    return true;
+  error = "unknown " + flag + " '" + value + "' (expected f32, f16 or bf16)";
+  return false;
+}
+
+bool ssd::parsePoolDTypeFlag(const std::string &flag, const std::string &value,
+                             PoolDType &out, std::string &error) {
+  if (parsePoolDType(value, out))
+    return true;
+  error = "unknown " + flag + " '" + value + "' (expected f32 or bf16)";
+  return false;
+}
+
 bool ssd::checkLimits(const ScanProblem &p, std::string &error) {
   struct Limit {
     const char *name;

@@ -39,8 +39,8 @@ struct SSDAttachGPUEmulatorTargetPass
         }
       }
       if (targets.empty())
-        targets.push_back(
-            ssd::GPUEmulatorTargetAttr::get(context, optLevel, chip, ""));
+        targets.push_back(ssd::GPUEmulatorTargetAttr::get(
+            context, optLevel, ssd::enumName(ssd::kGPUChipNames, chip), ""));
       module.setTargetsAttr(ArrayAttr::get(context, targets));
     });
   }

@@ -47,6 +47,7 @@
 #include "ssd/Runner/Problem.h"
 #include "ssd/Runner/Reference.h"
 #include "ssd/Runner/Synthetic.h"
+#include "ssd/Transforms/FormSelection.h"
 
 #include <algorithm>
 #include <cctype>
@@ -74,7 +75,8 @@ const ssd::DeviceRuntime &device() { return ssd::aot::deviceRuntime(); }
 struct Options {
   std::string inputs, outputs, like, bench, cases, call, input, output,
       dtype = "f32", target, form = "auto";
-  int64_t chunkSize = 256, reps = 5, maxTokens = 65536, outputBytes = 0;
+  int64_t chunkSize = mlir::ssd::kChunkSizeDefault, reps = 5, maxTokens = 65536,
+          outputBytes = 0;
   bool list = false;
 };
 
@@ -120,8 +122,7 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
 }
 
 std::string variantKey(const ssd::ScanProblem &p, const Options &o) {
-  return ssd::signatureKey(p) + " form=" + o.form +
-         " chunk=" + std::to_string(o.chunkSize);
+  return ssd::variantKey(p, o.form, o.chunkSize);
 }
 
 const Variant *findVariant(const ssd::ScanProblem &p, const Options &o,
@@ -390,12 +391,11 @@ namespace {
 int runOne(const Options &o) {
   std::string error;
   ssd::ModelDType dtype;
-  if (!ssd::parseModelDType(o.dtype, dtype))
-    return fail("unknown --dtype '" + o.dtype +
-                "' (expected f32, f16 or bf16)");
-  if (o.form != "auto" && o.form != "serial" && o.form != "chunked")
-    return fail("unknown --form '" + o.form +
-                "' (expected auto, chunked or serial)");
+  mlir::ssd::FormChoice form;
+  if (!ssd::parseModelDTypeFlag("--dtype", o.dtype, dtype, error) ||
+      !mlir::ssd::parseEnumFlag(mlir::ssd::kFormChoiceNames, "--form", o.form,
+                                form, error))
+    return fail(error);
   if (!o.bench.empty())
     return bench(o, dtype);
   if (o.inputs.empty() || o.outputs.empty())

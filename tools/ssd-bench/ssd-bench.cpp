@@ -181,7 +181,7 @@ int main(int argc, char **argv) {
   ssd::ModelDType dtype = ssd::ModelDType::F32;
   bool quick = false;
   int reps = 3;
-  int64_t chunkSize = 256;
+  int64_t chunkSize = mlir::ssd::kChunkSizeDefault;
   std::string formsWanted = "both";
   struct Case {
     std::string kind;
@@ -285,13 +285,13 @@ int main(int argc, char **argv) {
   ssd::ScanProblem signature = ssd::makeSyntheticProblem(like, 1, 1, 0);
   ssd::CompileOptions options;
   options.chunkSize = chunkSize;
-  std::vector<std::string> forms;
+  std::vector<mlir::ssd::FormChoice> forms;
   if (formsWanted != "chunked")
-    forms.push_back("serial");
+    forms.push_back(mlir::ssd::FormChoice::Serial);
   if (formsWanted != "serial")
-    forms.push_back("chunked");
+    forms.push_back(mlir::ssd::FormChoice::Chunked);
   std::vector<std::unique_ptr<ssd::ScanKernel>> kernels;
-  for (const std::string &form : forms) {
+  for (mlir::ssd::FormChoice form : forms) {
     options.form = form;
     kernels.push_back(ssd::ScanKernel::compile(signature, options, error));
     if (!kernels.back()) {
@@ -334,13 +334,14 @@ int main(int argc, char **argv) {
       bool computeBound = c.kind == "prefill";
       double fraction =
           computeBound ? flops / best[f] / peak : update / best[f];
-      std::printf("%-8s %6lld %6lld %-8s %10.3f %10.4g %8.1f %8.2f %8.2f "
-                  "%5.1f%% of %s\n",
-                  c.kind.c_str(), (long long)problem.T,
-                  (long long)problem.batch, forms[f].c_str(), best[f] * 1e3,
-                  problem.T / best[f], flops / best[f] / 1e9,
-                  bytes / best[f] / 1e9, bytes / update / 1e9, 100.0 * fraction,
-                  computeBound ? "FMA peak" : "update in place");
+      std::printf(
+          "%-8s %6lld %6lld %-8s %10.3f %10.4g %8.1f %8.2f %8.2f "
+          "%5.1f%% of %s\n",
+          c.kind.c_str(), (long long)problem.T, (long long)problem.batch,
+          mlir::ssd::enumName(mlir::ssd::kFormChoiceNames, forms[f]).c_str(),
+          best[f] * 1e3, problem.T / best[f], flops / best[f] / 1e9,
+          bytes / best[f] / 1e9, bytes / update / 1e9, 100.0 * fraction,
+          computeBound ? "FMA peak" : "update in place");
       std::fflush(stdout);
     }
     if (forms.size() == 2) {

@@ -35,37 +35,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
-#include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/DialectRegistry.h"
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
-#include "mlir/Pass/PassManager.h"
-#include "mlir/Target/LLVMIR/Export.h"
-#include "ssd/Execution/ScanKernel.h"
-#include "ssd/GPURuntime/DeviceRuntime.h"
-#include "ssd/Pipelines/Pipelines.h"
-#include "ssd/Runner/HostOperands.h"
+#include "ssd/AOT/AotCompiler.h"
 #include "ssd/Runner/Problem.h"
-#include "llvm/IR/IRBuilder.h"
-#include "llvm/IR/LegacyPassManager.h"
-#include "llvm/IR/Module.h"
-#include "llvm/Linker/Linker.h"
-#include "llvm/MC/TargetRegistry.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/TargetSelect.h"
-#include "llvm/Support/raw_ostream.h"
-#include "llvm/Target/TargetMachine.h"
-#include "llvm/TargetParser/Host.h"
-#include "llvm/Transforms/Utils/ModuleUtils.h"
 
-#include <algorithm>
 #include <cstdio>
-#include <dlfcn.h>
-#include <set>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -76,19 +50,16 @@ int fail(const std::string &message) {
   return 1;
 }
 
-struct Options {
-  std::vector<std::string> inputs;
-  std::string module;
-  std::string dtype = "f32", forms = "auto",
-              chip = mlir::ssd::enumName(mlir::ssd::kGPUChipNames,
-                                         mlir::ssd::kDefaultGPUChip)
-                         .str(),
-              format = "isa", target = "cuda", output;
-  bool formatGiven = false;
-  int64_t chunkSize = mlir::ssd::kChunkSizeDefault;
-};
+using Options = ssd::aot::CompileRequest;
+
+std::vector<std::string> split(const std::string &s);
 
 bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
+  // Parsed into `o` below, in the order their errors are reported.
+  std::string dtype = "f32", forms = "auto",
+              chip = mlir::ssd::enumName(mlir::ssd::kGPUChipNames, o.chip),
+              format = "isa";
+  bool formatGiven = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     auto value = [&](std::string &into) {
@@ -108,18 +79,18 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
       if (!value(o.module))
         return false;
     } else if (arg == "--dtype") {
-      if (!value(o.dtype))
+      if (!value(dtype))
         return false;
     } else if (arg == "--forms") {
-      if (!value(o.forms))
+      if (!value(forms))
         return false;
     } else if (arg == "--chip") {
-      if (!value(o.chip))
+      if (!value(chip))
         return false;
     } else if (arg == "--format") {
-      if (!value(o.format))
+      if (!value(format))
         return false;
-      o.formatGiven = true;
+      formatGiven = true;
     } else if (arg == "--target") {
       if (!value(o.target))
         return false;
@@ -157,18 +128,30 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
     error = "unknown --target '" + o.target + "' (expected cuda or gpu-emu)";
     return false;
   }
-  if (o.target == "gpu-emu" && o.formatGiven) {
+  if (o.target == "gpu-emu" && formatGiven) {
     error = "--format applies to --target cuda only (the GPU emulator's "
             "kernels are host shared objects)";
     return false;
   }
-  if (!mlir::ssd::parseEnumName(mlir::ssd::kGPUChipNames, o.chip)) {
-    error = "unknown --chip '" + o.chip + "' (expected " +
-            mlir::ssd::listEnumNames(mlir::ssd::kGPUChipNames) + ")";
+  if (!mlir::ssd::parseEnumFlag(mlir::ssd::kGPUChipNames, "--chip", chip,
+                                o.chip, error))
+    return false;
+  if (format != "isa" && format != "bin") {
+    error = "unknown --format '" + format + "' (expected isa or bin)";
     return false;
   }
-  if (o.format != "isa" && o.format != "bin") {
-    error = "unknown --format '" + o.format + "' (expected isa or bin)";
+  o.format = *mlir::ssd::parseEnumName(mlir::ssd::kBinaryFormatNames, format);
+  if (!ssd::parseModelDTypeFlag("--dtype", dtype, o.dtype, error))
+    return false;
+  o.forms = split(forms);
+  for (const std::string &f : o.forms)
+    if (!mlir::ssd::parseEnumName(mlir::ssd::kFormChoiceNames, f)) {
+      error = "unknown form '" + f +
+              "' in --forms (expected auto, serial, chunked)";
+      return false;
+    }
+  if (!o.module.empty() && o.forms.size() != 1) {
+    error = "--module compiles one form; got --forms '" + forms + "'";
     return false;
   }
   return true;
@@ -187,317 +170,12 @@ std::vector<std::string> split(const std::string &s) {
   return parts;
 }
 
-/// FNV-1a: a stable short name for a variant.
-std::string hashName(const std::string &key) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : key)
-    h = (h ^ c) * 1099511628211ull;
-  char buffer[32];
-  std::snprintf(buffer, sizeof(buffer), "ssd_aot_%016llx",
-                static_cast<unsigned long long>(h));
-  return buffer;
-}
-
-/// Adds a constructor that registers `function` under `key`, compiled for
-/// `target`, with the ahead-of-time runner (ssd_aot_register_variant in
-/// AotRegistry.cpp).
-void addRegistration(llvm::Module &m, const std::string &function,
-                     const std::string &key, int operands,
-                     const std::string &target) {
-  llvm::LLVMContext &ctx = m.getContext();
-  llvm::Type *ptr = llvm::PointerType::get(ctx, 0);
-  llvm::FunctionCallee reg = m.getOrInsertFunction(
-      "ssd_aot_register_variant",
-      llvm::FunctionType::get(llvm::Type::getVoidTy(ctx),
-                              {ptr, ptr, llvm::Type::getInt32Ty(ctx), ptr},
-                              false));
-  llvm::Function *ctor = llvm::Function::Create(
-      llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), false),
-      llvm::GlobalValue::InternalLinkage, function + "_register", m);
-  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", ctor));
-  b.CreateCall(reg, {b.CreateGlobalString(key), m.getFunction(function),
-                     b.getInt32(operands), b.CreateGlobalString(target)});
-  b.CreateRetVoid();
-  llvm::appendToGlobalCtors(m, ctor, /*Priority=*/65535);
-}
-
-/// Compiles `module` with `form` through --ssd-to-nvvm (--target cuda) or
-/// --ssd-to-gpu-emulator (--target gpu-emu) and translates it to LLVM IR in
-/// `llvmContext`; null with `error` set otherwise.
-std::unique_ptr<llvm::Module>
-compileForDevice(mlir::ModuleOp module, const Options &o,
-                 const std::string &form, const std::string &name,
-                 llvm::LLVMContext &llvmContext, std::string &diagnostics,
-                 std::string &error) {
-  mlir::PassManager pm(module.getContext());
-  if (o.target == "gpu-emu") {
-    mlir::ssd::SSDToGPUEmulatorPipelineOptions emu;
-    emu.chip = *mlir::ssd::parseEnumName(mlir::ssd::kGPUChipNames, o.chip);
-    emu.form = *mlir::ssd::parseEnumName(mlir::ssd::kFormChoiceNames, form);
-    emu.chunkSize = o.chunkSize;
-    mlir::ssd::buildSSDToGPUEmulatorPipeline(pm, emu);
-  } else {
-    mlir::ssd::SSDToNVVMPipelineOptions nvvm;
-    nvvm.chip = *mlir::ssd::parseEnumName(mlir::ssd::kGPUChipNames, o.chip);
-    nvvm.format =
-        *mlir::ssd::parseEnumName(mlir::ssd::kBinaryFormatNames, o.format);
-    nvvm.form = *mlir::ssd::parseEnumName(mlir::ssd::kFormChoiceNames, form);
-    nvvm.chunkSize = o.chunkSize;
-    mlir::ssd::buildSSDToNVVMPipeline(pm, nvvm);
-  }
-  if (mlir::failed(pm.run(module))) {
-    error = "compiling " + name + " failed: " + diagnostics;
-    return nullptr;
-  }
-  std::unique_ptr<llvm::Module> result =
-      mlir::translateModuleToLLVMIR(module, llvmContext, name);
-  if (!result)
-    error = "translating " + name + " to LLVM IR failed: " + diagnostics;
-  return result;
-}
-
-/// Writes `linked` as a host object file for x86-64 in general (the machine
-/// that runs it may differ from this one), position independent.
-bool emitObject(llvm::Module &linked, const std::string &output,
-                std::string &error) {
-  std::string triple = llvm::sys::getDefaultTargetTriple();
-  const llvm::Target *target =
-      llvm::TargetRegistry::lookupTarget(llvm::Triple(triple), error);
-  if (!target) {
-    error = "no LLVM target for " + triple + ": " + error;
-    return false;
-  }
-  llvm::TargetOptions targetOptions;
-  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
-      llvm::Triple(triple), "x86-64", "", targetOptions, llvm::Reloc::PIC_));
-  linked.setTargetTriple(llvm::Triple(triple));
-  linked.setDataLayout(machine->createDataLayout());
-  std::error_code ec;
-  llvm::raw_fd_ostream out(output, ec, llvm::sys::fs::OF_None);
-  if (ec) {
-    error = output + ": " + ec.message();
-    return false;
-  }
-  llvm::legacy::PassManager codegen;
-  if (machine->addPassesToEmitFile(codegen, out, nullptr,
-                                   llvm::CodeGenFileType::ObjectFile)) {
-    error = "the host target cannot emit object files";
-    return false;
-  }
-  codegen.run(linked);
-  out.flush();
-  return true;
-}
-
-/// --inputs: one variant per signature and form, linked into `linked`.
-bool compileVariants(const Options &o, ssd::ModelDType dtype,
-                     const std::vector<std::string> &forms,
-                     mlir::MLIRContext &context, llvm::Module &linked,
-                     std::string &diagnostics, std::string &error) {
-  std::vector<std::string> done;
-  for (const std::string &dir : o.inputs) {
-    ssd::ScanProblem problem;
-    if (!ssd::loadProblem(dir, dtype, problem, error))
-      return false;
-    for (const std::string &form : forms) {
-      std::string key = ssd::signatureKey(problem) + " form=" + form +
-                        " chunk=" + std::to_string(o.chunkSize);
-      if (std::find(done.begin(), done.end(), key) != done.end())
-        continue; // another input directory had the same signature
-      done.push_back(key);
-      std::string name = hashName(key);
-      mlir::OwningOpRef<mlir::ModuleOp> module =
-          mlir::parseSourceString<mlir::ModuleOp>(
-              ssd::buildScanModuleText(problem, false, name), &context);
-      if (!module) {
-        error =
-            "internal error: generated module does not parse: " + diagnostics;
-        return false;
-      }
-      std::unique_ptr<llvm::Module> variant = compileForDevice(
-          *module, o, form, key, linked.getContext(), diagnostics, error);
-      if (!variant)
-        return false;
-      addRegistration(*variant, "_mlir_ciface_" + name, key,
-                      static_cast<int>(ssd::operandLayouts(problem).size()),
-                      o.target);
-      if (llvm::Linker::linkModules(linked, std::move(variant))) {
-        error = "linking the variant " + key + " failed";
-        return false;
-      }
-      std::fprintf(stderr, "ssd-compile: %s -> %s (%s)\n", key.c_str(),
-                   name.c_str(), o.target.c_str());
-    }
-  }
-  return true;
-}
-
-/// --module: every public function of the file, registered as
-/// `module:<name>`; the operand count is that of the C interface (results
-/// first, then arguments).
-bool compileModule(const Options &o, const std::string &form,
-                   mlir::MLIRContext &context, llvm::SourceMgr &sourceMgr,
-                   llvm::Module &linked, std::string &diagnostics,
-                   std::string &error) {
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceFile<mlir::ModuleOp>(o.module, sourceMgr,
-                                            mlir::ParserConfig(&context));
-  if (!module) {
-    error = "cannot parse " + o.module + ": " + diagnostics;
-    return false;
-  }
-  std::vector<std::pair<std::string, int>> functions;
-  for (auto func : module->getOps<mlir::func::FuncOp>()) {
-    if (!func.isPublic() || func.isExternal())
-      continue;
-    func->setAttr("llvm.emit_c_interface", mlir::UnitAttr::get(&context));
-    mlir::FunctionType type = func.getFunctionType();
-    functions.push_back(
-        {func.getName().str(),
-         static_cast<int>(type.getNumInputs() + type.getNumResults())});
-  }
-  if (functions.empty()) {
-    error = o.module + " holds no public func.func";
-    return false;
-  }
-  std::unique_ptr<llvm::Module> compiled = compileForDevice(
-      *module, o, form, o.module, linked.getContext(), diagnostics, error);
-  if (!compiled)
-    return false;
-  for (auto &[name, operands] : functions) {
-    addRegistration(*compiled, "_mlir_ciface_" + name, "module:" + name,
-                    operands, o.target);
-    std::fprintf(stderr, "ssd-compile: %s form=%s -> module:%s (%s)\n",
-                 o.module.c_str(), form.c_str(), name.c_str(),
-                 o.target.c_str());
-  }
-  if (llvm::Linker::linkModules(linked, std::move(compiled))) {
-    error = "linking " + o.module + " failed";
-    return false;
-  }
-  return true;
-}
-
-/// Removes internal functions nothing calls. gpu-kernel-outlining copies the
-/// device functions a kernel calls (e.g. an `llvm.func internal` holding NVVM
-/// intrinsics) into the kernel's gpu.module and leaves the original on the
-/// host, where it is dead and could not be compiled for the host CPU.
-void removeDeadInternalFunctions(llvm::Module &m) {
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (llvm::Function &f : llvm::make_early_inc_range(m))
-      if (f.hasLocalLinkage() && f.use_empty()) {
-        f.eraseFromParent();
-        changed = true;
-      }
-  }
-}
-
-/// Prints a note for each external function the object calls that neither
-/// the GPU runtimes (SSD_MGPU_FUNCTIONS), the AOT runner nor the C library
-/// defines (e.g. memrefCopy or printMemrefF32 from host code lowered from
-/// memref ops), naming the library of the LLVM installation that defines it, so
-/// that the link line can say what the executable needs.
-void noteExternalCalls(llvm::Module &linked, const std::string &output) {
-  struct Library {
-    std::string path;
-    void *handle;
-  };
-  static std::vector<Library> libraries = [] {
-    std::vector<Library> result;
-    for (const char *name :
-         {"libmlir_c_runner_utils.so", "libmlir_runner_utils.so"}) {
-      std::string path = std::string(SSD_LLVM_LIBRARY_DIR) + "/" + name;
-      if (void *h = dlopen(path.c_str(), RTLD_LAZY | RTLD_LOCAL))
-        result.push_back({path, h});
-    }
-    return result;
-  }();
-  // What both GPU runtimes define (DeviceRuntime.h's list).
-#define SSD_MGPU_NAME(NAME) #NAME,
-  static const std::set<std::string> runtimeDefined = {
-      SSD_MGPU_FUNCTIONS(SSD_MGPU_NAME)};
-#undef SSD_MGPU_NAME
-  void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_LOCAL);
-  void *libm = dlopen("libm.so.6", RTLD_LAZY | RTLD_LOCAL);
-  for (llvm::Function &f : linked) {
-    if (!f.isDeclaration() || f.isIntrinsic() || f.use_empty())
-      continue;
-    std::string name = f.getName().str();
-    if (runtimeDefined.count(name) || name == "ssd_aot_register_variant" ||
-        (libc && dlsym(libc, name.c_str())) ||
-        (libm && dlsym(libm, name.c_str())))
-      continue;
-    const Library *found = nullptr;
-    for (const Library &l : libraries)
-      if (dlsym(l.handle, name.c_str())) {
-        found = &l;
-        break;
-      }
-    if (found) {
-      std::string dir = found->path.substr(0, found->path.rfind('/'));
-      std::fprintf(stderr,
-                   "ssd-compile: note: %s calls %s, defined in %s: add it to "
-                   "the link (-Wl,-rpath,%s)\n",
-                   output.c_str(), name.c_str(), found->path.c_str(),
-                   dir.c_str());
-    } else {
-      std::fprintf(stderr,
-                   "ssd-compile: note: %s calls %s, which no ssd library "
-                   "defines: add a library that does to the link\n",
-                   output.c_str(), name.c_str());
-    }
-  }
-}
-
 } // namespace
 
 int main(int argc, char **argv) {
   Options o;
   std::string error;
-  if (!parseArgs(argc, argv, o, error))
-    return fail(error);
-  ssd::ModelDType dtype;
-  if (!ssd::parseModelDType(o.dtype, dtype))
-    return fail("unknown --dtype '" + o.dtype +
-                "' (expected f32, f16 or bf16)");
-  std::vector<std::string> forms = split(o.forms);
-  for (const std::string &f : forms)
-    if (!mlir::ssd::parseEnumName(mlir::ssd::kFormChoiceNames, f))
-      return fail("unknown form '" + f +
-                  "' in --forms (expected auto, serial, chunked)");
-
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
-  mlir::DialectRegistry registry;
-  mlir::ssd::registerSSDPipelineDependencies(registry);
-  // What a --module may hold besides ssd ops: linalg on tensors, bufferized
-  // by the pipeline's one-shot-bufferize like the host's own ops.
-  registry.insert<mlir::linalg::LinalgDialect>();
-  mlir::linalg::registerBufferizableOpInterfaceExternalModels(registry);
-  mlir::MLIRContext context(registry);
-  context.loadAllAvailableDialects();
-  std::string diagnostics;
-  llvm::raw_string_ostream diagnosticStream(diagnostics);
-  llvm::SourceMgr sourceMgr;
-  mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context,
-                                           diagnosticStream);
-
-  llvm::LLVMContext llvmContext;
-  auto linked = std::make_unique<llvm::Module>("ssd-aot", llvmContext);
-  if (!o.module.empty()) {
-    if (forms.size() != 1)
-      return fail("--module compiles one form; got --forms '" + o.forms + "'");
-    if (!compileModule(o, forms[0], context, sourceMgr, *linked, diagnostics,
-                       error))
-      return fail(error);
-  } else if (!compileVariants(o, dtype, forms, context, *linked, diagnostics,
-                              error)) {
-    return fail(error);
-  }
-  removeDeadInternalFunctions(*linked);
-  noteExternalCalls(*linked, o.output);
-  if (!emitObject(*linked, o.output, error))
+  if (!parseArgs(argc, argv, o, error) || !ssd::aot::compileObject(o, error))
     return fail(error);
   return 0;
 }

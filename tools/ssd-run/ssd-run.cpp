@@ -15,27 +15,17 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/DialectRegistry.h"
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
 #include "ssd/Execution/ScanKernel.h"
 #include "ssd/GPURuntime/EmulatorRuntime.h"
 #include "ssd/IR/SSDLimits.h"
-#include "ssd/Pipelines/Pipelines.h"
 #include "ssd/Runner/Problem.h"
 #include "ssd/Runner/Reference.h"
-#include "ssd/Transforms/FormSelection.h"
-#include "llvm/Support/raw_ostream.h"
 
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <string>
-#include <thread>
-#include <unistd.h>
 
 namespace {
 
@@ -55,24 +45,26 @@ int fail(const std::string &message) {
 }
 
 struct Options {
-  std::string inputs, outputs,
-      dtype = "f32", poolDType = "f32", target = "cpu", form = "auto",
-      chip = mlir::ssd::enumName(mlir::ssd::kGPUChipNames,
-                                 mlir::ssd::kDefaultGPUChip)
-                 .str();
-  int64_t chunkSize = mlir::ssd::kChunkSizeDefault;
-  bool staticShapes = false, printIR = false, openmp = true;
-  bool tensorForm = false, constantWeights = false;
+  std::string inputs, outputs, target = "cpu";
+  ssd::ModelDType dtype = ssd::ModelDType::F32;
+  ssd::PoolDType poolDType = ssd::PoolDType::F32;
+  /// How the op is compiled (its target follows `target`).
+  ssd::CompileOptions compile;
+  bool printIR = false;
   bool emulatorCosts = false; ///< print the emulator's cost counters
 };
 
 /// Parses the command line; false with a one-line message on any problem.
 bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
+  // Parsed into `o` below, in the order their errors are reported.
+  std::string dtype = "f32", poolDType = "f32", form = "auto",
+              chip =
+                  mlir::ssd::enumName(mlir::ssd::kGPUChipNames, o.compile.chip);
   const std::map<std::string, std::string *> valued = {
       {"--inputs", &o.inputs}, {"--outputs", &o.outputs},
-      {"--dtype", &o.dtype},   {"--pool-dtype", &o.poolDType},
-      {"--target", &o.target}, {"--form", &o.form},
-      {"--chip", &o.chip}};
+      {"--dtype", &dtype},     {"--pool-dtype", &poolDType},
+      {"--target", &o.target}, {"--form", &form},
+      {"--chip", &chip}};
   std::string chunkSize;
   bool chunkSizeGiven = false;
   for (int i = 1; i < argc; ++i) {
@@ -85,11 +77,11 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
       inlineValue = true;
     }
     const std::map<std::string, bool *> flags = {
-        {"--static-shapes", &o.staticShapes},
+        {"--static-shapes", &o.compile.staticShapes},
         {"--print-ir", &o.printIR},
-        {"--no-openmp", &o.openmp},
-        {"--tensor-form", &o.tensorForm},
-        {"--constant-weights", &o.constantWeights},
+        {"--no-openmp", &o.compile.openmp},
+        {"--tensor-form", &o.compile.tensorForm},
+        {"--constant-weights", &o.compile.constantWeights},
         {"--emulator-costs", &o.emulatorCosts}};
     if (auto flag = flags.find(arg); flag != flags.end()) {
       if (inlineValue) {
@@ -137,7 +129,7 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
               chunkSize + "'";
       return false;
     }
-    o.chunkSize = v;
+    o.compile.chunkSize = v;
   }
   if (o.inputs.empty()) {
     error = "--inputs DIR is required";
@@ -153,12 +145,13 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
             "' (expected cpu, cuda, gpu-emu or reference)";
     return false;
   }
-  if (!mlir::ssd::parseEnumName(mlir::ssd::kGPUChipNames, o.chip)) {
-    error = "unknown --chip '" + o.chip + "' (expected " +
-            mlir::ssd::listEnumNames(mlir::ssd::kGPUChipNames) + ")";
+  o.compile.target = o.target == "cuda"      ? ssd::Target::CUDA
+                     : o.target == "gpu-emu" ? ssd::Target::GPUEmulator
+                                             : ssd::Target::CPU;
+  if (!mlir::ssd::parseEnumFlag(mlir::ssd::kGPUChipNames, "--chip", chip,
+                                o.compile.chip, error))
     return false;
-  }
-  if (o.constantWeights && !o.tensorForm) {
+  if (o.compile.constantWeights && !o.compile.tensorForm) {
     error = "--constant-weights needs --tensor-form";
     return false;
   }
@@ -166,12 +159,10 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
     error = "--emulator-costs needs --target gpu-emu";
     return false;
   }
-  if (!mlir::ssd::parseEnumName(mlir::ssd::kFormChoiceNames, o.form)) {
-    error = "unknown --form '" + o.form + "' (expected " +
-            mlir::ssd::listEnumNames(mlir::ssd::kFormChoiceNames) + ")";
-    return false;
-  }
-  return true;
+  return mlir::ssd::parseEnumFlag(mlir::ssd::kFormChoiceNames, "--form", form,
+                                  o.compile.form, error) &&
+         ssd::parseModelDTypeFlag("--dtype", dtype, o.dtype, error) &&
+         ssd::parsePoolDTypeFlag("--pool-dtype", poolDType, o.poolDType, error);
 }
 
 } // namespace
@@ -186,66 +177,21 @@ int main(int argc, char **argv) {
   std::string error;
   if (!parseArgs(argc, argv, o, error))
     return fail(error);
-  ssd::ModelDType dtype;
-  if (!ssd::parseModelDType(o.dtype, dtype))
-    return fail("unknown --dtype '" + o.dtype +
-                "' (expected f32, f16 or bf16)");
-
-  ssd::PoolDType poolDType;
-  if (!ssd::parsePoolDType(o.poolDType, poolDType))
-    return fail("unknown --pool-dtype '" + o.poolDType +
-                "' (expected f32 or bf16)");
 
   // loadProblem also rejects extents above the documented maxima.
   ssd::ScanProblem problem;
-  if (!ssd::loadProblem(o.inputs, dtype, problem, error, poolDType))
+  if (!ssd::loadProblem(o.inputs, o.dtype, problem, error, o.poolDType))
     return fail(error);
 
-  // The form the compiled code runs for this launch (the rule it applies at
-  // run time under --form auto).
-  mlir::ssd::FormThresholds thresholds =
-      o.target == "cuda" || o.target == "gpu-emu"
-          ? mlir::ssd::kGPUFormThresholds
-          : mlir::ssd::kCPUFormThresholds;
-  bool chunked =
-      o.form == "chunked" ||
-      (o.form == "auto" && thresholds.choosesChunked(problem.T, problem.batch));
-
-  // The CPU loops allocate their workspace with malloc and cannot report
-  // failure: refuse a launch that cannot fit before compiling it.
-  if (o.target == "cpu" && !o.printIR) {
-    int threads =
-        o.openmp ? int(std::max(1u, std::thread::hardware_concurrency())) : 1;
-    double need =
-        ssd::cpuWorkspaceBytes(problem, chunked, o.chunkSize, threads);
-    double have =
-        double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE));
-    if (have > 0 && need > have) {
-      char text[256];
-      std::snprintf(text, sizeof text,
-                    "--target cpu: the %s form needs %.3g GiB of workspace "
-                    "for this launch, more than this machine's %.3g GiB of "
-                    "memory%s",
-                    chunked ? "chunked" : "serial", need / 1073741824.0,
-                    have / 1073741824.0, chunked ? " (try --form serial)" : "");
-      return fail(text);
-    }
-  }
-
+  // Both before anything is compiled.
+  if (o.target == "cpu" && !o.printIR &&
+      !ssd::checkCPUWorkspace(problem, o.compile, error))
+    return fail(error);
   if (o.printIR) {
-    mlir::DialectRegistry registry;
-    mlir::ssd::registerSSDPipelineDependencies(registry);
-    mlir::MLIRContext context(registry);
-    ssd::ScanModuleOptions text;
-    text.staticShapes = o.staticShapes;
-    text.tensorForm = o.tensorForm;
-    text.constantWeights = o.constantWeights;
-    auto module = mlir::parseSourceString<mlir::ModuleOp>(
-        ssd::buildScanModuleText(problem, text), &context);
-    if (!module)
-      return fail("internal error: the generated module does not parse");
-    module->print(llvm::outs());
-    llvm::outs() << "\n";
+    std::string ir;
+    if (!ssd::printScanModule(problem, o.compile, ir, error))
+      return fail(error);
+    std::fputs(ir.c_str(), stdout);
     return 0;
   }
 
@@ -263,18 +209,7 @@ int main(int argc, char **argv) {
     ssd::roundOutputs(problem, yRef, poolRef, y, pool);
     ran = "reference";
   } else {
-    ssd::CompileOptions compile;
-    compile.target = o.target == "cuda"      ? ssd::Target::CUDA
-                     : o.target == "gpu-emu" ? ssd::Target::GPUEmulator
-                                             : ssd::Target::CPU;
-    compile.chip = o.chip;
-    compile.form = o.form;
-    compile.chunkSize = o.chunkSize;
-    compile.staticShapes = o.staticShapes;
-    compile.tensorForm = o.tensorForm;
-    compile.constantWeights = o.constantWeights;
-    compile.openmp = o.openmp;
-    auto kernel = ssd::ScanKernel::compile(problem, compile, error);
+    auto kernel = ssd::ScanKernel::compile(problem, o.compile, error);
     if (!kernel)
       return fail("--target " + o.target + ": " + error);
     ssd::HostOperands operands(problem);
@@ -283,15 +218,17 @@ int main(int argc, char **argv) {
     if (!kernel->run(operands, seconds, error))
       return fail(error);
     operands.readOutputs(y, pool);
-    ran = o.target + " form=" + (chunked ? "chunked" : "serial");
+    // The form the compiled code ran for this launch.
+    ran = o.target + " form=" +
+          (ssd::runsChunked(problem, o.compile) ? "chunked" : "serial");
   }
 
   if (!ssd::writeOutputs(o.outputs, problem, y, pool, error))
     return fail(error);
   std::printf("ssd-run: %s dtype=%s%s T=%lld batch=%lld H=%lld P=%lld G=%lld "
               "N=%lld time=%.3f ms\n",
-              ran.c_str(), ssd::toString(dtype),
-              poolDType == ssd::PoolDType::BF16 ? " pool=bf16" : "",
+              ran.c_str(), ssd::toString(o.dtype),
+              o.poolDType == ssd::PoolDType::BF16 ? " pool=bf16" : "",
               (long long)problem.T, (long long)problem.batch,
               (long long)problem.H, (long long)problem.P, (long long)problem.G,
               (long long)problem.N, seconds * 1e3);

@@ -30,11 +30,11 @@ enum class Target {
 
 struct CompileOptions {
   Target target = Target::CPU;
-  /// CUDA, GPU emulator: the GPU, a name in mlir::ssd::kGPUChipNames.
-  std::string chip =
-      mlir::ssd::enumName(mlir::ssd::kGPUChipNames, mlir::ssd::kDefaultGPUChip)
-          .str();
-  std::string form = "auto"; ///< a name in mlir::ssd::kFormChoiceNames
+  /// CUDA, GPU emulator: the GPU.
+  mlir::ssd::GPUChip chip = mlir::ssd::kDefaultGPUChip;
+  mlir::ssd::FormChoice form = mlir::ssd::FormChoice::Auto;
+  /// CUDA: what the kernels are compiled into (ScanKernel runs PTX).
+  mlir::ssd::BinaryFormat format = mlir::ssd::BinaryFormat::Isa;
   int64_t chunkSize = mlir::ssd::kChunkSizeDefault;
   bool staticShapes = false; ///< else T, batch and pool slots are dynamic
   bool openmp = true;        ///< outer loops on all cores
@@ -44,6 +44,29 @@ struct CompileOptions {
   bool tensorForm = false;
   bool constantWeights = false;
 };
+
+/// Adds the pipeline of `options.target` (`--ssd-to-cpu`, `--ssd-to-nvvm`
+/// or `--ssd-to-gpu-emulator`) with the options' form, chunk size, chip,
+/// format and openmp to `pm`.
+void buildPipeline(mlir::OpPassManager &pm, const CompileOptions &options);
+
+/// True when code compiled with `options` runs `problem` in the chunked
+/// form: the form asked for, or under `auto` the choice ssd-select-form
+/// makes (at compile time for static shapes, in the compiled code for
+/// dynamic ones) with the options the target's pipeline gives it.
+bool runsChunked(const ScanProblem &problem, const CompileOptions &options);
+
+/// The CPU loops allocate their workspace with malloc and cannot report
+/// failure: false, with a one-line error naming the form and both sizes,
+/// when code compiled with `options` would need more for `problem` than
+/// this machine's memory.
+bool checkCPUWorkspace(const ScanProblem &problem,
+                       const CompileOptions &options, std::string &error);
+
+/// The module ScanKernel::compile starts from for `problem` and `options`
+/// (before any pass), printed by MLIR's printer into `ir`.
+bool printScanModule(const ScanProblem &problem, const CompileOptions &options,
+                     std::string &ir, std::string &error);
 
 /// How buildScanModuleText writes the op.
 struct ScanModuleOptions {

@@ -8,8 +8,11 @@
 #ifndef SSD_PIPELINES_PIPELINES_H
 #define SSD_PIPELINES_PIPELINES_H
 
+#include "ssd/Conversion/Passes.h"
 #include "ssd/Support/EnumOption.h"
 #include "ssd/Transforms/FormSelection.h"
+#include "ssd/Transforms/GPUChip.h"
+#include "ssd/Transforms/Passes.h"
 
 #include "mlir/Pass/PassOptions.h"
 #include "mlir/Support/LLVM.h"
@@ -21,20 +24,6 @@ namespace mlir {
 class DialectRegistry;
 class OpPassManager;
 namespace ssd {
-
-/// The GPUs the GPU pipelines compile for.
-enum class GPUChip { SM80, SM86, SM89, SM90, SM90a };
-
-inline constexpr EnumName<GPUChip> kGPUChipNames[] = {
-    {GPUChip::SM80, "sm_80", "Ampere A100"},
-    {GPUChip::SM86, "sm_86", "Ampere A10, A40, RTX 30"},
-    {GPUChip::SM89, "sm_89", "Ada L4, L40, RTX 40"},
-    {GPUChip::SM90, "sm_90", "Hopper H100, H200"},
-    {GPUChip::SM90a, "sm_90a", "Hopper with its architecture-specific PTX"},
-};
-
-/// The chip the GPU pipelines and tools compile for unless told otherwise.
-inline constexpr GPUChip kDefaultGPUChip = GPUChip::SM90a;
 
 /// What `gpu-module-to-binary` makes of the kernels in `--ssd-to-nvvm`.
 enum class BinaryFormat { Isa, Bin, Fatbin };
@@ -49,41 +38,57 @@ inline constexpr EnumName<BinaryFormat> kBinaryFormatNames[] = {
 } // namespace ssd
 } // namespace mlir
 
-SSD_ENUM_PASS_OPTION(::mlir::ssd::GPUChip);
 SSD_ENUM_PASS_OPTION(::mlir::ssd::BinaryFormat);
 
 namespace mlir {
 namespace ssd {
 
-/// Options of `--ssd-to-cpu`.
-struct SSDToCPUPipelineOptions
-    : public PassPipelineOptions<SSDToCPUPipelineOptions> {
-  PassOptions::Option<FormChoice> form{
-      *this, "form", llvm::cl::desc("which form each op gets"),
-      llvm::cl::init(FormChoice::Auto), EnumValues{kFormChoiceNames}};
-  PassOptions::Option<int64_t> chunkSize{
+/// The options every pipeline from ssd ops takes to ssd-select-form, with the
+/// thresholds of `auto` for the pipeline's target; their other defaults are
+/// the pass's.
+template <typename Derived, const FormThresholds &Thresholds>
+struct SSDFormPipelineOptionsBase : public PassPipelineOptions<Derived> {
+  template <typename T>
+  using Option = typename ::mlir::detail::PassOptions::template Option<T>;
+
+  Option<FormChoice> form{*this, "form",
+                          llvm::cl::desc("which form each op gets"),
+                          llvm::cl::init(SSDSelectFormOptions{}.form),
+                          EnumValues{kFormChoiceNames}};
+  Option<int64_t> chunkSize{
       *this, "chunk-size",
       llvm::cl::desc("tokens per chunk of the chunked form"),
-      llvm::cl::init(kChunkSizeDefault)};
-  PassOptions::Option<int64_t> minChunkedTokens{
+      llvm::cl::init(SSDSelectFormOptions{}.chunkSize)};
+  Option<int64_t> minChunkedTokens{
       *this, "min-chunked-tokens",
       llvm::cl::desc("fewest total tokens for which auto picks chunked"),
-      llvm::cl::init(kCPUFormThresholds.minChunkedTokens)};
-  PassOptions::Option<int64_t> minChunkedTokensPerSeq{
+      llvm::cl::init(Thresholds.minChunkedTokens)};
+  Option<int64_t> minChunkedTokensPerSeq{
       *this, "min-chunked-tokens-per-seq",
       llvm::cl::desc("fewest tokens per sequence (T / batch) for which auto "
                      "picks chunked"),
-      llvm::cl::init(kCPUFormThresholds.minChunkedTokensPerSeq)};
-  PassOptions::Option<int64_t> serialPTile{
+      llvm::cl::init(Thresholds.minChunkedTokensPerSeq)};
+
+  /// Those options as ssd-select-form takes them.
+  SSDSelectFormOptions selectFormOptions() const {
+    return {form, chunkSize, minChunkedTokens, minChunkedTokensPerSeq};
+  }
+};
+
+/// Options of `--ssd-to-cpu`.
+struct SSDToCPUPipelineOptions
+    : public SSDFormPipelineOptionsBase<SSDToCPUPipelineOptions,
+                                        kCPUFormThresholds> {
+  Option<int64_t> serialPTile{
       *this, "serial-p-tile",
       llvm::cl::desc("head_dim rows per parallel task of the serial form"),
-      llvm::cl::init(kSerialPTileDefault)};
-  PassOptions::Option<int64_t> vectorWidth{
+      llvm::cl::init(SSDLowerToLoopsOptions{}.serialPTile)};
+  Option<int64_t> vectorWidth{
       *this, "vector-width",
       llvm::cl::desc("f32 lanes of the serial form's vectors, a power of two "
                      "(0: the host's widest)"),
-      llvm::cl::init(0)};
-  PassOptions::Option<bool> openmp{
+      llvm::cl::init(SSDLowerToLoopsOptions{}.vectorWidth)};
+  Option<bool> openmp{
       *this, "openmp",
       llvm::cl::desc("run the outer parallel loops on all cores through "
                      "OpenMP (the executable then needs libomp)"),
@@ -91,48 +96,31 @@ struct SSDToCPUPipelineOptions
 };
 
 /// Options shared by the GPU pipelines (`--ssd-to-nvvm`,
-/// `--ssd-to-gpu-emulator`): the target chip, the form selection and the GPU
+/// `--ssd-to-gpu-emulator`): the form selection, the target chip and the GPU
 /// kernels' tiling.
 template <typename Derived>
-struct SSDGPUPipelineOptionsBase : public PassPipelineOptions<Derived> {
-  typename ::mlir::detail::PassOptions::template Option<GPUChip> chip{
+struct SSDGPUPipelineOptionsBase
+    : public SSDFormPipelineOptionsBase<Derived, kGPUFormThresholds> {
+  template <typename T>
+  using Option = typename ::mlir::detail::PassOptions::template Option<T>;
+
+  Option<GPUChip> chip{
       *this, "chip",
       llvm::cl::desc("target GPU (the PTX ISA version follows the chip)"),
       llvm::cl::init(kDefaultGPUChip), EnumValues{kGPUChipNames}};
-  typename ::mlir::detail::PassOptions::template Option<FormChoice> form{
-      *this, "form", llvm::cl::desc("which form each op gets"),
-      llvm::cl::init(FormChoice::Auto), EnumValues{kFormChoiceNames}};
-  typename ::mlir::detail::PassOptions::template Option<int64_t> chunkSize{
-      *this, "chunk-size",
-      llvm::cl::desc("tokens per chunk of the chunked form"),
-      llvm::cl::init(kChunkSizeDefault)};
-  typename ::mlir::detail::PassOptions::template Option<int64_t>
-      minChunkedTokens{
-          *this, "min-chunked-tokens",
-          llvm::cl::desc("fewest total tokens for which auto picks chunked"),
-          llvm::cl::init(kGPUFormThresholds.minChunkedTokens)};
-  typename ::mlir::detail::PassOptions::template Option<int64_t>
-      minChunkedTokensPerSeq{
-          *this, "min-chunked-tokens-per-seq",
-          llvm::cl::desc(
-              "fewest tokens per sequence (T / batch) for which auto "
-              "picks chunked"),
-          llvm::cl::init(kGPUFormThresholds.minChunkedTokensPerSeq)};
-  typename ::mlir::detail::PassOptions::template Option<int64_t>
-      serialRowsPerWarp{
-          *this, "serial-rows-per-warp",
-          llvm::cl::desc("head_dim rows of the state per warp (serial kernel)"),
-          llvm::cl::init(4)};
-  typename ::mlir::detail::PassOptions::template Option<int64_t>
-      serialWarpsPerBlock{
-          *this, "serial-warps-per-block",
-          llvm::cl::desc("warps per thread block (serial kernel)"),
-          llvm::cl::init(4)};
-  typename ::mlir::detail::PassOptions::template Option<int> optLevel{
+  Option<int64_t> serialRowsPerWarp{
+      *this, "serial-rows-per-warp",
+      llvm::cl::desc("head_dim rows of the state per warp (serial kernel)"),
+      llvm::cl::init(SSDLowerToGPUOptions{}.serialRowsPerWarp)};
+  Option<int64_t> serialWarpsPerBlock{
+      *this, "serial-warps-per-block",
+      llvm::cl::desc("warps per thread block (serial kernel)"),
+      llvm::cl::init(SSDLowerToGPUOptions{}.serialWarpsPerBlock)};
+  Option<int> optLevel{
       *this, "opt-level",
       llvm::cl::desc("optimization level of the kernel code (NVVM, or the "
                      "host code of the emulated kernels)"),
-      llvm::cl::init(2)};
+      llvm::cl::init(kGPUOptLevelDefault)};
 };
 
 /// Options of `--ssd-to-nvvm`.
@@ -160,15 +148,11 @@ struct SSDGPULowerToEmulatorPipelineOptions
   PassOptions::Option<int> optLevel{
       *this, "opt-level",
       llvm::cl::desc("optimization level of the emulated kernels' host code"),
-      llvm::cl::init(2)};
+      llvm::cl::init(kGPUOptLevelDefault)};
 };
 
 /// The PTX ISA feature string (e.g. "+ptx80") for a chip.
 llvm::StringRef ptxFeaturesForChip(GPUChip chip);
-
-/// The most shared memory one thread block may use on `chip` (with the
-/// dynamic-size opt-in).
-int64_t sharedMemoryLimitForChip(GPUChip chip);
 
 /// ssd ops (tensor or memref form) to a module holding one gpu.binary per
 /// kernel plus host code in the LLVM dialect that launches them through the

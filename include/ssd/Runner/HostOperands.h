@@ -35,6 +35,12 @@ std::vector<OperandLayout> operandLayouts(const ScanProblem &problem);
 /// the slot count stay dynamic). Equal keys mean the same function fits.
 std::string signatureKey(const ScanProblem &problem);
 
+/// The key under which an ahead-of-time compiled variant registers (and the
+/// AOT runner looks it up): the signature, the form asked for ("auto",
+/// "serial" or "chunked") and the chunk size.
+std::string variantKey(const ScanProblem &problem, const std::string &form,
+                       int64_t chunkSize);
+
 /// Bytes the CPU loops of ssd-lower-to-loops allocate on the heap for one
 /// call on `p` (as a double: the product can exceed 64 bits for absurd
 /// extents), for `threads` tasks running at once: the serial form's work

@@ -36,6 +36,12 @@ const char *toString(PoolDType t);
 bool parseModelDType(const std::string &s, ModelDType &out);
 /// "f32", "f16" or "bf16".
 const char *toString(ModelDType t);
+/// A tool's `flag` (e.g. "--dtype") parsed as a model dtype or a pool dtype;
+/// false with the one-line error "unknown FLAG 'VALUE' (expected ...)".
+bool parseModelDTypeFlag(const std::string &flag, const std::string &value,
+                         ModelDType &out, std::string &error);
+bool parsePoolDTypeFlag(const std::string &flag, const std::string &value,
+                        PoolDType &out, std::string &error);
 /// Rounds to the nearest value of the model dtype (ties to even) and returns
 /// it widened back to float.
 float roundToModelDType(float v, ModelDType t);

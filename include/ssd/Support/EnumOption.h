@@ -1,16 +1,18 @@
 //===- EnumOption.h - enum-valued options from one table --------*- C++ -*-===//
 //
-// Each enum an option takes (form, chip, binary format) is spelled in one
-// table of EnumName entries. Pass and pipeline options get their accepted
-// values from it (so the option parser rejects anything else), and tools
-// that take the same value as a string parse it and word their errors from
-// the same table. SSD_ENUM_PASS_OPTION makes a pass option of the enum name
-// the valid values when it rejects one, which llvm::cl's parser does not.
+// Pass and pipeline options of an enum type get their accepted values from
+// its table of EnumName entries (EnumName.h), so the option parser rejects
+// anything else; tools that take the same value as a string parse it and
+// word their errors from the same table. SSD_ENUM_PASS_OPTION makes a pass
+// option of the enum name the valid values when it rejects one, which
+// llvm::cl's parser does not.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef SSD_SUPPORT_ENUMOPTION_H
 #define SSD_SUPPORT_ENUMOPTION_H
+
+#include "ssd/Support/EnumName.h"
 
 #include "mlir/Pass/PassOptions.h"
 #include "llvm/ADT/ArrayRef.h"
@@ -22,13 +24,6 @@
 
 namespace mlir {
 namespace ssd {
-
-/// How an option spells one value of `Enum`.
-template <typename Enum> struct EnumName {
-  Enum value;
-  llvm::StringLiteral name;
-  llvm::StringLiteral help;
-};
 
 /// The llvm::cl modifier that gives an option the values of `names`, as
 /// `llvm::cl::values(clEnumValN(...), ...)` would; usable both on
@@ -44,37 +39,6 @@ template <typename Enum> struct EnumValues {
 
 template <typename Enum, size_t N>
 EnumValues(const EnumName<Enum> (&)[N]) -> EnumValues<Enum>;
-
-/// The value spelled `name` in `names`, if any.
-template <typename Enum, size_t N>
-std::optional<Enum> parseEnumName(const EnumName<Enum> (&names)[N],
-                                  llvm::StringRef name) {
-  for (const EnumName<Enum> &entry : names)
-    if (entry.name == name)
-      return entry.value;
-  return std::nullopt;
-}
-
-/// The spelling of `value` in `names` ("" when it has none).
-template <typename Enum, size_t N>
-llvm::StringRef enumName(const EnumName<Enum> (&names)[N], Enum value) {
-  for (const EnumName<Enum> &entry : names)
-    if (entry.value == value)
-      return entry.name;
-  return "";
-}
-
-/// "a, b or c": the valid spellings, for a tool's error message.
-template <typename Enum, size_t N>
-std::string listEnumNames(const EnumName<Enum> (&names)[N]) {
-  std::string list;
-  for (size_t i = 0; i < N; ++i) {
-    if (i > 0)
-      list += i + 1 == N ? " or " : ", ";
-    list += names[i].name.str();
-  }
-  return list;
-}
 
 /// The parser of a pass option of enum type: MLIR's own (which can print a
 /// value back) with an error that lists the values the option takes.

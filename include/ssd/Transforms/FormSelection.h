@@ -4,14 +4,15 @@
 // dynamic shapes, and evaluated by tools that report which form ran; with it
 // every default the rule and the chunked form take (the CPU and the GPU
 // thresholds, the chunk size and the GPU's cap on it), which options, tools
-// and pipelines read from here.
+// and pipelines read from here. Plain C++: the ahead-of-time runner, which
+// links neither LLVM nor MLIR, reads it too.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef SSD_TRANSFORMS_FORMSELECTION_H
 #define SSD_TRANSFORMS_FORMSELECTION_H
 
-#include "ssd/Support/EnumOption.h"
+#include "ssd/Support/EnumName.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -95,7 +96,5 @@ inline constexpr const char kMixedChunkSizeAttr[] = "ssd.mixed_chunk_size";
 
 } // namespace ssd
 } // namespace mlir
-
-SSD_ENUM_PASS_OPTION(::mlir::ssd::FormChoice);
 
 #endif // SSD_TRANSFORMS_FORMSELECTION_H

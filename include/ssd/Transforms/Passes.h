@@ -4,7 +4,14 @@
 #define SSD_TRANSFORMS_PASSES_H
 
 #include "mlir/Pass/Pass.h"
+#include "ssd/Support/EnumOption.h"
 #include "ssd/Transforms/FormSelection.h"
+#include "ssd/Transforms/GPUChip.h"
+
+// Options of these types (here and in the pipelines) name the valid values
+// when they reject one.
+SSD_ENUM_PASS_OPTION(::mlir::ssd::FormChoice);
+SSD_ENUM_PASS_OPTION(::mlir::ssd::GPUChip);
 
 namespace mlir {
 class DialectRegistry;

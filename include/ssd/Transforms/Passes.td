@@ -152,9 +152,12 @@ def SSDAttachGPUEmulatorTarget : Pass<"ssd-attach-gpu-emulator-target"> {
     ```
   }];
   let options = [
-    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",
-           "GPU recorded for modules that have no NVVM target">,
-    Option<"optLevel", "O", "int", /*default=*/"2",
+    Option<"chip", "chip", "::mlir::ssd::GPUChip",
+           /*default=*/"::mlir::ssd::kDefaultGPUChip",
+           "GPU recorded for modules that have no NVVM target",
+           "::mlir::ssd::EnumValues{::mlir::ssd::kGPUChipNames}">,
+    Option<"optLevel", "O", "int",
+           /*default=*/"::mlir::ssd::kGPUOptLevelDefault",
            "host optimization level for modules that have no NVVM target">
   ];
   let statistics = [

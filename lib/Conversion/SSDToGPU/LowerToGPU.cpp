@@ -8,6 +8,7 @@
 #include "ssd/Conversion/Passes.h"
 
 #include "GPUBuilders.h"
+#include "ScanEmitter/LoweringDriver.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -20,7 +21,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
-#include "mlir/Transforms/WalkPatternRewriteDriver.h"
 #include "ssd/IR/SSDOps.h"
 #include "ssd/Transforms/FormSelection.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -37,20 +37,15 @@ using namespace mlir::ssd;
 
 namespace {
 
-constexpr int64_t kDefaultChunkSize = 256;
-/// Longest chunk the GPU chunked form takes: its C Bᵀ workspace grows as the
-/// square of the chunk and its grid as the square of the 64-row tiles.
-constexpr int64_t kMaxGPUChunkSize = 4096;
-
 /// Why the chunked kernels cannot take `op` at `chunkSize`, or nothing.
 std::optional<std::string>
 whyNotChunked(ChunkScanVarlenOp op,
               const mlir::ssd::detail::StaticExtents &extents,
               int64_t chunkSize, const LowerToGPUOptions &options) {
-  if (chunkSize > kMaxGPUChunkSize)
+  if (chunkSize > kGPUChunkSizeMax)
     return llvm::formatv("ssd-lower-to-gpu: chunk_size {0} is larger than the "
                          "GPU chunked form supports ({1})",
-                         chunkSize, kMaxGPUChunkSize)
+                         chunkSize, kGPUChunkSizeMax)
         .str();
   Type modelType = cast<MemRefType>(op.getX().getType()).getElementType();
   for (mlir::ssd::detail::KernelSharedMemory kernel :
@@ -73,12 +68,9 @@ whyNotChunked(ChunkScanVarlenOp op,
 /// reports.
 std::optional<std::string> whyNotLowerable(ChunkScanVarlenOp op,
                                            const LowerToGPUOptions &options) {
-  if (op.hasTensorSemantics())
-    return std::string("ssd-lower-to-gpu: op is in the tensor form; bufferize "
-                       "it first (one-shot-bufferize)");
-  if (!op.getFormAttr())
-    return std::string(
-        "ssd-lower-to-gpu: op has no form; run ssd-select-form first");
+  if (std::optional<std::string> reason =
+          mlir::ssd::detail::whyNotReadyToLower(op, "ssd-lower-to-gpu"))
+    return reason;
   FailureOr<mlir::ssd::detail::StaticExtents> extents =
       mlir::ssd::detail::getStaticExtents(op);
   if (failed(extents))
@@ -86,8 +78,8 @@ std::optional<std::string> whyNotLowerable(ChunkScanVarlenOp op,
                        "head_dim, ngroups and dstate (they fix the tiling)");
   if (*op.getForm() != Form::chunked)
     return std::nullopt;
-  return whyNotChunked(op, *extents,
-                       op.getChunkSize().value_or(kDefaultChunkSize), options);
+  return whyNotChunked(op, *extents, mlir::ssd::detail::chunkSizeOf(op),
+                       options);
 }
 
 /// The mixed-launch attributes of a serial op (FormSelection.h) that the
@@ -125,8 +117,7 @@ struct LowerChunkScanVarlenToGPU : public OpRewritePattern<ChunkScanVarlenOp> {
       mlir::ssd::detail::buildSerialScanGPU(rewriter, op, extents, options);
     else
       mlir::ssd::detail::buildChunkedScanGPU(
-          rewriter, op, extents, op.getChunkSize().value_or(kDefaultChunkSize),
-          options);
+          rewriter, op, extents, mlir::ssd::detail::chunkSizeOf(op), options);
     return success();
   }
 
@@ -153,40 +144,21 @@ struct SSDLowerToGPUPass
           << static_cast<int64_t>(sharedMemoryLimit);
       return signalPassFailure();
     }
-    LowerToGPUOptions options;
-    options.serialRowsPerWarp = serialRowsPerWarp;
-    options.serialWarpsPerBlock = serialWarpsPerBlock;
-    options.sharedMemoryLimit = sharedMemoryLimit;
-    options.ldmatrix = ldmatrix;
-    options.asyncCopies = asyncCopies;
-    int64_t serial = 0, chunked = 0;
-    getOperation()->walk([&](ChunkScanVarlenOp op) {
-      if (op.getFormAttr())
-        ++(*op.getForm() == Form::serial ? serial : chunked);
-    });
-
+    SSDLowerToGPUOptions options{serialRowsPerWarp, serialWarpsPerBlock,
+                                 sharedMemoryLimit, ldmatrix, asyncCopies};
     RewritePatternSet patterns(&getContext());
     populateSSDToGPUPatterns(patterns, options);
-    walkAndApplyPatterns(getOperation(), std::move(patterns));
-
-    bool failedAny = false;
-    getOperation()->walk([&](ChunkScanVarlenOp op) {
-      failedAny = true;
-      if (std::optional<std::string> reason = whyNotLowerable(op, options))
-        op.emitError(*reason);
-      else
-        op.emitError("ssd-lower-to-gpu: op was not lowered");
-    });
-    if (failedAny)
-      return signalPassFailure();
-    numSerialKernels += serial;
-    numChunkedKernels += chunked;
+    if (failed(mlir::ssd::detail::lowerScanOps(
+            getOperation(), std::move(patterns), "ssd-lower-to-gpu",
+            [&](ChunkScanVarlenOp op) { return whyNotLowerable(op, options); },
+            numSerialKernels, numChunkedKernels)))
+      signalPassFailure();
   }
 };
 
 } // namespace
 
 void mlir::ssd::populateSSDToGPUPatterns(RewritePatternSet &patterns,
-                                         const LowerToGPUOptions &options) {
+                                         const SSDLowerToGPUOptions &options) {
   patterns.add<LowerChunkScanVarlenToGPU>(patterns.getContext(), options);
 }

@@ -9,6 +9,7 @@
 #include "ssd/Conversion/Passes.h"
 
 #include "LoopBuilders.h"
+#include "ScanEmitter/LoweringDriver.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -16,7 +17,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
-#include "mlir/Transforms/WalkPatternRewriteDriver.h"
 #include "ssd/IR/SSDLimits.h"
 #include "ssd/IR/SSDOps.h"
 #include "llvm/ADT/StringMap.h"
@@ -37,38 +37,38 @@ using namespace mlir::ssd;
 
 namespace {
 
-/// Default chunk length when an op is pinned to the chunked form without a
-/// chunk_size; the value upstream Mamba-2 kernels use.
-constexpr int64_t kDefaultChunkSize = 256;
+constexpr llvm::StringLiteral kPassName = "ssd-lower-to-loops";
 
 /// Widest vector-width the pass accepts: 64 lanes is already twice any
 /// vector register file today.
 constexpr int64_t kMaxVectorWidth = 64;
 
 struct LowerChunkScanVarlen : public OpRewritePattern<ChunkScanVarlenOp> {
-  LowerChunkScanVarlen(MLIRContext *ctx, const LowerToLoopsOptions &options)
-      : OpRewritePattern(ctx), options(options) {}
+  LowerChunkScanVarlen(MLIRContext *ctx, const SSDLowerToLoopsOptions &options)
+      : OpRewritePattern(ctx), serialPTile(options.serialPTile),
+        vectorWidth(options.vectorWidth > 0 ? options.vectorWidth
+                                            : hostF32VectorWidth()) {}
 
   LogicalResult matchAndRewrite(ChunkScanVarlenOp op,
                                 PatternRewriter &rewriter) const override {
-    if (op.hasTensorSemantics())
-      return rewriter.notifyMatchFailure(op, "tensor form: bufferize first");
-    if (!op.getFormAttr())
-      return rewriter.notifyMatchFailure(op, "no form: run ssd-select-form");
+    if (std::optional<std::string> reason =
+            mlir::ssd::detail::whyNotReadyToLower(op, kPassName))
+      return rewriter.notifyMatchFailure(op, *reason);
     rewriter.setInsertionPoint(op);
     if (*op.getForm() == Form::serial) {
-      int64_t width =
-          options.vectorWidth > 0 ? options.vectorWidth : hostF32VectorWidth();
-      mlir::ssd::detail::buildSerialScan(rewriter, op, options.serialPTile,
-                                         width);
+      mlir::ssd::detail::buildSerialScan(rewriter, op, serialPTile,
+                                         vectorWidth);
       return success();
     }
-    mlir::ssd::detail::buildChunkedScan(
-        rewriter, op, op.getChunkSize().value_or(kDefaultChunkSize));
+    mlir::ssd::detail::buildChunkedScan(rewriter, op,
+                                        mlir::ssd::detail::chunkSizeOf(op));
     return success();
   }
 
-  LowerToLoopsOptions options;
+  /// head_dim rows per serial task.
+  int64_t serialPTile;
+  /// f32 lanes of the serial form's vectors, the host's resolved for 0.
+  int64_t vectorWidth;
 };
 
 struct SSDLowerToLoopsPass
@@ -91,31 +91,16 @@ struct SSDLowerToLoopsPass
           << kMaxVectorWidth << ", got " << static_cast<int64_t>(vectorWidth);
       return signalPassFailure();
     }
-    int64_t serial = 0, chunked = 0;
-    getOperation()->walk([&](ChunkScanVarlenOp op) {
-      if (op.getFormAttr())
-        ++(*op.getForm() == Form::serial ? serial : chunked);
-    });
-
     RewritePatternSet patterns(&getContext());
-    populateSSDToLoopsPatterns(patterns,
-                               LowerToLoopsOptions{serialPTile, vectorWidth});
-    walkAndApplyPatterns(getOperation(), std::move(patterns));
-
-    bool failedAny = false;
-    getOperation()->walk([&](ChunkScanVarlenOp op) {
-      failedAny = true;
-      if (op.hasTensorSemantics())
-        op.emitError("ssd-lower-to-loops: op is in the tensor form; "
-                     "bufferize it first (one-shot-bufferize)");
-      else
-        op.emitError("ssd-lower-to-loops: op has no form; run "
-                     "ssd-select-form first");
-    });
-    if (failedAny)
-      return signalPassFailure();
-    numSerialLowered += serial;
-    numChunkedLowered += chunked;
+    populateSSDToLoopsPatterns(
+        patterns, SSDLowerToLoopsOptions{serialPTile, vectorWidth});
+    if (failed(mlir::ssd::detail::lowerScanOps(
+            getOperation(), std::move(patterns), kPassName,
+            [](ChunkScanVarlenOp op) {
+              return mlir::ssd::detail::whyNotReadyToLower(op, kPassName);
+            },
+            numSerialLowered, numChunkedLowered)))
+      signalPassFailure();
   }
 };
 
@@ -133,7 +118,7 @@ int64_t mlir::ssd::hostF32VectorWidth() {
   return 1;
 }
 
-void mlir::ssd::populateSSDToLoopsPatterns(RewritePatternSet &patterns,
-                                           const LowerToLoopsOptions &options) {
+void mlir::ssd::populateSSDToLoopsPatterns(
+    RewritePatternSet &patterns, const SSDLowerToLoopsOptions &options) {
   patterns.add<LowerChunkScanVarlen>(patterns.getContext(), options);
 }

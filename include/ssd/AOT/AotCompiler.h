@@ -1,0 +1,61 @@
+//===- AotCompiler.h - ahead-of-time compilation of scan ops ----*- C++ -*-===//
+//
+// What `ssd-compile` does: compiles the op for the signature of each input
+// directory (dtype, H, P, G, N, optional operands, cache-index layout; T,
+// batch and the slot count stay dynamic) in each requested form, or a whole
+// tensor/memref-level module in one form, through `--ssd-to-nvvm` (target
+// "cuda") or `--ssd-to-gpu-emulator` ("gpu-emu"), into one host object
+// file: host code calling the mgpu* runtime, the kernels embedded in it, and
+// a constructor per function that registers it, with its key and target,
+// through `ssd_aot_register_variant` (the ahead-of-time runner's registry;
+// scan variants under ssd::variantKey, module functions as
+// `module:<name>`).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SSD_AOT_AOTCOMPILER_H
+#define SSD_AOT_AOTCOMPILER_H
+
+#include "ssd/Pipelines/Pipelines.h"
+#include "ssd/Runner/Problem.h"
+#include "ssd/Transforms/FormSelection.h"
+#include "ssd/Transforms/GPUChip.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ssd {
+namespace aot {
+
+/// What to compile into one object file, and how.
+struct CompileRequest {
+  /// Input directories: one variant per distinct signature and form.
+  std::vector<std::string> inputs;
+  /// Or a module file (exclusive with `inputs`), compiled with one form;
+  /// every public func.func gets a C interface (`_mlir_ciface_<name>`).
+  std::string module;
+  ModelDType dtype = ModelDType::F32;
+  /// The forms, as spelled in mlir::ssd::kFormChoiceNames (they name the
+  /// variants).
+  std::vector<std::string> forms = {"auto"};
+  /// "cuda" or "gpu-emu": the runtime the kernels are for.
+  std::string target = "cuda";
+  mlir::ssd::GPUChip chip = mlir::ssd::kDefaultGPUChip;
+  /// target "cuda" only: isa (PTX) or bin (cubin, needs ptxas).
+  mlir::ssd::BinaryFormat format = mlir::ssd::BinaryFormat::Isa;
+  int64_t chunkSize = mlir::ssd::kChunkSizeDefault;
+  /// The object file to write.
+  std::string output;
+};
+
+/// Compiles `request` into its output object file. Prints a line per
+/// compiled function, and a note per external function the object calls
+/// that no ssd library defines, to stderr. False with a one-line `error`
+/// otherwise.
+bool compileObject(const CompileRequest &request, std::string &error);
+
+} // namespace aot
+} // namespace ssd
+
+#endif // SSD_AOT_AOTCOMPILER_H

@@ -1,0 +1,58 @@
+//===- GPUChip.h - the GPUs the GPU pipelines compile for -------*- C++ -*-===//
+//
+// The chip values that `chip` options (the GPU pipelines,
+// ssd-attach-gpu-emulator-target) and the tools take, spelled once, with
+// each chip's shared-memory limit and the kernels' default optimization
+// level. Plain C++, like FormSelection.h.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SSD_TRANSFORMS_GPUCHIP_H
+#define SSD_TRANSFORMS_GPUCHIP_H
+
+#include "ssd/Support/EnumName.h"
+
+#include <cstdint>
+
+namespace mlir {
+namespace ssd {
+
+/// The GPUs the GPU pipelines compile for.
+enum class GPUChip { SM80, SM86, SM89, SM90, SM90a };
+
+inline constexpr EnumName<GPUChip> kGPUChipNames[] = {
+    {GPUChip::SM80, "sm_80", "Ampere A100"},
+    {GPUChip::SM86, "sm_86", "Ampere A10, A40, RTX 30"},
+    {GPUChip::SM89, "sm_89", "Ada L4, L40, RTX 40"},
+    {GPUChip::SM90, "sm_90", "Hopper H100, H200"},
+    {GPUChip::SM90a, "sm_90a", "Hopper with its architecture-specific PTX"},
+};
+
+/// The chip the GPU pipelines and tools compile for unless told otherwise.
+inline constexpr GPUChip kDefaultGPUChip = GPUChip::SM90a;
+
+/// The most shared memory one thread block may use on `chip`, with the
+/// dynamic-size opt-in, in bytes (CUDA programming guide, compute
+/// capabilities 8.0, 8.6/8.9, 9.0).
+constexpr int64_t sharedMemoryLimitForChip(GPUChip chip) {
+  switch (chip) {
+  case GPUChip::SM80:
+    return 166912;
+  case GPUChip::SM86:
+  case GPUChip::SM89:
+    return 101376;
+  case GPUChip::SM90:
+  case GPUChip::SM90a:
+    return 232448;
+  }
+  return 0;
+}
+
+/// The optimization level of kernel code (NVVM, or the host code of the
+/// emulated kernels) unless told otherwise.
+inline constexpr int kGPUOptLevelDefault = 2;
+
+} // namespace ssd
+} // namespace mlir
+
+#endif // SSD_TRANSFORMS_GPUCHIP_H
