@@ -21,6 +21,10 @@ constexpr int64_t kDefaultSharedMemoryLimit = 101376;
 /// operand tiles with cp.async (see LowerToGPUOptions).
 constexpr bool kDefaultLdmatrix = true;
 constexpr bool kDefaultAsyncCopies = true;
+/// Default of the pass option `fused-state-passing`: whether the chunked
+/// form passes chunk states inside the chunk kernel (a decoupled look-back)
+/// instead of in a launch of its own.
+constexpr bool kDefaultFusedStatePassing = true;
 
 #define GEN_PASS_DECL
 #include "ssd/Conversion/Passes.h.inc"
@@ -65,6 +69,11 @@ struct LowerToGPUOptions {
   /// Copy operand tiles that need no conversion from global to shared
   /// memory with cp.async, double-buffered (else through registers).
   bool asyncCopies = kDefaultAsyncCopies;
+  /// Pass chunk states inside the chunk kernel: each (chunk, head) block
+  /// takes a ticket, waits for its predecessor chunk's published state and
+  /// publishes its own (two launches instead of three). 16-bit models only:
+  /// f32 models keep three launches (register budget, ChunkedScanGPU.cpp).
+  bool fusedStatePassing = kDefaultFusedStatePassing;
 };
 
 /// Adds the pattern that rewrites memref-form ssd.chunk_scan_varlen ops

@@ -159,6 +159,7 @@ struct SSDLowerToGPUPass
     options.sharedMemoryLimit = sharedMemoryLimit;
     options.ldmatrix = ldmatrix;
     options.asyncCopies = asyncCopies;
+    options.fusedStatePassing = fusedStatePassing;
     int64_t serial = 0, chunked = 0;
     getOperation()->walk([&](ChunkScanVarlenOp op) {
       if (op.getFormAttr())
