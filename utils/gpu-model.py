@@ -10,7 +10,9 @@ runs the real kernels (`ssd-run --target gpu-emu --emulator-costs`) on model
 shapes and turns the emulator's per-kernel counts into a time:
 
   kernel time = max(mma flops / tensor peak,
-                    DRAM sectors * 32 B / HBM bandwidth,
+                    DRAM sectors * 32 B / HBM bandwidth (reads of data the
+                      launch wrote shortly before are L2 hits, not DRAM:
+                      docs/gpu.md, "Cost counters"),
                     shared-memory wavefronts / (SMs * clock))
   call time   = sum of kernel times + launches * launch overhead
 
@@ -64,6 +66,7 @@ KERNEL = re.compile(r"^kernel (\S+): launches (\d+)")
 BOUNDS = re.compile(
     r"h200 lower bounds \(us\): tensor ([0-9.]+) dram ([0-9.]+) shared ([0-9.]+)")
 DRAM = re.compile(r"dram: read sectors (\d+) written sectors (\d+)")
+L2 = re.compile(r"l2: read sectors (\d+)")
 
 
 def parse_costs(text):
@@ -73,7 +76,7 @@ def parse_costs(text):
         m = KERNEL.match(line)
         if m:
             kernels.append({"name": m.group(1), "launches": int(m.group(2)),
-                            "bounds": (0.0, 0.0, 0.0), "dram": 0})
+                            "bounds": (0.0, 0.0, 0.0), "dram": 0, "l2": 0})
             continue
         if not kernels:
             continue
@@ -83,6 +86,9 @@ def parse_costs(text):
         m = DRAM.search(line)
         if m:
             kernels[-1]["dram"] = 32 * (int(m.group(1)) + int(m.group(2)))
+        m = L2.search(line)
+        if m:
+            kernels[-1]["l2"] = 32 * int(m.group(1))
     return kernels
 
 
@@ -122,9 +128,19 @@ def summarize(kernels, tokens):
     for k in kernels:
         print("  %s: launches %d, lower bounds (us) tensor %.3f dram %.3f "
               "shared %.3f" % ((k["name"], k["launches"]) + k["bounds"]))
-    print("launches %d, model %.2f us, %.2fM tokens/s, DRAM %.1f KB/token"
+    print("launches %d, model %.2f us, %.2fM tokens/s, DRAM %.1f KB/token, "
+          "L2 reads of data written in the launch %.1f KB/token"
           % (launches, model, tokens / model,
-             sum(k["dram"] for k in kernels) / tokens / 1024))
+             sum(k["dram"] for k in kernels) / tokens / 1024,
+             sum(k["l2"] for k in kernels) / tokens / 1024))
+
+
+def ideal_bytes(H, P, N, G, seqlens, dtype):
+    """Bytes the op must move at least: x and y, B and C, dt (model dtype),
+    and each sequence's state read and written once (f32 pool)."""
+    element = 4 if dtype == "f32" else 2
+    per_token = (2 * H * P + 2 * G * N + H) * element
+    return sum(seqlens) * per_token + len(seqlens) * 2 * H * P * N * 4
 
 
 def main():
@@ -153,9 +169,10 @@ def main():
     print("MODEL, not a measurement: lower bounds from the GPU emulator's "
           "counts against H200 peaks (utils/gpu-model.py)")
     header = ("| case | launches | tensor us | dram us | shared us | "
-              "model us | model Mtok/s | DRAM KB/token | bound by |")
+              "model us | model Mtok/s | DRAM KB/token | x ideal | "
+              "L2 KB/token | bound by |")
     print(header)
-    print("|" + "---|" * 9)
+    print("|" + "---|" * 11)
     for group in args.cases.split(","):
         for case in CASES[group]:
             name, H, P, N, G, seqlens, form, dtype = case
@@ -166,6 +183,8 @@ def main():
             shared = sum(k["bounds"][2] for k in kernels)
             tokens = sum(seqlens)
             dram_bytes = sum(k["dram"] for k in kernels)
+            l2_bytes = sum(k["l2"] for k in kernels)
+            ideal = ideal_bytes(H, P, N, G, seqlens, dtype)
             limiter = max(("tensor", tensor), ("dram", dram),
                           ("shared", shared), key=lambda kv: kv[1])[0]
             if launches * LAUNCH_US > max(tensor, dram, shared):
@@ -173,6 +192,7 @@ def main():
             print(f"| {name} ({form}, {dtype}) | {launches} | {tensor:.2f} | "
                   f"{dram:.2f} | {shared:.2f} | {model:.2f} | "
                   f"{tokens / model:.1f} | {dram_bytes / tokens / 1024:.1f} | "
+                  f"{dram_bytes / ideal:.2f} | {l2_bytes / tokens / 1024:.1f} | "
                   f"{limiter} |")
             if group == "prefill" and len(seqlens) == 1:
                 per_token = (model - launches * LAUNCH_US) / tokens
@@ -180,7 +200,7 @@ def main():
                     total = per_token * t + launches * LAUNCH_US
                     print(f"| {name.split(' ')[0]} 1x{t} ({form}, {dtype}), "
                           f"extrapolated | {launches} | | | | {total:.1f} | "
-                          f"{t / total:.1f} | | |")
+                          f"{t / total:.1f} | | | | |")
             if group == "decode":
                 ideal = len(seqlens) * H * P * N * 4 * 2
                 copy_us = ideal / HBM_BYTES_PER_S * 1e6
@@ -188,7 +208,7 @@ def main():
                       f" modelled DRAM traffic {dram_bytes / ideal:.2f}x that;"
                       f" a copy of those bytes at HBM peak takes "
                       f"{copy_us:.2f} us, the model {model:.2f} us "
-                      f"({copy_us / model:.0%}) | | | | | | | | |")
+                      f"({copy_us / model:.0%}) | | | | | | | | | | |")
     if not args.keep:
         import shutil
         shutil.rmtree(work, ignore_errors=True)

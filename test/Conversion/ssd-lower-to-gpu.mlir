@@ -1,10 +1,13 @@
-// RUN: ssd-opt %s -ssd-lower-to-gpu -split-input-file | FileCheck %s
+// The chunked checks here are of the three-launch form
+// (fused-state-passing=false); ssd-lower-to-gpu-fused.mlir has the default,
+// fused one.
+// RUN: ssd-opt %s -ssd-lower-to-gpu="fused-state-passing=false" -split-input-file | FileCheck %s
 // RUN: ssd-opt %s -ssd-lower-to-gpu="serial-rows-per-warp=2 serial-warps-per-block=8" -split-input-file | FileCheck %s --check-prefix=TILE
 // Launches and allocations per call, counted after outlining: the chunked
 // form is three launch_func and the serial form one or two, and neither
 // allocates: every workspace is a view of the one buffer ssdGPUWorkspace
 // returns for the call.
-// RUN: ssd-opt %s -ssd-lower-to-gpu -gpu-kernel-outlining -split-input-file | FileCheck %s --check-prefix=LAUNCHES
+// RUN: ssd-opt %s -ssd-lower-to-gpu="fused-state-passing=false" -gpu-kernel-outlining -split-input-file | FileCheck %s --check-prefix=LAUNCHES
 // RUN: ssd-opt %s -ssd-lower-to-gpu -gpu-kernel-outlining -split-input-file | FileCheck %s --check-prefix=NOALLOC
 // NOALLOC-NOT: gpu.alloc
 // NOALLOC-NOT: gpu.dealloc

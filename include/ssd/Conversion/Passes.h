@@ -22,6 +22,10 @@ constexpr int64_t kDefaultSharedMemoryLimit =
 /// operand tiles with cp.async.
 constexpr bool kDefaultLdmatrix = true;
 constexpr bool kDefaultAsyncCopies = true;
+/// Default of the pass option `fused-state-passing`: whether the chunked
+/// form passes chunk states inside the chunk kernel (a decoupled look-back)
+/// instead of in a launch of its own.
+constexpr bool kDefaultFusedStatePassing = true;
 
 #define GEN_PASS_DECL
 #include "ssd/Conversion/Passes.h.inc"

@@ -142,7 +142,12 @@ def SSDLowerToGPU : Pass<"ssd-lower-to-gpu"> {
            "load tensor-core fragments with ldmatrix (chunked form)">,
     Option<"asyncCopies", "cp-async", "bool", /*default=*/"::mlir::ssd::kDefaultAsyncCopies",
            "copy raw operand tiles global to shared with cp.async, "
-           "double-buffered (chunked form)">
+           "double-buffered (chunked form)">,
+    Option<"fusedStatePassing", "fused-state-passing", "bool",
+           /*default=*/"::mlir::ssd::kDefaultFusedStatePassing",
+           "pass chunk states inside the chunk kernel with a decoupled "
+           "look-back (chunked form, f16/bf16 models: two launches instead "
+           "of three)">
   ];
   let statistics = [
     Statistic<"numSerialKernels", "num-serial", "serial-form ops lowered">,

@@ -144,6 +144,11 @@ enum AccessFlags : uint32_t {
   AccessWrite = 1,
   AccessAtomic = 2,    ///< read-modify-write by one thread, atomically
   AccessReadWrite = 4, ///< both (memmove-style helpers)
+  /// An atomic load with acquire (or stronger) ordering: a flag poll, which
+  /// the runtime watches for spin waits between blocks.
+  AccessAcquire = 8,
+  /// An atomic store with release (or stronger) ordering: a publication.
+  AccessRelease = 16,
 };
 
 /// Unary math functions: the PTX approximations (computed exactly, with the

@@ -120,6 +120,10 @@ struct CostCounters {
   /// DRAM traffic with an L2 that never evicts. 0 unless
   /// SSD_GPU_EMULATOR_COSTS=full.
   uint64_t dramReadSectors = 0, dramWriteSectors = 0;
+  /// Distinct sectors a launch read that it had written itself shortly
+  /// before (less than the L2's 50 MiB of traffic earlier): L2 hits, not
+  /// in dramReadSectors (docs/gpu.md, "Cost counters").
+  uint64_t l2ReadSectors = 0;
   /// Times a lane buffered so many accesses without a warp or block
   /// synchronisation that its warp's accesses were grouped early (grouping
   /// is then exact only for convergent code).

@@ -41,6 +41,28 @@
 //      - (sequence, head, 512 state elements) blocks store the final state
 //        of each writing sequence into its pool slot.
 //
+// Fused state passing (option fused-state-passing, 16-bit models; f32
+// models keep three launches, see the builder): launch 2 goes away.
+// The host zeroes a ticket counter and one flag per (chunk, head, state
+// part); every block of launch 1 takes a ticket (an atomic add by thread 0)
+// and uses it instead of blockIdx.x, so blocks are numbered in the order
+// they start and a block only ever waits for a smaller ticket, a block that
+// is running or done: forward progress on a GPU that starts blocks in any
+// order. A (chunk, head, part) block computes dS in registers, then (a
+// decoupled look-back: the wait comes after its own matmul) waits for the
+// flag of chunk k - 1 (ld.acquire.gpu poll by thread 0, membar.gl,
+// barrier), takes S_prev from the ring slot (k - 1) % 2 (or the pool for a
+// sequence's first chunk), stores S_prev for the output kernel and
+// publishes S = exp(cum_last) S_prev + dS to ring slot k % 2 (a writing
+// sequence's last chunk to its final-state slot instead): stores,
+// membar.gl by every thread, barrier, st.release.gpu of its flag. dS goes
+// through shared memory first, so the update is a coalesced loop with few
+// registers live. Chunk k waits for chunk k - 1 even across sequences: the
+// ring slot it overwrites was read by chunk k - 1, which published after
+// reading it. The ring is 2 H P N f32, so the published states stay in L2
+// instead of round-tripping DRAM. Pool reads move to launch 1, pool writes
+// stay in the output kernel: the op's ordering holds.
+//
 // Mixed launches (buildMixedScanGPU): only sequences of at least
 // `minSequence` tokens run chunked. Their chunk counts are ceil(len / L),
 // the others' 0; at most T / minSequence sequences qualify, which bounds
@@ -79,6 +101,8 @@
 #include "GPUBuilders.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -115,7 +139,10 @@ struct ChunkRoleShared {
   int64_t locateScratch, chunkedScratch, located, scanHi, scanLo, lastCum,
       scale;
   int64_t xHigh, xLow, bHigh, bLow;
-  int64_t bytes;
+  /// Fused state passing: the dS tile, [paddedP x stateStride] f32, over
+  /// the operand tiles once the matmul is done.
+  int64_t stateStage, stateStride;
+  int64_t bytes, fusedBytes;
 };
 struct CBRoleShared {
   int64_t locateScratch, located, cHigh, cLow, bHigh, bLow;
@@ -145,7 +172,7 @@ struct ChunkedPlan {
   ChunkRoleShared chunkShared;
   CBRoleShared cbShared;
   OutputRoleShared outputShared;
-  int64_t launch1Bytes, launch3Bytes;
+  int64_t launch1Bytes, fusedLaunch1Bytes, launch3Bytes;
 
   ChunkedPlan(const StaticExtents &x, Type modelType, int64_t chunkSize)
       : x(x), chunkSize(chunkSize) {
@@ -192,6 +219,13 @@ struct ChunkedPlan {
       std::tie(s.bHigh, s.bLow) =
           highLow(l, swizzledTileBytes(kStep, stateCols, 2));
       s.bytes = l.size();
+      // 8 words of padding per row: the fragment stores (rows g, g + 8 of
+      // a half-warp, 8-byte pairs) then fall in distinct banks.
+      s.stateStage = s.xHigh;
+      s.stateStride = stateCols + 8;
+      s.fusedBytes = std::max<int64_t>(
+          s.bytes, llvm::alignTo(s.stateStage + 4 * paddedP * s.stateStride,
+                                 kViewAlignment));
     }
     {
       SharedLayout l;
@@ -226,6 +260,7 @@ struct ChunkedPlan {
           llvm::alignTo(s.yTile + 4 * kRowTile * s.yStride, kViewAlignment));
     }
     launch1Bytes = std::max(chunkShared.bytes, cbShared.bytes);
+    fusedLaunch1Bytes = std::max(chunkShared.fusedBytes, cbShared.bytes);
     launch3Bytes = outputShared.bytes;
   }
 };
@@ -245,6 +280,10 @@ public:
                         int64_t minSequence = 0)
       : e(b, op, MathFlavor::NVVMApprox), plan(plan), x(plan.x),
         L(plan.chunkSize), minSequence(minSequence), async(options.asyncCopies),
+        // f32 models (hi/lo operands) keep state passing as a launch of
+        // its own: their chunk kernel sits at ptxas's 128-register budget
+        // on sm_90a, and the fused one spilled there.
+        fused(options.fusedStatePassing && !plan.split),
         loads(options.ldmatrix ? FragmentLoads::LdMatrix
                                : FragmentLoads::Scalar),
         op(op) {
@@ -256,12 +295,19 @@ public:
   void declareWorkspace(ImplicitLocOpBuilder &b, WorkspaceBuilder &w);
   void bindWorkspace(ArrayRef<Value> views);
 
-  /// The three launches; in a mixed launch only when T reaches the
-  /// per-sequence threshold (otherwise no sequence runs chunked).
+  /// The three launches (two when state passing is fused); in a mixed
+  /// launch only when T reaches the per-sequence threshold (otherwise no
+  /// sequence runs chunked).
   void emitLaunches(ImplicitLocOpBuilder &b) {
     auto launches = [&](ImplicitLocOpBuilder &b) {
+      if (fused) {
+        // The ticket counter and the publication flags start at 0.
+        gpu::MemsetOp::create(b, /*asyncToken=*/Type(), ValueRange{}, flags,
+                              i32(b, 0));
+      }
       emitChunkKernel(b);
-      emitStatePassing(b);
+      if (!fused)
+        emitStatePassing(b);
       emitOutputKernel(b);
     };
     if (!minSequence)
@@ -276,6 +322,7 @@ private:
   int64_t L;
   int64_t minSequence;
   bool async;
+  bool fused;
   FragmentLoads loads;
   ChunkScanVarlenOp op;
   Type modelType, mmaType;
@@ -299,6 +346,11 @@ private:
   Value chunkedSeqs;       // mixed launches: [seqBound + 1] i32, the sequences
                            // that run chunked, then their count
   Value cb;                // [K, G, chunkRows, paddedRows] f32: C Bᵀ
+  // Fused state passing: `states` holds the final state at each sequence's
+  // last chunk instead of dS (and `finals` is unused).
+  Value flags; // [1 + K H parts] i32: the ticket counter, then per (chunk,
+               // head, part) 1 once its inclusive state is published
+  Value ring;  // [2, H, P, N] f32: inclusive states, by chunk parity
 
   //===------------------------------------------------------------------===//
   // Helpers
@@ -385,6 +437,78 @@ private:
     if (!minSequence)
       return chunks;
     return select(b, isChunked(b, len), chunks, idx(b, 0));
+  }
+
+  //===------------------------------------------------------------------===//
+  // Cross-block publication (fused state passing)
+  //===------------------------------------------------------------------===//
+
+  /// A generic pointer to element `indices` of an i32 or f32 memref, for the
+  /// atomic loads and stores that memref ops cannot express.
+  Value elementPointer(ImplicitLocOpBuilder &b, Value memref,
+                       ValueRange indices) {
+    auto meta = memref::ExtractStridedMetadataOp::create(b, memref);
+    Value linear = meta.getOffset();
+    for (auto [i, stride] : llvm::zip_equal(indices, meta.getStrides()))
+      linear = add(b, linear, mul(b, i, stride));
+    Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, memref);
+    Value address = arith::IndexCastUIOp::create(
+        b, b.getI64Type(), add(b, base, mul(b, linear, 4)));
+    return LLVM::IntToPtrOp::create(
+        b, LLVM::LLVMPointerType::get(b.getContext()), address);
+  }
+  /// ld.acquire.gpu of an i32.
+  Value loadAcquire(ImplicitLocOpBuilder &b, Value memref, ValueRange indices) {
+    return LLVM::LoadOp::create(
+        b, b.getI32Type(), elementPointer(b, memref, indices), 4,
+        /*isVolatile=*/false, /*isNonTemporal=*/false,
+        /*isInvariant=*/false,
+        /*isInvariantGroup=*/false, LLVM::AtomicOrdering::acquire, "device");
+  }
+  /// st.release.gpu of an i32.
+  void storeRelease(ImplicitLocOpBuilder &b, Value v, Value memref,
+                    ValueRange indices) {
+    LLVM::StoreOp::create(b, v, elementPointer(b, memref, indices), 4,
+                          /*isVolatile=*/false, /*isNonTemporal=*/false,
+                          /*isInvariantGroup=*/false,
+                          LLVM::AtomicOrdering::release, "device");
+  }
+  /// membar.gl: orders this thread's earlier memory accesses before its
+  /// later ones for every thread of the GPU (the bar.sync around it extends
+  /// that to the block's other threads).
+  void fenceGPU(ImplicitLocOpBuilder &b) {
+    NVVM::MembarOp::create(b, NVVM::MemScopeKind::GPU);
+  }
+  /// Spins until flags[index] is nonzero.
+  void waitForFlag(ImplicitLocOpBuilder &b, Value index) {
+    scf::WhileOp::create(
+        b, TypeRange{}, ValueRange{},
+        [&](OpBuilder &nested, Location loc, ValueRange) {
+          ImplicitLocOpBuilder w(loc, nested);
+          Value unset = eq(w, loadAcquire(w, flags, {index}), i32(w, 0));
+          scf::ConditionOp::create(w, unset, ValueRange{});
+        },
+        [&](OpBuilder &nested, Location loc, ValueRange) {
+          scf::YieldOp::create(nested, loc);
+        });
+  }
+  /// The block's logical index: a ticket from the launch's counter, taken
+  /// by thread 0 and broadcast through shared word 0. Blocks are numbered in
+  /// the order they start, so a block that waits for a smaller ticket waits
+  /// for a block that is running or done: forward progress on a GPU that
+  /// starts blocks in any order.
+  Value takeTicket(ImplicitLocOpBuilder &b, const KernelContext &k, Value tid) {
+    Value word = sharedView(b, k, 0, {1}, b.getI32Type());
+    e.ifThen(b, eq(b, tid, idx(b, 0)), [&](ImplicitLocOpBuilder &b) {
+      Value ticket =
+          memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::addi, i32(b, 1),
+                                      flags, ValueRange{idx(b, 0)});
+      store(b, ticket, word, {idx(b, 0)});
+    });
+    gpu::BarrierOp::create(b);
+    Value ticket = toIndex(b, load(b, word, {idx(b, 0)}));
+    gpu::BarrierOp::create(b);
+    return ticket;
   }
 
   /// TwoSum: (hi, lo) + step, keeping the rounding error of hi + step in lo.
@@ -871,7 +995,7 @@ private:
         b, e, {blocks, one, one}, {kChunkThreads, 1, 1},
         [&](ImplicitLocOpBuilder &b, const KernelContext &k) {
           Value tid = k.thread.x, lane = remu(b, tid, 32);
-          Value block = k.block.x;
+          Value block = fused ? takeTicket(b, k, tid) : k.block.x;
           // Block 0 maps the chunks; then, per chunk, the state blocks of
           // every head and the C Bᵀ blocks of every group, so that the
           // blocks reading one chunk's B run together.
@@ -908,7 +1032,7 @@ private:
             emitChunkCBBlock(c, k, chunk, group, iTile, jTile);
           });
         },
-        plan.launch1Bytes);
+        fused ? plan.fusedLaunch1Bytes : plan.launch1Bytes);
   }
 
   /// d, the compensated cumsum and the decay weights of one chunk and head;
@@ -1086,6 +1210,9 @@ private:
               [&](ImplicitLocOpBuilder &b, Value stage, ValueRange acc) {
                 return warpStep(b, mmaLaneInfo, tile, xs, bs, stage, acc);
               });
+          if (fused)
+            return passState(b, k, chunk, head, part, located, mmaLaneInfo,
+                             tile, acc, n0);
           e.ifThen(b, tile.active, [&](ImplicitLocOpBuilder &b) {
             forEachAccumulatorPair(
                 b, mmaLaneInfo, tile, acc,
@@ -1099,6 +1226,123 @@ private:
                 });
           });
         });
+  }
+
+  /// Fused state passing, after the block computed dS in `acc` (overlapping
+  /// the look-back wait with its own matmul): waits until the previous
+  /// chunk (any sequence: ring slots are reused only after their reader
+  /// published) published its inclusive state, then S_prev = that state, or
+  /// the initial state for a sequence's first chunk; stores S_prev for the
+  /// output kernel; publishes S = exp(cum_last) S_prev + dS in the ring (or,
+  /// at a writing sequence's last chunk, as its final state in `states`).
+  void passState(ImplicitLocOpBuilder &b, const KernelContext &k, Value chunk,
+                 Value head, Value part, Value located, const MmaLane &lane,
+                 const WarpTile &tile, ValueRange acc, Value n0) {
+    Value tid = k.thread.x;
+    Value column = add(b, mul(b, head, plan.stateParts), part);
+    auto flagOf = [&](ImplicitLocOpBuilder &b, Value chunk) {
+      return add(b, add(b, mul(b, chunk, x.heads * plan.stateParts), column),
+                 idx(b, 1));
+    };
+    e.ifThen(b, both(b, ult(b, idx(b, 0), chunk), eq(b, tid, idx(b, 0))),
+             [&](ImplicitLocOpBuilder &b) {
+               waitForFlag(b, flagOf(b, sub(b, chunk, idx(b, 1))));
+               fenceGPU(b);
+             });
+    gpu::BarrierOp::create(b);
+    Value lastCum =
+        sharedView(b, k, plan.chunkShared.lastCum, {2}, b.getF32Type());
+    Value decay = e.decay(b, faddExact(b, load(b, lastCum, {idx(b, 0)}),
+                                       load(b, lastCum, {idx(b, 1)})));
+    // The chunk's sequence and index in it, reloaded from where
+    // locateChunk left them rather than kept in registers across the
+    // matmul (which, for f32 models on sm_90a, made ptxas spill).
+    Value seq = toIndex(b, load(b, located, {idx(b, 0)}));
+    Value j = toIndex(b, load(b, located, {idx(b, 1)}));
+    SequenceInfo s = e.sequence(b, seq);
+    Value isFirst = eq(b, j, idx(b, 0));
+    Value isLast =
+        ule(b, sub(b, s.end, add(b, s.begin, mul(b, j, L))), idx(b, L));
+    Value slotIn = remu(b, add(b, chunk, idx(b, 1)), 2);
+    Value slotOut = remu(b, chunk, 2);
+    // dS through shared memory (the operand tiles are free once every
+    // warp's last mma is done), then a loop over the tile in coalesced
+    // vectors of 4 state elements, as the unfused state pass does it: the
+    // same operations, so the same bits, and few registers live at a time.
+    const ChunkRoleShared &sh = plan.chunkShared;
+    const int64_t cols = plan.stateCols;
+    Type f32t = b.getF32Type();
+    Value stage =
+        sharedView(b, k, sh.stateStage, {plan.paddedP, sh.stateStride}, f32t);
+    gpu::BarrierOp::create(b);
+    e.ifThen(b, tile.active, [&](ImplicitLocOpBuilder &b) {
+      forEachAccumulatorPair(
+          b, lane, tile, acc,
+          [&](ImplicitLocOpBuilder &b, Value p, Value n, Value v0, Value v1) {
+            Value pair = vector::FromElementsOp::create(
+                b, VectorType::get({2}, f32t), ValueRange{v0, v1});
+            vectorStore(b, pair, stage, {p, n}, 8);
+          });
+    });
+    gpu::BarrierOp::create(b);
+    const int64_t v = stateVector();
+    auto vec = VectorType::get({v}, f32t);
+    Value decays = vector::BroadcastOp::create(b, vec, decay);
+    const int64_t perBlock = kChunkThreads * v;
+    const int64_t elements = x.headDim * cols;
+    e.loop(
+        b, idx(b, 0), idx(b, llvm::divideCeil(elements, perBlock)),
+        [&](ImplicitLocOpBuilder &b, Value it) {
+          Value element = mul(b, add(b, mul(b, it, kChunkThreads), tid), v);
+          Value p = divu(b, element, cols);
+          Value n = remu(b, element, cols);
+          Value col = add(b, n0, n);
+          Value inside =
+              both(b, ult(b, element, idx(b, elements)), ult(b, col, x.dstate));
+          e.ifThen(b, inside, [&](ImplicitLocOpBuilder &b) {
+            Value dS = vectorLoad(b, vec, stage, {p, n}, 4 * v);
+            auto ifFirst = scf::IfOp::create(
+                b, isFirst,
+                [&](OpBuilder &nested, Location loc) {
+                  ImplicitLocOpBuilder t(loc, nested);
+                  Value initial =
+                      ifValues(t, s.readsInitial, [&](ImplicitLocOpBuilder &b) {
+                        return SmallVector<Value>{
+                            loadStateVector(b, e.pool, {s.slot, head, p, col})};
+                      }).front();
+                  scf::YieldOp::create(t, initial);
+                },
+                [&](OpBuilder &nested, Location loc) {
+                  ImplicitLocOpBuilder t(loc, nested);
+                  scf::YieldOp::create(
+                      t, loadStateVector(t, ring, {slotIn, head, p, col}));
+                });
+            Value state = ifFirst.getResult(0);
+            SmallVector<Value> at{chunk, head, p, col};
+            vectorStore(b, toMmaElement(b, state, plan.element), prevHigh, at,
+                        2 * v);
+            if (plan.split)
+              vectorStore(b, mmaLowPart(b, state, plan.element), prevLow, at,
+                          2 * v);
+            Value updated = fadd(b, fmul(b, decays, state), dS);
+            e.ifThen(b, isLast, [&](ImplicitLocOpBuilder &b) {
+              e.ifThen(b, s.writesState, [&](ImplicitLocOpBuilder &b) {
+                storeStateVector(b, updated, states, at);
+              });
+            });
+            e.ifThen(b, arith::XOrIOp::create(b, isLast, boolean(b, true)),
+                     [&](ImplicitLocOpBuilder &b) {
+                       storeStateVector(b, updated, ring,
+                                        {slotOut, head, p, col});
+                     });
+          });
+        });
+    // Every thread's stores before the flag, for every later reader.
+    fenceGPU(b);
+    gpu::BarrierOp::create(b);
+    e.ifThen(b, eq(b, tid, idx(b, 0)), [&](ImplicitLocOpBuilder &b) {
+      storeRelease(b, i32(b, 1), flags, {flagOf(b, chunk)});
+    });
   }
 
   // G[i, j] = sum_n C[i, n] B[j, n] for 64 rows i and 64 rows j (j <= i).
@@ -1354,9 +1598,37 @@ private:
                   e.ifThen(f, s.writesState, [&](ImplicitLocOpBuilder &f) {
                     Value p = divu(f, element, x.dstate);
                     Value n = remu(f, element, x.dstate);
-                    storeStateVector(
-                        f, loadStateVector(f, finals, {entry, head2, p, n}),
-                        e.pool, {s.slot, head2, p, n});
+                    Value final;
+                    if (fused) {
+                      // The final state sits at the last chunk; a sequence
+                      // without chunks keeps its initial state.
+                      Value begin = toIndex(f, load(f, chunkBegin, {seq}));
+                      Value end = toIndex(
+                          f, load(f, chunkBegin, {add(f, seq, idx(f, 1))}));
+                      Value last = sub(f, maxu(f, end, idx(f, 1)), idx(f, 1));
+                      Value empty = eq(f, begin, end);
+                      final = ifValues(f, empty, [&](ImplicitLocOpBuilder &f) {
+                                return ifValues(
+                                    f, s.readsInitial,
+                                    [&](ImplicitLocOpBuilder &f) {
+                                      return SmallVector<Value>{loadStateVector(
+                                          f, e.pool, {s.slot, head2, p, n})};
+                                    });
+                              }).front();
+                      Value ended =
+                          ifValues(
+                              f,
+                              arith::XOrIOp::create(f, empty, boolean(f, true)),
+                              [&](ImplicitLocOpBuilder &f) {
+                                return SmallVector<Value>{loadStateVector(
+                                    f, states, {last, head2, p, n})};
+                              })
+                              .front();
+                      final = select(f, empty, final, ended);
+                    } else {
+                      final = loadStateVector(f, finals, {entry, head2, p, n});
+                    }
+                    storeStateVector(f, final, e.pool, {s.slot, head2, p, n});
                   });
                 });
           });
@@ -1694,11 +1966,15 @@ void ChunkedScanGPUBuilder::declareWorkspace(ImplicitLocOpBuilder &b,
       w.add(stateType, {maxChunks}),                             // states
       w.add(prevType, {maxChunks}),                              // prevHigh
       plan.split ? w.add(prevType, {maxChunks}) : ~0u,           // prevLow
-      w.add(stateType, {seqBound}),                              // finals
+      fused ? ~0u : w.add(stateType, {seqBound}),                // finals
       w.add(MemRefType::get({dyn, G, dyn, dyn}, f32t),
             {maxChunks, chunkRows, paddedRows}), // cb
       minSequence ? w.add(MemRefType::get({dyn}, i32t), {add(b, seqBound, 1)})
                   : ~0u, // chunkedSeqs
+      fused ? w.add(MemRefType::get({dyn}, i32t),
+                    {add(b, mul(b, maxChunks, H * plan.stateParts), 1)})
+            : ~0u,                                                  // flags
+      fused ? w.add(MemRefType::get({2, H, P, N}, f32t), {}) : ~0u, // ring
   };
 }
 
@@ -1718,6 +1994,8 @@ void ChunkedScanGPUBuilder::bindWorkspace(ArrayRef<Value> views) {
   finals = view(9);
   cb = view(10);
   chunkedSeqs = view(11);
+  flags = view(12);
+  ring = view(13);
 }
 
 } // namespace
@@ -1726,7 +2004,10 @@ SmallVector<KernelSharedMemory>
 mlir::ssd::detail::chunkedSharedMemory(const StaticExtents &extents,
                                        Type modelType, int64_t chunkSize) {
   ChunkedPlan plan(extents, modelType, chunkSize);
-  return {{"chunk states and C B^T", sharedMemoryPerBlock(plan.launch1Bytes)},
+  // The larger of the two chunk kernels (state passing fused or not).
+  return {{"chunk states and C B^T",
+           sharedMemoryPerBlock(
+               std::max(plan.launch1Bytes, plan.fusedLaunch1Bytes))},
           {"output", sharedMemoryPerBlock(plan.launch3Bytes)}};
 }
 
@@ -1752,12 +2033,14 @@ void mlir::ssd::detail::buildMixedScanGPU(RewriterBase &rewriter,
                                           int64_t chunkSize,
                                           int64_t minChunkedSequence,
                                           const LowerToGPUOptions &options) {
-  // Order: the serial readers' pass, the three chunked launches (pool reads
-  // in the second, writes in the third), then the contested serial writers.
+  // Order: the serial readers' pass, the chunked launches (pool reads in
+  // the chunk kernel when state passing is fused, else in the state pass;
+  // writes in the output kernel), then the contested serial writers.
   // A serial writer whose slot a chunked sequence reads is contested (the
-  // vote counts readers of both forms), so it writes after launch 2; a
-  // chunked writer writes in launch 3, after every serial reader but the
-  // contested writers, which read only their own slots.
+  // vote counts readers of both forms), so it writes after the chunked
+  // pool reads; a chunked writer writes in the output kernel, after every
+  // serial reader but the contested writers, which read only their own
+  // slots.
   ImplicitLocOpBuilder b(op.getLoc(), rewriter);
   Type modelType = cast<MemRefType>(op.getX().getType()).getElementType();
   ChunkedPlan plan(extents, modelType, chunkSize);

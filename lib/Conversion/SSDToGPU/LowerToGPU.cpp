@@ -144,8 +144,13 @@ struct SSDLowerToGPUPass
           << static_cast<int64_t>(sharedMemoryLimit);
       return signalPassFailure();
     }
-    SSDLowerToGPUOptions options{serialRowsPerWarp, serialWarpsPerBlock,
-                                 sharedMemoryLimit, ldmatrix, asyncCopies};
+    SSDLowerToGPUOptions options;
+    options.serialRowsPerWarp = serialRowsPerWarp;
+    options.serialWarpsPerBlock = serialWarpsPerBlock;
+    options.sharedMemoryLimit = sharedMemoryLimit;
+    options.ldmatrix = ldmatrix;
+    options.asyncCopies = asyncCopies;
+    options.fusedStatePassing = fusedStatePassing;
     RewritePatternSet patterns(&getContext());
     populateSSDToGPUPatterns(patterns, options);
     if (failed(mlir::ssd::detail::lowerScanOps(

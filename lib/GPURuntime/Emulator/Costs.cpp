@@ -325,6 +325,7 @@ void CostCounters::add(const CostCounters &o) {
   globalCpAsync.add(o.globalCpAsync);
   dramReadSectors += o.dramReadSectors;
   dramWriteSectors += o.dramWriteSectors;
+  l2ReadSectors += o.l2ReadSectors;
   earlyGroupings += o.earlyGroupings;
 }
 
@@ -478,6 +479,11 @@ std::string ssd::emulator::formatCosts(const std::vector<KernelCost> &costs) {
               " (%" PRIu64 " bytes)\n",
               c.dramReadSectors, c.dramWriteSectors,
               32 * (c.dramReadSectors + c.dramWriteSectors));
+    if (c.l2ReadSectors)
+      appendf(out,
+              "  l2: read sectors %" PRIu64
+              " written earlier in the launch (%" PRIu64 " bytes)\n",
+              c.l2ReadSectors, 32 * c.l2ReadSectors);
     if (c.earlyGroupings)
       appendf(out, "  early groupings: %" PRIu64 "\n", c.earlyGroupings);
     const uint64_t wavefronts =

@@ -55,6 +55,8 @@ public:
   bool release(void *device);
 
   bool inWindow(uintptr_t address) const { return address - deviceBase < size; }
+  /// Offset of a device address in the window.
+  uint64_t offsetOf(uintptr_t address) const { return address - deviceBase; }
   /// The host-window address of device [address, address + bytes) when it
   /// lies in one live allocation; else null with `why` set.
   char *translate(uintptr_t address, uint64_t bytes, std::string &why);
@@ -137,6 +139,10 @@ struct Settings {
   bool raceCheck = true;
   uint64_t memory = uint64_t(16) << 30;
   CostLevel costs = CostLevel::Full;
+  /// Start a launch's blocks from the last one (SSD_GPU_EMULATOR_BLOCK_ORDER
+  /// =reverse): a kernel that relies on blocks starting in index order
+  /// fails (a GPU promises no order).
+  bool reverseBlocks = false;
 };
 const Settings &settings();
 

@@ -45,6 +45,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cinttypes>
 #include <condition_variable>
 #include <cstdio>
@@ -53,6 +54,7 @@
 #include <memory>
 #include <sstream>
 #include <thread>
+#include <unordered_map>
 #include <utility>
 
 using namespace ssd::emulator;
@@ -105,7 +107,35 @@ struct Thread {
   uint32_t recordCount = 0;
   std::vector<PendingCopy> pending;
   uint32_t commits = 0; ///< cp.async.commit_groups executed
+  /// The device word this thread last polled (an acquire load), how many
+  /// times in a row, the word's version at the first poll and how many
+  /// blocks had started then (waits between blocks, below).
+  uint64_t pollAddress = 0, pollVersion = 0, horizon = 0;
+  uint32_t polls = 0;
+  /// Consecutive polls that found every other worker done or stuck.
+  uint32_t stuckPolls = 0;
 };
+
+/// Waits between blocks. A block may spin on a device word (acquire loads
+/// of one address) until another block writes it (a release store or an
+/// atomic). The emulator runs a block's threads on one OS thread and blocks
+/// on a few, so a spin is allowed to wait only for blocks that had started
+/// when it began (a GPU need not start another block while this one waits):
+/// the word's writer must have started before the wait began, and a wait
+/// that no running block can end (every other worker done, or spinning
+/// with no write since) is a deadlock, reported instead of hanging.
+struct LaunchSync {
+  struct Word {
+    uint64_t version = 0, writer = 0; ///< writer: dispatch number
+  };
+  std::mutex mutex;
+  std::unordered_map<uint64_t, Word> words;
+  /// Writes to polled-for words and finished blocks, for the deadlock test.
+  std::atomic<uint64_t> progress{0};
+  /// Blocks started so far (the next dispatch number).
+  std::atomic<uint64_t> dispatched{0};
+};
+enum class WaitState : uint8_t { Active, Spinning, Done };
 
 /// Per 4-byte word of shared memory, for the race and initialisation checks.
 /// Two accesses are ordered when a block barrier lies between them (the
@@ -228,13 +258,18 @@ struct Worker {
   /// The cost model: this worker's share of the running launch.
   CostLevel costLevel = CostLevel::Off;
   CostCounters cost;
-  SectorSet readSectors, writeSectors;
+  SectorSet readSectors, writeSectors, l2Sectors;
   /// Per warp, the lanes that stopped because their access buffer is full,
   /// and the lanes with buffered accesses.
   uint32_t parkedLanes[kMaxThreadsPerBlock / kWarpSize] = {};
   uint32_t recordLanes[kMaxThreadsPerBlock / kWarpSize] = {};
   AccessRecord *recordSlab = nullptr; ///< kRecordLimit per thread
   DivergentScratch divergent;
+  /// Waits between blocks: the running block's dispatch number, whether
+  /// its current thread spins, and the launch progress it last saw.
+  uint64_t dispatch = 0;
+  std::atomic<WaitState> waitState{WaitState::Done};
+  std::atomic<uint64_t> seenProgress{0};
 
   ~Worker() {
     if (stacks)
@@ -439,6 +474,87 @@ MemoryTraffic &trafficOf(Worker &w, AccessKind kind) {
   return w.cost.globalCpAsync;
 }
 
+/// The L2 rule of the cost model: a sector that a launch wrote and then
+/// reads again while less than the L2's capacity of traffic came between
+/// is an L2 hit, not DRAM traffic. Per 128-byte line of the device window,
+/// the launch's traffic (KiB) when it last wrote the line, tagged with the
+/// launch (a lazily touched table, 4 bytes per line).
+class L2Window {
+public:
+  static constexpr uint64_t kCapacityKiB = 50 * 1024; // H200: 50 MiB
+
+  void beginLaunch() {
+    if (!table) {
+      lines = DeviceMemory::get().capacity() / 128;
+      void *p = mmap(nullptr, lines * 4, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+      if (p == MAP_FAILED) {
+        lines = 0;
+        return;
+      }
+      table = static_cast<std::atomic<uint32_t> *>(p);
+    }
+    tag = tag % 255 + 1;
+    if (tag == 1)
+      madvise(table, lines * 4, MADV_DONTNEED); // tags start over
+    traffic = 0;
+  }
+  /// Advances the launch's traffic by one instruction's sectors.
+  void advance(uint64_t sectors) { traffic += 32 * sectors; }
+  void wrote(uintptr_t address) {
+    if (uint64_t line = DeviceMemory::get().offsetOf(address) / 128;
+        line < lines)
+      table[line].store(tag << 24 | uint32_t(traffic.load() / 1024 & 0xffffff),
+                        std::memory_order_relaxed);
+  }
+  bool hit(uintptr_t address) const {
+    uint64_t line = DeviceMemory::get().offsetOf(address) / 128;
+    if (line >= lines)
+      return false;
+    uint32_t entry = table[line].load(std::memory_order_relaxed);
+    if (entry >> 24 != tag)
+      return false;
+    uint32_t now = uint32_t(traffic.load() / 1024 & 0xffffff);
+    return ((now - entry) & 0xffffff) < kCapacityKiB;
+  }
+
+private:
+  std::atomic<uint32_t> *table = nullptr;
+  uint64_t lines = 0;
+  uint32_t tag = 0;
+  std::atomic<uint64_t> traffic{0};
+};
+L2Window &l2Window() {
+  static L2Window window;
+  return window;
+}
+
+/// Sorts a global instruction's sectors into DRAM reads, L2 hits and
+/// writes (SSD_GPU_EMULATOR_COSTS=full).
+void classifySectors(Worker &w, AccessKind kind, const LaneAccess *group,
+                     size_t count, uint64_t distinct) {
+  L2Window &l2 = l2Window();
+  const bool reads =
+      kind == AccessKind::GlobalLoad || kind == AccessKind::GlobalCpAsync;
+  for (size_t i = 0; i < count; ++i) {
+    const LaneAccess &a = group[i];
+    if (a.bytes == 0)
+      continue;
+    for (uint64_t s = a.address / 32; s <= (a.address + a.bytes - 1) / 32;
+         ++s) {
+      if (!reads) {
+        w.writeSectors.insert(s);
+        l2.wrote(s * 32);
+      } else if (l2.hit(s * 32)) {
+        w.l2Sectors.insert(s);
+      } else {
+        w.readSectors.insert(s);
+      }
+    }
+  }
+  l2.advance(distinct);
+}
+
 /// Counts one warp-level instruction: the lanes' accesses in `group`.
 void countInstruction(Worker &w, AccessKind kind, const LaneAccess *group,
                       size_t count) {
@@ -457,13 +573,10 @@ void countInstruction(Worker &w, AccessKind kind, const LaneAccess *group,
     t.conflicts += wavefronts - phases;
     return;
   }
-  SectorSet *sectors = nullptr;
+  const uint64_t sectors = globalSectors(group, count, nullptr);
+  t.transactions += sectors;
   if (w.costLevel == CostLevel::Full)
-    sectors =
-        kind == AccessKind::GlobalLoad || kind == AccessKind::GlobalCpAsync
-            ? &w.readSectors
-            : &w.writeSectors;
-  t.transactions += globalSectors(group, count, sectors);
+    classifySectors(w, kind, group, count, sectors);
 }
 
 /// Divergent code: the lanes' accesses from position `from` on (the lanes
@@ -1004,6 +1117,8 @@ void runBlock(Worker &w, uint64_t linearBlock) {
     t.recordCount = 0;
     t.pending.clear();
     t.commits = 0;
+    t.polls = 0;
+    t.stuckPolls = 0;
     // Stack tops staggered by a cache line per thread: page-aligned tops
     // would put every thread's hot frames in the same few L1 sets.
     size_t colour = (i % 64) * 64;
@@ -1429,12 +1544,108 @@ char *deviceAccess(Worker &w, uintptr_t a, uint64_t bytes, uint32_t flags,
                     " (" + siteText(*w.kernel, site) + ")");
 }
 
+/// The running launch's wait bookkeeping and worker count.
+LaunchSync *activeSync = nullptr;
+unsigned activeWorkerCount = 0;
+
+/// A write another block may be polling for (release store or atomic).
+void noteSyncWrite(Worker &w, uintptr_t a) {
+  LaunchSync &sync = *activeSync;
+  {
+    std::lock_guard<std::mutex> lock(sync.mutex);
+    LaunchSync::Word &word = sync.words[a];
+    ++word.version;
+    word.writer = w.dispatch;
+  }
+  ++sync.progress;
+}
+
+void endWait(Worker &w, Thread &t) {
+  t.polls = 0;
+  w.waitState.store(WaitState::Active);
+}
+
+/// An acquire load of `a` by the current thread (see LaunchSync).
+void poll(Worker &w, Thread &t, uintptr_t a, uint32_t site) {
+  LaunchSync &sync = *activeSync;
+  LaunchSync::Word word;
+  {
+    std::lock_guard<std::mutex> lock(sync.mutex);
+    auto it = sync.words.find(a);
+    if (it != sync.words.end())
+      word = it->second;
+  }
+  if (t.polls == 0 || t.pollAddress != a) {
+    t.pollAddress = a;
+    t.polls = 1;
+    t.stuckPolls = 0;
+    t.pollVersion = word.version;
+    t.horizon = sync.dispatched.load();
+    w.waitState.store(WaitState::Active);
+    return;
+  }
+  ++t.polls;
+  char text[32];
+  std::snprintf(text, sizeof(text), "0x%" PRIxPTR, a);
+  if (word.version != t.pollVersion) {
+    if (t.polls > 2 && word.writer >= t.horizon && word.writer != w.dispatch)
+      abortBlock(w, where(w) + ": " + threadName(t) + " waits for word " +
+                        text + " (" + siteText(*w.kernel, site) +
+                        "), which a block that started after the wait "
+                        "began wrote: a GPU need not start that block while "
+                        "this one waits (forward progress; order waits with "
+                        "tickets)");
+    t.pollVersion = word.version;
+    t.polls = 1;
+    t.stuckPolls = 0;
+    t.horizon = sync.dispatched.load();
+    w.waitState.store(WaitState::Active);
+    return;
+  }
+  if (t.polls < 3)
+    return; // a re-read, not yet a spin
+  const uint64_t seen = sync.progress.load();
+  w.seenProgress.store(seen);
+  w.waitState.store(WaitState::Spinning);
+  bool stuck = true;
+  auto &all = workers();
+  for (unsigned i = 0; i < activeWorkerCount && stuck; ++i) {
+    Worker &o = *all[i];
+    if (&o == &w)
+      continue;
+    WaitState state = o.waitState.load();
+    stuck = state == WaitState::Done ||
+            (state == WaitState::Spinning && o.seenProgress.load() == seen);
+  }
+  // A write noted just before its store executes may still be on its way
+  // to the previous poll's load: only a wait stuck over several polls
+  // (each loading the word again) is a deadlock.
+  t.stuckPolls = stuck && sync.progress.load() == seen ? t.stuckPolls + 1 : 0;
+  if (t.stuckPolls > 16)
+    abortBlock(w, where(w) + ": " + threadName(t) + " waits for word " + text +
+                      " (" + siteText(*w.kernel, site) +
+                      ") that no running block will write: a deadlock "
+                      "(every other block is done or waiting; blocks not "
+                      "yet started cannot be relied on)");
+  if (t.polls > 1024)
+    std::this_thread::sleep_for(std::chrono::microseconds(20));
+  else
+    std::this_thread::yield();
+}
+
 void *importGlobal(void *address, uint64_t bytes, uint32_t flags,
                    uint32_t site) {
   Worker &w = worker();
   uintptr_t a = reinterpret_cast<uintptr_t>(address);
   if (DeviceMemory::get().inWindow(a)) {
     char *host = deviceAccess(w, a, bytes, flags, site);
+    Thread &t = *w.current;
+    if (flags & AccessAcquire)
+      poll(w, t, a, site);
+    else if (t.polls)
+      endWait(w, t);
+    if (flags & (AccessRelease | AccessAtomic))
+      noteSyncWrite(w, a);
     if (w.costLevel != CostLevel::Off)
       recordAccess(w, *w.current, a, bytes, accessKind(flags, false), site);
     return host;
@@ -1624,14 +1835,23 @@ void runLaunch(const Kernel &kernel, const LaunchConfig &config,
   auto &all = workers();
   while (all.size() < count)
     all.push_back(std::make_unique<Worker>());
-  std::atomic<uint64_t> next{0};
+  if (settings().costs == CostLevel::Full)
+    l2Window().beginLaunch();
+  LaunchSync sync;
+  activeSync = &sync;
+  activeWorkerCount = count;
+  for (unsigned i = 0; i < count; ++i)
+    all[i]->waitState.store(WaitState::Active);
+  std::atomic<uint64_t> &next = sync.dispatched;
   std::atomic<bool> stop{false};
+  const bool reverse = settings().reverseBlocks;
   Pool::installAlternateSignalStack();
   Pool::get().run(count, [&](unsigned index) {
     Worker &w = *all[index];
     prepareWorker(w);
     if (!w.stacks) {
       stop = true;
+      w.waitState.store(WaitState::Done);
       return;
     }
     activeWorker = &w;
@@ -1651,14 +1871,18 @@ void runLaunch(const Kernel &kernel, const LaunchConfig &config,
     w.cost = CostCounters();
     w.readSectors.clear();
     w.writeSectors.clear();
+    w.l2Sectors.clear();
     while (!stop) {
       uint64_t b = next++;
       if (b >= blocks)
         break;
-      runBlock(w, b);
+      w.dispatch = b;
+      runBlock(w, reverse ? blocks - 1 - b : b);
+      ++sync.progress;
       if (w.aborted)
         stop = true;
     }
+    w.waitState.store(WaitState::Done);
     Counters &total = counters();
     total.globalAccesses += std::exchange(w.globalAccesses, 0);
     total.sharedAccesses += std::exchange(w.sharedAccesses, 0);
@@ -1676,12 +1900,15 @@ void runLaunch(const Kernel &kernel, const LaunchConfig &config,
     if (i > 0) {
       all[0]->readSectors.merge(w.readSectors);
       all[0]->writeSectors.merge(w.writeSectors);
+      all[0]->l2Sectors.merge(w.l2Sectors);
     }
   }
   if (count) {
     launch.dramReadSectors = all[0]->readSectors.count();
     launch.dramWriteSectors = all[0]->writeSectors.count();
+    launch.l2ReadSectors = all[0]->l2Sectors.count();
   }
+  activeSync = nullptr;
   recordLaunchCosts(kernel, config, launch);
 }
 

@@ -441,6 +441,8 @@ const Settings &settings() {
     s.memory = parseBytes(std::getenv("SSD_GPU_EMULATOR_MEMORY"), s.memory);
     if (const char *r = std::getenv("SSD_GPU_EMULATOR_RACECHECK"))
       s.raceCheck = std::string(r) != "0";
+    if (const char *o = std::getenv("SSD_GPU_EMULATOR_BLOCK_ORDER"))
+      s.reverseBlocks = std::string(o) == "reverse";
     if (const char *c = std::getenv("SSD_GPU_EMULATOR_COSTS")) {
       std::string level = c;
       if (level == "off" || level == "0")

@@ -442,10 +442,15 @@ private:
     if (auto *load = dyn_cast<LoadInst>(&inst)) {
       accessed = load->getType();
       operand = LoadInst::getPointerOperandIndex();
+      // ld.acquire (and ld.volatile, which PTX polls are written with).
+      if (isAcquireOrStronger(load->getOrdering()) || load->isVolatile())
+        flags |= AccessFlags::AccessAcquire;
     } else if (auto *store = dyn_cast<StoreInst>(&inst)) {
       accessed = store->getValueOperand()->getType();
       flags = AccessFlags::AccessWrite;
       operand = StoreInst::getPointerOperandIndex();
+      if (isReleaseOrStronger(store->getOrdering()))
+        flags |= AccessFlags::AccessRelease;
     } else if (auto *rmw = dyn_cast<AtomicRMWInst>(&inst)) {
       address = rmw->getPointerOperand();
       accessed = rmw->getValOperand()->getType();

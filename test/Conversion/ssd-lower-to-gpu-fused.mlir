@@ -1,0 +1,63 @@
+// The chunked form with and without fused state passing (the pass option
+// fused-state-passing; ChunkedScanGPU.cpp). Fused: the host zeroes the
+// ticket counter and flags (gpu.memset), then two launches: the chunk
+// kernel, whose blocks take a ticket (atomic add) as their index, wait for
+// the previous chunk's flag with ld.acquire.gpu polls and membar.gl, and
+// publish their inclusive state (membar.gl, barrier, st.release.gpu), and
+// the output kernel. Unfused: three launches, no atomics.
+// RUN: ssd-opt %s -ssd-lower-to-gpu="fused-state-passing=true" | FileCheck %s --check-prefix=FUSED
+// RUN: ssd-opt %s -ssd-lower-to-gpu="fused-state-passing=true" -gpu-kernel-outlining | FileCheck %s --check-prefix=FUSED-LAUNCHES
+// RUN: ssd-opt %s -ssd-lower-to-gpu="fused-state-passing=false" | FileCheck %s --check-prefix=UNFUSED
+// RUN: ssd-opt %s -ssd-lower-to-gpu="fused-state-passing=false" -gpu-kernel-outlining | FileCheck %s --check-prefix=UNFUSED-LAUNCHES
+// And through --ssd-to-nvvm (fused by default), the PTX of the waits and
+// publications.
+// RUN: ssd-opt %s --ssd-to-nvvm="chip=sm_90a" | FileCheck %s --check-prefix=PTX
+
+// FUSED-LABEL: func.func @chunked
+// FUSED:       %[[WS:.*]] = call @ssdGPUWorkspace
+// FUSED:       memref.view %[[WS]]{{.*}} to memref<?x8x?x?xf32>
+// FUSED-NEXT:  %[[FLAGS:.*]] = memref.view %[[WS]]{{.*}} to memref<?xi32>
+// FUSED-NEXT:  %[[RING:.*]] = memref.view %[[WS]]{{.*}} to memref<2x128x64x128xf32>
+// FUSED:       gpu.memset  %[[FLAGS]], %{{.*}} : memref<?xi32>, i32
+// FUSED:       gpu.launch
+// FUSED:         memref.atomic_rmw addi %{{.*}}, %[[FLAGS]][%{{.*}}] : (i32, memref<?xi32>) -> i32
+// FUSED:         scf.while
+// FUSED:           llvm.load %{{.*}} atomic syncscope("device") acquire {alignment = 4 : i64} : !llvm.ptr -> i32
+// FUSED:         nvvm.memory.barrier <gpu>
+// FUSED:         vector.load %[[RING]]
+// FUSED:         vector.store %{{.*}}, %[[RING]]
+// FUSED:         nvvm.memory.barrier <gpu>
+// FUSED-NEXT:    gpu.barrier
+// FUSED:         llvm.store %{{.*}}, %{{.*}} atomic syncscope("device") release {alignment = 4 : i64} : i32, !llvm.ptr
+// FUSED:       gpu.launch
+// FUSED-NOT:   gpu.launch
+// FUSED:       return
+
+// FUSED-LAUNCHES-LABEL: func.func @chunked
+// FUSED-LAUNCHES-COUNT-2: gpu.launch_func
+// FUSED-LAUNCHES-NOT: gpu.launch_func
+// FUSED-LAUNCHES:     return
+
+// UNFUSED-LABEL: func.func @chunked
+// UNFUSED-NOT:   gpu.memset
+// UNFUSED-NOT:   atomic
+// UNFUSED:       return
+// UNFUSED-LAUNCHES-LABEL: func.func @chunked
+// UNFUSED-LAUNCHES-COUNT-3: gpu.launch_func
+// UNFUSED-LAUNCHES-NOT: gpu.launch_func
+// UNFUSED-LAUNCHES:     return
+
+// PTX: atom.global.add.u32
+// PTX: ld.acquire.gpu.b32
+// PTX: membar.gl
+// PTX: st.release.gpu.b32
+
+func.func @chunked(%x: memref<?x128x64xbf16>, %dt: memref<?x128xbf16>, %A: memref<128xbf16>,
+    %B: memref<?x8x128xbf16>, %C: memref<?x8x128xbf16>, %pool: memref<?x128x64x128xf32>,
+    %qsl: memref<?xi32>, %ci: memref<?xi32>, %y: memref<?x128x64xbf16>) {
+  ssd.chunk_scan_varlen x(%x : memref<?x128x64xbf16>) dt(%dt : memref<?x128xbf16>) A(%A : memref<128xbf16>)
+      B(%B : memref<?x8x128xbf16>) C(%C : memref<?x8x128xbf16>) ssm_pool(%pool : memref<?x128x64x128xf32>)
+      query_start_loc(%qsl : memref<?xi32>) cache_indices(%ci : memref<?xi32>)
+      outs(%y : memref<?x128x64xbf16>) {form = #ssd<form chunked>, chunk_size = 128}
+  return
+}
