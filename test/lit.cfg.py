@@ -18,7 +18,7 @@ llvm_config.use_default_substitutions()
 
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.ssd_tools_dir, config.llvm_tools_dir]
-tools = ["ssd-opt", "ssd-run", "ssd-runner", "ssd-compile"]
+tools = ["ssd-opt", "ssd-run", "ssd-runner", "ssd-compile", "ssd-bench"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 config.substitutions.append(("%ssd_obj_root", config.ssd_obj_root))
 

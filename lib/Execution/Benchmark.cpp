@@ -1,0 +1,234 @@
+//===- Benchmark.cpp - the CPU benchmark behind ssd-bench -----------------===//
+//
+// See Benchmark.h. The cases and shapes are those of the ggml peer's
+// harness, so the two can be compared row by row.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ssd/Execution/Benchmark.h"
+#include "ssd/Execution/ScanKernel.h"
+#include "ssd/Runner/Synthetic.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <thread>
+
+namespace {
+
+/// The signature the benchmark compiles: the given shape, f32 pool, D and
+/// dt_bias present, has_initial_state present, int32 cache indices.
+ssd::ScanProblem signatureFor(const ssd::BenchOptions &o) {
+  ssd::ScanProblem like;
+  like.H = o.H, like.P = o.P, like.N = o.N, like.G = o.G;
+  like.dtype = o.dtype;
+  like.hasD = like.hasDtBias = true;
+  like.hasInitialStatePresent = true;
+  return like;
+}
+
+/// Wall time of `body(t)` on `threads` threads, from a common start to the
+/// last one's end: the threads exist and wait before the clock starts, so
+/// short bodies (a decode-sized update) are not timed with thread start-up.
+template <typename Body> double timeOnThreads(int threads, Body body) {
+  std::atomic<bool> go{false};
+  std::atomic<int> ready{0};
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      ready.fetch_add(1);
+      while (!go.load(std::memory_order_acquire))
+        std::this_thread::yield();
+      body(t);
+    });
+  while (ready.load() < threads)
+    std::this_thread::yield();
+  auto start = std::chrono::steady_clock::now();
+  go.store(true, std::memory_order_release);
+  for (std::thread &thread : pool)
+    thread.join();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+/// 12 independent chains of `iterations` FMAs on W-lane vectors: enough
+/// chains to cover the FMA latency on every current core. Returns a value
+/// so the work is not dropped.
+template <int W> float fmaChains(long iterations) {
+  typedef float Vec __attribute__((vector_size(W * 4)));
+  constexpr int kChains = 12;
+  Vec acc[kChains], mul, add;
+  for (int i = 0; i < W; ++i)
+    mul[i] = 0.999999f, add[i] = 1e-7f;
+  for (int c = 0; c < kChains; ++c)
+    for (int i = 0; i < W; ++i)
+      acc[c][i] = 1.0f + c;
+  for (long it = 0; it < iterations; ++it)
+    for (int c = 0; c < kChains; ++c)
+      acc[c] = acc[c] * mul + add; // contracted to one FMA (fp-contract=on)
+  float sum = 0;
+  for (int c = 0; c < kChains; ++c)
+    for (int i = 0; i < W; ++i)
+      sum += acc[c][i];
+  return sum;
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx512f,fma"))) float fmaChains16(long n) {
+  return fmaChains<16>(n);
+}
+__attribute__((target("avx2,fma"))) float fmaChains8(long n) {
+  return fmaChains<8>(n);
+}
+#endif
+
+} // namespace
+
+int ssd::benchThreads() {
+  if (const char *env = std::getenv("OMP_NUM_THREADS"))
+    if (int n = std::atoi(env); n > 0)
+      return n;
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+double ssd::peakFlops(int threads, int reps) {
+  int lanes = 4;
+  float (*chains)(long) = fmaChains<4>;
+#if defined(__x86_64__)
+  if (__builtin_cpu_supports("avx512f"))
+    lanes = 16, chains = fmaChains16;
+  else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    lanes = 8, chains = fmaChains8;
+#endif
+  const long iterations = 2000000;
+  std::vector<float> sink(threads);
+  double best = 1e30;
+  for (int r = 0; r < reps; ++r)
+    best = std::min(best, timeOnThreads(threads, [&](int t) {
+                      sink[t] = chains(iterations);
+                    }));
+  if (sink[0] == 12345.0f)
+    std::printf(" ");
+  return 2.0 * 12 * lanes * iterations * threads / best;
+}
+
+double ssd::updateInPlaceSeconds(double bytes, int threads, int reps) {
+  size_t n = static_cast<size_t>(bytes / 2) / sizeof(float);
+  std::vector<float> data(n, 1.0f);
+  size_t part = (n + threads - 1) / threads;
+  double best = 1e30;
+  for (int r = 0; r < reps; ++r)
+    best = std::min(best, timeOnThreads(threads, [&](int t) {
+                      size_t begin = std::min(n, t * part);
+                      size_t end = std::min(n, begin + part);
+                      float *p = data.data();
+                      for (size_t i = begin; i < end; ++i)
+                        p[i] = p[i] * 0.5f + 0.5f;
+                    }));
+  // Keep the updates observable (1 is the fixed point of x / 2 + 1 / 2).
+  if (n && data[n / 2] != 1.0f)
+    std::abort();
+  return best;
+}
+
+std::vector<ssd::BenchCase> ssd::defaultBenchCases(bool quick) {
+  std::vector<BenchCase> cases;
+  for (int64_t batch : quick ? std::vector<int64_t>{1, 16, 64}
+                             : std::vector<int64_t>{1, 4, 16, 64, 256})
+    cases.push_back({"decode", batch, 1});
+  for (int64_t batch :
+       quick ? std::vector<int64_t>{8} : std::vector<int64_t>{4, 16})
+    cases.push_back({"verify", batch, 4});
+  for (int64_t length :
+       quick ? std::vector<int64_t>{256, 1024}
+             : std::vector<int64_t>{256, 1024, 2048, 4096, 8192, 16384})
+    cases.push_back({"prefill", 1, length});
+  return cases;
+}
+
+bool ssd::runBenchmark(const BenchOptions &o, std::string &error) {
+  using mlir::ssd::FormChoice;
+  const int threads = benchThreads();
+  const double peak = peakFlops(threads, 5);
+  std::printf("ssd-bench: H=%lld P=%lld N=%lld G=%lld dtype=%s chunk-size=%lld "
+              "reps=%d (best of) threads=%d\n",
+              (long long)o.H, (long long)o.P, (long long)o.N, (long long)o.G,
+              toString(o.dtype), (long long)o.chunkSize, o.reps, threads);
+  std::printf("ceilings (this run, %d threads): FMA peak %.1f GFLOP/s; "
+              "update-in-place bandwidth (updGB/s) per case below\n",
+              threads, peak / 1e9);
+  std::printf("%-8s %6s %6s %-8s %10s %10s %8s %8s %8s %s\n", "case", "T",
+              "batch", "form", "ms/call", "tokens/s", "GFLOP/s", "GB/s",
+              "updGB/s", "of ceiling");
+
+  ScanProblem like = signatureFor(o);
+  ScanProblem signature = makeSyntheticProblem(like, 1, 1, 0);
+  CompileOptions options;
+  options.chunkSize = o.chunkSize;
+  std::vector<FormChoice> forms;
+  if (o.forms != FormChoice::Chunked)
+    forms.push_back(FormChoice::Serial);
+  if (o.forms != FormChoice::Serial)
+    forms.push_back(FormChoice::Chunked);
+  std::vector<std::unique_ptr<ScanKernel>> kernels;
+  for (FormChoice form : forms) {
+    options.form = form;
+    kernels.push_back(ScanKernel::compile(signature, options, error));
+    if (!kernels.back())
+      return false;
+  }
+
+  for (const BenchCase &c : o.cases) {
+    ScanProblem problem = makeSyntheticProblem(like, c.batch, c.length, 1);
+    double bytes = minimumBytesMoved(problem);
+    double update = updateInPlaceSeconds(bytes, threads, std::max(o.reps, 5));
+    // The usual count for the recurrence: 6 flops per state element and token.
+    double flops = 6.0 * problem.T * o.H * o.P * o.N;
+    std::vector<double> best(forms.size(), 1e30);
+    for (size_t f = 0; f < forms.size(); ++f) {
+      // Long prefills run once in the serial and chunked forms alike after a
+      // warm-up call; short calls take the best of `reps`.
+      int runs = problem.T >= 4096 ? 1 : o.reps;
+      HostOperands operands(problem);
+      double seconds;
+      if (!kernels[f]->run(operands, seconds, error)) // warm-up
+        return false;
+      // The calls reuse the warm-up's buffers (the pool updated in place
+      // each time; decays below 1 keep it bounded), as the ggml peer does,
+      // so both see the same cache state.
+      for (int r = 0; r < runs; ++r) {
+        if (!kernels[f]->run(operands, seconds, error))
+          return false;
+        best[f] = std::min(best[f], seconds);
+      }
+      // Prefill is compute-bound: its ceiling is the FMA peak. Decode and
+      // verify move each sequence's state twice for little arithmetic: their
+      // ceiling is an update in place of the bytes they move.
+      bool computeBound = c.kind == "prefill";
+      double fraction =
+          computeBound ? flops / best[f] / peak : update / best[f];
+      std::printf(
+          "%-8s %6lld %6lld %-8s %10.3f %10.4g %8.1f %8.2f %8.2f "
+          "%5.1f%% of %s\n",
+          c.kind.c_str(), (long long)problem.T, (long long)problem.batch,
+          mlir::ssd::enumName(mlir::ssd::kFormChoiceNames, forms[f]).c_str(),
+          best[f] * 1e3, problem.T / best[f], flops / best[f] / 1e9,
+          bytes / best[f] / 1e9, bytes / update / 1e9, 100.0 * fraction,
+          computeBound ? "FMA peak" : "update in place");
+      std::fflush(stdout);
+    }
+    if (forms.size() == 2) {
+      bool autoChunked =
+          mlir::ssd::FormThresholds().choosesChunked(problem.T, problem.batch);
+      std::printf("%-8s %6lld %6lld auto->%s, faster: %s (%.2fx)\n",
+                  c.kind.c_str(), (long long)problem.T,
+                  (long long)problem.batch, autoChunked ? "chunked" : "serial",
+                  best[0] <= best[1] ? "serial" : "chunked",
+                  std::max(best[0], best[1]) / std::min(best[0], best[1]));
+    }
+  }
+  return true;
+}
