@@ -31,6 +31,8 @@
 #ifndef SSD_GPURUNTIME_EMULATORABI_H
 #define SSD_GPURUNTIME_EMULATORABI_H
 
+#include "ssd/Transforms/GPUChip.h"
+
 #include <cstdint>
 
 namespace ssd {
@@ -191,17 +193,21 @@ enum class MathOp : uint32_t {
 };
 
 /// Shared memory a kernel may use without the dynamic-size opt-in, and the
-/// per-block maximum with it, by compute capability (CUDA programming guide).
+/// per-block maximum with it by compute capability: the limit of the chip
+/// the GPU pipelines compile for at that capability (GPUChip.h); the static
+/// limit for any other.
 constexpr uint64_t kStaticSharedLimit = 48 * 1024;
 inline uint64_t maxSharedMemoryPerBlock(int computeCapability) {
+  using mlir::ssd::GPUChip;
   switch (computeCapability) {
   case 80:
-    return 166912;
+    return mlir::ssd::sharedMemoryLimitForChip(GPUChip::SM80);
   case 86:
+    return mlir::ssd::sharedMemoryLimitForChip(GPUChip::SM86);
   case 89:
-    return 101376;
+    return mlir::ssd::sharedMemoryLimitForChip(GPUChip::SM89);
   case 90:
-    return 232448;
+    return mlir::ssd::sharedMemoryLimitForChip(GPUChip::SM90);
   default:
     return kStaticSharedLimit;
   }
