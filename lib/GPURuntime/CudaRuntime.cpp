@@ -2,6 +2,7 @@
 
 #include "ssd/GPURuntime/CudaRuntime.h"
 #include "ssd/GPURuntime/DeviceRuntime.h"
+#include "ssd/Transforms/GPUChip.h"
 
 #include <dlfcn.h>
 
@@ -293,7 +294,7 @@ void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
   if (!function || !ready() || errorRecorded())
     return;
   Driver &d = state().driver;
-  if (smem > 48 * 1024 &&
+  if (smem > mlir::ssd::kStaticSharedMemoryLimit &&
       !check(
           d.cuFuncSetAttribute(
               function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem),

@@ -196,7 +196,7 @@ enum class MathOp : uint32_t {
 /// per-block maximum with it by compute capability: the limit of the chip
 /// the GPU pipelines compile for at that capability (GPUChip.h); the static
 /// limit for any other.
-constexpr uint64_t kStaticSharedLimit = 48 * 1024;
+constexpr uint64_t kStaticSharedLimit = mlir::ssd::kStaticSharedMemoryLimit;
 inline uint64_t maxSharedMemoryPerBlock(int computeCapability) {
   using mlir::ssd::GPUChip;
   switch (computeCapability) {

@@ -48,6 +48,11 @@ constexpr int64_t sharedMemoryLimitForChip(GPUChip chip) {
   return 0;
 }
 
+/// Shared memory a kernel may use without the dynamic-size opt-in (every
+/// chip): the most static shared memory ptxas accepts in one kernel, and
+/// the size above which the runtime must raise the kernel's limit.
+inline constexpr int64_t kStaticSharedMemoryLimit = 48 * 1024;
+
 /// The optimization level of kernel code (NVVM, or the host code of the
 /// emulated kernels) unless told otherwise.
 inline constexpr int kGPUOptLevelDefault = 2;

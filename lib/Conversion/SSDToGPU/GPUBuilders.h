@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "ssd/Conversion/Passes.h"
+#include "ssd/Transforms/GPUChip.h"
 
 #include <array>
 
@@ -147,9 +148,9 @@ struct KernelContext {
 using KernelBodyFn =
     function_ref<void(ImplicitLocOpBuilder &, const KernelContext &)>;
 
-/// Most static shared memory ptxas accepts in one kernel (48 KiB). Above it
-/// only dynamic shared memory can be used, with the runtime's opt-in.
-constexpr int64_t kMaxStaticSharedMemoryBytes = 48 * 1024;
+/// Most static shared memory ptxas accepts in one kernel. Above it only
+/// dynamic shared memory can be used, with the runtime's opt-in.
+constexpr int64_t kMaxStaticSharedMemoryBytes = kStaticSharedMemoryLimit;
 /// Alignment of every view of shared memory and of the workspace: 16 bytes
 /// is what vector and cp.async accesses of 16 bytes need.
 constexpr int64_t kViewAlignment = 16;
