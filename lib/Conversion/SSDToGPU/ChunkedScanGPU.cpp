@@ -944,6 +944,26 @@ private:
         });
   }
 
+  /// Stages the warp tile's accumulators (where the tile is active) in the
+  /// f32 shared view `view`, a pair per 8-byte store, at (row, column(col))
+  /// of each fragment pair: so that a later loop can read the tile in
+  /// whole 16-byte chunks instead of the fragments' 4-byte pieces.
+  void stageAccumulators(
+      ImplicitLocOpBuilder &b, const MmaLane &lane, const WarpTile &tile,
+      ValueRange acc, Value view,
+      function_ref<Value(ImplicitLocOpBuilder &, Value)> column = nullptr) {
+    e.ifThen(b, tile.active, [&](ImplicitLocOpBuilder &b) {
+      forEachAccumulatorPair(
+          b, lane, tile, acc,
+          [&](ImplicitLocOpBuilder &b, Value row, Value col, Value v0,
+              Value v1) {
+            Value pair = vector::FromElementsOp::create(
+                b, VectorType::get({2}, b.getF32Type()), ValueRange{v0, v1});
+            vectorStore(b, pair, view, {row, column ? column(b, col) : col}, 8);
+          });
+    });
+  }
+
   /// Stores `first`, `second` at indices ..col and ..col+1 of `memref`
   /// (rounded to its element type) where the columns are below `extent`:
   /// one 2-element store when both are and `pairs` (the row stride is even,
@@ -1275,15 +1295,7 @@ private:
     Value stage =
         sharedView(b, k, sh.stateStage, {plan.paddedP, sh.stateStride}, f32t);
     gpu::BarrierOp::create(b);
-    e.ifThen(b, tile.active, [&](ImplicitLocOpBuilder &b) {
-      forEachAccumulatorPair(
-          b, lane, tile, acc,
-          [&](ImplicitLocOpBuilder &b, Value p, Value n, Value v0, Value v1) {
-            Value pair = vector::FromElementsOp::create(
-                b, VectorType::get({2}, f32t), ValueRange{v0, v1});
-            vectorStore(b, pair, stage, {p, n}, 8);
-          });
-    });
+    stageAccumulators(b, lane, tile, acc, stage);
     gpu::BarrierOp::create(b);
     const int64_t v = stateVector();
     auto vec = VectorType::get({v}, f32t);
@@ -1875,15 +1887,9 @@ private:
       // instead of the fragments' 4-byte pieces. The mma loops ended with a
       // barrier, so the A tiles' bytes are free.
       Value yTile = sharedView(b, k, sh.yTile, {kRowTile, sh.yStride}, f32t);
-      e.ifThen(b, tile.active, [&](ImplicitLocOpBuilder &b) {
-        forEachAccumulatorPair(
-            b, mmaLaneInfo, tile, acc,
-            [&](ImplicitLocOpBuilder &b, Value i, Value p, Value v0, Value v1) {
-              Value pair = vector::FromElementsOp::create(
-                  b, VectorType::get({2}, f32t), ValueRange{v0, v1});
-              vectorStore(b, pair, yTile, {i, yTileColumn(b, p)}, 8);
-            });
-      });
+      stageAccumulators(
+          b, mmaLaneInfo, tile, acc, yTile,
+          [&](ImplicitLocOpBuilder &b, Value p) { return yTileColumn(b, p); });
       gpu::BarrierOp::create(b);
       auto f32x4 = VectorType::get({4}, f32t);
       forEachChunk(
