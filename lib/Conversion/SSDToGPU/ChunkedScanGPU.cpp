@@ -755,6 +755,24 @@ private:
           vectorLoad(b, VectorType::get({8}, element), memref, indices, 16)};
     });
   }
+  /// Fetches 8 elements of B or C (`memref`) at row `row` of chunk `c` and
+  /// state column `col` into `values`: copied as they are into chunk (r, n)
+  /// of `stage` when `raw`, else loaded as f32. Rows past the chunk and
+  /// columns past N are zeros; the token is clamped to the chunk's last, so
+  /// no address leaves the sequence.
+  void fetchStateOperand(ImplicitLocOpBuilder &b, Value memref, bool raw,
+                         const ChunkLocation &c, Value group, Value row,
+                         Value col, const SwizzledTile &stage, Value r, Value n,
+                         SmallVector<Value> &values) {
+    Value lastToken = sub(b, add(b, c.first, c.len), idx(b, 1));
+    Value valid = both(b, ult(b, row, c.len), ult(b, col, x.dstate));
+    Value t = minu(b, add(b, c.first, row), lastToken);
+    if (raw)
+      llvm::append_range(
+          values, fetchRaw(b, memref, {t, group, col}, valid, stage, r, n));
+    else
+      values.push_back(loadEight(b, memref, {t, group, col}, x.dstate, valid));
+  }
   void depositRaw(ImplicitLocOpBuilder &b, ValueRange fetched,
                   const SwizzledTile &tile, Value row, Value col) {
     if (!fetched.empty())
@@ -1177,17 +1195,8 @@ private:
             forEachChunk(
                 b, tid, kChunkThreads, kStep, cols,
                 [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value n) {
-                  Value s = add(b, s0, r);
-                  Value col = add(b, n0, n);
-                  Value valid =
-                      both(b, ult(b, s, c.len), ult(b, col, x.dstate));
-                  Value t = minu(b, add(b, c.first, s), lastToken);
-                  if (rawB)
-                    llvm::append_range(values, fetchRaw(b, e.B, {t, group, col},
-                                                        valid, bStage, r, n));
-                  else
-                    values.push_back(
-                        loadEight(b, e.B, {t, group, col}, x.dstate, valid));
+                  fetchStateOperand(b, e.B, rawB, c, group, add(b, s0, r),
+                                    add(b, n0, n), bStage, r, n, values);
                 },
                 &values);
             return values;
@@ -1701,15 +1710,8 @@ private:
         forEachChunk(
             b, tid, kOutputThreads, kRowTile, kStep,
             [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value n) {
-              Value i = add(b, i0, r), col = add(b, n0, n);
-              Value valid = both(b, ult(b, i, c.len), ult(b, col, x.dstate));
-              Value t = minu(b, add(b, c.first, i), lastToken);
-              if (rawC)
-                llvm::append_range(values, fetchRaw(b, e.C, {t, group, col},
-                                                    valid, cStage, r, n));
-              else
-                values.push_back(
-                    loadEight(b, e.C, {t, group, col}, x.dstate, valid));
+              fetchStateOperand(b, e.C, rawC, c, group, add(b, i0, r),
+                                add(b, n0, n), cStage, r, n, values);
             },
             &values);
         MmaOperand pStage = atStage(b, ps, stage);
