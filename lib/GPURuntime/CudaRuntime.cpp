@@ -143,67 +143,49 @@ void initializeOnce() {
     return;
   }
   Driver &d = s.driver;
-  struct Binding {
-    bool ok;
-    const char *name;
+  // The first driver entry point missing, if any.
+  const char *missing = nullptr;
+  auto need = [&](auto &slot, const char *name) {
+    if (!missing && !bind(library, slot, name))
+      missing = name;
   };
-  Binding bindings[] = {
-      {bind(library, d.cuInit, "cuInit"), "cuInit"},
-      {bind(library, d.cuDeviceGetCount, "cuDeviceGetCount"),
-       "cuDeviceGetCount"},
-      {bind(library, d.cuDeviceGet, "cuDeviceGet"), "cuDeviceGet"},
-      {bind(library, d.cuDeviceGetName, "cuDeviceGetName"), "cuDeviceGetName"},
-      {bind(library, d.cuDeviceGetAttribute, "cuDeviceGetAttribute"),
-       "cuDeviceGetAttribute"},
-      {bind(library, d.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain"),
-       "cuDevicePrimaryCtxRetain"},
-      {bind(library, d.cuCtxSetCurrent, "cuCtxSetCurrent"), "cuCtxSetCurrent"},
-      {bind(library, d.cuCtxSynchronize, "cuCtxSynchronize"),
-       "cuCtxSynchronize"},
-      {bind(library, d.cuGetErrorString, "cuGetErrorString"),
-       "cuGetErrorString"},
-      {bind(library, d.cuModuleLoadData, "cuModuleLoadData"),
-       "cuModuleLoadData"},
-      {bind(library, d.cuModuleLoadDataEx, "cuModuleLoadDataEx"),
-       "cuModuleLoadDataEx"},
-      {bind(library, d.cuModuleUnload, "cuModuleUnload"), "cuModuleUnload"},
-      {bind(library, d.cuModuleGetFunction, "cuModuleGetFunction"),
-       "cuModuleGetFunction"},
-      {bind(library, d.cuFuncSetAttribute, "cuFuncSetAttribute"),
-       "cuFuncSetAttribute"},
-      {bind(library, d.cuLaunchKernel, "cuLaunchKernel"), "cuLaunchKernel"},
-      {bind(library, d.cuStreamCreate, "cuStreamCreate"), "cuStreamCreate"},
-      {bind(library, d.cuStreamDestroy, "cuStreamDestroy_v2"),
-       "cuStreamDestroy_v2"},
-      {bind(library, d.cuStreamSynchronize, "cuStreamSynchronize"),
-       "cuStreamSynchronize"},
-      {bind(library, d.cuStreamWaitEvent, "cuStreamWaitEvent"),
-       "cuStreamWaitEvent"},
-      {bind(library, d.cuEventCreate, "cuEventCreate"), "cuEventCreate"},
-      {bind(library, d.cuEventDestroy, "cuEventDestroy_v2"),
-       "cuEventDestroy_v2"},
-      {bind(library, d.cuEventSynchronize, "cuEventSynchronize"),
-       "cuEventSynchronize"},
-      {bind(library, d.cuEventRecord, "cuEventRecord"), "cuEventRecord"},
-      {bind(library, d.cuMemAlloc, "cuMemAlloc_v2"), "cuMemAlloc_v2"},
-      {bind(library, d.cuMemAllocManaged, "cuMemAllocManaged"),
-       "cuMemAllocManaged"},
-      {bind(library, d.cuMemFree, "cuMemFree_v2"), "cuMemFree_v2"},
-      {bind(library, d.cuMemcpyAsync, "cuMemcpyAsync"), "cuMemcpyAsync"},
-      {bind(library, d.cuMemcpyHtoD, "cuMemcpyHtoD_v2"), "cuMemcpyHtoD_v2"},
-      {bind(library, d.cuMemcpyDtoH, "cuMemcpyDtoH_v2"), "cuMemcpyDtoH_v2"},
-      {bind(library, d.cuMemcpyDtoD, "cuMemcpyDtoD_v2"), "cuMemcpyDtoD_v2"},
-      {bind(library, d.cuMemsetD32Async, "cuMemsetD32Async"),
-       "cuMemsetD32Async"},
-      {bind(library, d.cuMemsetD16Async, "cuMemsetD16Async"),
-       "cuMemsetD16Async"},
-  };
-  for (const Binding &b : bindings)
-    if (!b.ok) {
-      s.initError =
-          std::string("the CUDA driver lacks ") + b.name + " (driver too old?)";
-      return;
-    }
+  need(d.cuInit, "cuInit");
+  need(d.cuDeviceGetCount, "cuDeviceGetCount");
+  need(d.cuDeviceGet, "cuDeviceGet");
+  need(d.cuDeviceGetName, "cuDeviceGetName");
+  need(d.cuDeviceGetAttribute, "cuDeviceGetAttribute");
+  need(d.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
+  need(d.cuCtxSetCurrent, "cuCtxSetCurrent");
+  need(d.cuCtxSynchronize, "cuCtxSynchronize");
+  need(d.cuGetErrorString, "cuGetErrorString");
+  need(d.cuModuleLoadData, "cuModuleLoadData");
+  need(d.cuModuleLoadDataEx, "cuModuleLoadDataEx");
+  need(d.cuModuleUnload, "cuModuleUnload");
+  need(d.cuModuleGetFunction, "cuModuleGetFunction");
+  need(d.cuFuncSetAttribute, "cuFuncSetAttribute");
+  need(d.cuLaunchKernel, "cuLaunchKernel");
+  need(d.cuStreamCreate, "cuStreamCreate");
+  need(d.cuStreamDestroy, "cuStreamDestroy_v2");
+  need(d.cuStreamSynchronize, "cuStreamSynchronize");
+  need(d.cuStreamWaitEvent, "cuStreamWaitEvent");
+  need(d.cuEventCreate, "cuEventCreate");
+  need(d.cuEventDestroy, "cuEventDestroy_v2");
+  need(d.cuEventSynchronize, "cuEventSynchronize");
+  need(d.cuEventRecord, "cuEventRecord");
+  need(d.cuMemAlloc, "cuMemAlloc_v2");
+  need(d.cuMemAllocManaged, "cuMemAllocManaged");
+  need(d.cuMemFree, "cuMemFree_v2");
+  need(d.cuMemcpyAsync, "cuMemcpyAsync");
+  need(d.cuMemcpyHtoD, "cuMemcpyHtoD_v2");
+  need(d.cuMemcpyDtoH, "cuMemcpyDtoH_v2");
+  need(d.cuMemcpyDtoD, "cuMemcpyDtoD_v2");
+  need(d.cuMemsetD32Async, "cuMemsetD32Async");
+  need(d.cuMemsetD16Async, "cuMemsetD16Async");
+  if (missing) {
+    s.initError =
+        std::string("the CUDA driver lacks ") + missing + " (driver too old?)";
+    return;
+  }
   CUresult result = d.cuInit(0);
   if (result != CUDA_SUCCESS) {
     s.initError = "cannot initialise the CUDA driver: " + describe(result);
