@@ -4,9 +4,15 @@
 // kernel, whose blocks take a ticket (atomic add) as their index, wait for
 // the previous chunk's flag with ld.acquire.gpu polls and membar.gl, and
 // publish their inclusive state (membar.gl, barrier, st.release.gpu), and
-// the output kernel. Unfused: three launches, no atomics.
+// the output kernel. Fused output (the default with fused state passing,
+// option fused-output): the C Bᵀ blocks count themselves in per (chunk,
+// group) with an atomic add; each (chunk, head) block, after publishing,
+// waits for that count and computes y from S_prev held in shared memory,
+// so the second launch only stores final states (no mma). Unfused: three
+// launches, no atomics.
 // RUN: ssd-opt %s -ssd-lower-to-gpu="fused-state-passing=true" | FileCheck %s --check-prefix=FUSED
 // RUN: ssd-opt %s -ssd-lower-to-gpu="fused-state-passing=true" -gpu-kernel-outlining | FileCheck %s --check-prefix=FUSED-LAUNCHES
+// RUN: ssd-opt %s -ssd-lower-to-gpu="fused-output=false" -gpu-kernel-outlining | FileCheck %s --check-prefix=OUTPUT-KERNEL
 // RUN: ssd-opt %s -ssd-lower-to-gpu="fused-state-passing=false" | FileCheck %s --check-prefix=UNFUSED
 // RUN: ssd-opt %s -ssd-lower-to-gpu="fused-state-passing=false" -gpu-kernel-outlining | FileCheck %s --check-prefix=UNFUSED-LAUNCHES
 // And through --ssd-to-nvvm (fused by default), the PTX of the waits and
@@ -29,9 +35,23 @@
 // FUSED:         nvvm.memory.barrier <gpu>
 // FUSED-NEXT:    gpu.barrier
 // FUSED:         llvm.store %{{.*}}, %{{.*}} atomic syncscope("device") release {alignment = 4 : i64} : i32, !llvm.ptr
+// FUSED:         scf.while
+// FUSED:           %[[COUNT:.*]] = llvm.load %{{.*}} atomic syncscope("device") acquire
+// FUSED-NEXT:      arith.cmpi ult, %[[COUNT]]
+// FUSED:         nvgpu.ldmatrix {{.*}} : memref<64x128xbf16, #gpu.address_space<workgroup>>
+// FUSED:         nvvm.mma.sync
+// FUSED:         vector.store %{{.*}}, %arg8[
 // FUSED:       gpu.launch
+// FUSED-NOT:     nvvm.mma.sync
 // FUSED-NOT:   gpu.launch
 // FUSED:       return
+
+// Without the fused output, the second launch is the output kernel again.
+// OUTPUT-KERNEL-COUNT-2: gpu.launch_func
+// OUTPUT-KERNEL-NOT: gpu.launch_func
+// OUTPUT-KERNEL:     gpu.func @chunked_kernel(
+// OUTPUT-KERNEL:     gpu.func @chunked_kernel(
+// OUTPUT-KERNEL:       nvvm.mma.sync
 
 // FUSED-LAUNCHES-LABEL: func.func @chunked
 // FUSED-LAUNCHES-COUNT-2: gpu.launch_func

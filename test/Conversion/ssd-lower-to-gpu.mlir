@@ -150,9 +150,16 @@ func.func @serial_kernel_body(%x: memref<?x80x64xbf16>, %dt: memref<?x80xbf16>, 
 // ASYNC:         nvgpu.device_async_copy {{.*}}, 8, %{{.*}} {bypassL1} : memref<?x8x128xbf16> to memref<{{.*}}xbf16, #gpu.address_space<workgroup>>
 // ASYNC:         nvvm.cp.async.commit.group
 // ASYNC:         nvvm.cp.async.wait.group 0
+// The C Bᵀ blocks come first (C and B stored with k along the columns),
+// then the chunk-state blocks (x and B with k along the rows: transposed
+// loads), whose fused output reads C in 128-row stages and S_prev from
+// its resident [P x N] tile.
+// ASYNC:         nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false} : memref<128x32xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
+// ASYNC:         nvvm.mma.sync
 // ASYNC:         nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = true} : memref<64x64xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
 // ASYNC:         nvvm.mma.sync
-// ASYNC:         nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false} : memref<128x32xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
+// ASYNC:         nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false} : memref<256x32xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
+// ASYNC:         nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false} : memref<64x128xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
 
 func.func @chunked(%x: memref<?x128x64xbf16>, %dt: memref<?x128xbf16>, %A: memref<128xbf16>,
     %B: memref<?x8x128xbf16>, %C: memref<?x8x128xbf16>, %pool: memref<?x128x64x128xf32>,

@@ -26,6 +26,9 @@ constexpr bool kDefaultAsyncCopies = true;
 /// form passes chunk states inside the chunk kernel (a decoupled look-back)
 /// instead of in a launch of its own.
 constexpr bool kDefaultFusedStatePassing = true;
+/// Default of the pass option `fused-output`: whether, with fused state
+/// passing, the chunk kernel's (chunk, head) blocks also compute y.
+constexpr bool kDefaultFusedOutput = true;
 
 #define GEN_PASS_DECL
 #include "ssd/Conversion/Passes.h.inc"

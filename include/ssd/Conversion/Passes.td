@@ -147,7 +147,12 @@ def SSDLowerToGPU : Pass<"ssd-lower-to-gpu"> {
            /*default=*/"::mlir::ssd::kDefaultFusedStatePassing",
            "pass chunk states inside the chunk kernel with a decoupled "
            "look-back (chunked form, f16/bf16 models: two launches instead "
-           "of three)">
+           "of three)">,
+    Option<"fusedOutput", "fused-output", "bool",
+           /*default=*/"::mlir::ssd::kDefaultFusedOutput",
+           "with fused-state-passing, compute y in the chunk kernel's "
+           "blocks once their state is published (S_prev and x stay on "
+           "chip; the last launch only stores final states)">
   ];
   let statistics = [
     Statistic<"numSerialKernels", "num-serial", "serial-form ops lowered">,

@@ -142,6 +142,13 @@ struct ChunkRoleShared {
   /// Fused state passing: the dS tile, [paddedP x stateStride] f32, over
   /// the operand tiles once the matmul is done.
   int64_t stateStage, stateStride;
+  /// Fused output (0 without): per chunk token, [tokenSlots] f32 each, the
+  /// compensated cum (hi, lo), d and exp(cum); the output's operand stages
+  /// (A [outputRows x kStep], B = x [kStep x paddedP]) and y staging tile
+  /// [outputRows x yStride] f32, over the dS operand tiles; S_prev as the
+  /// mma element, [paddedP x reductionN], resident after them.
+  int64_t tokenSlots, cumHi, cumLo, dt, rowDecay;
+  int64_t outA, outB, yTile, yStride, sPrev;
   int64_t bytes, fusedBytes;
 };
 struct CBRoleShared {
@@ -169,12 +176,20 @@ struct ChunkedPlan {
   int64_t stateCols;  //   columns of N (a multiple of 16)
   WarpLayout stateWarps, cbWarps, outputWarps;
   int64_t tokensPerThread; // ceil(L / kChunkThreads) in the cumsum
+  /// Fused state passing (16-bit models): launch 2 goes away. Fused output
+  /// (with it, when one block holds a chunk's whole state and the shared
+  /// memory fits): each (chunk, head) block also computes y, outputRows
+  /// rows at a time, and launch 3 only stores final states.
+  bool fused, fusedOutput;
+  int64_t outputRows;
+  WarpLayout fusedOutputWarps;
   ChunkRoleShared chunkShared;
   CBRoleShared cbShared;
   OutputRoleShared outputShared;
   int64_t launch1Bytes, fusedLaunch1Bytes, launch3Bytes;
 
-  ChunkedPlan(const StaticExtents &x, Type modelType, int64_t chunkSize)
+  ChunkedPlan(const StaticExtents &x, Type modelType, int64_t chunkSize,
+              const LowerToGPUOptions &options)
       : x(x), chunkSize(chunkSize) {
     split = modelType.isF32();
     element = modelType.isF16() ? MmaElement::F16 : MmaElement::BF16;
@@ -197,6 +212,15 @@ struct ChunkedPlan {
     cbWarps = chooseWarpLayout(kRowTile, kRowTile, chunkWarps);
     outputWarps = chooseWarpLayout(kRowTile, paddedP, kOutputThreads / 32);
     tokensPerThread = llvm::divideCeil(chunkSize, kChunkThreads);
+    // f32 models (hi/lo operands) keep state passing as a launch of its
+    // own: their chunk kernel sits at ptxas's 128-register budget on
+    // sm_90a, and the fused one spilled there.
+    fused = options.fusedStatePassing && !split;
+    // 128 rows per pass when the y staging tile stays small; 64 is the
+    // least that deals the W chunks evenly (see emitOutputTile).
+    outputRows =
+        chunkSize > kRowTile && paddedP <= 64 ? 2 * kRowTile : kRowTile;
+    fusedOutputWarps = chooseWarpLayout(outputRows, paddedP, chunkWarps);
 
     const int64_t warps = chunkWarps;
     // An operand tile and, for f32 models, its low-half copy (0 without).
@@ -204,9 +228,9 @@ struct ChunkedPlan {
       int64_t high = l.add(bytes);
       return std::pair<int64_t, int64_t>(high, split ? l.add(bytes) : 0);
     };
-    {
+    auto chunkRole = [&](bool withOutput) {
       SharedLayout l;
-      ChunkRoleShared &s = chunkShared;
+      ChunkRoleShared s{};
       s.locateScratch = l.add(4 * warps);
       s.chunkedScratch = l.add(4 * warps);
       s.located = l.add(8);
@@ -214,6 +238,14 @@ struct ChunkedPlan {
       s.scanLo = l.add(4 * warps);
       s.lastCum = l.add(8);
       s.scale = l.add(4 * chunkSize);
+      if (withOutput) {
+        s.tokenSlots = roundUp(chunkSize, outputRows);
+        s.cumHi = l.add(4 * s.tokenSlots);
+        s.cumLo = l.add(4 * s.tokenSlots);
+        s.dt = l.add(4 * s.tokenSlots);
+        s.rowDecay = l.add(4 * s.tokenSlots);
+      }
+      int64_t region = l.size();
       std::tie(s.xHigh, s.xLow) =
           highLow(l, swizzledTileBytes(kStep, paddedP, 2));
       std::tie(s.bHigh, s.bLow) =
@@ -226,7 +258,32 @@ struct ChunkedPlan {
       s.fusedBytes = std::max<int64_t>(
           s.bytes, llvm::alignTo(s.stateStage + 4 * paddedP * s.stateStride,
                                  kViewAlignment));
+      if (withOutput) {
+        SharedLayout o;
+        o.add(region);
+        s.outA = o.add(swizzledTileBytes(outputRows, kStep, 2));
+        s.outB = o.add(swizzledTileBytes(kStep, paddedP, 2));
+        // The same padding as the output kernel's y tile.
+        s.yStride = paddedP + 8;
+        s.yTile = region;
+        int64_t end = std::max(
+            {s.fusedBytes, o.size(), region + 4 * outputRows * s.yStride});
+        s.sPrev = llvm::alignTo(end, kViewAlignment);
+        s.fusedBytes = llvm::alignTo(
+            s.sPrev + swizzledTileBytes(paddedP, reductionN), kViewAlignment);
+      }
+      return s;
+    };
+    fusedOutput = fused && options.fusedOutput && stateParts == 1;
+    if (fusedOutput) {
+      chunkShared = chunkRole(true);
+      // Where the fused output does not fit the chip, launch 3 computes y.
+      if (sharedMemoryPerBlock(chunkShared.fusedBytes) >
+          options.sharedMemoryLimit)
+        fusedOutput = false;
     }
+    if (!fusedOutput)
+      chunkShared = chunkRole(false);
     {
       SharedLayout l;
       CBRoleShared &s = cbShared;
@@ -280,10 +337,7 @@ public:
                         int64_t minSequence = 0)
       : e(b, op, MathFlavor::NVVMApprox), plan(plan), x(plan.x),
         L(plan.chunkSize), minSequence(minSequence), async(options.asyncCopies),
-        // f32 models (hi/lo operands) keep state passing as a launch of
-        // its own: their chunk kernel sits at ptxas's 128-register budget
-        // on sm_90a, and the fused one spilled there.
-        fused(options.fusedStatePassing && !plan.split),
+        fused(plan.fused), fusedOutput(plan.fusedOutput),
         loads(options.ldmatrix ? FragmentLoads::LdMatrix
                                : FragmentLoads::Scalar),
         op(op) {
@@ -322,7 +376,7 @@ private:
   int64_t L;
   int64_t minSequence;
   bool async;
-  bool fused;
+  bool fused, fusedOutput;
   FragmentLoads loads;
   ChunkScanVarlenOp op;
   Type modelType, mmaType;
@@ -348,9 +402,14 @@ private:
   Value cb;                // [K, G, chunkRows, paddedRows] f32: C Bᵀ
   // Fused state passing: `states` holds the final state at each sequence's
   // last chunk instead of dS (and `finals` is unused).
-  Value flags; // [1 + K H parts] i32: the ticket counter, then per (chunk,
-               // head, part) 1 once its inclusive state is published
-  Value ring;  // [2, H, P, N] f32: inclusive states, by chunk parity
+  Value flags; // [1 + K (H parts + G')] i32: the ticket counter, then per
+               // (chunk, head, part) 1 once its inclusive state is
+               // published; with the fused output (G' = G) then per (chunk,
+               // group) the C Bᵀ tiles stored so far
+  int64_t flagsPerChunk() const {
+    return x.heads * plan.stateParts + (fusedOutput ? x.groups : 0);
+  }
+  Value ring; // [2, H, P, N] f32: inclusive states, by chunk parity
 
   //===------------------------------------------------------------------===//
   // Helpers
@@ -479,13 +538,17 @@ private:
   void fenceGPU(ImplicitLocOpBuilder &b) {
     NVVM::MembarOp::create(b, NVVM::MemScopeKind::GPU);
   }
-  /// Spins until flags[index] is nonzero.
-  void waitForFlag(ImplicitLocOpBuilder &b, Value index) {
+  /// Spins until flags[index] is nonzero, or reaches `expected` (i32).
+  void waitForFlag(ImplicitLocOpBuilder &b, Value index,
+                   Value expected = Value()) {
     scf::WhileOp::create(
         b, TypeRange{}, ValueRange{},
         [&](OpBuilder &nested, Location loc, ValueRange) {
           ImplicitLocOpBuilder w(loc, nested);
-          Value unset = eq(w, loadAcquire(w, flags, {index}), i32(w, 0));
+          Value seen = loadAcquire(w, flags, {index});
+          Value unset = expected
+                            ? cmp(w, arith::CmpIPredicate::ult, seen, expected)
+                            : eq(w, seen, i32(w, 0));
           scf::ConditionOp::create(w, unset, ValueRange{});
         },
         [&](OpBuilder &nested, Location loc, ValueRange) {
@@ -797,7 +860,7 @@ private:
   using DepositFn = function_ref<void(ImplicitLocOpBuilder &, ValueRange,
                                       Value step, Value stage)>;
   using ComputeFn = function_ref<SmallVector<Value>(
-      ImplicitLocOpBuilder &, Value stage, ValueRange acc)>;
+      ImplicitLocOpBuilder &, Value step, Value stage, ValueRange acc)>;
   SmallVector<Value> pipelinedReduction(ImplicitLocOpBuilder &b, Value steps,
                                         ValueRange accInit, FetchFn fetch,
                                         DepositFn deposit, ComputeFn compute) {
@@ -825,7 +888,7 @@ private:
                       });
                   if (async)
                     NVVM::CpAsyncCommitGroupOp::create(b);
-                  SmallVector<Value> out = compute(b, stage, acc);
+                  SmallVector<Value> out = compute(b, step, stage, acc);
                   e.ifThen(b, hasNext, [&](ImplicitLocOpBuilder &b) {
                     deposit(b, fetched, next, nextStage);
                   });
@@ -836,20 +899,17 @@ private:
   }
 
   /// The warp's mma steps on one stage, skipped by warps without tiles.
+  /// `bStaged` false: B is a resident tile, read from column `bK` on.
   SmallVector<Value> warpStep(ImplicitLocOpBuilder &b, const MmaLane &lane,
                               const WarpTile &tile, const MmaOperand &a,
                               const MmaOperand &bOp, Value stage,
-                              ValueRange acc) {
+                              ValueRange acc, bool bStaged = true,
+                              Value bK = Value()) {
     return ifValuesElse(b, tile.active, acc, [&](ImplicitLocOpBuilder &b) {
-      MmaOperand as = a, bs = bOp;
-      as.high = a.high.stage(b, stage);
-      bs.high = bOp.high.stage(b, stage);
-      if (a.split())
-        as.low = a.low.stage(b, stage);
-      if (bOp.split())
-        bs.low = bOp.low.stage(b, stage);
+      MmaOperand as = atStage(b, a, stage);
+      MmaOperand bs = bStaged ? atStage(b, bOp, stage) : bOp;
       SmallVector<Value> out(acc.begin(), acc.end());
-      warpMatmul(b, lane, tile, as, bs, 0, kStep, plan.element, loads, out);
+      warpMatmul(b, lane, tile, as, bs, 0, kStep, plan.element, loads, out, bK);
       return out;
     });
   }
@@ -1034,9 +1094,11 @@ private:
         [&](ImplicitLocOpBuilder &b, const KernelContext &k) {
           Value tid = k.thread.x, lane = remu(b, tid, 32);
           Value block = fused ? takeTicket(b, k, tid) : k.block.x;
-          // Block 0 maps the chunks; then, per chunk, the state blocks of
-          // every head and the C Bᵀ blocks of every group, so that the
-          // blocks reading one chunk's B run together.
+          // Block 0 maps the chunks; then, per chunk, the C Bᵀ blocks of
+          // every group and the state blocks of every head, so that the
+          // blocks reading one chunk's B run together (and, with the fused
+          // output, a state block waits only for C Bᵀ blocks of smaller
+          // tickets).
           auto ifMap =
               scf::IfOp::create(b, TypeRange{}, eq(b, block, idx(b, 0)), true);
           ImplicitLocOpBuilder m(b.getLoc(), b.getContext());
@@ -1052,16 +1114,18 @@ private:
           Value linear = sub(t, block, one);
           Value chunk = divu(t, linear, perChunk);
           Value role = arith::RemUIOp::create(t, linear, perChunk);
-          auto ifState = scf::IfOp::create(
-              t, TypeRange{}, ult(t, role, stateBlocksPerChunk), true);
+          Value cbBlocks = mul(t, tilePairs, x.groups);
+          auto ifCB =
+              scf::IfOp::create(t, TypeRange{}, ult(t, role, cbBlocks), true);
           ImplicitLocOpBuilder s(t.getLoc(), t.getContext());
-          s.setInsertionPoint(ifState.thenBlock()->getTerminator());
-          emitChunkStateBlock(s, k, chunk, divu(s, role, plan.stateParts),
-                              remu(s, role, plan.stateParts));
+          s.setInsertionPoint(ifCB.elseBlock()->getTerminator());
+          Value stateRole = sub(s, role, cbBlocks);
+          emitChunkStateBlock(s, k, chunk, divu(s, stateRole, plan.stateParts),
+                              remu(s, stateRole, plan.stateParts));
 
           ImplicitLocOpBuilder c(t.getLoc(), t.getContext());
-          c.setInsertionPoint(ifState.elseBlock()->getTerminator());
-          Value cbRole = sub(c, role, idx(c, stateBlocksPerChunk));
+          c.setInsertionPoint(ifCB.thenBlock()->getTerminator());
+          Value cbRole = role;
           Value group = divu(c, cbRole, tilePairs);
           Value pair = arith::RemUIOp::create(c, cbRole, tilePairs);
           Value iTile = divu(c, pair, rowTiles);
@@ -1123,14 +1187,37 @@ private:
                 return SmallVector<Value>{h, l};
               });
     };
-    // Pass 2: cum and d to the workspace; the last token's cum to shared.
+    // Pass 2: cum and d to the workspace (with the fused output to shared
+    // memory, with exp(cum), and zeros up to the last output row); the last
+    // token's cum to shared.
+    auto tokenArray = [&](int64_t offset) {
+      return sharedView(b, k, offset, {sh.tokenSlots}, f32t);
+    };
+    SmallVector<Value> tokenArrays;
+    if (fusedOutput) {
+      tokenArrays = {tokenArray(sh.cumHi), tokenArray(sh.cumLo),
+                     tokenArray(sh.dt), tokenArray(sh.rowDecay)};
+      e.loop(b, maxu(b, mul(b, tid, q), c.len),
+             minu(b, add(b, mul(b, tid, q), q), idx(b, sh.tokenSlots)),
+             [&](ImplicitLocOpBuilder &b, Value s) {
+               for (Value array : tokenArrays)
+                 store(b, zero, array, {s});
+             });
+    }
     runningSums(
         b, [&](ImplicitLocOpBuilder &b, Value s, Value d, Value h, Value l) {
-          e.ifThen(b, writesWorkspace, [&](ImplicitLocOpBuilder &b) {
-            store(b, h, cumHi, {chunk, head, s});
-            store(b, l, cumLo, {chunk, head, s});
-            store(b, d, dts, {chunk, head, s});
-          });
+          if (fusedOutput) {
+            store(b, h, tokenArrays[0], {s});
+            store(b, l, tokenArrays[1], {s});
+            store(b, d, tokenArrays[2], {s});
+            store(b, e.decay(b, faddExact(b, h, l)), tokenArrays[3], {s});
+          } else {
+            e.ifThen(b, writesWorkspace, [&](ImplicitLocOpBuilder &b) {
+              store(b, h, cumHi, {chunk, head, s});
+              store(b, l, cumLo, {chunk, head, s});
+              store(b, d, dts, {chunk, head, s});
+            });
+          }
           e.ifThen(b, eq(b, s, sub(b, c.len, idx(b, 1))),
                    [&](ImplicitLocOpBuilder &b) {
                      store(b, h, lastCum, {idx(b, 0)});
@@ -1236,7 +1323,7 @@ private:
           SmallVector<Value> zeros(tile.accumulators(), f32(b, 0.0));
           SmallVector<Value> acc = pipelinedReduction(
               b, ceilDiv(b, c.len, kStep), zeros, fetch, deposit,
-              [&](ImplicitLocOpBuilder &b, Value stage, ValueRange acc) {
+              [&](ImplicitLocOpBuilder &b, Value, Value stage, ValueRange acc) {
                 return warpStep(b, mmaLaneInfo, tile, xs, bs, stage, acc);
               });
           if (fused)
@@ -1270,8 +1357,7 @@ private:
     Value tid = k.thread.x;
     Value column = add(b, mul(b, head, plan.stateParts), part);
     auto flagOf = [&](ImplicitLocOpBuilder &b, Value chunk) {
-      return add(b, add(b, mul(b, chunk, x.heads * plan.stateParts), column),
-                 idx(b, 1));
+      return add(b, add(b, mul(b, chunk, flagsPerChunk()), column), idx(b, 1));
     };
     e.ifThen(b, both(b, ult(b, idx(b, 0), chunk), eq(b, tid, idx(b, 0))),
              [&](ImplicitLocOpBuilder &b) {
@@ -1305,6 +1391,19 @@ private:
         sharedView(b, k, sh.stateStage, {plan.paddedP, sh.stateStride}, f32t);
     gpu::BarrierOp::create(b);
     stageAccumulators(b, lane, tile, acc, stage);
+    // The fused output's S_prev tile: the loop below fills P x N of it; the
+    // padding the mma reads (rows past P, columns past N) must be zeros.
+    SwizzledTile prevTile;
+    if (fusedOutput) {
+      prevTile =
+          sharedTile(b, k, sh.sPrev, plan.paddedP, plan.reductionN, mmaType);
+      if (plan.paddedP != x.headDim || prevTile.cols != x.dstate)
+        forEachChunk(b, tid, kChunkThreads, plan.paddedP, prevTile.cols,
+                     [&](ImplicitLocOpBuilder &b, int64_t, Value p, Value n) {
+                       prevTile.storeChunk(
+                           b, p, n, zeroOf(b, VectorType::get({8}, mmaType)));
+                     });
+    }
     gpu::BarrierOp::create(b);
     const int64_t v = stateVector();
     auto vec = VectorType::get({v}, f32t);
@@ -1340,8 +1439,12 @@ private:
                 });
             Value state = ifFirst.getResult(0);
             SmallVector<Value> at{chunk, head, p, col};
-            vectorStore(b, toMmaElement(b, state, plan.element), prevHigh, at,
-                        2 * v);
+            Value prev = toMmaElement(b, state, plan.element);
+            if (fusedOutput)
+              vectorStore(b, prev, prevTile.buffer,
+                          {p, prevTile.physicalColumn(b, p, col)}, 2 * v);
+            else
+              vectorStore(b, prev, prevHigh, at, 2 * v);
             if (plan.split)
               vectorStore(b, mmaLowPart(b, state, plan.element), prevLow, at,
                           2 * v);
@@ -1364,6 +1467,62 @@ private:
     e.ifThen(b, eq(b, tid, idx(b, 0)), [&](ImplicitLocOpBuilder &b) {
       storeRelease(b, i32(b, 1), flags, {flagOf(b, chunk)});
     });
+    if (fusedOutput)
+      emitFusedOutput(b, k, chunk, head, located);
+  }
+
+  /// Index in `flags` of the count of chunk `chunk`'s stored C Bᵀ tiles of
+  /// group `group` (fused output).
+  Value cbCountOf(ImplicitLocOpBuilder &b, Value chunk, Value group) {
+    return add(b, mul(b, chunk, flagsPerChunk()),
+               add(b, group, idx(b, 1 + x.heads * plan.stateParts)));
+  }
+
+  /// Fused output: y for every row of the chunk, outputRows rows at a time,
+  /// once the chunk's C Bᵀ tiles are stored (each C Bᵀ block counts itself
+  /// in when done; they hold smaller tickets). S_prev, cum, d and exp(cum)
+  /// are in this block's shared memory already.
+  void emitFusedOutput(ImplicitLocOpBuilder &b, const KernelContext &k,
+                       Value chunk, Value head, Value located) {
+    Value tid = k.thread.x;
+    Value seq = toIndex(b, load(b, located, {idx(b, 0)}));
+    Value j = toIndex(b, load(b, located, {idx(b, 1)}));
+    SequenceInfo s = e.sequence(b, seq);
+    Value first = add(b, s.begin, mul(b, j, L));
+    ChunkLocation c{seq, first, minu(b, idx(b, L), sub(b, s.end, first))};
+    Value group = e.groupOf(b, head);
+    Value tiles = ceilDiv(b, c.len, kRowTile);
+    Value expected = toI32(b, divu(b, mul(b, tiles, add(b, tiles, 1)), 2));
+    e.ifThen(b, eq(b, tid, idx(b, 0)), [&](ImplicitLocOpBuilder &b) {
+      waitForFlag(b, cbCountOf(b, chunk, group), expected);
+      fenceGPU(b);
+    });
+    gpu::BarrierOp::create(b);
+    const ChunkRoleShared &sh = plan.chunkShared;
+    OutputTileLayout layout;
+    layout.threads = kChunkThreads;
+    layout.rows = plan.outputRows;
+    layout.warps = plan.fusedOutputWarps;
+    layout.aHigh = sh.outA;
+    layout.bHigh = sh.outB;
+    layout.yTile = sh.yTile;
+    layout.yStride = sh.yStride;
+    layout.inBlock = true;
+    layout.cumHi = sh.cumHi;
+    layout.cumLo = sh.cumLo;
+    layout.dt = sh.dt;
+    layout.rowDecay = sh.rowDecay;
+    layout.tokenSlots = sh.tokenSlots;
+    layout.sPrev = sh.sPrev;
+    scf::ForOp::create(
+        b, idx(b, 0), c.len, idx(b, plan.outputRows), ValueRange{},
+        [&](OpBuilder &nested, Location loc, Value i0, ValueRange) {
+          ImplicitLocOpBuilder inner(loc, nested);
+          emitOutputTile(inner, k, layout, chunk, head, c, i0);
+          // The next pass reuses the staging tiles.
+          gpu::BarrierOp::create(inner);
+          scf::YieldOp::create(inner);
+        });
   }
 
   // G[i, j] = sum_n C[i, n] B[j, n] for 64 rows i and 64 rows j (j <= i).
@@ -1441,7 +1600,8 @@ private:
             SmallVector<Value> zeros(tile.accumulators(), f32(b, 0.0));
             SmallVector<Value> acc = pipelinedReduction(
                 b, idx(b, plan.reductionN / kStep), zeros, fetch, deposit,
-                [&](ImplicitLocOpBuilder &b, Value stage, ValueRange acc) {
+                [&](ImplicitLocOpBuilder &b, Value, Value stage,
+                    ValueRange acc) {
                   return warpStep(b, mmaLaneInfo, tile, cs, bs, stage, acc);
                 });
             e.ifThen(b, tile.active, [&](ImplicitLocOpBuilder &b) {
@@ -1456,6 +1616,17 @@ private:
                                     c.len, v0, v1, /*pairs=*/true);
                         });
                   });
+            });
+            if (!fusedOutput)
+              return;
+            // Count the tile in for the chunk's state blocks: every
+            // thread's stores before the count, as in passState.
+            fenceGPU(b);
+            gpu::BarrierOp::create(b);
+            e.ifThen(b, eq(b, tid, idx(b, 0)), [&](ImplicitLocOpBuilder &b) {
+              memref::AtomicRMWOp::create(
+                  b, arith::AtomicRMWKind::addi, i32(b, 1), flags,
+                  ValueRange{cbCountOf(b, chunk, group)});
             });
           });
         });
@@ -1570,7 +1741,9 @@ private:
     const int64_t v = stateVector(), elements = x.headDim * x.dstate;
     const int64_t storeParts = llvm::divideCeil(elements, kOutputThreads * v);
     Value outputPerChunk = mul(b, rowTiles, x.heads);
-    Value outputBlocks = mul(b, maxChunks, outputPerChunk);
+    // With the fused output, the chunk kernel computed y: final states only.
+    Value outputBlocks =
+        fusedOutput ? idx(b, 0) : mul(b, maxChunks, outputPerChunk);
     Value storeBlocks = mul(b, seqBound, x.heads * storeParts);
     Value one = idx(b, 1);
     launchKernel(
@@ -1578,33 +1751,38 @@ private:
         {kOutputThreads, 1, 1},
         [&](ImplicitLocOpBuilder &b, const KernelContext &k) {
           Value block = k.block.x;
-          auto ifOutput = scf::IfOp::create(b, TypeRange{},
-                                            ult(b, block, outputBlocks), true);
-          ImplicitLocOpBuilder o(b.getLoc(), b.getContext());
-          o.setInsertionPoint(ifOutput.thenBlock()->getTerminator());
-          Value chunk = divu(o, block, outputPerChunk);
-          Value rest = arith::RemUIOp::create(o, block, outputPerChunk);
-          Value head = divu(o, rest, rowTiles);
-          Value rowTile = arith::RemUIOp::create(o, rest, rowTiles);
-          Value used = toIndex(o, load(o, chunkBegin, {e.batch}));
-          e.ifThen(o, ult(o, chunk, used), [&](ImplicitLocOpBuilder &o) {
-            Value seq = toIndex(o, load(o, chunkSeq, {chunk}));
-            Value j = sub(o, chunk, toIndex(o, load(o, chunkBegin, {seq})));
-            Value begin = signedIndex(o, load(o, e.queryStartLoc, seq));
-            Value end =
-                signedIndex(o, load(o, e.queryStartLoc, add(o, seq, 1)));
-            Value first = add(o, begin, mul(o, j, L));
-            ChunkLocation c{seq, first, minu(o, idx(o, L), sub(o, end, first))};
-            Value i0 = mul(o, rowTile, kRowTile);
-            e.ifThen(o, ult(o, i0, c.len), [&](ImplicitLocOpBuilder &o) {
-              emitOutputTile(o, k, chunk, head, c, i0);
-            });
-          });
-
-          // The final states of writing sequences into their pool slots:
-          // every pool read happened in launch 2.
           ImplicitLocOpBuilder f(b.getLoc(), b.getContext());
-          f.setInsertionPoint(ifOutput.elseBlock()->getTerminator());
+          if (fusedOutput) {
+            f.setInsertionPoint(b.getInsertionBlock(), b.getInsertionPoint());
+          } else {
+            auto ifOutput = scf::IfOp::create(
+                b, TypeRange{}, ult(b, block, outputBlocks), true);
+            ImplicitLocOpBuilder o(b.getLoc(), b.getContext());
+            o.setInsertionPoint(ifOutput.thenBlock()->getTerminator());
+            Value chunk = divu(o, block, outputPerChunk);
+            Value rest = arith::RemUIOp::create(o, block, outputPerChunk);
+            Value head = divu(o, rest, rowTiles);
+            Value rowTile = arith::RemUIOp::create(o, rest, rowTiles);
+            Value used = toIndex(o, load(o, chunkBegin, {e.batch}));
+            e.ifThen(o, ult(o, chunk, used), [&](ImplicitLocOpBuilder &o) {
+              Value seq = toIndex(o, load(o, chunkSeq, {chunk}));
+              Value j = sub(o, chunk, toIndex(o, load(o, chunkBegin, {seq})));
+              Value begin = signedIndex(o, load(o, e.queryStartLoc, seq));
+              Value end =
+                  signedIndex(o, load(o, e.queryStartLoc, add(o, seq, 1)));
+              Value first = add(o, begin, mul(o, j, L));
+              ChunkLocation c{seq, first,
+                              minu(o, idx(o, L), sub(o, end, first))};
+              Value i0 = mul(o, rowTile, kRowTile);
+              e.ifThen(o, ult(o, i0, c.len), [&](ImplicitLocOpBuilder &o) {
+                emitOutputTile(o, k, outputKernelLayout(), chunk, head, c, i0);
+              });
+            });
+
+            // The final states of writing sequences into their pool slots:
+            // every pool read happened in launch 2.
+            f.setInsertionPoint(ifOutput.elseBlock()->getTerminator());
+          }
           Value linear = sub(f, block, outputBlocks);
           Value entry = divu(f, linear, x.heads * storeParts);
           Value rest2 = remu(f, linear, x.heads * storeParts);
@@ -1654,52 +1832,106 @@ private:
                 });
           });
         },
-        plan.launch3Bytes);
+        fusedOutput ? 0 : plan.launch3Bytes);
   }
 
-  // y for 64 rows of a chunk and one head.
-  void emitOutputTile(ImplicitLocOpBuilder &b, const KernelContext &k,
-                      Value chunk, Value head, const ChunkLocation &c,
-                      Value i0) {
+  /// Where an output tile's operands and row values live: the output
+  /// kernel's blocks (64 rows, 128 threads; cum, d and S_prev from the
+  /// workspace) or, with the fused output, the chunk kernel's (chunk, head)
+  /// blocks (outputRows rows, 256 threads; cum, d, exp(cum) per chunk token
+  /// and S_prev already in shared memory).
+  struct OutputTileLayout {
+    int64_t threads = kOutputThreads, rows = kRowTile;
+    WarpLayout warps;
+    int64_t aHigh = 0, aLow = 0, bHigh = 0, bLow = 0, yTile = 0, yStride = 0;
+    bool inBlock = false;
+    // Output kernel: the tile's rows' cum (hi, lo) and exp(cum), [rows].
+    int64_t rowHi = 0, rowLo = 0, rowDecay = 0;
+    // Fused: [tokenSlots] per chunk token, and S_prev [paddedP x
+    // reductionN].
+    int64_t cumHi = 0, cumLo = 0, dt = 0, tokenSlots = 0, sPrev = 0;
+  };
+
+  OutputTileLayout outputKernelLayout() const {
     const OutputRoleShared &sh = plan.outputShared;
+    OutputTileLayout l;
+    l.warps = plan.outputWarps;
+    l.aHigh = sh.aHigh;
+    l.aLow = sh.aLow;
+    l.bHigh = sh.bHigh;
+    l.bLow = sh.bLow;
+    l.yTile = sh.yTile;
+    l.yStride = sh.yStride;
+    l.rowHi = sh.rowHi;
+    l.rowLo = sh.rowLo;
+    l.rowDecay = sh.rowDecay;
+    return l;
+  }
+
+  // y for `layout.rows` rows of a chunk, from row i0, and one head.
+  void emitOutputTile(ImplicitLocOpBuilder &b, const KernelContext &k,
+                      const OutputTileLayout &layout, Value chunk, Value head,
+                      const ChunkLocation &c, Value i0) {
+    const int64_t threads = layout.threads, rows = layout.rows;
     Type f32t = b.getF32Type();
     Value tid = k.thread.x, lane = remu(b, tid, 32);
     Value group = e.groupOf(b, head);
-    Value rowHi = sharedView(b, k, sh.rowHi, {kRowTile}, f32t);
-    Value rowLo = sharedView(b, k, sh.rowLo, {kRowTile}, f32t);
-    Value rowDecay = sharedView(b, k, sh.rowDecay, {kRowTile}, f32t);
     Value lastToken = sub(b, add(b, c.first, c.len), idx(b, 1));
-    Value rowsEnd = minu(b, add(b, i0, kRowTile), c.len);
+    Value rowsEnd = minu(b, add(b, i0, rows), c.len);
 
-    // cum and exp(cum) of the tile's rows (zeros past the chunk).
-    for (int64_t base = 0; base < kRowTile; base += kOutputThreads) {
-      Value r = add(b, tid, base);
-      e.ifThen(b, ult(b, r, kRowTile), [&](ImplicitLocOpBuilder &b) {
-        Value i = add(b, i0, r);
-        SmallVector<Value> cum =
-            ifValues(b, ult(b, i, c.len), [&](ImplicitLocOpBuilder &b) {
-              Value h = load(b, cumHi, {chunk, head, i});
-              Value l = load(b, cumLo, {chunk, head, i});
-              return SmallVector<Value>{h, l, e.decay(b, faddExact(b, h, l))};
-            });
-        store(b, cum[0], rowHi, {r});
-        store(b, cum[1], rowLo, {r});
-        store(b, cum[2], rowDecay, {r});
-      });
+    // Row r's cum (hi, lo) and exp(cum) (zeros past the chunk): staged per
+    // tile from the workspace, or read from the chunk's arrays.
+    Value rowHi, rowLo, rowDecay;
+    Value rowBase = idx(b, 0);
+    if (layout.inBlock) {
+      rowHi = sharedView(b, k, layout.cumHi, {layout.tokenSlots}, f32t);
+      rowLo = sharedView(b, k, layout.cumLo, {layout.tokenSlots}, f32t);
+      rowDecay = sharedView(b, k, layout.rowDecay, {layout.tokenSlots}, f32t);
+      rowBase = i0;
+    } else {
+      rowHi = sharedView(b, k, layout.rowHi, {rows}, f32t);
+      rowLo = sharedView(b, k, layout.rowLo, {rows}, f32t);
+      rowDecay = sharedView(b, k, layout.rowDecay, {rows}, f32t);
+      for (int64_t base = 0; base < rows; base += threads) {
+        Value r = add(b, tid, base);
+        e.ifThen(b, ult(b, r, rows), [&](ImplicitLocOpBuilder &b) {
+          Value i = add(b, i0, r);
+          SmallVector<Value> cum =
+              ifValues(b, ult(b, i, c.len), [&](ImplicitLocOpBuilder &b) {
+                Value h = load(b, cumHi, {chunk, head, i});
+                Value l = load(b, cumLo, {chunk, head, i});
+                return SmallVector<Value>{h, l, e.decay(b, faddExact(b, h, l))};
+              });
+          store(b, cum[0], rowHi, {r});
+          store(b, cum[1], rowLo, {r});
+          store(b, cum[2], rowDecay, {r});
+        });
+      }
+      gpu::BarrierOp::create(b);
     }
-    gpu::BarrierOp::create(b);
+    auto rowValue = [&](ImplicitLocOpBuilder &b, Value array, Value r) {
+      return load(b, array, {add(b, rowBase, r)});
+    };
 
     MmaLane mmaLaneInfo = mmaLane(b, lane);
     WarpTile tile =
-        warpTile(b, plan.outputWarps, kRowTile, plan.paddedP, divu(b, tid, 32));
+        warpTile(b, layout.warps, rows, plan.paddedP, divu(b, tid, 32));
     SmallVector<Value> acc(tile.accumulators(), f32(b, 0.0));
 
     // Inter-chunk term: acc[i, p] = sum_n C[i, n] S_prev[p, n]; A = C stored
-    // [i][n], B = S_prev stored [p][n].
+    // [i][n], B = S_prev stored [p][n]: staged per k-step, or the block's
+    // resident tile, read at the step's columns.
     {
-      MmaOperand cs = operand(b, k, sh.aHigh, sh.aLow, kRowTile, kStep, false);
-      MmaOperand ps =
-          operand(b, k, sh.bHigh, sh.bLow, plan.paddedP, kStep, false);
+      MmaOperand cs =
+          operand(b, k, layout.aHigh, layout.aLow, rows, kStep, false);
+      MmaOperand ps;
+      if (layout.inBlock) {
+        ps.high = sharedTile(b, k, layout.sPrev, plan.paddedP, plan.reductionN,
+                             mmaType);
+      } else {
+        ps = operand(b, k, layout.bHigh, layout.bLow, plan.paddedP, kStep,
+                     false);
+      }
       const bool rawC = copiesRaw(e.C, x.dstate);
       const bool rawPrev = x.dstate % 8 == 0;
       auto fetch = [&](ImplicitLocOpBuilder &b, Value step,
@@ -1708,15 +1940,17 @@ private:
         Value n0 = mul(b, step, kStep);
         SwizzledTile cStage = cs.high.stage(b, stage);
         forEachChunk(
-            b, tid, kOutputThreads, kRowTile, kStep,
+            b, tid, threads, rows, kStep,
             [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value n) {
               fetchStateOperand(b, e.C, rawC, c, group, add(b, i0, r),
                                 add(b, n0, n), cStage, r, n, values);
             },
             &values);
+        if (layout.inBlock)
+          return values;
         MmaOperand pStage = atStage(b, ps, stage);
         forEachChunk(
-            b, tid, kOutputThreads, plan.paddedP, kStep,
+            b, tid, threads, plan.paddedP, kStep,
             [&](ImplicitLocOpBuilder &b, int64_t, Value p, Value n) {
               Value col = add(b, n0, n);
               Value valid =
@@ -1741,7 +1975,7 @@ private:
                          Value stage) {
         size_t next = 0;
         MmaOperand cStage = atStage(b, cs, stage);
-        forEachChunk(b, tid, kOutputThreads, kRowTile, kStep,
+        forEachChunk(b, tid, threads, rows, kStep,
                      [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value n) {
                        if (!rawC)
                          depositConverted(b, values[next++], cStage, r, n);
@@ -1749,9 +1983,11 @@ private:
                          depositRaw(b, values.slice(next++, 1), cStage.high, r,
                                     n);
                      });
+        if (layout.inBlock)
+          return;
         MmaOperand pStage = atStage(b, ps, stage);
         forEachChunk(
-            b, tid, kOutputThreads, plan.paddedP, kStep,
+            b, tid, threads, plan.paddedP, kStep,
             [&](ImplicitLocOpBuilder &b, int64_t, Value p, Value n) {
               for (auto [source, t] : {std::pair{prevHigh, pStage.high},
                                        std::pair{prevLow, pStage.low}}) {
@@ -1767,7 +2003,11 @@ private:
       };
       acc = pipelinedReduction(
           b, idx(b, plan.reductionN / kStep), acc, fetch, deposit,
-          [&](ImplicitLocOpBuilder &b, Value stage, ValueRange acc) {
+          [&](ImplicitLocOpBuilder &b, Value step, Value stage,
+              ValueRange acc) {
+            if (layout.inBlock)
+              return warpStep(b, mmaLaneInfo, tile, cs, ps, stage, acc,
+                              /*bStaged=*/false, mul(b, step, kStep));
             return warpStep(b, mmaLaneInfo, tile, cs, ps, stage, acc);
           });
     }
@@ -1777,23 +2017,44 @@ private:
     forEachAccumulator(
         b, mmaLaneInfo, tile,
         [&](ImplicitLocOpBuilder &b, Value row, Value, int64_t i) {
-          acc[i] = fmul(b, acc[i], load(b, rowDecay, {row}));
+          acc[i] = fmul(b, acc[i], rowValue(b, rowDecay, row));
         });
 
     // Intra-chunk term: acc[i, p] += sum_{j <= i} W[i, j] x[j, p]; A = W
     // stored [i][j], B = x stored [j][p] (rows along k).
     {
-      MmaOperand ws = operand(b, k, sh.aHigh, sh.aLow, kRowTile, kStep, false);
+      MmaOperand ws =
+          operand(b, k, layout.aHigh, layout.aLow, rows, kStep, false);
       MmaOperand xs =
-          operand(b, k, sh.bHigh, sh.bLow, kStep, plan.paddedP, true);
+          operand(b, k, layout.bHigh, layout.bLow, kStep, plan.paddedP, true);
       const bool rawX = copiesRaw(e.x, x.headDim);
-      // W chunks: thread -> column chunk tid % 4 of rows tid / 4 and
-      // tid / 4 + 32, so each thread loads one set of column data.
-      static_assert(kRowTile * (kStep / 8) == 2 * kOutputThreads,
-                    "two W chunks per thread");
+      // W chunks: thread -> column chunk tid % 4 of rows tid / 4 + m
+      // threads / 4, so each thread loads one set of column data.
+      const int64_t wPerThread = rows * (kStep / 8) / threads;
+      assert(wPerThread >= 1 && rows * (kStep / 8) % threads == 0 &&
+             "whole W chunks per thread");
       Value wCol = mul(b, remu(b, tid, kStep / 8), 8);
       Value wRow = divu(b, tid, kStep / 8);
-      const int64_t wRows[2] = {0, kRowTile / 2};
+      SmallVector<int64_t> wRows;
+      for (int64_t m = 0; m < wPerThread; ++m)
+        wRows.push_back(m * (threads / (kStep / 8)));
+      // cum and d of the 8 columns jb.. (zeros past the chunk, never used).
+      auto columnValues = [&](ImplicitLocOpBuilder &b, Value jb) {
+        return ifValues(b, ult(b, jb, c.len), [&](ImplicitLocOpBuilder &b) {
+          auto f32x8 = VectorType::get({8}, b.getF32Type());
+          SmallVector<Value> v;
+          if (layout.inBlock) {
+            for (int64_t offset : {layout.cumHi, layout.cumLo, layout.dt})
+              v.push_back(vectorLoad(
+                  b, f32x8, sharedView(b, k, offset, {layout.tokenSlots}, f32t),
+                  {jb}, 16));
+            return v;
+          }
+          for (Value source : {cumHi, cumLo, dts})
+            v.push_back(vectorLoad(b, f32x8, source, {chunk, head, jb}, 16));
+          return v;
+        });
+      };
 
       auto fetch = [&](ImplicitLocOpBuilder &b, Value step,
                        Value stage) -> SmallVector<Value> {
@@ -1808,7 +2069,7 @@ private:
         }
         SwizzledTile xStage = xs.high.stage(b, stage);
         forEachChunk(
-            b, tid, kOutputThreads, kStep, plan.paddedP,
+            b, tid, threads, kStep, plan.paddedP,
             [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value p) {
               Value jj = add(b, j0, r);
               Value valid = both(b, ult(b, jj, rowsEnd), ult(b, p, x.headDim));
@@ -1829,20 +2090,11 @@ private:
         Value j0 = mul(b, step, kStep);
         Value jb = add(b, j0, wCol);
         MmaOperand wStage = atStage(b, ws, stage);
-        // cum and d of the 8 columns (zeros past the chunk, never used).
-        SmallVector<Value> column =
-            ifValues(b, ult(b, jb, c.len), [&](ImplicitLocOpBuilder &b) {
-              auto f32x8 = VectorType::get({8}, b.getF32Type());
-              SmallVector<Value> v;
-              for (Value source : {cumHi, cumLo, dts})
-                v.push_back(
-                    vectorLoad(b, f32x8, source, {chunk, head, jb}, 16));
-              return v;
-            });
+        SmallVector<Value> column = columnValues(b, jb);
         for (int64_t dr : wRows) {
           Value r = add(b, wRow, dr);
           Value i = add(b, i0, r);
-          Value hiI = load(b, rowHi, {r}), loI = load(b, rowLo, {r});
+          Value hiI = rowValue(b, rowHi, r), loI = rowValue(b, rowLo, r);
           Value g = values[next++];
           SmallVector<Value> w;
           for (int64_t q = 0; q < 8; ++q) {
@@ -1865,7 +2117,7 @@ private:
                            wStage, r, wCol);
         }
         MmaOperand xStage = atStage(b, xs, stage);
-        forEachChunk(b, tid, kOutputThreads, kStep, plan.paddedP,
+        forEachChunk(b, tid, threads, kStep, plan.paddedP,
                      [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value p) {
                        if (!rawX)
                          depositConverted(b, values[next++], xStage, r, p);
@@ -1876,7 +2128,7 @@ private:
       };
       acc = pipelinedReduction(
           b, ceilDiv(b, rowsEnd, kStep), acc, fetch, deposit,
-          [&](ImplicitLocOpBuilder &b, Value stage, ValueRange acc) {
+          [&](ImplicitLocOpBuilder &b, Value, Value stage, ValueRange acc) {
             return warpStep(b, mmaLaneInfo, tile, ws, xs, stage, acc);
           });
     }
@@ -1888,14 +2140,15 @@ private:
       // chunks of y rows (and reads x for the skip term the same way)
       // instead of the fragments' 4-byte pieces. The mma loops ended with a
       // barrier, so the A tiles' bytes are free.
-      Value yTile = sharedView(b, k, sh.yTile, {kRowTile, sh.yStride}, f32t);
+      Value yTile =
+          sharedView(b, k, layout.yTile, {rows, layout.yStride}, f32t);
       stageAccumulators(
           b, mmaLaneInfo, tile, acc, yTile,
           [&](ImplicitLocOpBuilder &b, Value p) { return yTileColumn(b, p); });
       gpu::BarrierOp::create(b);
       auto f32x4 = VectorType::get({4}, f32t);
       forEachChunk(
-          b, tid, kOutputThreads, kRowTile, x.headDim,
+          b, tid, threads, rows, x.headDim,
           [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value p) {
             Value row = add(b, i0, r);
             e.ifThen(b, ult(b, row, c.len), [&](ImplicitLocOpBuilder &b) {
@@ -1967,20 +2220,21 @@ void ChunkedScanGPUBuilder::declareWorkspace(ImplicitLocOpBuilder &b,
   workspaceSlots = {
       w.add(MemRefType::get({dyn}, i32t), {add(b, e.batch, 1)}), // chunkBegin
       w.add(MemRefType::get({dyn}, i32t), {maxChunks}),          // chunkSeq
-      w.add(perToken, {maxChunks, paddedRows}),                  // cumHi
-      w.add(perToken, {maxChunks, paddedRows}),                  // cumLo
-      w.add(perToken, {maxChunks, paddedRows}),                  // dts
-      w.add(MemRefType::get({dyn, H}, f32t), {maxChunks}),       // chunkDecay
-      w.add(stateType, {maxChunks}),                             // states
-      w.add(prevType, {maxChunks}),                              // prevHigh
-      plan.split ? w.add(prevType, {maxChunks}) : ~0u,           // prevLow
-      fused ? ~0u : w.add(stateType, {seqBound}),                // finals
+      // The fused output keeps cum, d and S_prev in the block.
+      fusedOutput ? ~0u : w.add(perToken, {maxChunks, paddedRows}), // cumHi
+      fusedOutput ? ~0u : w.add(perToken, {maxChunks, paddedRows}), // cumLo
+      fusedOutput ? ~0u : w.add(perToken, {maxChunks, paddedRows}), // dts
+      w.add(MemRefType::get({dyn, H}, f32t), {maxChunks}), // chunkDecay
+      w.add(stateType, {maxChunks}),                       // states
+      fusedOutput ? ~0u : w.add(prevType, {maxChunks}),    // prevHigh
+      plan.split ? w.add(prevType, {maxChunks}) : ~0u,     // prevLow
+      fused ? ~0u : w.add(stateType, {seqBound}),          // finals
       w.add(MemRefType::get({dyn, G, dyn, dyn}, f32t),
             {maxChunks, chunkRows, paddedRows}), // cb
       minSequence ? w.add(MemRefType::get({dyn}, i32t), {add(b, seqBound, 1)})
                   : ~0u, // chunkedSeqs
       fused ? w.add(MemRefType::get({dyn}, i32t),
-                    {add(b, mul(b, maxChunks, H * plan.stateParts), 1)})
+                    {add(b, mul(b, maxChunks, flagsPerChunk()), 1)})
             : ~0u,                                                  // flags
       fused ? w.add(MemRefType::get({2, H, P, N}, f32t), {}) : ~0u, // ring
   };
@@ -2010,13 +2264,16 @@ void ChunkedScanGPUBuilder::bindWorkspace(ArrayRef<Value> views) {
 
 SmallVector<KernelSharedMemory>
 mlir::ssd::detail::chunkedSharedMemory(const StaticExtents &extents,
-                                       Type modelType, int64_t chunkSize) {
-  ChunkedPlan plan(extents, modelType, chunkSize);
-  // The larger of the two chunk kernels (state passing fused or not).
-  return {{"chunk states and C B^T",
-           sharedMemoryPerBlock(
-               std::max(plan.launch1Bytes, plan.fusedLaunch1Bytes))},
-          {"output", sharedMemoryPerBlock(plan.launch3Bytes)}};
+                                       Type modelType, int64_t chunkSize,
+                                       const LowerToGPUOptions &options) {
+  ChunkedPlan plan(extents, modelType, chunkSize, options);
+  SmallVector<KernelSharedMemory> kernels{
+      {"chunk states and C B^T",
+       sharedMemoryPerBlock(plan.fused ? plan.fusedLaunch1Bytes
+                                       : plan.launch1Bytes)}};
+  if (!plan.fusedOutput)
+    kernels.push_back({"output", sharedMemoryPerBlock(plan.launch3Bytes)});
+  return kernels;
 }
 
 void mlir::ssd::detail::buildChunkedScanGPU(RewriterBase &rewriter,
@@ -2026,7 +2283,7 @@ void mlir::ssd::detail::buildChunkedScanGPU(RewriterBase &rewriter,
                                             const LowerToGPUOptions &options) {
   ImplicitLocOpBuilder b(op.getLoc(), rewriter);
   Type modelType = cast<MemRefType>(op.getX().getType()).getElementType();
-  ChunkedPlan plan(extents, modelType, chunkSize);
+  ChunkedPlan plan(extents, modelType, chunkSize, options);
   ChunkedScanGPUBuilder chunked(b, op, plan, options);
   WorkspaceBuilder w;
   chunked.declareWorkspace(b, w);
@@ -2051,7 +2308,7 @@ void mlir::ssd::detail::buildMixedScanGPU(RewriterBase &rewriter,
   // slots.
   ImplicitLocOpBuilder b(op.getLoc(), rewriter);
   Type modelType = cast<MemRefType>(op.getX().getType()).getElementType();
-  ChunkedPlan plan(extents, modelType, chunkSize);
+  ChunkedPlan plan(extents, modelType, chunkSize, options);
   std::unique_ptr<SerialPart> serial =
       makeSerialPart(b, op, extents, options, minChunkedSequence);
   ChunkedScanGPUBuilder chunked(b, op, plan, options, minChunkedSequence);

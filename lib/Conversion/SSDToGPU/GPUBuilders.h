@@ -316,12 +316,13 @@ WarpTile warpTile(ImplicitLocOpBuilder &b, const WarpLayout &layout,
 
 /// acc += A[mBase.., k0..k0+kExtent) * B[k0.., nBase..) for the warp's mma
 /// tiles: kExtent / 16 m16n8k16 steps; `acc` holds 4 f32 per mma tile, in
-/// (mTile, nTile) order.
+/// (mTile, nTile) order. `bKOffset` (when set) shifts B's k by a run-time
+/// amount: B is a resident tile wider than A's staged k-step.
 void warpMatmul(ImplicitLocOpBuilder &b, const MmaLane &lane,
                 const WarpTile &tile, const MmaOperand &a,
                 const MmaOperand &bOp, int64_t k0, int64_t kExtent,
                 MmaElement element, FragmentLoads loads,
-                MutableArrayRef<Value> acc);
+                MutableArrayRef<Value> acc, Value bKOffset = Value());
 
 /// For each accumulator of the warp's tile: its (row, column) in the block
 /// tile, and the index of its value in `acc`.
@@ -405,10 +406,10 @@ struct KernelSharedMemory {
 };
 
 /// Shared memory of each launch of the chunked form at the given extents,
-/// model element type and chunk size.
+/// model element type, chunk size and options.
 SmallVector<KernelSharedMemory>
 chunkedSharedMemory(const StaticExtents &extents, Type modelType,
-                    int64_t chunkSize);
+                    int64_t chunkSize, const LowerToGPUOptions &options);
 
 /// Replace `op` (memref form, chunked, static extents) with GPU kernels.
 void buildChunkedScanGPU(RewriterBase &rewriter, ChunkScanVarlenOp op,

@@ -49,7 +49,8 @@ whyNotChunked(ChunkScanVarlenOp op,
         .str();
   Type modelType = cast<MemRefType>(op.getX().getType()).getElementType();
   for (mlir::ssd::detail::KernelSharedMemory kernel :
-       mlir::ssd::detail::chunkedSharedMemory(extents, modelType, chunkSize))
+       mlir::ssd::detail::chunkedSharedMemory(extents, modelType, chunkSize,
+                                              options))
     if (kernel.bytes > options.sharedMemoryLimit)
       return llvm::formatv(
                  "ssd-lower-to-gpu: kernel '{0}' of the chunked form needs "
@@ -151,6 +152,7 @@ struct SSDLowerToGPUPass
     options.ldmatrix = ldmatrix;
     options.asyncCopies = asyncCopies;
     options.fusedStatePassing = fusedStatePassing;
+    options.fusedOutput = fusedOutput;
     RewritePatternSet patterns(&getContext());
     populateSSDToGPUPatterns(patterns, options);
     if (failed(mlir::ssd::detail::lowerScanOps(

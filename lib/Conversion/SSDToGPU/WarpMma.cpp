@@ -316,7 +316,7 @@ void mlir::ssd::detail::warpMatmul(ImplicitLocOpBuilder &b, const MmaLane &lane,
                                    const MmaOperand &bOp, int64_t k0,
                                    int64_t kExtent, MmaElement element,
                                    FragmentLoads loads,
-                                   MutableArrayRef<Value> acc) {
+                                   MutableArrayRef<Value> acc, Value bKOffset) {
   assert(kExtent % 16 == 0 && tile.nTiles % 2 == 0);
   assert(static_cast<int64_t>(acc.size()) == tile.accumulators());
   // Non-transposed A: (m, k), (m+8, k), (m, k+8), (m+8, k+8); transposed
@@ -330,6 +330,7 @@ void mlir::ssd::detail::warpMatmul(ImplicitLocOpBuilder &b, const MmaLane &lane,
 
   for (int64_t kk = k0; kk < k0 + kExtent; kk += 16) {
     Value k = ir::idx(b, kk);
+    Value kB = bKOffset ? ir::add(b, k, bKOffset) : k;
     auto aFragments = [&](const SwizzledTile &t) {
       SmallVector<SmallVector<Value, 4>> frags;
       for (int64_t mi = 0; mi < tile.mTiles; ++mi) {
@@ -347,8 +348,8 @@ void mlir::ssd::detail::warpMatmul(ImplicitLocOpBuilder &b, const MmaLane &lane,
       for (int64_t pj = 0; pj < tile.nTiles / 2; ++pj) {
         Value n = ir::add(b, tile.nBase, 16 * pj);
         SmallVector<Value, 4> regs =
-            bOp.kRows ? loadMatrices(b, lane, t, k, n, bRowsK, true, loads)
-                      : loadMatrices(b, lane, t, n, k, bRowsN, false, loads);
+            bOp.kRows ? loadMatrices(b, lane, t, kB, n, bRowsK, true, loads)
+                      : loadMatrices(b, lane, t, n, kB, bRowsN, false, loads);
         frags.push_back({regs[0], regs[1]});
         frags.push_back({regs[2], regs[3]});
       }
