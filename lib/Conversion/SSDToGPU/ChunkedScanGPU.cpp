@@ -2014,10 +2014,17 @@ private:
 
     // exp(cum_i) per row: the state enters row i decayed by the whole
     // prefix of the chunk up to i.
+    // One load per row the lane holds (2 per 16-row mma tile), not per
+    // accumulator.
+    llvm::DenseMap<int64_t, Value> decayOfRow;
     forEachAccumulator(
         b, mmaLaneInfo, tile,
         [&](ImplicitLocOpBuilder &b, Value row, Value, int64_t i) {
-          acc[i] = fmul(b, acc[i], rowValue(b, rowDecay, row));
+          int64_t rowKey = i / (4 * tile.nTiles) * 2 + i % 4 / 2;
+          Value &decay = decayOfRow[rowKey];
+          if (!decay)
+            decay = rowValue(b, rowDecay, row);
+          acc[i] = fmul(b, acc[i], decay);
         });
 
     // Intra-chunk term: acc[i, p] += sum_{j <= i} W[i, j] x[j, p]; A = W
@@ -2038,6 +2045,12 @@ private:
       SmallVector<int64_t> wRows;
       for (int64_t m = 0; m < wPerThread; ++m)
         wRows.push_back(m * (threads / (kStep / 8)));
+      // The cum of each W row this thread fills, loaded once for all steps.
+      SmallVector<std::pair<Value, Value>> wRowCum;
+      for (int64_t dr : wRows) {
+        Value r = add(b, wRow, dr);
+        wRowCum.push_back({rowValue(b, rowHi, r), rowValue(b, rowLo, r)});
+      }
       // cum and d of the 8 columns jb.. (zeros past the chunk, never used).
       auto columnValues = [&](ImplicitLocOpBuilder &b, Value jb) {
         return ifValues(b, ult(b, jb, c.len), [&](ImplicitLocOpBuilder &b) {
@@ -2091,10 +2104,10 @@ private:
         Value jb = add(b, j0, wCol);
         MmaOperand wStage = atStage(b, ws, stage);
         SmallVector<Value> column = columnValues(b, jb);
-        for (int64_t dr : wRows) {
+        for (auto [dr, cum] : llvm::zip_equal(wRows, wRowCum)) {
           Value r = add(b, wRow, dr);
           Value i = add(b, i0, r);
-          Value hiI = rowValue(b, rowHi, r), loI = rowValue(b, rowLo, r);
+          auto [hiI, loI] = cum;
           Value g = values[next++];
           SmallVector<Value> w;
           for (int64_t q = 0; q < 8; ++q) {
@@ -2128,8 +2141,16 @@ private:
       };
       acc = pipelinedReduction(
           b, ceilDiv(b, rowsEnd, kStep), acc, fetch, deposit,
-          [&](ImplicitLocOpBuilder &b, Value, Value stage, ValueRange acc) {
-            return warpStep(b, mmaLaneInfo, tile, ws, xs, stage, acc);
+          [&](ImplicitLocOpBuilder &b, Value step, Value stage,
+              ValueRange acc) {
+            // A warp whose rows all lie before the step's first column has
+            // only zeros of W there (j > i): it skips the step.
+            WarpTile causal = tile;
+            Value lastRow =
+                add(b, add(b, i0, tile.mBase), 16 * tile.mTiles - 1);
+            causal.active =
+                both(b, tile.active, ule(b, mul(b, step, kStep), lastRow));
+            return warpStep(b, mmaLaneInfo, causal, ws, xs, stage, acc);
           });
     }
 
