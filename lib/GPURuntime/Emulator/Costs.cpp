@@ -369,6 +369,17 @@ void ssd::emulator::recordLaunchCosts(const Kernel &kernel,
     s.launches.pop_front();
 }
 
+void ssd::emulator::recordMemsetCosts(uint64_t bytes) {
+  CostStore &s = store();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  auto [it, inserted] = s.index.try_emplace("memset", s.kernels.size());
+  if (inserted)
+    s.kernels.push_back(KernelCost{"memset", CostCounters()});
+  CostCounters &c = s.kernels[it->second].counters;
+  c.launches += 1;
+  c.dramWriteSectors += (bytes + 31) / 32;
+}
+
 std::vector<KernelCost> ssd::emulator::takeCosts() {
   CostStore &s = store();
   std::lock_guard<std::mutex> lock(s.mutex);

@@ -113,6 +113,11 @@ uint64_t globalSectors(const LaneAccess *accesses, size_t count,
 void recordLaunchCosts(const Kernel &kernel, const LaunchConfig &config,
                        const CostCounters &counters);
 
+/// Adds a device memset of `bytes` (mgpuMemset32/16) under the name
+/// "memset": on a GPU it is a small kernel on the stream, so it counts as
+/// a launch whose bytes are DRAM writes.
+void recordMemsetCosts(uint64_t bytes);
+
 } // namespace emulator
 } // namespace ssd
 

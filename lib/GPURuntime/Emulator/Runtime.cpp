@@ -656,6 +656,8 @@ void mgpuMemset32(void *dst, unsigned int value, size_t count, void *) {
   }
   for (size_t i = 0; i < count; ++i)
     std::memcpy(to + 4 * i, &value, 4);
+  if (settings().costs != CostLevel::Off)
+    recordMemsetCosts(uint64_t(count) * 4);
 }
 
 void mgpuMemset16(void *dst, unsigned short value, size_t count, void *) {
@@ -670,6 +672,8 @@ void mgpuMemset16(void *dst, unsigned short value, size_t count, void *) {
   }
   for (size_t i = 0; i < count; ++i)
     std::memcpy(to + 2 * i, &value, 2);
+  if (settings().costs != CostLevel::Off)
+    recordMemsetCosts(uint64_t(count) * 2);
 }
 
 } // extern "C"
