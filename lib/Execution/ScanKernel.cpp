@@ -152,12 +152,14 @@ void ssd::buildPipeline(mlir::OpPassManager &pm,
     nvvm.format = options.format;
     nvvm.form = options.form;
     nvvm.chunkSize = options.chunkSize;
+    nvvm.fusedOutput = options.fusedOutput;
     mlir::ssd::buildSSDToNVVMPipeline(pm, nvvm);
   } else if (options.target == Target::GPUEmulator) {
     mlir::ssd::SSDToGPUEmulatorPipelineOptions emu;
     emu.chip = options.chip;
     emu.form = options.form;
     emu.chunkSize = options.chunkSize;
+    emu.fusedOutput = options.fusedOutput;
     mlir::ssd::buildSSDToGPUEmulatorPipeline(pm, emu);
   } else {
     mlir::ssd::SSDToCPUPipelineOptions cpu;

@@ -226,6 +226,7 @@ void buildGPUPipeline(OpPassManager &pm, const Options &options,
   lower.serialRowsPerWarp = options.serialRowsPerWarp;
   lower.serialWarpsPerBlock = options.serialWarpsPerBlock;
   lower.sharedMemoryLimit = sharedMemoryLimitForChip(options.chip);
+  lower.fusedOutput = options.fusedOutput;
   // No canonicalize/CSE on the launch bodies before outlining: CSE merges
   // the index arithmetic of the unrolled mma steps into values live across
   // the whole reduction loop, which makes the matmul kernels spill.

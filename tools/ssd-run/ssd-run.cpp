@@ -4,7 +4,7 @@
 //           [--pool-dtype f32|bf16] [--target cpu|cuda|gpu-emu|reference]
 //           [--form auto|chunked|serial] [--chunk-size N] [--static-shapes]
 //           [--print-ir] [--no-openmp] [--chip sm_90a]
-//           [--tensor-form [--constant-weights]]
+//           [--tensor-form [--constant-weights]] [--no-fused-output]
 //
 // Reads the op's operands from DIR/*.npy, runs it on the chosen target and
 // writes y.npy and ssm_pool.npy. Bad input ends with one line naming the file
@@ -37,7 +37,8 @@ constexpr const char *kUsage =
     "               [--chunk-size N] [--static-shapes] [--print-ir] "
     "[--no-openmp]\n"
     "               [--chip sm_80|sm_86|sm_89|sm_90|sm_90a]\n"
-    "               [--tensor-form [--constant-weights]] [--emulator-costs]\n";
+    "               [--tensor-form [--constant-weights]] [--emulator-costs]\n"
+    "               [--no-fused-output]\n";
 
 int fail(const std::string &message) {
   std::fprintf(stderr, "ssd-run: %s\n", message.c_str());
@@ -80,6 +81,7 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
         {"--static-shapes", &o.compile.staticShapes},
         {"--print-ir", &o.printIR},
         {"--no-openmp", &o.compile.openmp},
+        {"--no-fused-output", &o.compile.fusedOutput},
         {"--tensor-form", &o.compile.tensorForm},
         {"--constant-weights", &o.compile.constantWeights},
         {"--emulator-costs", &o.emulatorCosts}};
@@ -88,7 +90,7 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
         error = "flag '" + arg + "' takes no value";
         return false;
       }
-      *flag->second = arg != "--no-openmp";
+      *flag->second = arg.rfind("--no-", 0) != 0;
       continue;
     }
     std::string *target = nullptr;
@@ -157,6 +159,10 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
   }
   if (o.emulatorCosts && o.target != "gpu-emu") {
     error = "--emulator-costs needs --target gpu-emu";
+    return false;
+  }
+  if (!o.compile.fusedOutput && o.target != "gpu-emu" && o.target != "cuda") {
+    error = "--no-fused-output needs --target cuda or gpu-emu";
     return false;
   }
   return mlir::ssd::parseEnumFlag(mlir::ssd::kFormChoiceNames, "--form", form,

@@ -38,6 +38,9 @@ struct CompileOptions {
   int64_t chunkSize = mlir::ssd::kChunkSizeDefault;
   bool staticShapes = false; ///< else T, batch and pool slots are dynamic
   bool openmp = true;        ///< outer loops on all cores
+  /// CUDA, GPU emulator: y computed in the chunk kernel (pass option
+  /// fused-output of ssd-lower-to-gpu).
+  bool fusedOutput = mlir::ssd::kDefaultFusedOutput;
   /// The tensor form (operands as tensors, y returned) instead of the memref
   /// form, as a graph compiler holds the op; with `constantWeights`, A, D
   /// and dt_bias are constants in the module, from the signature problem.

@@ -121,6 +121,11 @@ struct SSDGPUPipelineOptionsBase
       llvm::cl::desc("optimization level of the kernel code (NVVM, or the "
                      "host code of the emulated kernels)"),
       llvm::cl::init(kGPUOptLevelDefault)};
+  Option<bool> fusedOutput{
+      *this, "fused-output",
+      llvm::cl::desc("compute y in the chunk kernel (chunked form, f16/bf16 "
+                     "models; see ssd-lower-to-gpu)"),
+      llvm::cl::init(SSDLowerToGPUOptions{}.fusedOutput)};
 };
 
 /// Options of `--ssd-to-nvvm`.

@@ -1,4 +1,4 @@
-//===- ChunkedScanGPU.cpp - the chunked SSD scan as three GPU launches ----===//
+//===- ChunkedScanGPU.cpp - the chunked SSD scan as GPU launches ----------===//
 //
 // The decomposition of ChunkedScan.cpp (see there for the math). Sequence b
 // is cut into chunks of at most L tokens; with d_t the processed dt, A_h the
@@ -62,6 +62,18 @@
 // reading it. The ring is 2 H P N f32, so the published states stay in L2
 // instead of round-tripping DRAM. Pool reads move to launch 1, pool writes
 // stay in the output kernel: the op's ordering holds.
+//
+// Fused output (option fused-output, with fused state passing, when one
+// block holds a chunk's whole state): launch 3 keeps only its final-state
+// blocks. Within a chunk the C Bᵀ blocks take their tickets before the
+// (chunk, head) blocks and, once their tile is stored, add one to a count
+// per (chunk, group). A (chunk, head) block keeps cum (hi, lo), d and
+// exp(cum) per token and S_prev (as the mma element) in shared memory;
+// after publishing its state it waits for that count to reach the chunk's
+// T (T + 1) / 2 tiles (T = ceil(len / 64)) and computes y exactly as the
+// output kernel does, 128 rows at a time (S_prev read from its resident
+// tile at each k-step's columns). So S_prev never goes to DRAM and x is
+// read by one block, shortly after the same block read it for dS.
 //
 // Mixed launches (buildMixedScanGPU): only sequences of at least
 // `minSequence` tokens run chunked. Their chunk counts are ceil(len / L),
