@@ -27,6 +27,11 @@
 // cp.async.wait_group that covers it; in between, its destination words are
 // marked in flight and any access to them is a race.
 //
+// Device memory between blocks (GlobalRaces.h): plain accesses are stamped
+// per 4-byte word; an access that conflicts with another block's in the
+// same launch is a race unless a release of that block, acquired by this
+// thread (or by its block before a barrier), covers it.
+//
 // Cost model: each lane appends its memory accesses to a buffer; when its
 // warp synchronises (a collective of all its live lanes, a barrier, the end
 // of the block, or a full buffer in every lane) the lanes' accesses are
