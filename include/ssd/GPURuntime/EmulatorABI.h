@@ -39,7 +39,7 @@ namespace ssd {
 namespace emulator {
 
 /// Bumped whenever anything below changes meaning.
-constexpr uint32_t kABIVersion = 2;
+constexpr uint32_t kABIVersion = 3;
 
 /// Symbol names and prefixes of a kernel object.
 constexpr const char *kModuleInfoSymbol = "__ssdemu_module";
@@ -83,6 +83,10 @@ constexpr const char *kKernelInfoPrefix = "__ssdemu_kinfo_";
 ///   void     cp_async_wait(uint32_t site, uint32_t pendingGroups)
 ///            (cp.async.wait_group N; cp.async.wait_all is a commit and a
 ///            wait for 0)
+///   void     fence(uint32_t site)
+///            (membar.gl / membar.sys / fence.sc.cluster, or an LLVM fence
+///            wider than the block: orders the thread's device-memory
+///            accesses for the cross-block race check)
 #define SSD_EMULATOR_IMPORTS(X)                                                \
   X(sreg)                                                                      \
   X(barrier)                                                                   \
@@ -99,7 +103,8 @@ constexpr const char *kKernelInfoPrefix = "__ssdemu_kinfo_";
   X(ldmatrix)                                                                  \
   X(cp_async)                                                                  \
   X(cp_async_commit)                                                           \
-  X(cp_async_wait)
+  X(cp_async_wait)                                                             \
+  X(fence)
 
 enum class SpecialRegister : uint32_t {
   TidX,
@@ -151,6 +156,10 @@ enum AccessFlags : uint32_t {
   AccessAcquire = 8,
   /// An atomic store with release (or stronger) ordering: a publication.
   AccessRelease = 16,
+  /// A strong access without ordering of its own: an atomic load or store
+  /// that is relaxed (monotonic), or a volatile one. Not race-checked; it
+  /// publishes or acquires only together with a fence of its thread.
+  AccessRelaxed = 32,
 };
 
 /// Unary math functions: the PTX approximations (computed exactly, with the

@@ -27,6 +27,11 @@
 // cp.async.wait_group that covers it; in between, its destination words are
 // marked in flight and any access to them is a race.
 //
+// Device memory between blocks (GlobalRaces.h): plain accesses are stamped
+// per 4-byte word; an access that conflicts with another block's in the
+// same launch is a race unless a release of that block, acquired by this
+// thread (or by its block before a barrier), covers it.
+//
 // Cost model: each lane appends its memory accesses to a buffer; when its
 // warp synchronises (a collective of all its live lanes, a barrier, the end
 // of the block, or a full buffer in every lane) the lanes' accesses are
@@ -37,6 +42,7 @@
 #include "Collectives.h"
 #include "Costs.h"
 #include "Emulator.h"
+#include "GlobalRaces.h"
 
 #include <boost/context/detail/fcontext.hpp>
 
@@ -114,6 +120,21 @@ struct Thread {
   uint32_t polls = 0;
   /// Consecutive polls that found every other worker done or stuck.
   uint32_t stuckPolls = 0;
+  /// The cross-block race check (GlobalRaces.h): fences and releases this
+  /// thread executed (its accesses are stamped with it), and the value at
+  /// the block's last barrier.
+  uint32_t gen = 0, barrierGen = 0;
+  /// Knowledge this thread acquired since the block's last barrier (the
+  /// other threads get it at the barrier).
+  std::vector<KnowledgeRef> acquired;
+  /// A word read by an acquire whose publisher is looked up at the
+  /// thread's next runtime call, after the load has returned its value.
+  uintptr_t acquirePending = 0;
+  /// Words read by relaxed or volatile loads since the last fence: a fence
+  /// after them acquires (the last few only).
+  static constexpr unsigned kRelaxedLoads = 4;
+  uintptr_t relaxedLoads[kRelaxedLoads] = {};
+  uint32_t relaxedCount = 0;
 };
 
 /// Waits between blocks. A block may spin on a device word (acquire loads
@@ -127,6 +148,8 @@ struct Thread {
 struct LaunchSync {
   struct Word {
     uint64_t version = 0, writer = 0; ///< writer: dispatch number
+    /// What its releases published (the cross-block race check).
+    KnowledgeRef published;
   };
   std::mutex mutex;
   std::unordered_map<uint64_t, Word> words;
@@ -134,8 +157,22 @@ struct LaunchSync {
   std::atomic<uint64_t> progress{0};
   /// Blocks started so far (the next dispatch number).
   std::atomic<uint64_t> dispatched{0};
+
+  /// The cross-block race check (GlobalRaces.h): on for this launch, its
+  /// shadow tag, per block (dispatch number) its newest release record,
+  /// and whether a race was reported (one per launch).
+  bool raceCheck = false;
+  uint32_t tag = 0;
+  uint64_t blocks = 0;
+  bool reverse = false;
+  std::unique_ptr<std::atomic<const ReleaseRecord *>[]> releases;
+  std::atomic<bool> raceReported{false};
 };
 enum class WaitState : uint8_t { Active, Spinning, Done };
+
+/// The running launch's wait bookkeeping and worker count.
+LaunchSync *activeSync = nullptr;
+unsigned activeWorkerCount = 0;
 
 /// Per 4-byte word of shared memory, for the race and initialisation checks.
 /// Two accesses are ordered when a block barrier lies between them (the
@@ -270,6 +307,17 @@ struct Worker {
   uint64_t dispatch = 0;
   std::atomic<WaitState> waitState{WaitState::Done};
   std::atomic<uint64_t> seenProgress{0};
+  /// The cross-block race check: on for the running block, the stamp of
+  /// its accesses without thread and generation, what the block knows of
+  /// others since its last barrier, its newest release record, and the
+  /// records of this launch's blocks that ran here (freed after it).
+  bool raceOn = false;
+  uint64_t stampBase = 0;
+  Knowledge known;
+  const ReleaseRecord *lastRelease = nullptr;
+  std::vector<std::unique_ptr<ReleaseRecord>> ownedReleases;
+  /// Plain device-memory accesses of the running block so far.
+  uint64_t plainGlobal = 0;
 
   ~Worker() {
     if (stacks)
@@ -718,6 +766,7 @@ recordAccess(Worker &w, Thread &t, uint64_t address, uint64_t bytes,
 
 void checkShared(Worker &w, Thread &who, uint64_t offset, uint64_t bytes,
                  uint32_t flags, uint32_t site);
+void resolveAcquire(Thread &t);
 
 //===----------------------------------------------------------------------===//
 // Warp collectives and barriers
@@ -1071,6 +1120,17 @@ bool openBarrierOrReport(Worker &w) {
     ++w.cost.barriers;
     for (unsigned i : atBarrier)
       w.threads[i].state = ThreadState::Runnable;
+    if (w.raceOn)
+      for (unsigned i : atBarrier) {
+        // The barrier orders every thread's earlier accesses before the
+        // others' later ones: fenced accesses become publishable by any
+        // thread's release, and what a thread acquired is the block's.
+        Thread &t = w.threads[i];
+        t.barrierGen = t.gen;
+        for (const KnowledgeRef &k : t.acquired)
+          w.known.join(*k);
+        t.acquired.clear();
+      }
     return true;
   }
   const Thread &waiting = w.threads[atWarp.front()];
@@ -1104,6 +1164,11 @@ void runBlock(Worker &w, uint64_t linearBlock) {
   std::fill(std::begin(w.recordLanes), std::end(w.recordLanes), 0);
   w.unwrittenReads.clear();
   std::fill(std::begin(w.recentRanges), std::end(w.recentRanges), nullptr);
+  w.raceOn = activeSync->raceCheck && w.dispatch <= stamp::kMaxDispatch;
+  w.stampBase = stamp::make(activeSync->tag, w.dispatch, 0, 0);
+  w.known.entries.clear();
+  w.lastRelease = nullptr;
+  w.plainGlobal = 0;
   // Shared memory starts as garbage (0xff: NaN) and unwritten.
   std::memset(w.shared, 0xff, w.sharedBytes);
   std::memset(w.shadow.data(), 0, sizeof(Shadow) * ((w.sharedBytes + 3) / 4));
@@ -1119,6 +1184,11 @@ void runBlock(Worker &w, uint64_t linearBlock) {
     t.commits = 0;
     t.polls = 0;
     t.stuckPolls = 0;
+    t.gen = 0;
+    t.barrierGen = 0;
+    t.acquired.clear();
+    t.acquirePending = 0;
+    t.relaxedCount = 0;
     // Stack tops staggered by a cache line per thread: page-aligned tops
     // would put every thread's hot frames in the same few L1 sets.
     size_t colour = (i % 64) * 64;
@@ -1407,6 +1477,8 @@ void importBarrier(uint32_t site, uint32_t id, uint32_t threads) {
                       " threads (a subset of the block) is not supported by "
                       "the emulator (" +
                       siteText(*w.kernel, site) + ")");
+  if (w.raceOn)
+    resolveAcquire(t);
   t.state = ThreadState::AtBarrier;
   t.barrierSite = site;
   t.barrierId = id;
@@ -1544,10 +1616,6 @@ char *deviceAccess(Worker &w, uintptr_t a, uint64_t bytes, uint32_t flags,
                     " (" + siteText(*w.kernel, site) + ")");
 }
 
-/// The running launch's wait bookkeeping and worker count.
-LaunchSync *activeSync = nullptr;
-unsigned activeWorkerCount = 0;
-
 /// A write another block may be polling for (release store or atomic).
 void noteSyncWrite(Worker &w, uintptr_t a) {
   LaunchSync &sync = *activeSync;
@@ -1558,6 +1626,242 @@ void noteSyncWrite(Worker &w, uintptr_t a) {
     word.writer = w.dispatch;
   }
   ++sync.progress;
+}
+
+//===----------------------------------------------------------------------===//
+// Races between blocks in device memory (GlobalRaces.h)
+//===----------------------------------------------------------------------===//
+
+/// Adds knowledge acquired by thread `t` (the other threads of its block get
+/// it at the next barrier).
+void addKnowledge(Thread &t, KnowledgeRef k) {
+  if (!k || k->entries.empty())
+    return;
+  for (const KnowledgeRef &known : t.acquired)
+    if (known == k)
+      return;
+  t.acquired.push_back(std::move(k));
+  if (t.acquired.size() > 8) {
+    auto merged = std::make_shared<Knowledge>();
+    for (const KnowledgeRef &known : t.acquired)
+      merged->join(*known);
+    t.acquired.assign(1, std::move(merged));
+  }
+}
+
+/// Thread `t` read `a` with an acquire (or a relaxed load before a fence):
+/// it learns what the releases to that word published.
+void acquireWord(Thread &t, uintptr_t a) {
+  LaunchSync &sync = *activeSync;
+  KnowledgeRef k;
+  {
+    std::lock_guard<std::mutex> lock(sync.mutex);
+    auto it = sync.words.find(a);
+    if (it != sync.words.end())
+      k = it->second.published;
+  }
+  addKnowledge(t, std::move(k));
+}
+
+void resolveAcquire(Thread &t) {
+  if (t.acquirePending)
+    acquireWord(t, std::exchange(t.acquirePending, 0));
+}
+
+/// Whether the access `other` (a stamp of another block of this launch)
+/// happens before thread `t`'s access now; `known` is the index of the
+/// newest release of that block that `t` knows (0: none).
+bool orderedBefore(const Worker &w, const Thread &t, uint64_t other,
+                   uint32_t &known) {
+  const uint32_t d = stamp::dispatch(other);
+  known = w.known.of(d);
+  for (const KnowledgeRef &k : t.acquired)
+    known = std::max(known, k->of(d));
+  if (!known)
+    return false;
+  const ReleaseRecord *r =
+      activeSync->releases[d].load(std::memory_order_acquire);
+  while (r && r->index > known)
+    r = r->previous;
+  const uint32_t k = stamp::thread(other);
+  return r && k < r->coverage.size() && r->coverage[k] > stamp::gen(other);
+}
+
+void reportGlobalRace(Worker &w, const Thread &t, uintptr_t a, uint32_t site,
+                      bool writing, uint64_t other, bool otherWrote,
+                      uint32_t known) {
+  LaunchSync &sync = *activeSync;
+  if (sync.raceReported.exchange(true))
+    return;
+  const LaunchConfig &c = *w.config;
+  const uint64_t d = stamp::dispatch(other);
+  const uint64_t linear = sync.reverse ? sync.blocks - 1 - d : d;
+  const unsigned block[3] = {
+      unsigned(linear % c.grid[0]), unsigned(linear / c.grid[0] % c.grid[1]),
+      unsigned(linear / (uint64_t(c.grid[0]) * c.grid[1]))};
+  const unsigned k = stamp::thread(other);
+  const unsigned tid[3] = {k % c.block[0], k / c.block[0] % c.block[1],
+                           k / (c.block[0] * c.block[1])};
+  std::string location;
+  if (const DeviceRange *r = DeviceMemory::get().find(a))
+    location = "device allocation #" + std::to_string(r->id) + " (" +
+               std::to_string(r->end - r->begin) + " bytes)+" +
+               std::to_string(a - r->begin);
+  else
+    location = "device address " + std::to_string(a);
+  const std::string otherName =
+      "thread " + tuple(tid) + " of block " + tuple(block);
+  std::string why =
+      known == 0
+          ? "nothing orders the two blocks (no release store or atomic of "
+            "block " +
+                tuple(block) +
+                " reached this thread through acquire loads or atomics, "
+                "directly or through other blocks)"
+          : "the release of block " + tuple(block) +
+                " that this thread acquired does not publish that access: "
+                "it came after the release, or " +
+                otherName +
+                " executed no fence (membar.gl, fence.sc/acq_rel.gpu) after "
+                "it and before a block barrier that precedes the release "
+                "(of another thread)";
+  reportError(where(w) + ": global-memory race between blocks on " + location +
+              ": " + threadName(t) + (writing ? " writes it" : " reads it") +
+              " (" + siteText(*w.kernel, site) + ") and " + otherName +
+              (otherWrote ? " wrote it" : " read it") +
+              " earlier in this launch; " + why);
+}
+
+/// The race check of an access by thread `t` to device memory [a, a +
+/// bytes): against the last plain write and read of every word by other
+/// blocks in this launch; a plain access (`record`) is stamped there.
+void checkGlobal(Worker &w, Thread &t, uintptr_t a, uint64_t bytes,
+                 bool writing, bool record, uint32_t site) {
+  const GlobalShadow &shadow = GlobalShadow::get();
+  const uint32_t tag = activeSync->tag;
+  const uint64_t mine =
+      w.stampBase | uint64_t(t.index) << 22 | std::min(t.gen, stamp::kMaxGen);
+  const uint32_t self = stamp::dispatch(mine);
+  const uint64_t offset = DeviceMemory::get().offsetOf(a);
+  w.plainGlobal += record;
+  const uint64_t end = offset + bytes;
+  for (uint64_t word = offset & ~uint64_t(3); word < end; word += 4) {
+    // The bytes of this word the access touches.
+    uint32_t mask = 0xf;
+    if (word < offset || word + 4 > end)
+      mask = (0xfu << (offset > word ? offset - word : 0)) &
+             (0xfu >> (word + 4 > end ? word + 4 - end : 0));
+    std::atomic<uint64_t> *s = shadow.word(word);
+    uint32_t known;
+    const uint64_t writer = s[0].load(std::memory_order_relaxed);
+    if (stamp::tag(writer) == tag && stamp::dispatch(writer) != self &&
+        (stamp::bytes(writer) & mask) && !orderedBefore(w, t, writer, known))
+      reportGlobalRace(w, t, a - offset + word, site, writing, writer, true,
+                       known);
+    const uint64_t reader = s[1].load(std::memory_order_relaxed);
+    const uint64_t stamped = stamp::withBytes(mine, mask);
+    if (writing) {
+      if (stamp::tag(reader) == tag && stamp::dispatch(reader) != self &&
+          (stamp::bytes(reader) & mask) && !orderedBefore(w, t, reader, known))
+        reportGlobalRace(w, t, a - offset + word, site, true, reader, false,
+                         known);
+      if (record)
+        s[0].store(stamped, std::memory_order_relaxed);
+    } else if (record && reader != stamped) {
+      s[1].store(stamped, std::memory_order_relaxed);
+    }
+  }
+}
+
+/// A release (store or atomic read-modify-write; `releasing` false: a
+/// relaxed or volatile store, which publishes only what its thread fenced)
+/// of thread `t` to the word `a`: what the block did that is ordered before
+/// it, and what it knows, become visible to whoever acquires the word.
+void publish(Worker &w, Thread &t, uintptr_t a, bool rmw, bool releasing) {
+  if (releasing)
+    t.gen = std::min(t.gen + 1, stamp::kMaxGen);
+  // Per thread, the generation below which the release covers its
+  // accesses: all of t's so far (a relaxed store: before its last fence);
+  // another thread's when it fenced them before the last barrier.
+  const ReleaseRecord *last = w.lastRelease;
+  std::vector<uint32_t> coverage(w.threadCount);
+  bool changed = !last;
+  for (unsigned k = 0; k < w.threadCount; ++k) {
+    uint32_t c = k == t.index ? t.gen : w.threads[k].barrierGen;
+    if (last)
+      c = std::max(c, last->coverage[k]);
+    changed |= last && c != last->coverage[k];
+    coverage[k] = c;
+  }
+  auto knowledge = std::make_shared<Knowledge>(w.known);
+  for (const KnowledgeRef &k : t.acquired)
+    knowledge->join(*k);
+  // A block that has not touched device memory yet publishes only what it
+  // knows (a ticket taken at the start costs no record).
+  if (changed && w.plainGlobal) {
+    auto record = std::make_unique<ReleaseRecord>();
+    record->index = last ? last->index + 1 : 1;
+    record->previous = last;
+    record->coverage = std::move(coverage);
+    w.lastRelease = record.get();
+    activeSync->releases[w.dispatch].store(record.get(),
+                                           std::memory_order_release);
+    w.ownedReleases.push_back(std::move(record));
+  }
+  if (w.lastRelease)
+    knowledge->set(uint32_t(w.dispatch), w.lastRelease->index);
+  LaunchSync &sync = *activeSync;
+  KnowledgeRef before;
+  {
+    std::lock_guard<std::mutex> lock(sync.mutex);
+    KnowledgeRef &published = sync.words[a].published;
+    before = published;
+    // An atomic continues the word's release sequence: whoever reads a
+    // later value still synchronises with the earlier releases.
+    if (rmw && before)
+      knowledge->join(*before);
+    published = std::move(knowledge);
+  }
+  if (rmw)
+    addKnowledge(t, std::move(before)); // the atomic's acquire
+}
+
+/// The cross-block race check and bookkeeping of an access by the current
+/// thread to device memory (after its bounds check).
+void raceAccess(Worker &w, Thread &t, uintptr_t a, uint64_t bytes,
+                uint32_t flags, uint32_t site) {
+  resolveAcquire(t);
+  const bool strong =
+      flags & (AccessAtomic | AccessAcquire | AccessRelease | AccessRelaxed);
+  const bool writing = flags & (AccessWrite | AccessReadWrite | AccessAtomic);
+  checkGlobal(w, t, a, bytes, writing, !strong, site);
+  if (!strong)
+    return;
+  if (flags & (AccessAtomic | AccessRelease))
+    publish(w, t, a, flags & AccessAtomic, true);
+  else if ((flags & AccessRelaxed) && writing)
+    publish(w, t, a, false, false);
+  if ((flags & AccessAcquire) && !(flags & AccessRelaxed))
+    t.acquirePending = a;
+  else if ((flags & AccessRelaxed) && !writing)
+    t.relaxedLoads[t.relaxedCount++ % Thread::kRelaxedLoads] = a;
+}
+
+/// membar.gl / membar.sys / fence.sc.cluster / an LLVM fence beyond the
+/// block: the thread's earlier accesses are fenced (a later barrier and a
+/// release by any thread of the block publish them), and relaxed loads
+/// before it acquire.
+void importFence(uint32_t) {
+  Worker &w = worker();
+  if (!w.raceOn)
+    return;
+  Thread &t = *w.current;
+  resolveAcquire(t);
+  for (uint32_t i = 0;
+       i < std::min<uint32_t>(t.relaxedCount, Thread::kRelaxedLoads); ++i)
+    acquireWord(t, t.relaxedLoads[i]);
+  t.relaxedCount = 0;
+  t.gen = std::min(t.gen + 1, stamp::kMaxGen);
 }
 
 void endWait(Worker &w, Thread &t) {
@@ -1640,6 +1944,8 @@ void *importGlobal(void *address, uint64_t bytes, uint32_t flags,
   if (DeviceMemory::get().inWindow(a)) {
     char *host = deviceAccess(w, a, bytes, flags, site);
     Thread &t = *w.current;
+    if (w.raceOn)
+      raceAccess(w, t, a, bytes, flags, site);
     if (flags & AccessAcquire)
       poll(w, t, a, site);
     else if (t.polls)
@@ -1721,6 +2027,8 @@ void importCpAsync(uint32_t site, void *dst, void *src, uint32_t bytes,
                         std::to_string(bytes) + " bytes (" +
                         siteText(*w.kernel, site) + ")");
     from = deviceAccess(w, a, srcBytes, AccessRead, site);
+    if (w.raceOn)
+      raceAccess(w, t, a, srcBytes, AccessRead, site);
   }
   checkShared(w, t, offset, bytes, AccessWrite, site);
   for (uint64_t word = offset / 4; word * 4 < offset + bytes; ++word) {
@@ -1808,6 +2116,7 @@ void *importAddress(const std::string &name) {
       {"cp_async", reinterpret_cast<void *>(&importCpAsync)},
       {"cp_async_commit", reinterpret_cast<void *>(&importCpAsyncCommit)},
       {"cp_async_wait", reinterpret_cast<void *>(&importCpAsyncWait)},
+      {"fence", reinterpret_cast<void *>(&importFence)},
   };
   for (const auto &[n, address] : table)
     if (name == n)
@@ -1839,6 +2148,18 @@ void runLaunch(const Kernel &kernel, const LaunchConfig &config,
     l2Window().beginLaunch();
   LaunchSync sync;
   activeSync = &sync;
+  // Races between blocks (GlobalRaces.h); a grid beyond the stamps' range
+  // of dispatch numbers is checked for its first blocks only.
+  if (settings().raceCheck && blocks > 1 && GlobalShadow::get().beginLaunch()) {
+    sync.raceCheck = true;
+    sync.tag = GlobalShadow::get().tag();
+    sync.blocks = blocks;
+    sync.reverse = settings().reverseBlocks;
+    const uint64_t tracked = std::min(blocks, stamp::kMaxDispatch + 1);
+    sync.releases.reset(new std::atomic<const ReleaseRecord *>[tracked]);
+    for (uint64_t i = 0; i < tracked; ++i)
+      sync.releases[i].store(nullptr, std::memory_order_relaxed);
+  }
   activeWorkerCount = count;
   for (unsigned i = 0; i < count; ++i)
     all[i]->waitState.store(WaitState::Active);
@@ -1907,6 +2228,11 @@ void runLaunch(const Kernel &kernel, const LaunchConfig &config,
     launch.dramReadSectors = all[0]->readSectors.count();
     launch.dramWriteSectors = all[0]->writeSectors.count();
     launch.l2ReadSectors = all[0]->l2Sectors.count();
+  }
+  for (unsigned i = 0; i < count; ++i) {
+    all[i]->ownedReleases.clear();
+    for (Thread &t : all[i]->threads)
+      t.acquired.clear();
   }
   activeSync = nullptr;
   recordLaunchCosts(kernel, config, launch);

@@ -256,6 +256,7 @@ private:
               FunctionType::get(voidTy, {i32, ptr, ptr, i32, i32}, false))
         .Case("cp_async_commit", FunctionType::get(voidTy, {i32}, false))
         .Case("cp_async_wait", FunctionType::get(voidTy, {i32, i32}, false))
+        .Case("fence", FunctionType::get(voidTy, {i32}, false))
         .Default(nullptr);
   }
 
@@ -394,13 +395,15 @@ private:
         for (BasicBlock &block : f)
           for (Instruction &inst : block)
             if (isa<LoadInst, StoreInst, AtomicRMWInst, AtomicCmpXchgInst,
-                    CallBase>(inst) &&
+                    FenceInst, CallBase>(inst) &&
                 !runtimeCalls.contains(&inst))
               work.push_back(&inst);
     for (Instruction *inst : work) {
       bool ok = true;
       if (auto *call = dyn_cast<CallBase>(inst))
         ok = rewriteCall(*call);
+      else if (auto *fence = dyn_cast<FenceInst>(inst))
+        rewriteFence(*fence);
       else
         ok = instrumentAccess(*inst);
       if (!ok)
@@ -445,12 +448,18 @@ private:
       // ld.acquire (and ld.volatile, which PTX polls are written with).
       if (isAcquireOrStronger(load->getOrdering()) || load->isVolatile())
         flags |= AccessFlags::AccessAcquire;
+      // ld.relaxed / ld.volatile: strong, but ordering nothing by itself.
+      if ((load->isAtomic() && !isAcquireOrStronger(load->getOrdering())) ||
+          load->isVolatile())
+        flags |= AccessFlags::AccessRelaxed;
     } else if (auto *store = dyn_cast<StoreInst>(&inst)) {
       accessed = store->getValueOperand()->getType();
       flags = AccessFlags::AccessWrite;
       operand = StoreInst::getPointerOperandIndex();
       if (isReleaseOrStronger(store->getOrdering()))
         flags |= AccessFlags::AccessRelease;
+      else if (store->isAtomic() || store->isVolatile())
+        flags |= AccessFlags::AccessRelaxed;
     } else if (auto *rmw = dyn_cast<AtomicRMWInst>(&inst)) {
       address = rmw->getPointerOperand();
       accessed = rmw->getValOperand()->getType();
@@ -506,6 +515,20 @@ private:
     }
     mem.eraseFromParent();
     return true;
+  }
+
+  /// An LLVM fence of device or system scope becomes a runtime fence too
+  /// (see membar.gl); the host fence stays.
+  void rewriteFence(FenceInst &fence) {
+    SmallVector<StringRef> scopes;
+    context.getSyncScopeNames(scopes);
+    StringRef scope = fence.getSyncScopeID() < scopes.size()
+                          ? scopes[fence.getSyncScopeID()]
+                          : StringRef();
+    if (scope == "block" || scope == "singlethread" || scope == "wavefront")
+      return;
+    IRBuilder<> b(&fence);
+    callRuntime(b, "fence", {site(*fence.getFunction(), describe(fence))});
   }
 
   bool rewriteCall(CallBase &call) {
@@ -584,11 +607,15 @@ private:
       callRuntime(b, "barrier", {barrierSite(f), arg(0), arg(1)});
     } else if (name == "bar.warp.sync") {
       callRuntime(b, "syncwarp", {site(f, "bar.warp.sync"), arg(0)});
-    } else if (name.starts_with("membar.") || name.starts_with("fence.") ||
+    } else if (name == "membar.gl" || name == "membar.sys" ||
                name == "fence.sc.cluster") {
-      // One block's threads run one at a time on one OS thread and see each
-      // other's writes in program order; blocks never wait for each other.
-      // Fences order nothing further here.
+      // A fence beyond the block: the runtime's cross-block race check
+      // needs it (a block's stores are published by a release only when
+      // fenced); the host needs nothing (one block's threads run on one OS
+      // thread, the publishing stores and polls are host atomics).
+      callRuntime(b, "fence", {site(f, "llvm.nvvm." + name)});
+    } else if (name.starts_with("membar.") || name.starts_with("fence.")) {
+      // Block scope (membar.cta) and proxy fences order nothing here.
     } else if (name.consume_front("shfl.sync.")) {
       if (!rewriteShuffle(call, b, name, result))
         return false;
