@@ -11,7 +11,8 @@
 // staging tile, [128 x (128 + 8)] f32 over the operand tiles, and the scan
 // scratch and decay weights before it; without the fusion 33440: [2 x 32 x
 // 128] bf16 tiles of x and of half of B's columns, the decay weights, scan
-// scratch; the check takes the larger of the two) is
+// scratch; the check measures the kernel the options build, fused here;
+// no fused output: the chunk state takes two blocks at these shapes) is
 // reported, one line, on the op; the serial form at the same shapes, which
 // needs (almost) no shared memory, still lowers (no error between the two
 // reports).

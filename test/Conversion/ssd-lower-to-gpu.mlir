@@ -127,8 +127,9 @@ func.func @serial_kernel_body(%x: memref<?x80x64xbf16>, %dt: memref<?x80xbf16>, 
 // thread, S_prev stored as bf16.
 // CHECK:       gpu.launch {{.*}} threads({{.*}}) in (%{{.*}} = %c256{{.*}}, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}) {
 // CHECK:         vector.store {{.*}} : memref<?x128x64x128xbf16>, vector<4xbf16>
-// 3. The output kernel (128 threads) and the final-state stores.
-// CHECK:       gpu.launch {{.*}} threads({{.*}}) in (%{{.*}} = %c128{{.*}}, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}) workgroup(%{{.*}} : memref<19200xi8, #gpu.address_space<workgroup>>)
+// 3. The output kernel (128 threads; y leaves from the fragments, no
+// staging tile) and the final-state stores.
+// CHECK:       gpu.launch {{.*}} threads({{.*}}) in (%{{.*}} = %c128{{.*}}, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}) workgroup(%{{.*}} : memref<17152xi8, #gpu.address_space<workgroup>>)
 // CHECK:         nvvm.mma.sync
 // CHECK-NOT:   gpu.launch
 // CHECK-NOT:   ssd.chunk_scan_varlen

@@ -156,11 +156,11 @@ struct ChunkRoleShared {
   int64_t stateStage, stateStride;
   /// Fused output (0 without): per chunk token, [tokenSlots] f32 each, the
   /// compensated cum (hi, lo), d and exp(cum); the output's operand stages
-  /// (A [outputRows x kStep], B = x [kStep x paddedP]) and y staging tile
-  /// [outputRows x yStride] f32, over the dS operand tiles; S_prev as the
-  /// mma element, [paddedP x reductionN], resident after them.
+  /// (A [outputRows x kStep], B = x [kStep x paddedP]), over the dS
+  /// operand tiles; S_prev as the mma element, [paddedP x reductionN],
+  /// resident after them.
   int64_t tokenSlots, cumHi, cumLo, dt, rowDecay;
-  int64_t outA, outB, yTile, yStride, sPrev;
+  int64_t outA, outB, sPrev;
   int64_t bytes, fusedBytes;
 };
 struct CBRoleShared {
@@ -169,9 +169,6 @@ struct CBRoleShared {
 };
 struct OutputRoleShared {
   int64_t rowHi, rowLo, rowDecay, aHigh, aLow, bHigh, bLow;
-  /// After the mma loops: the [64 x yStride] f32 accumulator tile, at aHigh,
-  /// so that y leaves in whole 16-byte row chunks.
-  int64_t yTile, yStride;
   int64_t bytes;
 };
 
@@ -275,11 +272,7 @@ struct ChunkedPlan {
         o.add(region);
         s.outA = o.add(swizzledTileBytes(outputRows, kStep, 2));
         s.outB = o.add(swizzledTileBytes(kStep, paddedP, 2));
-        // The same padding as the output kernel's y tile.
-        s.yStride = paddedP + 8;
-        s.yTile = region;
-        int64_t end = std::max(
-            {s.fusedBytes, o.size(), region + 4 * outputRows * s.yStride});
+        int64_t end = std::max(s.fusedBytes, o.size());
         s.sPrev = llvm::alignTo(end, kViewAlignment);
         s.fusedBytes = llvm::alignTo(
             s.sPrev + swizzledTileBytes(paddedP, reductionN), kViewAlignment);
@@ -320,13 +313,7 @@ struct ChunkedPlan {
       int64_t bBytes = std::max(swizzledTileBytes(paddedP, kStep, 2),
                                 swizzledTileBytes(kStep, paddedP, 2));
       std::tie(s.bHigh, s.bLow) = highLow(l, bBytes);
-      // Rows padded by 8 words: the 8-byte accumulator pairs a half-warp
-      // writes (8 rows x 4 pairs) then cover all 32 banks once.
-      s.yStride = paddedP + 8;
-      s.yTile = s.aHigh;
-      s.bytes = std::max<int64_t>(
-          l.size(),
-          llvm::alignTo(s.yTile + 4 * kRowTile * s.yStride, kViewAlignment));
+      s.bytes = l.size();
     }
     launch1Bytes = std::max(chunkShared.bytes, cbShared.bytes);
     fusedLaunch1Bytes = std::max(chunkShared.fusedBytes, cbShared.bytes);
@@ -1001,24 +988,6 @@ private:
     return s;
   }
 
-  /// Where element column `col` of a row lives in the output kernel's y
-  /// staging tile. The epilogue's quarter-warps read a row as 16-byte chunks
-  /// 2j (then 2j + 1), j < 8: chunks 0, 2, .., 14 would fill four of the
-  /// eight bank groups twice (a 2-way conflict on every read). Swapping the
-  /// chunk pairs whose index has bit 3 set (chunk ^= (chunk >> 3) & 1)
-  /// moves the upper four to the other four groups. A bijection on the
-  /// row's chunks, whose count is even; the fragment stores, which write
-  /// one chunk pair of every row at once, keep their (conflict-free)
-  /// pattern.
-  static Value yTileColumn(ImplicitLocOpBuilder &b, Value col) {
-    Value chunk = arith::ShRUIOp::create(b, col, idx(b, 2));
-    Value flip = arith::AndIOp::create(
-        b, arith::ShRUIOp::create(b, chunk, idx(b, 3)), idx(b, 1));
-    Value swizzled = arith::XOrIOp::create(b, chunk, flip);
-    return add(b, mul(b, swizzled, 4),
-               arith::AndIOp::create(b, col, idx(b, 3)));
-  }
-
   /// For each pair of horizontally adjacent accumulators (columns col and
   /// col + 1) of the warp's tile: `body(row, col, first, second)`.
   void forEachAccumulatorPair(
@@ -1035,22 +1004,20 @@ private:
   }
 
   /// Stages the warp tile's accumulators (where the tile is active) in the
-  /// f32 shared view `view`, a pair per 8-byte store, at (row, column(col))
-  /// of each fragment pair: so that a later loop can read the tile in
-  /// whole 16-byte chunks instead of the fragments' 4-byte pieces.
-  void stageAccumulators(
-      ImplicitLocOpBuilder &b, const MmaLane &lane, const WarpTile &tile,
-      ValueRange acc, Value view,
-      function_ref<Value(ImplicitLocOpBuilder &, Value)> column = nullptr) {
+  /// f32 shared view `view`, a pair per 8-byte store, at (row, col) of
+  /// each fragment pair: so that a later loop can read the tile in whole
+  /// 16-byte chunks instead of the fragments' 4-byte pieces.
+  void stageAccumulators(ImplicitLocOpBuilder &b, const MmaLane &lane,
+                         const WarpTile &tile, ValueRange acc, Value view) {
     e.ifThen(b, tile.active, [&](ImplicitLocOpBuilder &b) {
-      forEachAccumulatorPair(
-          b, lane, tile, acc,
-          [&](ImplicitLocOpBuilder &b, Value row, Value col, Value v0,
-              Value v1) {
-            Value pair = vector::FromElementsOp::create(
-                b, VectorType::get({2}, b.getF32Type()), ValueRange{v0, v1});
-            vectorStore(b, pair, view, {row, column ? column(b, col) : col}, 8);
-          });
+      forEachAccumulatorPair(b, lane, tile, acc,
+                             [&](ImplicitLocOpBuilder &b, Value row, Value col,
+                                 Value v0, Value v1) {
+                               Value pair = vector::FromElementsOp::create(
+                                   b, VectorType::get({2}, b.getF32Type()),
+                                   ValueRange{v0, v1});
+                               vectorStore(b, pair, view, {row, col}, 8);
+                             });
     });
   }
 
@@ -1517,8 +1484,6 @@ private:
     layout.warps = plan.fusedOutputWarps;
     layout.aHigh = sh.outA;
     layout.bHigh = sh.outB;
-    layout.yTile = sh.yTile;
-    layout.yStride = sh.yStride;
     layout.inBlock = true;
     layout.cumHi = sh.cumHi;
     layout.cumLo = sh.cumLo;
@@ -1855,7 +1820,7 @@ private:
   struct OutputTileLayout {
     int64_t threads = kOutputThreads, rows = kRowTile;
     WarpLayout warps;
-    int64_t aHigh = 0, aLow = 0, bHigh = 0, bLow = 0, yTile = 0, yStride = 0;
+    int64_t aHigh = 0, aLow = 0, bHigh = 0, bLow = 0;
     bool inBlock = false;
     // Output kernel: the tile's rows' cum (hi, lo) and exp(cum), [rows].
     int64_t rowHi = 0, rowLo = 0, rowDecay = 0;
@@ -1872,8 +1837,6 @@ private:
     l.aLow = sh.aLow;
     l.bHigh = sh.bHigh;
     l.bLow = sh.bLow;
-    l.yTile = sh.yTile;
-    l.yStride = sh.yStride;
     l.rowHi = sh.rowHi;
     l.rowLo = sh.rowLo;
     l.rowDecay = sh.rowDecay;
@@ -2047,36 +2010,40 @@ private:
       MmaOperand xs =
           operand(b, k, layout.bHigh, layout.bLow, kStep, plan.paddedP, true);
       const bool rawX = copiesRaw(e.x, x.headDim);
-      // W chunks: thread -> column chunk tid % 4 of rows tid / 4 + m
-      // threads / 4, so each thread loads one set of column data.
-      const int64_t wPerThread = rows * (kStep / 8) / threads;
-      assert(wPerThread >= 1 && rows * (kStep / 8) % threads == 0 &&
-             "whole W chunks per thread");
-      Value wCol = mul(b, remu(b, tid, kStep / 8), 8);
-      Value wRow = divu(b, tid, kStep / 8);
+      // W pieces of kWCols columns: thread -> column piece tid % 8 of rows
+      // tid / 8 + m threads / 8, so each thread loads one set of column
+      // data (cum hi, lo and d: one 16-byte load each, the quarter-warp
+      // reading 128 contiguous bytes) and keeps its rows' cum in registers.
+      constexpr int64_t kWCols = 4, piecesPerRow = kStep / kWCols;
+      const int64_t wPerThread = rows * piecesPerRow / threads;
+      assert(wPerThread >= 1 && rows * piecesPerRow % threads == 0 &&
+             "whole W pieces per thread");
+      Value wCol = mul(b, remu(b, tid, piecesPerRow), kWCols);
+      Value wRow = divu(b, tid, piecesPerRow);
       SmallVector<int64_t> wRows;
       for (int64_t m = 0; m < wPerThread; ++m)
-        wRows.push_back(m * (threads / (kStep / 8)));
+        wRows.push_back(m * (threads / piecesPerRow));
+      auto f32xW = VectorType::get({kWCols}, f32t);
       // The cum of each W row this thread fills, loaded once for all steps.
       SmallVector<std::pair<Value, Value>> wRowCum;
       for (int64_t dr : wRows) {
         Value r = add(b, wRow, dr);
         wRowCum.push_back({rowValue(b, rowHi, r), rowValue(b, rowLo, r)});
       }
-      // cum and d of the 8 columns jb.. (zeros past the chunk, never used).
+      // cum and d of the columns jb.. (zeros past the chunk, never used).
       auto columnValues = [&](ImplicitLocOpBuilder &b, Value jb) {
         return ifValues(b, ult(b, jb, c.len), [&](ImplicitLocOpBuilder &b) {
-          auto f32x8 = VectorType::get({8}, b.getF32Type());
           SmallVector<Value> v;
           if (layout.inBlock) {
             for (int64_t offset : {layout.cumHi, layout.cumLo, layout.dt})
               v.push_back(vectorLoad(
-                  b, f32x8, sharedView(b, k, offset, {layout.tokenSlots}, f32t),
-                  {jb}, 16));
+                  b, f32xW, sharedView(b, k, offset, {layout.tokenSlots}, f32t),
+                  {jb}, 4 * kWCols));
             return v;
           }
           for (Value source : {cumHi, cumLo, dts})
-            v.push_back(vectorLoad(b, f32x8, source, {chunk, head, jb}, 16));
+            v.push_back(
+                vectorLoad(b, f32xW, source, {chunk, head, jb}, 4 * kWCols));
           return v;
         });
       };
@@ -2090,7 +2057,11 @@ private:
           Value i = add(b, add(b, i0, wRow), dr);
           Value any = both(b, ult(b, i, c.len), ule(b, jb, i));
           Value row = minu(b, i, sub(b, c.len, idx(b, 1)));
-          values.push_back(loadEight(b, cb, {chunk, group, row, jb}, 8, any));
+          values.push_back(
+              ifValues(b, any, [&](ImplicitLocOpBuilder &b) {
+                return SmallVector<Value>{vectorLoad(
+                    b, f32xW, cb, {chunk, group, row, jb}, 4 * kWCols)};
+              }).front());
         }
         SwizzledTile xStage = xs.high.stage(b, stage);
         forEachChunk(
@@ -2122,7 +2093,7 @@ private:
           auto [hiI, loI] = cum;
           Value g = values[next++];
           SmallVector<Value> w;
-          for (int64_t q = 0; q < 8; ++q) {
+          for (int64_t q = 0; q < kWCols; ++q) {
             auto at = [&](Value v) {
               return vector::ExtractOp::create(b, v, ArrayRef<int64_t>{q})
                   .getResult();
@@ -2136,10 +2107,17 @@ private:
                 at(column[2]));
             w.push_back(select(b, valid, weight, f32(b, 0.0)));
           }
-          depositConverted(b,
-                           vector::FromElementsOp::create(
-                               b, VectorType::get({8}, b.getF32Type()), w),
-                           wStage, r, wCol);
+          Value piece = vector::FromElementsOp::create(b, f32xW, w);
+          auto storePiece = [&](const SwizzledTile &t, Value v) {
+            // A piece stays inside its 16-byte chunk, which the swizzle
+            // moves as a whole.
+            Value br = t.bufferRow(b, r);
+            vectorStore(b, v, t.buffer, {br, t.physicalColumn(b, br, wCol)},
+                        2 * kWCols);
+          };
+          storePiece(wStage.high, toMmaElement(b, piece, plan.element));
+          if (wStage.split())
+            storePiece(wStage.low, mmaLowPart(b, piece, plan.element));
         }
         MmaOperand xStage = atStage(b, xs, stage);
         forEachChunk(b, tid, threads, kStep, plan.paddedP,
@@ -2166,47 +2144,12 @@ private:
           });
     }
 
-    // y = acc + D x, rounded once to the model type.
+    // y = acc + D x, rounded once to the model type, stored straight from
+    // the fragments: a lane's two adjacent columns as one pair (4 bytes for
+    // 16-bit models). Staging the tile through shared memory for whole
+    // 16-byte rows cost as many shared-memory wavefronts as a fifth of the
+    // block's mma operand loads; the pairs' partial sectors merge in L2.
     Value dSkip = e.D ? e.loadF32(b, e.D, {head}) : Value();
-    if (x.headDim % 8 == 0) {
-      // Through shared memory, so that each thread writes whole 16-byte
-      // chunks of y rows (and reads x for the skip term the same way)
-      // instead of the fragments' 4-byte pieces. The mma loops ended with a
-      // barrier, so the A tiles' bytes are free.
-      Value yTile =
-          sharedView(b, k, layout.yTile, {rows, layout.yStride}, f32t);
-      stageAccumulators(
-          b, mmaLaneInfo, tile, acc, yTile,
-          [&](ImplicitLocOpBuilder &b, Value p) { return yTileColumn(b, p); });
-      gpu::BarrierOp::create(b);
-      auto f32x4 = VectorType::get({4}, f32t);
-      forEachChunk(
-          b, tid, threads, rows, x.headDim,
-          [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value p) {
-            Value row = add(b, i0, r);
-            e.ifThen(b, ult(b, row, c.len), [&](ImplicitLocOpBuilder &b) {
-              Value t = add(b, c.first, row);
-              Value lo =
-                  vectorLoad(b, f32x4, yTile, {r, yTileColumn(b, p)}, 16);
-              Value hi = vectorLoad(b, f32x4, yTile,
-                                    {r, yTileColumn(b, add(b, p, 4))}, 16);
-              Value y8 = vector::ShuffleOp::create(
-                  b, lo, hi, ArrayRef<int64_t>{0, 1, 2, 3, 4, 5, 6, 7});
-              if (dSkip) {
-                Value xs = loadEight(b, e.x, {t, head, p}, x.headDim,
-                                     boolean(b, true));
-                Value d8 = vector::BroadcastOp::create(
-                    b, VectorType::get({8}, f32t), dSkip);
-                y8 = fadd(b, y8, fmul(b, d8, xs));
-              }
-              if (!modelType.isF32())
-                y8 = arith::TruncFOp::create(b, VectorType::get({8}, modelType),
-                                             y8);
-              vectorStore(b, y8, e.y, {t, head, p}, 16);
-            });
-          });
-      return;
-    }
     e.ifThen(b, tile.active, [&](ImplicitLocOpBuilder &b) {
       forEachAccumulatorPair(
           b, mmaLaneInfo, tile, acc,
@@ -2216,18 +2159,51 @@ private:
               Value t = add(b, c.first, row);
               Value y0 = v0, y1 = v1;
               if (dSkip) {
-                Value pc = minu(b, add(b, p, 1), idx(b, x.headDim - 1));
-                Value p0 = minu(b, p, idx(b, x.headDim - 1));
-                y0 = fadd(b, y0,
-                          fmul(b, dSkip, e.loadF32(b, e.x, {t, head, p0})));
-                y1 = fadd(b, y1,
-                          fmul(b, dSkip, e.loadF32(b, e.x, {t, head, pc})));
+                auto [x0, x1] = loadPair(b, e.x, {t, head, p}, x.headDim);
+                y0 = fadd(b, y0, fmul(b, dSkip, x0));
+                y1 = fadd(b, y1, fmul(b, dSkip, x1));
               }
               storePair(b, e.y, {t, head, p}, idx(b, x.headDim), y0, y1,
                         x.headDim % 2 == 0);
             });
           });
     });
+  }
+
+  /// Elements ..col and ..col+1 of `memref` along its last dimension as
+  /// f32 (0 at or past `extent`): one 2-element load when the extent is
+  /// even (col is even, so both are inside or neither), else two.
+  std::pair<Value, Value> loadPair(ImplicitLocOpBuilder &b, Value memref,
+                                   SmallVector<Value> indices, int64_t extent) {
+    Value col = indices.back();
+    if (extent % 2 == 0) {
+      Type element = cast<MemRefType>(memref.getType()).getElementType();
+      auto f32x2 = VectorType::get({2}, b.getF32Type());
+      Value pair =
+          ifValues(b, ult(b, col, extent), [&](ImplicitLocOpBuilder &b) {
+            Value v =
+                vectorLoad(b, VectorType::get({2}, element), memref, indices,
+                           2 * element.getIntOrFloatBitWidth() / 8);
+            if (!element.isF32())
+              v = arith::ExtFOp::create(b, f32x2, v);
+            return SmallVector<Value>{v};
+          }).front();
+      auto at = [&](int64_t q) {
+        return vector::ExtractOp::create(b, pair, ArrayRef<int64_t>{q})
+            .getResult();
+      };
+      return {at(0), at(1)};
+    }
+    SmallVector<Value> both;
+    for (int64_t q = 0; q < 2; ++q) {
+      SmallVector<Value> at(indices);
+      at.back() = add(b, col, q);
+      both.push_back(e.ifElse(
+          b, ult(b, at.back(), extent), b.getF32Type(),
+          [&](ImplicitLocOpBuilder &b) { return e.loadF32(b, memref, at); },
+          [&](ImplicitLocOpBuilder &b) { return f32(b, 0.0); }));
+    }
+    return {both[0], both[1]};
   }
 };
 
