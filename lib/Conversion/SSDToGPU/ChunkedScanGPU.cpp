@@ -1357,6 +1357,24 @@ private:
     Value isFirst = eq(b, j, idx(b, 0));
     Value isLast =
         ule(b, sub(b, s.end, add(b, s.begin, mul(b, j, L))), idx(b, L));
+    // A writing sequence's last chunk stores its final state straight into
+    // its pool slot when no other sequence reads that slot (its own first
+    // chunk read it before the chain reached this block); a contested
+    // writer leaves it to the last launch, after every pool read.
+    Value direct = isLast;
+    if (e.hasInitialState) {
+      direct = e.ifElse(
+          b, isLast, b.getI1Type(),
+          [&](ImplicitLocOpBuilder &b) -> Value {
+            Value contested = contestedWriter(
+                b, e, seq, tid, remu(b, tid, 32),
+                sharedView(b, k, plan.chunkShared.locateScratch,
+                           {kChunkThreads / 32}, b.getI32Type()),
+                kChunkThreads);
+            return arith::XOrIOp::create(b, contested, boolean(b, true));
+          },
+          [&](ImplicitLocOpBuilder &b) -> Value { return boolean(b, false); });
+    }
     Value slotIn = remu(b, add(b, chunk, idx(b, 1)), 2);
     Value slotOut = remu(b, chunk, 2);
     // dS through shared memory (the operand tiles are free once every
@@ -1428,11 +1446,16 @@ private:
               vectorStore(b, mmaLowPart(b, state, plan.element), prevLow, at,
                           2 * v);
             Value updated = fadd(b, fmul(b, decays, state), dS);
-            e.ifThen(b, isLast, [&](ImplicitLocOpBuilder &b) {
-              e.ifThen(b, s.writesState, [&](ImplicitLocOpBuilder &b) {
-                storeStateVector(b, updated, states, at);
-              });
-            });
+            e.ifThen(
+                b, both(b, isLast, s.writesState),
+                [&](ImplicitLocOpBuilder &b) {
+                  auto ifDirect = scf::IfOp::create(b, direct, true);
+                  ImplicitLocOpBuilder d(b.getLoc(), b.getContext());
+                  d.setInsertionPoint(ifDirect.thenBlock()->getTerminator());
+                  storeStateVector(d, updated, e.pool, {s.slot, head, p, col});
+                  d.setInsertionPoint(ifDirect.elseBlock()->getTerminator());
+                  storeStateVector(d, updated, states, at);
+                });
             e.ifThen(b, arith::XOrIOp::create(b, isLast, boolean(b, true)),
                      [&](ImplicitLocOpBuilder &b) {
                        storeStateVector(b, updated, ring,
@@ -1765,51 +1788,63 @@ private:
           Value rest2 = remu(f, linear, x.heads * storeParts);
           Value head2 = divu(f, rest2, storeParts);
           Value part = remu(f, rest2, storeParts);
-          Value element =
-              mul(f, add(f, mul(f, part, kOutputThreads), k.thread.x), v);
-          e.ifThen(f, ult(f, element, elements), [&](ImplicitLocOpBuilder &f) {
-            forChunkedSequence(
-                f, entry, [&](ImplicitLocOpBuilder &f, Value seq) {
-                  SequenceInfo s = e.sequence(f, seq);
-                  e.ifThen(f, s.writesState, [&](ImplicitLocOpBuilder &f) {
-                    Value p = divu(f, element, x.dstate);
-                    Value n = remu(f, element, x.dstate);
-                    Value final;
-                    if (fused) {
-                      // The final state sits at the last chunk; a sequence
-                      // without chunks keeps its initial state.
-                      Value begin = toIndex(f, load(f, chunkBegin, {seq}));
-                      Value end = toIndex(
-                          f, load(f, chunkBegin, {add(f, seq, idx(f, 1))}));
-                      Value last = sub(f, maxu(f, end, idx(f, 1)), idx(f, 1));
-                      Value empty = eq(f, begin, end);
-                      final = ifValues(f, empty, [&](ImplicitLocOpBuilder &f) {
-                                return ifValues(
-                                    f, s.readsInitial,
-                                    [&](ImplicitLocOpBuilder &f) {
-                                      return SmallVector<Value>{loadStateVector(
-                                          f, e.pool, {s.slot, head2, p, n})};
-                                    });
-                              }).front();
-                      Value ended =
-                          ifValues(
-                              f,
-                              arith::XOrIOp::create(f, empty, boolean(f, true)),
-                              [&](ImplicitLocOpBuilder &f) {
+          Value tid = k.thread.x;
+          Value element = mul(f, add(f, mul(f, part, kOutputThreads), tid), v);
+          forChunkedSequence(f, entry, [&](ImplicitLocOpBuilder &f, Value seq) {
+            SequenceInfo s = e.sequence(f, seq);
+            // Fused: the final state sits at the last chunk, unless the
+            // chunk kernel stored it into the pool already (an uncontested
+            // writer, the same vote as there); a sequence without chunks
+            // keeps its initial state.
+            Value begin, end, empty, stored = boolean(f, false);
+            if (fused) {
+              begin = toIndex(f, load(f, chunkBegin, {seq}));
+              end = toIndex(f, load(f, chunkBegin, {add(f, seq, idx(f, 1))}));
+              empty = eq(f, begin, end);
+              Value contested = boolean(f, false);
+              if (e.hasInitialState)
+                contested = contestedWriter(
+                    f, e, seq, tid, remu(f, tid, 32),
+                    sharedView(f, k, 0, {kOutputThreads / 32}, f.getI32Type()),
+                    kOutputThreads);
+              stored =
+                  both(f, arith::XOrIOp::create(f, empty, boolean(f, true)),
+                       arith::XOrIOp::create(f, contested, boolean(f, true)));
+            }
+            Value stores =
+                both(f, both(f, s.writesState, ult(f, element, elements)),
+                     arith::XOrIOp::create(f, stored, boolean(f, true)));
+            e.ifThen(f, stores, [&](ImplicitLocOpBuilder &f) {
+              Value p = divu(f, element, x.dstate);
+              Value n = remu(f, element, x.dstate);
+              Value final;
+              if (fused) {
+                Value last = sub(f, maxu(f, end, idx(f, 1)), idx(f, 1));
+                final = ifValues(f, empty, [&](ImplicitLocOpBuilder &f) {
+                          return ifValues(
+                              f, s.readsInitial, [&](ImplicitLocOpBuilder &f) {
                                 return SmallVector<Value>{loadStateVector(
-                                    f, states, {last, head2, p, n})};
-                              })
-                              .front();
-                      final = select(f, empty, final, ended);
-                    } else {
-                      final = loadStateVector(f, finals, {entry, head2, p, n});
-                    }
-                    storeStateVector(f, final, e.pool, {s.slot, head2, p, n});
-                  });
-                });
+                                    f, e.pool, {s.slot, head2, p, n})};
+                              });
+                        }).front();
+                Value ended =
+                    ifValues(f,
+                             arith::XOrIOp::create(f, empty, boolean(f, true)),
+                             [&](ImplicitLocOpBuilder &f) {
+                               return SmallVector<Value>{loadStateVector(
+                                   f, states, {last, head2, p, n})};
+                             })
+                        .front();
+                final = select(f, empty, final, ended);
+              } else {
+                final = loadStateVector(f, finals, {entry, head2, p, n});
+              }
+              storeStateVector(f, final, e.pool, {s.slot, head2, p, n});
+            });
           });
         },
-        fusedOutput ? 0 : plan.launch3Bytes);
+        // The final-state blocks' vote: a flag per warp.
+        fusedOutput ? 4 * (kOutputThreads / 32) : plan.launch3Bytes);
   }
 
   /// Where an output tile's operands and row values live: the output

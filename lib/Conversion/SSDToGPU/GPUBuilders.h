@@ -198,6 +198,18 @@ Value warpSum(ImplicitLocOpBuilder &b, Value v);
 /// Any lane of the warp has `predicate` set (vote.any), in every lane.
 Value warpAny(ImplicitLocOpBuilder &b, Value predicate);
 
+/// Sequence `seq`'s pool slot as cache_indices holds it (i32, unchecked).
+Value rawPoolSlot(ImplicitLocOpBuilder &b, const ScanEmitter &e, Value seq);
+
+/// Whether `seq` writes a pool slot that another sequence of the batch
+/// reads (has_initial_state): its write must wait until they have read.
+/// The same answer in every thread of the block (`threads` threads, thread
+/// id `tid`, lane `lane`; `seq` uniform over the block): a vote over the
+/// batch, with two barriers. `warpFlags` is [threads / 32] i32 of shared
+/// memory. Needs `e.hasInitialState`.
+Value contestedWriter(ImplicitLocOpBuilder &b, ScanEmitter &e, Value seq,
+                      Value tid, Value lane, Value warpFlags, int64_t threads);
+
 /// Values combined along a scan: an associative operation on tuples of
 /// values, applied in a fixed order (so every launch computes the same bits).
 using ScanCombineFn = function_ref<SmallVector<Value>(

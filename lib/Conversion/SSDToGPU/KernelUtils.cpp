@@ -242,3 +242,64 @@ SmallVector<Value> WorkspaceBuilder::allocate(ImplicitLocOpBuilder &b,
         memref::ViewOp::create(b, entry.type, workspace, offset, entry.sizes));
   return views;
 }
+
+Value mlir::ssd::detail::rawPoolSlot(ImplicitLocOpBuilder &b,
+                                     const ScanEmitter &e, Value seq) {
+  SmallVector<Value, 2> at;
+  if (cast<MemRefType>(e.cacheIndices.getType()).getRank() == 2)
+    at.push_back(ir::idx(b, 0));
+  at.push_back(seq);
+  return memref::LoadOp::create(b, e.cacheIndices, at);
+}
+
+Value mlir::ssd::detail::contestedWriter(ImplicitLocOpBuilder &b,
+                                         ScanEmitter &e, Value seq, Value tid,
+                                         Value lane, Value warpFlags,
+                                         int64_t threads) {
+  using namespace ir;
+  SequenceInfo s = e.sequence(b, seq);
+  return e.ifElse(
+      b, s.writesState, b.getI1Type(),
+      [&](ImplicitLocOpBuilder &b) -> Value {
+        Value slot = rawPoolSlot(b, e, seq);
+        // This thread's share of the batch: sequences tid, tid + threads...
+        Value steps = ceilDiv(b, sub(b, maxu(b, e.batch, tid), tid), threads);
+        Value found = e.reduce(
+            b, idx(b, 0), steps, boolean(b, false),
+            [&](ImplicitLocOpBuilder &b, Value i, Value acc) -> Value {
+              Value other = add(b, tid, mul(b, i, threads));
+              Value reads = e.ifElse(
+                  b, eq(b, rawPoolSlot(b, e, other), slot), b.getI1Type(),
+                  [&](ImplicitLocOpBuilder &b) -> Value {
+                    return memref::LoadOp::create(b, e.hasInitialState, other);
+                  },
+                  [&](ImplicitLocOpBuilder &b) -> Value {
+                    return boolean(b, false);
+                  });
+              Value hit = both(b, reads,
+                               arith::CmpIOp::create(
+                                   b, arith::CmpIPredicate::ne, other, seq));
+              return either(b, acc, hit);
+            });
+        Value warpFound = warpAny(b, found);
+        Value warp = divu(b, tid, 32);
+        e.ifThen(b, eq(b, lane, idx(b, 0)), [&](ImplicitLocOpBuilder &b) {
+          memref::StoreOp::create(
+              b, arith::ExtUIOp::create(b, b.getI32Type(), warpFound),
+              warpFlags, ValueRange{warp});
+        });
+        gpu::BarrierOp::create(b);
+        Value any = boolean(b, false);
+        for (int64_t w = 0; w < threads / 32; ++w)
+          any = either(
+              b, any,
+              arith::CmpIOp::create(
+                  b, arith::CmpIPredicate::ne,
+                  memref::LoadOp::create(b, warpFlags, ValueRange{idx(b, w)}),
+                  i32(b, 0)));
+        // Nobody rewrites the flags before every thread has read them.
+        gpu::BarrierOp::create(b);
+        return any;
+      },
+      [&](ImplicitLocOpBuilder &b) -> Value { return boolean(b, false); });
+}

@@ -92,9 +92,9 @@ public:
           if (mayShareSlots) {
             Value tid = add(b, mul(b, k.thread.y, 32), k.thread.x);
             Value warpFlags = sharedView(b, k, 0, {warps}, b.getI32Type());
-            contested =
-                both(b, runsHere,
-                     contestedWriter(b, seq, tid, k.thread.x, warpFlags));
+            contested = both(b, runsHere,
+                             contestedWriter(b, e, seq, tid, k.thread.x,
+                                             warpFlags, 32 * warps));
             Value recorder = both(b,
                                   both(b, eq(b, k.block.y, idx(b, 0)),
                                        eq(b, k.block.z, idx(b, 0))),
@@ -156,67 +156,6 @@ private:
     SequenceInfo s = e.sequence(b, seq);
     Value len = sub(b, arith::MaxSIOp::create(b, s.end, s.begin), s.begin);
     return ult(b, len, minChunkedSequence);
-  }
-
-  Value rawSlot(ImplicitLocOpBuilder &b, Value seq) {
-    SmallVector<Value, 2> at;
-    if (cast<MemRefType>(e.cacheIndices.getType()).getRank() == 2)
-      at.push_back(idx(b, 0));
-    at.push_back(seq);
-    return memref::LoadOp::create(b, e.cacheIndices, at);
-  }
-
-  /// Whether `seq` writes a slot that another sequence reads; the same
-  /// answer in every thread. Two barriers; `warpFlags` is [warps] i32.
-  Value contestedWriter(ImplicitLocOpBuilder &b, Value seq, Value tid,
-                        Value lane, Value warpFlags) {
-    SequenceInfo s = e.sequence(b, seq);
-    return e.ifElse(
-        b, s.writesState, b.getI1Type(),
-        [&](ImplicitLocOpBuilder &b) -> Value {
-          Value slot = rawSlot(b, seq);
-          const int64_t threads = 32 * warps;
-          // This thread's share of the batch: sequences tid, tid + threads...
-          Value steps = ceilDiv(b, sub(b, maxu(b, e.batch, tid), tid), threads);
-          Value found = e.reduce(
-              b, idx(b, 0), steps, boolean(b, false),
-              [&](ImplicitLocOpBuilder &b, Value i, Value acc) -> Value {
-                Value other = add(b, tid, mul(b, i, threads));
-                Value reads = e.ifElse(
-                    b, eq(b, rawSlot(b, other), slot), b.getI1Type(),
-                    [&](ImplicitLocOpBuilder &b) -> Value {
-                      return memref::LoadOp::create(b, e.hasInitialState,
-                                                    other);
-                    },
-                    [&](ImplicitLocOpBuilder &b) -> Value {
-                      return boolean(b, false);
-                    });
-                Value hit = both(b, reads,
-                                 arith::CmpIOp::create(
-                                     b, arith::CmpIPredicate::ne, other, seq));
-                return either(b, acc, hit);
-              });
-          Value warpFound = warpAny(b, found);
-          Value warp = divu(b, tid, 32);
-          e.ifThen(b, eq(b, lane, idx(b, 0)), [&](ImplicitLocOpBuilder &b) {
-            memref::StoreOp::create(
-                b, arith::ExtUIOp::create(b, b.getI32Type(), warpFound),
-                warpFlags, ValueRange{warp});
-          });
-          gpu::BarrierOp::create(b);
-          Value any = boolean(b, false);
-          for (int64_t w = 0; w < warps; ++w)
-            any = either(
-                b, any,
-                arith::CmpIOp::create(
-                    b, arith::CmpIPredicate::ne,
-                    memref::LoadOp::create(b, warpFlags, ValueRange{idx(b, w)}),
-                    i32(b, 0)));
-          // Nobody rewrites the flags before every thread has read them.
-          gpu::BarrierOp::create(b);
-          return any;
-        },
-        [&](ImplicitLocOpBuilder &b) -> Value { return boolean(b, false); });
   }
 
   /// V consecutive values of `memref` at `indices` (the last one the first
