@@ -7,16 +7,15 @@
 // LIMIT-OPTION: ssd-lower-to-gpu: shared-memory-limit must be positive, got 0
 
 // With a 30000-byte limit, the chunk kernel (chunk states and C Bᵀ) at
-// head_dim 128, dstate 256 (70320 bytes: the fused state passing's dS
-// staging tile, [128 x (128 + 8)] f32 over the operand tiles, and the scan
-// scratch and decay weights before it; without the fusion 33440: [2 x 32 x
-// 128] bf16 tiles of x and of half of B's columns, the decay weights, scan
-// scratch; the check measures the kernel the options build, fused here;
-// no fused output: the chunk state takes two blocks at these shapes) is
+// head_dim 128, dstate 256 (33440 bytes: [2 x 32 x 128] bf16 tiles of x and
+// of half of B's columns, the decay weights, scan scratch; fused state
+// passing needs no more, since the state update runs on the accumulator
+// fragments, and there is no fused output: the chunk state takes two
+// blocks at these shapes) is
 // reported, one line, on the op; the serial form at the same shapes, which
 // needs (almost) no shared memory, still lowers (no error between the two
 // reports).
-// LIMIT: error: ssd-lower-to-gpu: kernel 'chunk states and C B^T' of the chunked form needs 70320 bytes of shared memory per block, more than shared-memory-limit (30000 bytes), at head_dim (P) 128, dstate (N) 256, chunk_size 128
+// LIMIT: error: ssd-lower-to-gpu: kernel 'chunk states and C B^T' of the chunked form needs 33440 bytes of shared memory per block, more than shared-memory-limit (30000 bytes), at head_dim (P) 128, dstate (N) 256, chunk_size 128
 // LIMIT-NOT: error:
 // LIMIT: error: ssd-lower-to-gpu: kernel 'chunk states and C B^T' of the chunked form needs 134320 bytes of shared memory per block, more than shared-memory-limit (30000 bytes), at head_dim (P) 1024, dstate (N) 1024, chunk_size 256
 

@@ -54,10 +54,10 @@
 // barrier), takes S_prev from the ring slot (k - 1) % 2 (or the pool for a
 // sequence's first chunk), stores S_prev for the output kernel and
 // publishes S = exp(cum_last) S_prev + dS to ring slot k % 2 (a writing
-// sequence's last chunk to its final-state slot instead): stores,
-// membar.gl by every thread, barrier, st.release.gpu of its flag. dS goes
-// through shared memory first, so the update is a coalesced loop with few
-// registers live. Chunk k waits for chunk k - 1 even across sequences: the
+// sequence's last chunk to its pool slot, or for a contested writer to its
+// final-state slot): stores, membar.gl by every thread, barrier,
+// st.release.gpu of its flag. The update runs on the dS fragments, each
+// lane moving pairs of adjacent state elements. Chunk k waits for chunk k - 1 even across sequences: the
 // ring slot it overwrites was read by chunk k - 1, which published after
 // reading it. The ring is 2 H P N f32, so the published states stay in L2
 // instead of round-tripping DRAM. Pool reads move to launch 1, pool writes
@@ -151,9 +151,6 @@ struct ChunkRoleShared {
   int64_t locateScratch, chunkedScratch, located, scanHi, scanLo, lastCum,
       scale;
   int64_t xHigh, xLow, bHigh, bLow;
-  /// Fused state passing: the dS tile, [paddedP x stateStride] f32, over
-  /// the operand tiles once the matmul is done.
-  int64_t stateStage, stateStride;
   /// Fused output (0 without): per chunk token, [tokenSlots] f32 each, the
   /// compensated cum (hi, lo), d and exp(cum); the output's operand stages
   /// (A [outputRows x kStep], B = x [kStep x paddedP]), over the dS
@@ -260,13 +257,7 @@ struct ChunkedPlan {
       std::tie(s.bHigh, s.bLow) =
           highLow(l, swizzledTileBytes(kStep, stateCols, 2));
       s.bytes = l.size();
-      // 8 words of padding per row: the fragment stores (rows g, g + 8 of
-      // a half-warp, 8-byte pairs) then fall in distinct banks.
-      s.stateStage = s.xHigh;
-      s.stateStride = stateCols + 8;
-      s.fusedBytes = std::max<int64_t>(
-          s.bytes, llvm::alignTo(s.stateStage + 4 * paddedP * s.stateStride,
-                                 kViewAlignment));
+      s.fusedBytes = s.bytes;
       if (withOutput) {
         SharedLayout o;
         o.add(region);
@@ -1003,24 +994,6 @@ private:
         });
   }
 
-  /// Stages the warp tile's accumulators (where the tile is active) in the
-  /// f32 shared view `view`, a pair per 8-byte store, at (row, col) of
-  /// each fragment pair: so that a later loop can read the tile in whole
-  /// 16-byte chunks instead of the fragments' 4-byte pieces.
-  void stageAccumulators(ImplicitLocOpBuilder &b, const MmaLane &lane,
-                         const WarpTile &tile, ValueRange acc, Value view) {
-    e.ifThen(b, tile.active, [&](ImplicitLocOpBuilder &b) {
-      forEachAccumulatorPair(b, lane, tile, acc,
-                             [&](ImplicitLocOpBuilder &b, Value row, Value col,
-                                 Value v0, Value v1) {
-                               Value pair = vector::FromElementsOp::create(
-                                   b, VectorType::get({2}, b.getF32Type()),
-                                   ValueRange{v0, v1});
-                               vectorStore(b, pair, view, {row, col}, 8);
-                             });
-    });
-  }
-
   /// Stores `first`, `second` at indices ..col and ..col+1 of `memref`
   /// (rounded to its element type) where the columns are below `extent`:
   /// one 2-element store when both are and `pairs` (the row stride is even,
@@ -1377,92 +1350,96 @@ private:
     }
     Value slotIn = remu(b, add(b, chunk, idx(b, 1)), 2);
     Value slotOut = remu(b, chunk, 2);
-    // dS through shared memory (the operand tiles are free once every
-    // warp's last mma is done), then a loop over the tile in coalesced
-    // vectors of 4 state elements, as the unfused state pass does it: the
-    // same operations, so the same bits, and few registers live at a time.
+    // The update runs on the fragments: each lane takes its accumulator
+    // pairs (two adjacent state columns) and moves their S_prev, ring and
+    // pool values as 8-byte pairs, 8 rows x 32 bytes per warp access (whole
+    // sectors). The same operations per element as the unfused state pass,
+    // so the same bits; staging dS through shared memory for 16-byte rows
+    // cost more shared-memory wavefronts than it saved.
+    assert(!plan.split && "fused state passing is for 16-bit models");
     const ChunkRoleShared &sh = plan.chunkShared;
-    const int64_t cols = plan.stateCols;
-    Type f32t = b.getF32Type();
-    Value stage =
-        sharedView(b, k, sh.stateStage, {plan.paddedP, sh.stateStride}, f32t);
-    gpu::BarrierOp::create(b);
-    stageAccumulators(b, lane, tile, acc, stage);
-    // The fused output's S_prev tile: the loop below fills P x N of it; the
+    // The fused output's S_prev tile: the pairs below fill P x N of it; the
     // padding the mma reads (rows past P, columns past N) must be zeros.
     SwizzledTile prevTile;
     if (fusedOutput) {
       prevTile =
           sharedTile(b, k, sh.sPrev, plan.paddedP, plan.reductionN, mmaType);
-      if (plan.paddedP != x.headDim || prevTile.cols != x.dstate)
+      if (plan.paddedP != x.headDim || prevTile.cols != x.dstate) {
         forEachChunk(b, tid, kChunkThreads, plan.paddedP, prevTile.cols,
                      [&](ImplicitLocOpBuilder &b, int64_t, Value p, Value n) {
                        prevTile.storeChunk(
                            b, p, n, zeroOf(b, VectorType::get({8}, mmaType)));
                      });
+        gpu::BarrierOp::create(b);
+      }
     }
-    gpu::BarrierOp::create(b);
-    const int64_t v = stateVector();
-    auto vec = VectorType::get({v}, f32t);
-    Value decays = vector::BroadcastOp::create(b, vec, decay);
-    const int64_t perBlock = kChunkThreads * v;
-    const int64_t elements = x.headDim * cols;
-    e.loop(
-        b, idx(b, 0), idx(b, llvm::divideCeil(elements, perBlock)),
-        [&](ImplicitLocOpBuilder &b, Value it) {
-          Value element = mul(b, add(b, mul(b, it, kChunkThreads), tid), v);
-          Value p = divu(b, element, cols);
-          Value n = remu(b, element, cols);
-          Value col = add(b, n0, n);
-          Value inside =
-              both(b, ult(b, element, idx(b, elements)), ult(b, col, x.dstate));
-          e.ifThen(b, inside, [&](ImplicitLocOpBuilder &b) {
-            Value dS = vectorLoad(b, vec, stage, {p, n}, 4 * v);
-            auto ifFirst = scf::IfOp::create(
-                b, isFirst,
-                [&](OpBuilder &nested, Location loc) {
-                  ImplicitLocOpBuilder t(loc, nested);
-                  Value initial =
-                      ifValues(t, s.readsInitial, [&](ImplicitLocOpBuilder &b) {
-                        return SmallVector<Value>{
-                            loadStateVector(b, e.pool, {s.slot, head, p, col})};
-                      }).front();
-                  scf::YieldOp::create(t, initial);
-                },
-                [&](OpBuilder &nested, Location loc) {
-                  ImplicitLocOpBuilder t(loc, nested);
-                  scf::YieldOp::create(
-                      t, loadStateVector(t, ring, {slotIn, head, p, col}));
-                });
-            Value state = ifFirst.getResult(0);
-            SmallVector<Value> at{chunk, head, p, col};
-            Value prev = toMmaElement(b, state, plan.element);
-            if (fusedOutput)
-              vectorStore(b, prev, prevTile.buffer,
-                          {p, prevTile.physicalColumn(b, p, col)}, 2 * v);
-            else
-              vectorStore(b, prev, prevHigh, at, 2 * v);
-            if (plan.split)
-              vectorStore(b, mmaLowPart(b, state, plan.element), prevLow, at,
-                          2 * v);
-            Value updated = fadd(b, fmul(b, decays, state), dS);
-            e.ifThen(
-                b, both(b, isLast, s.writesState),
-                [&](ImplicitLocOpBuilder &b) {
-                  auto ifDirect = scf::IfOp::create(b, direct, true);
-                  ImplicitLocOpBuilder d(b.getLoc(), b.getContext());
-                  d.setInsertionPoint(ifDirect.thenBlock()->getTerminator());
-                  storeStateVector(d, updated, e.pool, {s.slot, head, p, col});
-                  d.setInsertionPoint(ifDirect.elseBlock()->getTerminator());
-                  storeStateVector(d, updated, states, at);
-                });
-            e.ifThen(b, arith::XOrIOp::create(b, isLast, boolean(b, true)),
-                     [&](ImplicitLocOpBuilder &b) {
-                       storeStateVector(b, updated, ring,
-                                        {slotOut, head, p, col});
-                     });
+    const int64_t N = x.dstate;
+    e.ifThen(b, tile.active, [&](ImplicitLocOpBuilder &b) {
+      forEachAccumulatorPair(
+          b, lane, tile, acc,
+          [&](ImplicitLocOpBuilder &b, Value p, Value n, Value dS0, Value dS1) {
+            Value col = add(b, n0, n);
+            Value inside = both(b, ult(b, p, x.headDim), ult(b, col, N));
+            e.ifThen(b, inside, [&](ImplicitLocOpBuilder &b) {
+              SmallVector<Value> at{chunk, head, p, col};
+              auto pairOf = [](std::pair<Value, Value> v) {
+                return SmallVector<Value>{v.first, v.second};
+              };
+              // S_prev: the initial state (or zeros) at a sequence's first
+              // chunk, else what the previous chunk published.
+              Type f32t = b.getF32Type();
+              auto ifFirst = scf::IfOp::create(b, TypeRange{f32t, f32t},
+                                               isFirst, /*withElse=*/true);
+              {
+                ImplicitLocOpBuilder t(b.getLoc(), b.getContext());
+                t.setInsertionPointToStart(ifFirst.thenBlock());
+                scf::YieldOp::create(
+                    t,
+                    ifValues(t, s.readsInitial, [&](ImplicitLocOpBuilder &b) {
+                      return pairOf(
+                          loadPair(b, e.pool, {s.slot, head, p, col}, N));
+                    }));
+                t.setInsertionPointToStart(ifFirst.elseBlock());
+                scf::YieldOp::create(
+                    t, pairOf(loadPair(t, ring, {slotIn, head, p, col}, N)));
+              }
+              SmallVector<Value> state(ifFirst.getResults());
+              if (fusedOutput) {
+                // Past N the pair's second value is 0: the padding.
+                Value prev = toMmaElement(
+                    b,
+                    vector::FromElementsOp::create(
+                        b, VectorType::get({2}, b.getF32Type()), state),
+                    plan.element);
+                vectorStore(b, prev, prevTile.buffer,
+                            {p, prevTile.physicalColumn(b, p, col)}, 4);
+              } else {
+                storePair(b, prevHigh, at, idx(b, N), state[0], state[1],
+                          N % 2 == 0);
+              }
+              Value u0 = fadd(b, fmul(b, decay, state[0]), dS0);
+              Value u1 = fadd(b, fmul(b, decay, state[1]), dS1);
+              auto storeTo = [&](ImplicitLocOpBuilder &b, Value memref,
+                                 SmallVector<Value> indices) {
+                storePair(b, memref, indices, idx(b, N), u0, u1, N % 2 == 0);
+              };
+              e.ifThen(
+                  b, both(b, isLast, s.writesState),
+                  [&](ImplicitLocOpBuilder &b) {
+                    auto ifDirect = scf::IfOp::create(b, direct, true);
+                    ImplicitLocOpBuilder d(b.getLoc(), b.getContext());
+                    d.setInsertionPoint(ifDirect.thenBlock()->getTerminator());
+                    storeTo(d, e.pool, {s.slot, head, p, col});
+                    d.setInsertionPoint(ifDirect.elseBlock()->getTerminator());
+                    storeTo(d, states, at);
+                  });
+              e.ifThen(b, arith::XOrIOp::create(b, isLast, boolean(b, true)),
+                       [&](ImplicitLocOpBuilder &b) {
+                         storeTo(b, ring, {slotOut, head, p, col});
+                       });
+            });
           });
-        });
+    });
     // Every thread's stores before the flag, for every later reader.
     fenceGPU(b);
     gpu::BarrierOp::create(b);
