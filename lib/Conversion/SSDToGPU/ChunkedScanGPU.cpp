@@ -214,7 +214,12 @@ struct ChunkedPlan {
         break;
     }
     stateCols = paddedN / stateParts;
-    stateWarps = chooseWarpLayout(paddedP, stateCols, chunkWarps);
+    // 16-bit models: half the warps with twice the tile each, when that
+    // fits the accumulator budget (1.5 instead of 2 fragment loads per
+    // mma; f32 models, three mma per step, would not fit their registers).
+    stateWarps = chooseWarpLayout(paddedP, stateCols, chunkWarps / 2);
+    if (split || stateWarps.accumulators() > kMaxAccumulators)
+      stateWarps = chooseWarpLayout(paddedP, stateCols, chunkWarps);
     cbWarps = chooseWarpLayout(kRowTile, kRowTile, chunkWarps);
     outputWarps = chooseWarpLayout(kRowTile, paddedP, kOutputThreads / 32);
     tokensPerThread = llvm::divideCeil(chunkSize, kChunkThreads);
