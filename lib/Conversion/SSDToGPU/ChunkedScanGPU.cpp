@@ -57,11 +57,11 @@
 // sequence's last chunk to its pool slot, or for a contested writer to its
 // final-state slot): stores, membar.gl by every thread, barrier,
 // st.release.gpu of its flag. The update runs on the dS fragments, each
-// lane moving pairs of adjacent state elements. Chunk k waits for chunk k - 1 even across sequences: the
-// ring slot it overwrites was read by chunk k - 1, which published after
-// reading it. The ring is 2 H P N f32, so the published states stay in L2
-// instead of round-tripping DRAM. Pool reads move to launch 1, pool writes
-// stay in the output kernel: the op's ordering holds.
+// lane moving pairs of adjacent state elements. Chunk k waits for chunk k - 1
+// even across sequences: the ring slot it overwrites was read by chunk k - 1,
+// which published after reading it. The ring is 2 H P N f32, so the published
+// states stay in L2 instead of round-tripping DRAM. Pool reads move to launch
+// 1, pool writes stay in the output kernel: the op's ordering holds.
 //
 // Fused output (option fused-output, with fused state passing, when one
 // block holds a chunk's whole state): launch 3 keeps only its final-state
@@ -71,8 +71,8 @@
 // exp(cum) per token and S_prev (as the mma element) in shared memory;
 // after publishing its state it waits for that count to reach the chunk's
 // T (T + 1) / 2 tiles (T = ceil(len / 64)) and computes y exactly as the
-// output kernel does, 128 rows at a time (S_prev read from its resident
-// tile at each k-step's columns). So S_prev never goes to DRAM and x is
+// output kernel does, up to 256 rows at a time (S_prev read from its
+// resident tile at each k-step's columns). So S_prev never goes to DRAM and x is
 // read by one block, shortly after the same block read it for dS.
 //
 // Mixed launches (buildMixedScanGPU): only sequences of at least
@@ -227,10 +227,13 @@ struct ChunkedPlan {
     // own: their chunk kernel sits at ptxas's 128-register budget on
     // sm_90a, and the fused one spilled there.
     fused = options.fusedStatePassing && !split;
-    // 128 rows per pass when the y staging tile stays small; 64 is the
-    // least that deals the W chunks evenly (see emitOutputTile).
-    outputRows =
-        chunkSize > kRowTile && paddedP <= 64 ? 2 * kRowTile : kRowTile;
+    // Rows of y per pass of the fused output: up to 256 (the whole of a
+    // default chunk) for P <= 64, where 8 warps then hold 64 x 32 tiles
+    // (64 accumulators: 1.5 fragment loads per mma, and x staged once);
+    // 64 is the least that deals the W pieces evenly (emitOutputTile).
+    outputRows = paddedP > 64 || chunkSize <= kRowTile ? kRowTile
+                 : chunkSize <= 2 * kRowTile           ? 2 * kRowTile
+                                                       : 4 * kRowTile;
     fusedOutputWarps = chooseWarpLayout(outputRows, paddedP, chunkWarps);
 
     const int64_t warps = chunkWarps;
