@@ -72,8 +72,8 @@
 // after publishing its state it waits for that count to reach the chunk's
 // T (T + 1) / 2 tiles (T = ceil(len / 64)) and computes y exactly as the
 // output kernel does, up to 256 rows at a time (S_prev read from its
-// resident tile at each k-step's columns). So S_prev never goes to DRAM and x is
-// read by one block, shortly after the same block read it for dS.
+// resident tile at each k-step's columns). So S_prev never goes to DRAM and x
+// is read by one block, shortly after the same block read it for dS.
 //
 // Mixed launches (buildMixedScanGPU): only sequences of at least
 // `minSequence` tokens run chunked. Their chunk counts are ceil(len / L),
@@ -2040,6 +2040,14 @@ private:
              "whole W pieces per thread");
       Value wCol = mul(b, remu(b, tid, piecesPerRow), kWCols);
       Value wRow = divu(b, tid, piecesPerRow);
+      // Whether the warps owning tile row r multiply the step from column
+      // j0: the same test as their causal skip below, so W pieces nobody
+      // reads are neither computed nor stored.
+      const int64_t band = 16 * tile.mTiles;
+      auto readByItsWarps = [&](ImplicitLocOpBuilder &b, Value r, Value j0) {
+        Value bandLast = add(b, mul(b, divu(b, r, band), band), band - 1);
+        return ule(b, j0, add(b, i0, bandLast));
+      };
       SmallVector<int64_t> wRows;
       for (int64_t m = 0; m < wPerThread; ++m)
         wRows.push_back(m * (threads / piecesPerRow));
@@ -2075,7 +2083,8 @@ private:
         Value jb = add(b, j0, wCol);
         for (int64_t dr : wRows) {
           Value i = add(b, add(b, i0, wRow), dr);
-          Value any = both(b, ult(b, i, c.len), ule(b, jb, i));
+          Value any = both(b, both(b, ult(b, i, c.len), ule(b, jb, i)),
+                           readByItsWarps(b, add(b, wRow, dr), j0));
           Value row = minu(b, i, sub(b, c.len, idx(b, 1)));
           values.push_back(
               ifValues(b, any, [&](ImplicitLocOpBuilder &b) {
@@ -2112,32 +2121,34 @@ private:
           Value i = add(b, i0, r);
           auto [hiI, loI] = cum;
           Value g = values[next++];
-          SmallVector<Value> w;
-          for (int64_t q = 0; q < kWCols; ++q) {
-            auto at = [&](Value v) {
-              return vector::ExtractOp::create(b, v, ArrayRef<int64_t>{q})
-                  .getResult();
+          e.ifThen(b, readByItsWarps(b, r, j0), [&](ImplicitLocOpBuilder &b) {
+            SmallVector<Value> w;
+            for (int64_t q = 0; q < kWCols; ++q) {
+              auto at = [&](Value v) {
+                return vector::ExtractOp::create(b, v, ArrayRef<int64_t>{q})
+                    .getResult();
+              };
+              Value j = add(b, jb, q);
+              Value valid = both(b, ult(b, i, c.len), ule(b, j, i));
+              Value weight = fmul(
+                  b,
+                  fmul(b, at(g),
+                       decayBetween(b, hiI, loI, at(column[0]), at(column[1]))),
+                  at(column[2]));
+              w.push_back(select(b, valid, weight, f32(b, 0.0)));
+            }
+            Value piece = vector::FromElementsOp::create(b, f32xW, w);
+            auto storePiece = [&](const SwizzledTile &t, Value v) {
+              // A piece stays inside its 16-byte chunk, which the swizzle
+              // moves as a whole.
+              Value br = t.bufferRow(b, r);
+              vectorStore(b, v, t.buffer, {br, t.physicalColumn(b, br, wCol)},
+                          2 * kWCols);
             };
-            Value j = add(b, jb, q);
-            Value valid = both(b, ult(b, i, c.len), ule(b, j, i));
-            Value weight = fmul(
-                b,
-                fmul(b, at(g),
-                     decayBetween(b, hiI, loI, at(column[0]), at(column[1]))),
-                at(column[2]));
-            w.push_back(select(b, valid, weight, f32(b, 0.0)));
-          }
-          Value piece = vector::FromElementsOp::create(b, f32xW, w);
-          auto storePiece = [&](const SwizzledTile &t, Value v) {
-            // A piece stays inside its 16-byte chunk, which the swizzle
-            // moves as a whole.
-            Value br = t.bufferRow(b, r);
-            vectorStore(b, v, t.buffer, {br, t.physicalColumn(b, br, wCol)},
-                        2 * kWCols);
-          };
-          storePiece(wStage.high, toMmaElement(b, piece, plan.element));
-          if (wStage.split())
-            storePiece(wStage.low, mmaLowPart(b, piece, plan.element));
+            storePiece(wStage.high, toMmaElement(b, piece, plan.element));
+            if (wStage.split())
+              storePiece(wStage.low, mmaLowPart(b, piece, plan.element));
+          });
         }
         MmaOperand xStage = atStage(b, xs, stage);
         forEachChunk(b, tid, threads, kStep, plan.paddedP,
