@@ -533,33 +533,35 @@ public:
 
   void beginLaunch() {
     if (!table) {
-      lines = DeviceMemory::get().capacity() / 128;
-      void *p = mmap(nullptr, lines * 4, PROT_READ | PROT_WRITE,
+      // One entry per 32-byte sector: L2 lines are sectored, so a write to
+      // one sector of a line does not make its other sectors hits.
+      sectors = DeviceMemory::get().capacity() / 32;
+      void *p = mmap(nullptr, sectors * 4, PROT_READ | PROT_WRITE,
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
       if (p == MAP_FAILED) {
-        lines = 0;
+        sectors = 0;
         return;
       }
       table = static_cast<std::atomic<uint32_t> *>(p);
     }
     tag = tag % 255 + 1;
     if (tag == 1)
-      madvise(table, lines * 4, MADV_DONTNEED); // tags start over
+      madvise(table, sectors * 4, MADV_DONTNEED); // tags start over
     traffic = 0;
   }
   /// Advances the launch's traffic by one instruction's sectors.
   void advance(uint64_t sectors) { traffic += 32 * sectors; }
   void wrote(uintptr_t address) {
-    if (uint64_t line = DeviceMemory::get().offsetOf(address) / 128;
-        line < lines)
-      table[line].store(tag << 24 | uint32_t(traffic.load() / 1024 & 0xffffff),
+    if (uint64_t sector = DeviceMemory::get().offsetOf(address) / 32;
+        sector < sectors)
+      table[sector].store(tag << 24 | uint32_t(traffic.load() / 1024 & 0xffffff),
                         std::memory_order_relaxed);
   }
   bool hit(uintptr_t address) const {
-    uint64_t line = DeviceMemory::get().offsetOf(address) / 128;
-    if (line >= lines)
+    uint64_t sector = DeviceMemory::get().offsetOf(address) / 32;
+    if (sector >= sectors)
       return false;
-    uint32_t entry = table[line].load(std::memory_order_relaxed);
+    uint32_t entry = table[sector].load(std::memory_order_relaxed);
     if (entry >> 24 != tag)
       return false;
     uint32_t now = uint32_t(traffic.load() / 1024 & 0xffffff);
@@ -568,7 +570,7 @@ public:
 
 private:
   std::atomic<uint32_t> *table = nullptr;
-  uint64_t lines = 0;
+  uint64_t sectors = 0;
   uint32_t tag = 0;
   std::atomic<uint64_t> traffic{0};
 };
