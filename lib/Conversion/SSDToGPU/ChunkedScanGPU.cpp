@@ -2030,16 +2030,23 @@ private:
       MmaOperand xs =
           operand(b, k, layout.bHigh, layout.bLow, kStep, plan.paddedP, true);
       const bool rawX = copiesRaw(e.x, x.headDim);
-      // W pieces of kWCols columns: thread -> column piece tid % 8 of rows
-      // tid / 8 + m threads / 8, so each thread loads one set of column
-      // data (cum hi, lo and d: one 16-byte load each, the quarter-warp
-      // reading 128 contiguous bytes) and keeps its rows' cum in registers.
+      // W pieces of kWCols columns: warp w fills rows [w R, (w + 1) R)
+      // (R = rows per warp), lane l column piece l % 8 of rows
+      // w R + l / 8 + 4 m. So each thread loads one set of column data
+      // (cum hi, lo and d: one 16-byte load each, the quarter-warp reading
+      // 128 contiguous bytes), keeps its rows' cum in registers, its rows
+      // lie in one band of the mma warps' rows (skipped together, below),
+      // and a store instruction writes 4 consecutive rows (no conflicts in
+      // the swizzled tile).
       constexpr int64_t kWCols = 4, piecesPerRow = kStep / kWCols;
-      const int64_t wPerThread = rows * piecesPerRow / threads;
-      assert(wPerThread >= 1 && rows * piecesPerRow % threads == 0 &&
+      const int64_t rowsPerWarp = rows / (threads / 32);
+      const int64_t rowsPerStore = 32 / piecesPerRow;
+      const int64_t wPerThread = rowsPerWarp / rowsPerStore;
+      assert(wPerThread >= 1 && rowsPerWarp % rowsPerStore == 0 &&
              "whole W pieces per thread");
       Value wCol = mul(b, remu(b, tid, piecesPerRow), kWCols);
-      Value wRow = divu(b, tid, piecesPerRow);
+      Value wRow = add(b, mul(b, divu(b, tid, 32), rowsPerWarp),
+                       divu(b, remu(b, tid, 32), piecesPerRow));
       // Whether the warps owning tile row r multiply the step from column
       // j0: the same test as their causal skip below, so W pieces nobody
       // reads are neither computed nor stored.
@@ -2048,9 +2055,11 @@ private:
         Value bandLast = add(b, mul(b, divu(b, r, band), band), band - 1);
         return ule(b, j0, add(b, i0, bandLast));
       };
+      // A thread's rows all in one band: one test skips its whole share.
+      const bool bandPerThread = band % rowsPerWarp == 0;
       SmallVector<int64_t> wRows;
       for (int64_t m = 0; m < wPerThread; ++m)
-        wRows.push_back(m * (threads / piecesPerRow));
+        wRows.push_back(m * rowsPerStore);
       auto f32xW = VectorType::get({kWCols}, f32t);
       // The cum of each W row this thread fills, loaded once for all steps.
       SmallVector<std::pair<Value, Value>> wRowCum;
@@ -2115,41 +2124,55 @@ private:
         Value j0 = mul(b, step, kStep);
         Value jb = add(b, j0, wCol);
         MmaOperand wStage = atStage(b, ws, stage);
-        SmallVector<Value> column = columnValues(b, jb);
-        for (auto [dr, cum] : llvm::zip_equal(wRows, wRowCum)) {
-          Value r = add(b, wRow, dr);
-          Value i = add(b, i0, r);
-          auto [hiI, loI] = cum;
-          Value g = values[next++];
-          e.ifThen(b, readByItsWarps(b, r, j0), [&](ImplicitLocOpBuilder &b) {
-            SmallVector<Value> w;
-            for (int64_t q = 0; q < kWCols; ++q) {
-              auto at = [&](Value v) {
-                return vector::ExtractOp::create(b, v, ArrayRef<int64_t>{q})
-                    .getResult();
+        SmallVector<Value> pieceValues(values.begin() + next,
+                                       values.begin() + next + wPerThread);
+        next += wPerThread;
+        auto buildPieces = [&](ImplicitLocOpBuilder &b) {
+          size_t next = 0;
+          ValueRange values = pieceValues;
+          SmallVector<Value> column = columnValues(b, jb);
+          for (auto [dr, cum] : llvm::zip_equal(wRows, wRowCum)) {
+            Value r = add(b, wRow, dr);
+            Value i = add(b, i0, r);
+            auto [hiI, loI] = cum;
+            Value g = values[next++];
+            Value read =
+                bandPerThread ? boolean(b, true) : readByItsWarps(b, r, j0);
+            e.ifThen(b, read, [&](ImplicitLocOpBuilder &b) {
+              SmallVector<Value> w;
+              for (int64_t q = 0; q < kWCols; ++q) {
+                auto at = [&](Value v) {
+                  return vector::ExtractOp::create(b, v, ArrayRef<int64_t>{q})
+                      .getResult();
+                };
+                Value j = add(b, jb, q);
+                Value valid = both(b, ult(b, i, c.len), ule(b, j, i));
+                Value weight =
+                    fmul(b,
+                         fmul(b, at(g),
+                              decayBetween(b, hiI, loI, at(column[0]),
+                                           at(column[1]))),
+                         at(column[2]));
+                w.push_back(select(b, valid, weight, f32(b, 0.0)));
+              }
+              Value piece = vector::FromElementsOp::create(b, f32xW, w);
+              auto storePiece = [&](const SwizzledTile &t, Value v) {
+                // A piece stays inside its 16-byte chunk, which the swizzle
+                // moves as a whole.
+                Value br = t.bufferRow(b, r);
+                vectorStore(b, v, t.buffer, {br, t.physicalColumn(b, br, wCol)},
+                            2 * kWCols);
               };
-              Value j = add(b, jb, q);
-              Value valid = both(b, ult(b, i, c.len), ule(b, j, i));
-              Value weight = fmul(
-                  b,
-                  fmul(b, at(g),
-                       decayBetween(b, hiI, loI, at(column[0]), at(column[1]))),
-                  at(column[2]));
-              w.push_back(select(b, valid, weight, f32(b, 0.0)));
-            }
-            Value piece = vector::FromElementsOp::create(b, f32xW, w);
-            auto storePiece = [&](const SwizzledTile &t, Value v) {
-              // A piece stays inside its 16-byte chunk, which the swizzle
-              // moves as a whole.
-              Value br = t.bufferRow(b, r);
-              vectorStore(b, v, t.buffer, {br, t.physicalColumn(b, br, wCol)},
-                          2 * kWCols);
-            };
-            storePiece(wStage.high, toMmaElement(b, piece, plan.element));
-            if (wStage.split())
-              storePiece(wStage.low, mmaLowPart(b, piece, plan.element));
-          });
-        }
+              storePiece(wStage.high, toMmaElement(b, piece, plan.element));
+              if (wStage.split())
+                storePiece(wStage.low, mmaLowPart(b, piece, plan.element));
+            });
+          }
+        };
+        if (bandPerThread)
+          e.ifThen(b, readByItsWarps(b, wRow, j0), buildPieces);
+        else
+          buildPieces(b);
         MmaOperand xStage = atStage(b, xs, stage);
         forEachChunk(b, tid, threads, kStep, plan.paddedP,
                      [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value p) {
