@@ -158,7 +158,7 @@ struct ChunkRoleShared {
   /// resident after them.
   int64_t tokenSlots, cumHi, cumLo, dt, rowDecay;
   int64_t outA, outB, sPrev;
-  int64_t bytes, fusedBytes;
+  int64_t bytes;
 };
 struct CBRoleShared {
   int64_t locateScratch, located, cHigh, cLow, bHigh, bLow;
@@ -192,7 +192,7 @@ struct ChunkedPlan {
   ChunkRoleShared chunkShared;
   CBRoleShared cbShared;
   OutputRoleShared outputShared;
-  int64_t launch1Bytes, fusedLaunch1Bytes, launch3Bytes;
+  int64_t launch1Bytes, launch3Bytes;
 
   ChunkedPlan(const StaticExtents &x, Type modelType, int64_t chunkSize,
               const LowerToGPUOptions &options)
@@ -265,15 +265,14 @@ struct ChunkedPlan {
       std::tie(s.bHigh, s.bLow) =
           highLow(l, swizzledTileBytes(kStep, stateCols, 2));
       s.bytes = l.size();
-      s.fusedBytes = s.bytes;
       if (withOutput) {
         SharedLayout o;
         o.add(region);
         s.outA = o.add(swizzledTileBytes(outputRows, kStep, 2));
         s.outB = o.add(swizzledTileBytes(kStep, paddedP, 2));
-        int64_t end = std::max(s.fusedBytes, o.size());
+        int64_t end = std::max(s.bytes, o.size());
         s.sPrev = llvm::alignTo(end, kViewAlignment);
-        s.fusedBytes = llvm::alignTo(
+        s.bytes = llvm::alignTo(
             s.sPrev + swizzledTileBytes(paddedP, reductionN), kViewAlignment);
       }
       return s;
@@ -282,8 +281,7 @@ struct ChunkedPlan {
     if (fusedOutput) {
       chunkShared = chunkRole(true);
       // Where the fused output does not fit the chip, launch 3 computes y.
-      if (sharedMemoryPerBlock(chunkShared.fusedBytes) >
-          options.sharedMemoryLimit)
+      if (sharedMemoryPerBlock(chunkShared.bytes) > options.sharedMemoryLimit)
         fusedOutput = false;
     }
     if (!fusedOutput)
@@ -315,7 +313,6 @@ struct ChunkedPlan {
       s.bytes = l.size();
     }
     launch1Bytes = std::max(chunkShared.bytes, cbShared.bytes);
-    fusedLaunch1Bytes = std::max(chunkShared.fusedBytes, cbShared.bytes);
     launch3Bytes = outputShared.bytes;
   }
 };
@@ -1094,12 +1091,14 @@ private:
             emitChunkCBBlock(c, k, chunk, group, iTile, jTile);
           });
         },
-        fused ? plan.fusedLaunch1Bytes : plan.launch1Bytes);
+        plan.launch1Bytes);
   }
 
   /// d, the compensated cumsum and the decay weights of one chunk and head;
   /// `scale[s]` = exp(cum_last - cum_s) d_s in shared memory when it
-  /// returns. Part 0 also stores cum, d and exp(cum_last) for launches 2, 3.
+  /// returns. Part 0 also stores cum and d for the output kernel (with the
+  /// fused output: in shared memory, with exp(cum)) and, without fused
+  /// state passing, exp(cum_last) for launch 2.
   void emitChunkCumsum(ImplicitLocOpBuilder &b, const KernelContext &k,
                        Value chunk, Value head, Value part,
                        const ChunkLocation &c, Value tid, Value lane) {
@@ -1192,11 +1191,14 @@ private:
                        Value l) {
       store(b, fmul(b, decayBetween(b, lastHi, lastLo, h, l), d), scale, {s});
     });
-    e.ifThen(b, both(b, writesWorkspace, eq(b, tid, idx(b, 0))),
-             [&](ImplicitLocOpBuilder &b) {
-               store(b, e.decay(b, faddExact(b, lastHi, lastLo)), chunkDecay,
-                     {chunk, head});
-             });
+    // The state-passing launch's decay per chunk (the fused one takes it
+    // from lastCum in shared memory).
+    if (!fused)
+      e.ifThen(b, both(b, writesWorkspace, eq(b, tid, idx(b, 0))),
+               [&](ImplicitLocOpBuilder &b) {
+                 store(b, e.decay(b, faddExact(b, lastHi, lastLo)), chunkDecay,
+                       {chunk, head});
+               });
     gpu::BarrierOp::create(b);
   }
 
@@ -1485,20 +1487,7 @@ private:
       fenceGPU(b);
     });
     gpu::BarrierOp::create(b);
-    const ChunkRoleShared &sh = plan.chunkShared;
-    OutputTileLayout layout;
-    layout.threads = kChunkThreads;
-    layout.rows = plan.outputRows;
-    layout.warps = plan.fusedOutputWarps;
-    layout.aHigh = sh.outA;
-    layout.bHigh = sh.outB;
-    layout.inBlock = true;
-    layout.cumHi = sh.cumHi;
-    layout.cumLo = sh.cumLo;
-    layout.dt = sh.dt;
-    layout.rowDecay = sh.rowDecay;
-    layout.tokenSlots = sh.tokenSlots;
-    layout.sPrev = sh.sPrev;
+    OutputTileLayout layout = fusedOutputLayout();
     scf::ForOp::create(
         b, idx(b, 0), c.len, idx(b, plan.outputRows), ValueRange{},
         [&](OpBuilder &nested, Location loc, Value i0, ValueRange) {
@@ -1860,6 +1849,24 @@ private:
     l.rowHi = sh.rowHi;
     l.rowLo = sh.rowLo;
     l.rowDecay = sh.rowDecay;
+    return l;
+  }
+
+  OutputTileLayout fusedOutputLayout() const {
+    const ChunkRoleShared &sh = plan.chunkShared;
+    OutputTileLayout l;
+    l.threads = kChunkThreads;
+    l.rows = plan.outputRows;
+    l.warps = plan.fusedOutputWarps;
+    l.aHigh = sh.outA;
+    l.bHigh = sh.outB;
+    l.inBlock = true;
+    l.cumHi = sh.cumHi;
+    l.cumLo = sh.cumLo;
+    l.dt = sh.dt;
+    l.rowDecay = sh.rowDecay;
+    l.tokenSlots = sh.tokenSlots;
+    l.sPrev = sh.sPrev;
     return l;
   }
 
@@ -2287,11 +2294,12 @@ void ChunkedScanGPUBuilder::declareWorkspace(ImplicitLocOpBuilder &b,
       fusedOutput ? ~0u : w.add(perToken, {maxChunks, paddedRows}), // cumHi
       fusedOutput ? ~0u : w.add(perToken, {maxChunks, paddedRows}), // cumLo
       fusedOutput ? ~0u : w.add(perToken, {maxChunks, paddedRows}), // dts
-      w.add(MemRefType::get({dyn, H}, f32t), {maxChunks}), // chunkDecay
-      w.add(stateType, {maxChunks}),                       // states
-      fusedOutput ? ~0u : w.add(prevType, {maxChunks}),    // prevHigh
-      plan.split ? w.add(prevType, {maxChunks}) : ~0u,     // prevLow
-      fused ? ~0u : w.add(stateType, {seqBound}),          // finals
+      // chunkDecay, for state passing as a launch of its own
+      fused ? ~0u : w.add(MemRefType::get({dyn, H}, f32t), {maxChunks}),
+      w.add(stateType, {maxChunks}),                    // states
+      fusedOutput ? ~0u : w.add(prevType, {maxChunks}), // prevHigh
+      plan.split ? w.add(prevType, {maxChunks}) : ~0u,  // prevLow
+      fused ? ~0u : w.add(stateType, {seqBound}),       // finals
       w.add(MemRefType::get({dyn, G, dyn, dyn}, f32t),
             {maxChunks, chunkRows, paddedRows}), // cb
       minSequence ? w.add(MemRefType::get({dyn}, i32t), {add(b, seqBound, 1)})
@@ -2331,9 +2339,7 @@ mlir::ssd::detail::chunkedSharedMemory(const StaticExtents &extents,
                                        const LowerToGPUOptions &options) {
   ChunkedPlan plan(extents, modelType, chunkSize, options);
   SmallVector<KernelSharedMemory> kernels{
-      {"chunk states and C B^T",
-       sharedMemoryPerBlock(plan.fused ? plan.fusedLaunch1Bytes
-                                       : plan.launch1Bytes)}};
+      {"chunk states and C B^T", sharedMemoryPerBlock(plan.launch1Bytes)}};
   if (!plan.fusedOutput)
     kernels.push_back({"output", sharedMemoryPerBlock(plan.launch3Bytes)});
   return kernels;
