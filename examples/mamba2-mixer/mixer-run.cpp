@@ -34,11 +34,13 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "ssd/Execution/JITTarget.h"
 #include "ssd/InitSSD.h"
 #include "ssd/Runner/Problem.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -60,6 +62,7 @@ struct Options {
   bool openmp = true;
   bool printIR = false;
   bool wrongExpected = false;
+  std::string cpu; ///< the LLVM CPU to JIT-compile for; empty: the host
 };
 
 int usage(const char *message) {
@@ -67,7 +70,7 @@ int usage(const char *message) {
                "mixer-run: %s\nusage: mixer-run FILE.mlir [--dtype "
                "f32|f16|bf16] [--form auto|serial|chunked] [--chunk-size N] "
                "[--seqlens L0,L1,...] [--seed N] [--no-openmp] [--print-ir] "
-               "[--wrong-expected]\n",
+               "[--cpu NAME] [--wrong-expected]\n",
                message);
   return 2;
 }
@@ -159,6 +162,9 @@ int main(int argc, char **argv) {
       o.openmp = false;
     } else if (arg == "--print-ir") {
       o.printIR = true;
+    } else if (arg == "--cpu") {
+      if (!value(o.cpu) || o.cpu.empty())
+        return usage("--cpu takes an LLVM CPU name (x86-64, x86-64-v3, ...)");
     } else if (arg == "--wrong-expected") {
       o.wrongExpected = true;
     } else if (!arg.empty() && arg[0] != '-' && o.file.empty()) {
@@ -227,26 +233,35 @@ int main(int argc, char **argv) {
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  std::string machineError;
+  std::unique_ptr<llvm::TargetMachine> machine =
+      ::ssd::createJITTargetMachine(o.cpu, machineError);
+  if (!machine) {
+    std::fprintf(stderr, "mixer-run: %s\n", machineError.c_str());
+    return 1;
+  }
   mlir::ssd::SSDToCPUPipelineOptions cpu;
   cpu.form = *mlir::ssd::parseEnumName(mlir::ssd::kFormChoiceNames, o.form);
   cpu.chunkSize = o.chunkSize;
   cpu.openmp = openmp;
+  cpu.vectorWidth = ::ssd::f32VectorWidth(*machine);
   mlir::ssd::buildSSDToCPUPipeline(pm, cpu);
   if (failed(pm.run(*module))) {
     std::fprintf(stderr, "mixer-run: compilation failed\n");
     return 1;
   }
 
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
-  auto transformer = makeOptimizingTransformer(3, 0, nullptr);
+  auto transformer = makeOptimizingTransformer(3, 0, machine.get());
   ExecutionEngineOptions engineOptions;
   engineOptions.transformer = transformer;
   llvm::SmallVector<llvm::StringRef, 1> libraries;
   if (openmp)
     libraries.push_back(SSD_OPENMP_LIBRARY);
   engineOptions.sharedLibPaths = libraries;
-  auto engine = ExecutionEngine::create(*module, engineOptions);
+  auto engine =
+      ExecutionEngine::create(*module, engineOptions, std::move(machine));
   if (!engine) {
     std::fprintf(stderr, "mixer-run: JIT compilation failed: %s\n",
                  llvm::toString(engine.takeError()).c_str());

@@ -154,9 +154,10 @@ bool ssd::runBenchmark(const BenchOptions &o, std::string &error) {
   const int threads = benchThreads();
   const double peak = peakFlops(threads, 5);
   std::printf("ssd-bench: H=%lld P=%lld N=%lld G=%lld dtype=%s chunk-size=%lld "
-              "reps=%d (best of) threads=%d\n",
+              "reps=%d (best of) threads=%d cpu=%s\n",
               (long long)o.H, (long long)o.P, (long long)o.N, (long long)o.G,
-              toString(o.dtype), (long long)o.chunkSize, o.reps, threads);
+              toString(o.dtype), (long long)o.chunkSize, o.reps, threads,
+              o.cpu.empty() ? "host" : o.cpu.c_str());
   std::printf("ceilings (this run, %d threads): FMA peak %.1f GFLOP/s; "
               "update-in-place bandwidth (updGB/s) per case below\n",
               threads, peak / 1e9);
@@ -168,6 +169,7 @@ bool ssd::runBenchmark(const BenchOptions &o, std::string &error) {
   ScanProblem signature = makeSyntheticProblem(like, 1, 1, 0);
   CompileOptions options;
   options.chunkSize = o.chunkSize;
+  options.cpu = o.cpu;
   std::vector<FormChoice> forms;
   if (o.forms != FormChoice::Chunked)
     forms.push_back(FormChoice::Serial);

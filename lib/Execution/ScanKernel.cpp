@@ -2,6 +2,8 @@
 
 #include "ssd/Execution/ScanKernel.h"
 
+#include "ssd/Execution/JITTarget.h"
+
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -18,6 +20,7 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
 
 #include <algorithm>
 #include <chrono>
@@ -144,8 +147,8 @@ struct ScanKernel::Impl {
 ScanKernel::ScanKernel() : impl(std::make_unique<Impl>()) {}
 ScanKernel::~ScanKernel() = default;
 
-void ssd::buildPipeline(mlir::OpPassManager &pm,
-                        const CompileOptions &options) {
+void ssd::buildPipeline(mlir::OpPassManager &pm, const CompileOptions &options,
+                        int64_t vectorWidth) {
   if (options.target == Target::CUDA) {
     mlir::ssd::SSDToNVVMPipelineOptions nvvm;
     nvvm.chip = options.chip;
@@ -166,6 +169,7 @@ void ssd::buildPipeline(mlir::OpPassManager &pm,
     cpu.form = options.form;
     cpu.chunkSize = options.chunkSize;
     cpu.openmp = options.openmp;
+    cpu.vectorWidth = vectorWidth;
     mlir::ssd::buildSSDToCPUPipeline(pm, cpu);
   }
 }
@@ -275,12 +279,18 @@ std::unique_ptr<ScanKernel> ScanKernel::compile(const ScanProblem &signature,
     emulator::setPrintErrors(false);
   bool openmp =
       !device && options.openmp && std::strlen(SSD_OPENMP_LIBRARY) > 0;
+  // The host code's machine: the CPU target's scan, or the GPU targets'
+  // launches (always the host).
+  std::unique_ptr<llvm::TargetMachine> machine = createJITTargetMachine(
+      options.target == Target::CPU ? options.cpu : "", error);
+  if (!machine)
+    return nullptr;
   mlir::PassManager pm(&context);
   CompileOptions pipeline = options;
   pipeline.openmp = openmp;
   // CUDA: the driver JIT-compiles the PTX, no ptxas needed.
   pipeline.format = mlir::ssd::BinaryFormat::Isa;
-  buildPipeline(pm, pipeline);
+  buildPipeline(pm, pipeline, f32VectorWidth(*machine));
   if (mlir::failed(pm.run(*module))) {
     error = "compilation failed: " + llvm::StringRef(diagnostics).trim().str();
     return nullptr;
@@ -288,7 +298,7 @@ std::unique_ptr<ScanKernel> ScanKernel::compile(const ScanProblem &signature,
 
   std::unique_ptr<ScanKernel> kernel(new ScanKernel());
   kernel->impl->transformer = mlir::makeOptimizingTransformer(
-      /*optLevel=*/3, /*sizeLevel=*/0, /*targetMachine=*/nullptr);
+      /*optLevel=*/3, /*sizeLevel=*/0, /*targetMachine=*/machine.get());
   mlir::ExecutionEngineOptions engineOptions;
   engineOptions.transformer = kernel->impl->transformer;
   llvm::SmallVector<llvm::StringRef, 2> libraries;
@@ -301,7 +311,8 @@ std::unique_ptr<ScanKernel> ScanKernel::compile(const ScanProblem &signature,
   // that) instead of failing to link.
   libraries.push_back(SSD_C_RUNNER_UTILS_LIBRARY);
   engineOptions.sharedLibPaths = libraries;
-  auto engine = mlir::ExecutionEngine::create(*module, engineOptions);
+  auto engine =
+      mlir::ExecutionEngine::create(*module, engineOptions, std::move(machine));
   if (!engine) {
     error = "JIT compilation failed: " + llvm::toString(engine.takeError());
     return nullptr;

@@ -3,6 +3,7 @@
 //   ssd-bench [--dtype f32|f16|bf16] [--model mamba2|granite4] [--quick]
 //             [--reps N] [--chunk-size N] [--form serial|chunked|both]
 //             [--case decode:B|verify:B|prefill:T ...] [--H --P --N --G n]
+//             [--cpu NAME]
 //
 // Times the serial and the chunked form on decode, verify and prefill cases
 // (ssd/Execution/Benchmark.h has what is measured and against which
@@ -25,7 +26,7 @@ int usage(const char *message) {
       "usage: ssd-bench [--dtype f32|f16|bf16] [--model mamba2|granite4] "
       "[--quick] [--reps N] [--chunk-size N] "
       "[--form serial|chunked|both] [--case decode:B|verify:B|prefill:T ...] "
-      "[--H n] [--P n] [--N n] [--G n]\n");
+      "[--H n] [--P n] [--N n] [--G n] [--cpu NAME]\n");
   return 1;
 }
 
@@ -56,6 +57,11 @@ int main(int argc, char **argv) {
       else
         return usage(
             "--model takes mamba2 (Mamba2-2.7B) or granite4 (Granite-4)");
+    } else if (arg == "--cpu") {
+      const char *v = next();
+      if (!v || !*v)
+        return usage("--cpu takes an LLVM CPU name (x86-64, x86-64-v3, ...)");
+      o.cpu = v;
     } else if (arg == "--form") {
       const char *v = next();
       std::string form = v ? v : "";

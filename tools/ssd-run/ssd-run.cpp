@@ -3,7 +3,7 @@
 //   ssd-run --inputs DIR --outputs DIR [--dtype f32|f16|bf16]
 //           [--pool-dtype f32|bf16] [--target cpu|cuda|gpu-emu|reference]
 //           [--form auto|chunked|serial] [--chunk-size N] [--static-shapes]
-//           [--print-ir] [--no-openmp] [--chip sm_90a]
+//           [--print-ir] [--no-openmp] [--cpu NAME] [--chip sm_90a]
 //           [--tensor-form [--constant-weights]] [--no-fused-output]
 //
 // Reads the op's operands from DIR/*.npy, runs it on the chosen target and
@@ -36,7 +36,7 @@ constexpr const char *kUsage =
     "               [--form auto|chunked|serial]\n"
     "               [--chunk-size N] [--static-shapes] [--print-ir] "
     "[--no-openmp]\n"
-    "               [--chip sm_80|sm_86|sm_89|sm_90|sm_90a]\n"
+    "               [--cpu NAME] [--chip sm_80|sm_86|sm_89|sm_90|sm_90a]\n"
     "               [--tensor-form [--constant-weights]] [--emulator-costs]\n"
     "               [--no-fused-output]\n";
 
@@ -65,7 +65,7 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
       {"--inputs", &o.inputs}, {"--outputs", &o.outputs},
       {"--dtype", &dtype},     {"--pool-dtype", &poolDType},
       {"--target", &o.target}, {"--form", &form},
-      {"--chip", &chip}};
+      {"--chip", &chip},       {"--cpu", &o.compile.cpu}};
   std::string chunkSize;
   bool chunkSizeGiven = false;
   for (int i = 1; i < argc; ++i) {
@@ -155,6 +155,11 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
     return false;
   if (o.compile.constantWeights && !o.compile.tensorForm) {
     error = "--constant-weights needs --tensor-form";
+    return false;
+  }
+  if (!o.compile.cpu.empty() && o.target != "cpu") {
+    error = "--cpu needs --target cpu (the GPU targets' host code is "
+            "compiled for this host)";
     return false;
   }
   if (o.emulatorCosts && o.target != "gpu-emu") {

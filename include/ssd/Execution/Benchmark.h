@@ -45,6 +45,9 @@ struct BenchOptions {
   /// Serial, Chunked, or both (Auto).
   mlir::ssd::FormChoice forms = mlir::ssd::FormChoice::Auto;
   std::vector<BenchCase> cases;
+  /// The LLVM CPU the forms are JIT-compiled for (JITTarget.h); empty: the
+  /// host.
+  std::string cpu;
 };
 
 /// The cases `ssd-bench` runs when none are given (`quick`: fewer).

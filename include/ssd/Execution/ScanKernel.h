@@ -38,6 +38,9 @@ struct CompileOptions {
   int64_t chunkSize = mlir::ssd::kChunkSizeDefault;
   bool staticShapes = false; ///< else T, batch and pool slots are dynamic
   bool openmp = true;        ///< outer loops on all cores
+  /// CPU: the LLVM CPU to JIT-compile for (JITTarget.h); empty: the host.
+  /// The serial form's vectors take that CPU's widest registers.
+  std::string cpu;
   /// CUDA, GPU emulator: y computed in the chunk kernel (pass option
   /// fused-output of ssd-lower-to-gpu).
   bool fusedOutput = mlir::ssd::kDefaultFusedOutput;
@@ -50,8 +53,10 @@ struct CompileOptions {
 
 /// Adds the pipeline of `options.target` (`--ssd-to-cpu`, `--ssd-to-nvvm`
 /// or `--ssd-to-gpu-emulator`) with the options' form, chunk size, chip,
-/// format and openmp to `pm`.
-void buildPipeline(mlir::OpPassManager &pm, const CompileOptions &options);
+/// format and openmp to `pm`; the CPU's serial form with vectors of
+/// `vectorWidth` f32 lanes (0: the host's widest).
+void buildPipeline(mlir::OpPassManager &pm, const CompileOptions &options,
+                   int64_t vectorWidth = 0);
 
 /// True when code compiled with `options` runs `problem` in the chunked
 /// form: the form asked for, or under `auto` the choice ssd-select-form

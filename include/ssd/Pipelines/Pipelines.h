@@ -88,6 +88,14 @@ struct SSDToCPUPipelineOptions
       llvm::cl::desc("f32 lanes of the serial form's vectors, a power of two "
                      "(0: the host's widest)"),
       llvm::cl::init(SSDLowerToLoopsOptions{}.vectorWidth)};
+  Option<bool> expandFloatConversions{
+      *this, "expand-float-conversions",
+      llvm::cl::desc("do f16/bf16 arithmetic in f32 and write f32 <-> "
+                     "f16/bf16 conversions as integer arithmetic, so the "
+                     "code runs on any CPU without compiler-rt (false: leave "
+                     "them to LLVM, one instruction where the CPU has it, a "
+                     "compiler-rt call elsewhere)"),
+      llvm::cl::init(true)};
   Option<bool> openmp{
       *this, "openmp",
       llvm::cl::desc("run the outer parallel loops on all cores through "

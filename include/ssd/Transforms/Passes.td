@@ -229,4 +229,42 @@ def SSDScopeParallelAllocas
   ];
 }
 
+def SSDExpandFloatConversions : Pass<"ssd-expand-float-conversions"> {
+  let summary = "Expand conversions between f32 and f16 or bf16 into integer "
+                "arithmetic";
+  let description = [{
+    An `arith.extf` or `arith.truncf` between f32 and a 16-bit float becomes
+    one instruction only on CPUs that have one (AVX512-BF16 or ARMv8.6 BF16
+    for bf16, F16C or ARMv8 for f16). Elsewhere LLVM's backend calls a
+    compiler-rt builtin (`__truncsfbf2`, `__truncsfhf2`, `__extendhfsf2`)
+    that Debian 12's libgcc lacks and that a JIT links only if asked. This
+    pass writes each such conversion as integer and f32 arithmetic with the
+    same result (round to nearest even; NaN stays NaN, overflow gives
+    infinity, subnormals are exact), so the code runs on any CPU with no
+    runtime library. bf16 uses upstream's `arith-expand` bf16 patterns, f16
+    the pass's own. Extensions from f16 to f64 go through f32 (exact).
+
+    Arithmetic on 16-bit floats must already be in f32
+    (`arith-emulate-unsupported-floats`, `math-extend-to-supported-types`;
+    `--ssd-to-cpu` runs both first). A 16-bit conversion the pass cannot
+    expand exactly (from f64, or with a rounding mode other than nearest
+    even) is an error at the op, not a silent libcall.
+
+    ```mlir
+    %y = arith.truncf %x : f32 to f16
+    // becomes (abridged)
+    %bits = arith.bitcast %x : f32 to i32
+    %magnitude = arith.andi %bits, %c0x7fffffff : i32
+    ...  // NaN / overflow, subnormal and normal cases, selected
+    %h = arith.trunci %withSign : i32 to i16
+    %y = arith.bitcast %h : i16 to f16
+    ```
+  }];
+  let statistics = [
+    Statistic<"numExpanded", "num-expanded",
+              "16-bit float conversions written as integer arithmetic">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 #endif // SSD_TRANSFORMS_PASSES_TD
