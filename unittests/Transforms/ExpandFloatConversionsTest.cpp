@@ -1,0 +1,227 @@
+//===- ExpandFloatConversionsTest.cpp - exactness of the expansions -------===//
+//
+// Every f16 and bf16 value, and every f32 near a rounding decision, goes
+// through `--ssd-to-cpu`'s expanded conversions, JIT-compiled for the x86-64
+// baseline (no F16C, no AVX512-BF16: LLVM has no instruction to fall back
+// on there) or for the host elsewhere; each result must equal the runner's
+// round-to-nearest-even helpers (checked against hand-computed values in
+// unittests/Runner/FloatTest.cpp) bit for bit, NaNs as NaNs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ssd/Execution/JITTarget.h"
+#include "ssd/Pipelines/Pipelines.h"
+#include "ssd/Runner/Npy.h"
+
+#include "mlir/ExecutionEngine/CRunnerUtils.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/Triple.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+namespace {
+
+/// One function per direction and type; the loops step by 8 through
+/// vector<8x...> loads so that the vector patterns run, and the scalar
+/// tail through the scalar patterns.
+constexpr const char *kModule = R"mlir(
+#map = affine_map<(d0) -> (d0)>
+func.func @convert_SRC_DST(%in: memref<?xSRC>, %out: memref<?xDST>)
+    attributes {llvm.emit_c_interface} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %n = memref.dim %in, %c0 : memref<?xSRC>
+  %rem = arith.remui %n, %c8 : index
+  %vn = arith.subi %n, %rem : index
+  scf.for %i = %c0 to %vn step %c8 {
+    %v = vector.load %in[%i] : memref<?xSRC>, vector<8xSRC>
+    %w = arith.OP %v : vector<8xSRC> to vector<8xDST>
+    vector.store %w, %out[%i] : memref<?xDST>, vector<8xDST>
+  }
+  scf.for %i = %vn to %n step %c1 {
+    %v = memref.load %in[%i] : memref<?xSRC>
+    %w = arith.OP %v : SRC to DST
+    memref.store %w, %out[%i] : memref<?xDST>
+  }
+  return
+}
+)mlir";
+
+std::string moduleText() {
+  std::string all;
+  for (auto [src, dst, op] :
+       {std::tuple{"f32", "f16", "truncf"}, {"f16", "f32", "extf"},
+        {"f32", "bf16", "truncf"}, {"bf16", "f32", "extf"}}) {
+    std::string text = kModule;
+    for (auto [from, to] : {std::pair<std::string, std::string>{"SRC", src},
+                            {"DST", dst},
+                            {"OP", op}}) {
+      for (size_t at; (at = text.find(from)) != std::string::npos;)
+        text.replace(at, from.size(), to);
+    }
+    // One #map is enough.
+    if (!all.empty())
+      text.erase(0, text.find("func.func"));
+    all += text;
+  }
+  return all;
+}
+
+class ExpandFloatConversions : public ::testing::Test {
+protected:
+  static void SetUpTestSuite() {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    mlir::DialectRegistry registry;
+    mlir::ssd::registerSSDPipelineDependencies(registry);
+    context = new mlir::MLIRContext(registry);
+    context->loadAllAvailableDialects();
+    mlir::OwningOpRef<mlir::ModuleOp> module =
+        mlir::parseSourceString<mlir::ModuleOp>(moduleText(), context);
+    ASSERT_TRUE(module);
+    mlir::PassManager pm(context);
+    mlir::ssd::SSDToCPUPipelineOptions options;
+    options.openmp = false;
+    mlir::ssd::buildSSDToCPUPipeline(pm, options);
+    ASSERT_TRUE(mlir::succeeded(pm.run(*module)));
+
+    std::string error;
+    bool x86 = llvm::Triple(llvm::sys::getProcessTriple()).isX86();
+    std::unique_ptr<llvm::TargetMachine> machine =
+        ssd::createJITTargetMachine(x86 ? "x86-64" : "", error);
+    ASSERT_TRUE(machine) << error;
+    transformer = new std::function<llvm::Error(llvm::Module *)>(
+        mlir::makeOptimizingTransformer(2, 0, machine.get()));
+    mlir::ExecutionEngineOptions engineOptions;
+    engineOptions.transformer = *transformer;
+    auto created = mlir::ExecutionEngine::create(*module, engineOptions,
+                                                 std::move(machine));
+    ASSERT_TRUE(bool(created)) << llvm::toString(created.takeError());
+    engine = created->release();
+  }
+  static void TearDownTestSuite() {
+    delete engine;
+    delete transformer;
+    delete context;
+  }
+
+  /// Runs `@convert_<src>_<dst>` on `in`.
+  template <typename In, typename Out>
+  static std::vector<Out> convert(const char *name, std::vector<In> &in) {
+    std::vector<Out> out(in.size());
+    StridedMemRefType<In, 1> inRef{in.data(), in.data(), 0,
+                                   {int64_t(in.size())}, {1}};
+    StridedMemRefType<Out, 1> outRef{out.data(), out.data(), 0,
+                                     {int64_t(out.size())}, {1}};
+    auto symbol = engine->lookup(std::string("_mlir_ciface_") + name);
+    EXPECT_TRUE(bool(symbol)) << llvm::toString(symbol.takeError());
+    auto fn = reinterpret_cast<void (*)(StridedMemRefType<In, 1> *,
+                                        StridedMemRefType<Out, 1> *)>(*symbol);
+    fn(&inRef, &outRef);
+    return out;
+  }
+
+  static inline mlir::MLIRContext *context = nullptr;
+  static inline std::function<llvm::Error(llvm::Module *)> *transformer =
+      nullptr;
+  static inline mlir::ExecutionEngine *engine = nullptr;
+};
+
+float bitsToFloat(uint32_t bits) {
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+uint32_t floatToBits(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  return bits;
+}
+
+/// f32 inputs around every rounding decision of a 16-bit format that keeps
+/// `keptBits` of f32's 23 mantissa bits: each pattern of the bits above the
+/// dropped ones (both signs), with the dropped bits 0, 1, just below half,
+/// half, just above half and all ones.
+std::vector<float> roundingCases(int keptBits) {
+  int dropped = 23 - keptBits;
+  uint32_t half = 1u << (dropped - 1), all = (1u << dropped) - 1;
+  std::vector<float> cases;
+  for (uint32_t high = 0; high < (1u << (32 - dropped)); ++high)
+    for (uint32_t low : {0u, 1u, half - 1, half, half + 1, all})
+      cases.push_back(bitsToFloat(high << dropped | low));
+  return cases;
+}
+
+TEST_F(ExpandFloatConversions, F32ToF16RoundsToNearestEven) {
+  std::vector<float> in = roundingCases(10);
+  std::vector<uint16_t> out = convert<float, uint16_t>("convert_f32_f16", in);
+  size_t wrong = 0;
+  for (size_t i = 0; i < in.size(); ++i) {
+    uint16_t expected = ssd::floatToHalfBits(in[i]);
+    bool bothNaN = std::isnan(in[i]) && (out[i] & 0x7fff) > 0x7c00;
+    if (out[i] != expected && !bothNaN && wrong++ < 5)
+      ADD_FAILURE() << "f32 bits 0x" << std::hex << floatToBits(in[i])
+                    << ": got 0x" << out[i] << ", expected 0x" << expected;
+  }
+  EXPECT_EQ(wrong, 0u) << "of " << in.size();
+}
+
+TEST_F(ExpandFloatConversions, F16ToF32IsExact) {
+  std::vector<uint16_t> in(65536);
+  for (uint32_t bits = 0; bits < 65536; ++bits)
+    in[bits] = uint16_t(bits);
+  std::vector<float> out = convert<uint16_t, float>("convert_f16_f32", in);
+  size_t wrong = 0;
+  for (uint32_t bits = 0; bits < 65536; ++bits) {
+    float expected = ssd::halfBitsToFloat(uint16_t(bits));
+    bool same = floatToBits(out[bits]) == floatToBits(expected) ||
+                (std::isnan(expected) && std::isnan(out[bits]));
+    if (!same && wrong++ < 5)
+      ADD_FAILURE() << "f16 bits 0x" << std::hex << bits << ": got 0x"
+                    << floatToBits(out[bits]) << ", expected 0x"
+                    << floatToBits(expected);
+  }
+  EXPECT_EQ(wrong, 0u);
+}
+
+TEST_F(ExpandFloatConversions, F32ToBF16RoundsToNearestEven) {
+  std::vector<float> in = roundingCases(7);
+  std::vector<uint16_t> out = convert<float, uint16_t>("convert_f32_bf16", in);
+  size_t wrong = 0;
+  for (size_t i = 0; i < in.size(); ++i) {
+    uint16_t expected = ssd::floatToBF16Bits(in[i]);
+    bool bothNaN = std::isnan(in[i]) && (out[i] & 0x7fff) > 0x7f80;
+    if (out[i] != expected && !bothNaN && wrong++ < 5)
+      ADD_FAILURE() << "f32 bits 0x" << std::hex << floatToBits(in[i])
+                    << ": got 0x" << out[i] << ", expected 0x" << expected;
+  }
+  EXPECT_EQ(wrong, 0u) << "of " << in.size();
+}
+
+TEST_F(ExpandFloatConversions, BF16ToF32IsExact) {
+  std::vector<uint16_t> in(65536);
+  for (uint32_t bits = 0; bits < 65536; ++bits)
+    in[bits] = uint16_t(bits);
+  std::vector<float> out = convert<uint16_t, float>("convert_bf16_f32", in);
+  size_t wrong = 0;
+  for (uint32_t bits = 0; bits < 65536; ++bits)
+    wrong += floatToBits(out[bits]) != bits << 16;
+  EXPECT_EQ(wrong, 0u);
+}
+
+} // namespace
