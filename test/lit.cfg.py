@@ -84,6 +84,23 @@ if ssd_sanitize:
     # test/embedding); the Release leg runs the grid.
     config.excludes.append("numeric-emu")
 
+# CPU feature levels the numeric grid runs at besides the host
+# (test/numeric/cpu-level-*.test): `x86_64` on an x86-64 host (the SSE2
+# baseline runs on any of them), `x86-64-v3` when the host has every feature
+# of that level (AVX2, FMA, BMI1/2, F16C, MOVBE; LZCNT is not always listed
+# in /proc/cpuinfo, and ssd-run refuses a level the host lacks anyway).
+import platform
+if platform.machine() in ("x86_64", "AMD64"):
+    config.available_features.add("x86_64")
+    try:
+        with open("/proc/cpuinfo") as cpuinfo:
+            flags = next((line.split(":", 1)[1].split()
+                          for line in cpuinfo if line.startswith("flags")), [])
+    except OSError:
+        flags = []
+    if {"avx2", "fma", "bmi1", "bmi2", "f16c", "movbe"} <= set(flags):
+        config.available_features.add("x86-64-v3")
+
 # The compiler CMake chose for the project; the tests that build something
 # (consumer.test with cmake and ninja, the AOT executables) need it, and the
 # build needs cmake and ninja: all required packages, so no feature guards

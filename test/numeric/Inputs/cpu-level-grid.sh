@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The representative part of the numeric grid that check-ssd runs at each CPU
+# feature level (cpu-level-*.test): every model dtype, both pool dtypes, both
+# forms, JIT-compiled for the LLVM CPU $1 ("host" for the host itself), each
+# against the double-precision reference. Prints one PASS line per case
+# (ssdgen's), or stops at the first failure.
+#   cpu-level-grid.sh CPU WORKDIR SSD_RUN SSDGEN...
+set -euo pipefail
+cpu=$1 work=$2 ssd_run=$3
+shift 3
+ssdgen=("$@")
+cpu_flag=()
+[ "$cpu" = host ] || cpu_flag=(--cpu "$cpu")
+rm -rf "$work" && mkdir -p "$work"
+"${ssdgen[@]}" gen "$work/in" --seqlens 9,1,0,24,7,3 --initial mixed \
+  --update mixed --padding 5 --seed 17 > /dev/null
+for pool in f32 bf16; do
+  for dtype in f32 f16 bf16; do
+    # The f32-model / bf16-pool pair is covered by the bf16 model's.
+    [ "$pool" = bf16 ] && [ "$dtype" = f16 ] && continue
+    ref=$work/ref-$dtype-$pool
+    "$ssd_run" --inputs "$work/in" --outputs "$ref" --target reference \
+      --dtype "$dtype" --pool-dtype "$pool" > /dev/null
+    for form in serial chunked; do
+      out=$work/$form-$dtype-$pool
+      "$ssd_run" --inputs "$work/in" --outputs "$out" --form "$form" \
+        --chunk-size 8 --dtype "$dtype" --pool-dtype "$pool" \
+        "${cpu_flag[@]}" > /dev/null
+      echo -n "$cpu $form: "
+      "${ssdgen[@]}" check "$work/in" "$ref" "$out" --dtype "$dtype" \
+        --pool-dtype "$pool"
+    done
+  done
+done
