@@ -27,6 +27,11 @@ config.substitutions.append(("%ssd_obj_root", config.ssd_obj_root))
 python_with_numpy = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else "python3"
 config.substitutions.append(
     ("%ssdgen", python_with_numpy + " " + os.path.join(config.ssd_src_root, "utils", "ssdgen.py")))
+# %edit_npy DIR NAME STATEMENT: edit one array of an ssdgen input folder in
+# place, for problems ssdgen does not generate (numeric-emu/Inputs/edit-npy.py).
+config.substitutions.append(
+    ("%edit_npy", python_with_numpy + " " +
+     os.path.join(config.ssd_src_root, "test", "numeric-emu", "Inputs", "edit-npy.py")))
 config.substitutions.append(("%python", python_with_numpy))
 
 # test/embedding (docs/embedding.md): the stock mlir-opt with SSDPlugin.so,

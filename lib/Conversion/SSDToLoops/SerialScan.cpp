@@ -19,10 +19,13 @@
 // so a state element costs two vector FMAs per token instead of a multiply
 // and two FMAs. Tokens go through the tile in pairs: each state vector is
 // loaded, takes both tokens' updates and dot products, and is stored once. When
-// s_t leaves [2^-48, 2^48] (or is not finite) it is folded back first, S' = s_t
-// S' and s_t = 1, which bounds 1/s and S' far from f32 overflow for any state
-// below 2^80; a decay that underflows to zero is then applied exactly as in the
-// plain recurrence. A pair whose scales would leave the range runs one token at
+// s_t leaves [2^-32, 2^32] (or is not finite) it is folded back first, S' = s_t
+// S' and s_t = 1. Then S' = S / s and each update d x B / s stay below f32's
+// 2^128 while the state and d x B stay below 2^96 (at [2^-48, 2^48] a state
+// of 2^79 with inputs of its size already overflowed; a fold costs one pass
+// over the tile per ~22 / |d A| tokens, nothing next to two FMAs per element
+// and token); a decay that underflows to zero is then applied exactly as in
+// the plain recurrence. A pair whose scales would leave the range runs one token at
 // a time, so every token sees the same operations whichever way it is grouped.
 // Rows are vectors of `lanes` columns (the widest power of two up to the
 // target's width that divides N); B and C rows of an f16/bf16 model are widened
@@ -67,9 +70,9 @@ static constexpr int64_t kPrefetchTokens = 4;
 /// in registers) and prefill ran 1.35x faster; three and four did not gain.
 static constexpr int64_t kTokensPerPass = 2;
 
-/// The scale s of the tile is folded back into it outside [2^-48, 2^48].
-static constexpr double kMinScale = 0x1p-48;
-static constexpr double kMaxScale = 0x1p+48;
+/// The scale s of the tile is folded back into it outside [2^-32, 2^32].
+static constexpr double kMinScale = 0x1p-32;
+static constexpr double kMaxScale = 0x1p+32;
 
 /// Rows updated together per column block: B and C are loaded once for all
 /// of them, which leaves the state's own load and store per FMA pair, and
