@@ -9,21 +9,31 @@ Without a GPU the speed of the kernels can only be estimated. This script
 runs the real kernels (`ssd-run --target gpu-emu --emulator-costs`) on model
 shapes and turns the emulator's per-kernel counts into a time:
 
-  kernel time = max(mma flops / tensor peak,
-                    DRAM sectors * 32 B / HBM bandwidth (reads of data the
-                      launch wrote shortly before are L2 hits, not DRAM:
-                      docs/gpu.md, "Cost counters"),
-                    shared-memory wavefronts / (SMs * clock))
-  call time   = sum of kernel times + launches * launch overhead
+  terms per kernel (microseconds):
+    tensor = mma flops / (dense tensor peak * MMA_SYNC_FRACTION) / fill
+    dram   = DRAM sectors * 32 B / HBM bandwidth (reads of data the launch
+             wrote shortly before are L2 hits, not DRAM: docs/gpu.md,
+             "Cost counters")
+    l2     = sectors of global loads, stores, atomics and cp.async copies
+             * 32 B / L2 bandwidth (every one of them crosses L1 <-> L2)
+    shared = shared-memory wavefronts / (SMs * clock) / fill
+  fill     = the share of the 132 SMs a launch's blocks occupy
+  overlap  = min(1, resident warps per SM / WARPS_TO_OVERLAP), resident
+             warps from registers and shared memory per block (ptxas -v,
+             when ptxas is found; else 255 registers, labelled assumed)
+  kernel   = max(terms) + (1 - overlap) * (sum(terms) - max(terms))
+  call     = sum of kernel times + launches * launch overhead
 
-Every term is a lower bound for its kernel (the emulator prints them as
-`h200 lower bounds (us)`): no latency, occupancy, instruction issue or cache
-model, and mma.sync reaches less than the dense peak that wgmma does. So
-the tokens/s it prints are a ceiling for these kernels, not a measurement;
-the GPU check (scripts/gpu-check.sh) measures the real thing. The model
-time is linear in the tokens of a prefill (every chunk does the same work),
-so the long-prefill rows are extrapolated from the per-token time of the
-run, and say so.
+The first model (still printed, as "max-of-3") took only the largest of
+tensor, dram and shared at the dense peak, with L2 free and every SM full
+and overlapping perfectly; it flattered kernels that spend L2 bandwidth or
+run few warps. The terms are still optimistic in what they leave out
+(instruction issue, latency chains, synchronization waits), so the tokens/s
+printed are a ceiling for these kernels, not a measurement; the GPU check
+(scripts/gpu-check.sh) measures the real thing. Every constant and its
+source is below and in docs/performance.md. The model time is linear in the
+tokens of a prefill (every chunk does the same work), so the long-prefill
+rows are extrapolated from the per-token time of the run, and say so.
 
 Only the standard library and NumPy (through ssdgen.py).
 """
@@ -38,11 +48,42 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 SSDGEN = os.path.join(HERE, "ssdgen.py")
 
-# H200 SXM: the peaks the emulator's bounds use, and a kernel launch on a
-# stream already busy with the previous kernel (CUDA graph-free launch
-# overhead, a commonly measured 2-4 us; the low end, as a bound).
+# H200 SXM: the peaks the emulator's bounds use (989 TFLOP/s dense bf16,
+# 4.8 TB/s HBM3e, 132 SMs at 1.98 GHz: NVIDIA's H200 datasheet and the H100
+# whitepaper's SM), and a kernel launch on a stream already busy with the
+# previous kernel (CUDA graph-free launch overhead, a commonly measured
+# 2-4 us; the low end, as a bound).
 LAUNCH_US = 2.0
 HBM_BYTES_PER_S = 4.8e12
+SMS = 132
+# L2 <-> SM bandwidth: NVIDIA publishes none for GH100. Public
+# microbenchmarks of H100 put L2 read bandwidth between about 5.5 TB/s (Chips
+# and Cheese, "Nvidia's H100: Funny L2, and Tons of Bandwidth", 2023, on the
+# 114-SM PCIe part) and about 10 TB/s (vendor-adjacent estimates for SXM);
+# the model takes the low end, so a kernel that fits under it fits on the
+# real chip. L2_HIGH_BYTES_PER_S is printed beside it.
+L2_BYTES_PER_S = 5.5e12
+L2_HIGH_BYTES_PER_S = 10e12
+# The kernels use mma.sync (the Ampere warp-level instruction); the 989
+# TFLOP/s dense peak is what Hopper's warpgroup wgmma reaches. mma.sync is
+# taken to reach 60% of it (an assumption in the range public H100
+# microbenchmarks report for the legacy path, to be replaced by the GPU
+# check's measurement when a GPU is lent).
+MMA_SYNC_FRACTION = 0.6
+# Per SM on compute capability 9.0 (CUDA C++ Programming Guide, "Technical
+# Specifications per Compute Capability"): 65,536 registers allocated per
+# warp in units of 256, at most 255 per thread; 64 warps; 32 blocks; 228 KB
+# of shared memory, of which the runtime reserves 1 KB per block.
+REGISTERS_PER_SM = 65536
+MAX_WARPS_PER_SM = 64
+MAX_BLOCKS_PER_SM = 32
+SHARED_BYTES_PER_SM = 228 * 1024
+SHARED_RESERVED_PER_BLOCK = 1024
+# How many resident warps per SM let the other terms hide under the binding
+# one: half of the 64 slots (an assumption: with 8 warps, one block of the
+# current chunk kernel, an SM has a warp ready for only a fraction of the
+# latency of a global load or an mma chain).
+WARPS_TO_OVERLAP = 32
 
 # name, H, P, N, G, seqlens, form, dtype
 CASES = {
@@ -64,7 +105,8 @@ CASES = {
     ],
 }
 
-KERNEL = re.compile(r"^kernel (\S+): launches (\d+)")
+KERNEL = re.compile(r"^kernel (\S+): launches (\d+)(?: blocks (\d+) threads (\d+))?")
+GLOBAL = re.compile(r"^global\.(load|store|atomic|cp\.async): .* sectors (\d+)")
 BOUNDS = re.compile(
     r"h200 lower bounds \(us\): tensor ([0-9.]+) dram ([0-9.]+) shared ([0-9.]+)")
 DRAM = re.compile(r"dram: read sectors (\d+) written sectors (\d+)")
@@ -78,10 +120,16 @@ def parse_costs(text):
         m = KERNEL.match(line)
         if m:
             kernels.append({"name": m.group(1), "launches": int(m.group(2)),
-                            "bounds": (0.0, 0.0, 0.0), "dram": 0, "l2": 0})
+                            "blocks": int(m.group(3) or 0),
+                            "threads": int(m.group(4) or 0),
+                            "bounds": (0.0, 0.0, 0.0), "dram": 0, "l2": 0,
+                            "l2_traffic": 0})
             continue
         if not kernels:
             continue
+        m = GLOBAL.match(line)
+        if m:
+            kernels[-1]["l2_traffic"] += 32 * int(m.group(2))
         m = BOUNDS.search(line)
         if m:
             kernels[-1]["bounds"] = tuple(float(v) for v in m.groups())
@@ -114,27 +162,139 @@ def run_case(build, work, case):
     kernels = parse_costs(run.stdout + run.stderr)
     if not kernels:
         sys.exit(f"gpu-model: {name}: no cost counters in ssd-run's output")
-    return kernels
+    return kernels, inputs
 
 
-def call_model(kernels):
+def find_ptxas(given):
+    """ptxas from --ptxas, CUDA_HOME/CUDA_PATH or PATH; None without one."""
+    if given:
+        return given if given != "none" else None
+    for root in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH")):
+        if root and os.access(os.path.join(root, "bin", "ptxas"), os.X_OK):
+            return os.path.join(root, "bin", "ptxas")
+    import shutil
+    return shutil.which("ptxas")
+
+
+def occupancy(kernel, resources):
+    """(fill, resident warps per SM, registers, assumed) of one kernel: the
+    share of the SMs its launches' blocks cover, and the warps resident on
+    an SM given registers and static shared memory per block."""
+    launches = max(kernel["launches"], 1)
+    blocks = kernel["blocks"] / launches
+    if not kernel["blocks"]:
+        return 0.0, 0, 0, False
+    warps_per_block = -(-kernel["threads"] // kernel["blocks"] // 32)
+    assumed = kernel["name"] not in resources
+    registers, shared = resources.get(kernel["name"], (255, 0))
+    registers_per_warp = -(-max(registers, 1) * 32 // 256) * 256
+    per_sm = min(REGISTERS_PER_SM // (registers_per_warp * warps_per_block),
+                 MAX_WARPS_PER_SM // warps_per_block, MAX_BLOCKS_PER_SM)
+    if shared:
+        per_sm = min(per_sm,
+                     SHARED_BYTES_PER_SM // (shared + SHARED_RESERVED_PER_BLOCK))
+    # A launch of fewer blocks than the SMs hold leaves slots empty.
+    per_sm = max(1, min(per_sm, -(-int(blocks) // SMS)))
+    return min(1.0, blocks / SMS), per_sm * warps_per_block, registers, assumed
+
+
+def kernel_terms(kernel, resources, l2_bytes_per_s=None):
+    """The modelled terms (us) of one kernel and its time."""
+    tensor, dram, shared = kernel["bounds"]
+    fill, warps, _, _ = occupancy(kernel, resources)
+    if fill <= 0:
+        return {"tensor": 0, "dram": dram, "l2": 0, "shared": 0}, dram
+    terms = {"tensor": tensor / MMA_SYNC_FRACTION / fill, "dram": dram,
+             "l2": kernel["l2_traffic"]
+             / (l2_bytes_per_s or L2_BYTES_PER_S) * 1e6,
+             "shared": shared / fill}
+    overlap = min(1.0, warps / WARPS_TO_OVERLAP)
+    top = max(terms.values())
+    return terms, top + (1 - overlap) * (sum(terms.values()) - top)
+
+
+def call_model(kernels, resources=None, l2_bytes_per_s=None):
     """(launches, modelled microseconds) of one call."""
     launches = sum(k["launches"] for k in kernels)
-    return launches, (sum(max(k["bounds"]) for k in kernels)
-                      + launches * LAUNCH_US)
+    return launches, (sum(kernel_terms(k, resources or {}, l2_bytes_per_s)[1]
+                          for k in kernels) + launches * LAUNCH_US)
 
 
-def summarize(kernels, tokens):
-    launches, model = call_model(kernels)
+def max_of_three(kernels):
+    """The first model: the largest emulator bound per kernel (us)."""
+    launches = sum(k["launches"] for k in kernels)
+    return sum(max(k["bounds"]) for k in kernels) + launches * LAUNCH_US
+
+
+def summarize(kernels, tokens, resources=None):
+    resources = resources or {}
+    launches, model = call_model(kernels, resources)
     print("MODEL, not a measurement (utils/gpu-model.py)")
     for k in kernels:
-        print("  %s: launches %d, lower bounds (us) tensor %.3f dram %.3f "
-              "shared %.3f" % ((k["name"], k["launches"]) + k["bounds"]))
-    print("launches %d, model %.2f us, %.2fM tokens/s, DRAM %.1f KB/token, "
-          "L2 reads of data written in the launch %.1f KB/token"
-          % (launches, model, tokens / model,
+        terms, time = kernel_terms(k, resources)
+        fill, warps, registers, assumed = occupancy(k, resources)
+        print("  %s: launches %d, terms (us) tensor %.3f dram %.3f l2 %.3f "
+              "shared %.3f; SM fill %.2f, %d warps/SM (%d registers%s); "
+              "%.3f us"
+              % (k["name"], k["launches"], terms["tensor"], terms["dram"],
+                 terms["l2"], terms["shared"], fill, warps, registers,
+                 ", assumed" if assumed else "", time))
+    print("launches %d, model %.2f us, %.2fM tokens/s (max-of-3 model %.2f "
+          "us), DRAM %.1f KB/token, L2 traffic %.1f KB/token, L2 reads of "
+          "data written in the launch %.1f KB/token"
+          % (launches, model, tokens / model, max_of_three(kernels),
              sum(k["dram"] for k in kernels) / tokens / 1024,
+             sum(k["l2_traffic"] for k in kernels) / tokens / 1024,
              sum(k["l2"] for k in kernels) / tokens / 1024))
+
+
+def unescape(text):
+    """An MLIR string attribute's text as the bytes it stands for."""
+    out = bytearray()
+    i = 0
+    while i < len(text):
+        if text[i] == "\\" and i + 1 < len(text):
+            if text[i + 1] in "\\\"":
+                out += text[i + 1].encode()
+                i += 2
+            else:
+                out += bytes([int(text[i + 1:i + 3], 16)])
+                i += 3
+            continue
+        out += text[i].encode()
+        i += 1
+    return out.decode()
+
+
+def ptxas_resources(build, inputs, form, dtype, ptxas, chip="sm_90a"):
+    """{kernel: (registers, static shared bytes)} from `ptxas -v` on the PTX
+    --ssd-to-nvvm makes of the module ssd-run compiles for `inputs`."""
+    ir = subprocess.run([os.path.join(build, "bin", "ssd-run"), "--inputs",
+                         inputs, "--print-ir", "--dtype", dtype],
+                        capture_output=True, text=True, check=True).stdout
+    lowered = subprocess.run(
+        [os.path.join(build, "bin", "ssd-opt"), "-",
+         "--ssd-to-nvvm=chip=%s format=isa form=%s" % (chip, form)],
+        input=ir, capture_output=True, text=True, check=True).stdout
+    resources = {}
+    with tempfile.TemporaryDirectory() as scratch:
+        for j, m in enumerate(re.finditer(r'assembly = "((?:[^"\\]|\\.)*)"',
+                                          lowered)):
+            path = os.path.join(scratch, "%d.ptx" % j)
+            with open(path, "w") as f:
+                f.write(unescape(m.group(1)))
+            info = subprocess.run([ptxas, "-arch=" + chip, "-v", path, "-o",
+                                   os.devnull], capture_output=True, text=True)
+            current = None
+            for line in (info.stdout + info.stderr).splitlines():
+                e = re.search(r"Compiling entry function '([^']+)'", line)
+                if e:
+                    current = e.group(1)
+                u = re.search(r"Used (\d+) registers(?:.*?(\d+) bytes smem)?",
+                              line)
+                if u and current:
+                    resources[current] = (int(u.group(1)), int(u.group(2) or 0))
+    return resources
 
 
 def ideal_bytes(H, P, N, G, seqlens, dtype):
@@ -156,7 +316,12 @@ def main():
                     help="model one run from its printed counters")
     ap.add_argument("--tokens", type=int, default=0,
                     help="with --from-costs: the run's total tokens")
+    ap.add_argument("--ptxas", default=None,
+                    help="ptxas for registers and shared memory per kernel "
+                    "(default: CUDA_HOME, CUDA_PATH or PATH; 'none': assume "
+                    "255 registers)")
     args = ap.parse_args()
+    ptxas = find_ptxas(args.ptxas)
 
     if args.from_costs:
         text = (sys.stdin.read() if args.from_costs == "-"
@@ -168,33 +333,48 @@ def main():
         return
 
     work = args.keep or tempfile.mkdtemp(prefix="ssd-gpu-model-")
-    print("MODEL, not a measurement: lower bounds from the GPU emulator's "
-          "counts against H200 peaks (utils/gpu-model.py)")
-    header = ("| case | launches | tensor us | dram us | shared us | "
-              "model us | model Mtok/s | DRAM KB/token | x ideal | "
-              "L2 KB/token | bound by |")
+    print("MODEL, not a measurement: the GPU emulator's counts against H200 "
+          "peaks, L2 at %.1f TB/s, mma.sync at %.0f%% of the dense peak, "
+          "overlap from occupancy (utils/gpu-model.py); registers from %s"
+          % (L2_BYTES_PER_S / 1e12, MMA_SYNC_FRACTION * 100,
+             ptxas if ptxas else "nowhere (no ptxas: 255 assumed)"))
+    header = ("| case | launches | tensor us | dram us | l2 us | shared us | "
+              "warps/SM | max-of-3 us | max-of-3 Mtok/s | model us | "
+              "model Mtok/s | model Mtok/s at L2 %.0f TB/s | DRAM KB/token | "
+              "x ideal | L2 KB/token | bound by |" % (L2_HIGH_BYTES_PER_S / 1e12))
     print(header)
-    print("|" + "---|" * 11)
+    print("|" + "---|" * 16)
     runs = {}
     for group in args.cases.split(","):
         for case in CASES[group]:
             name, H, P, N, G, seqlens, form, dtype = case
-            kernels = run_case(args.build, work, case)
-            launches, model = call_model(kernels)
-            tensor = sum(k["bounds"][0] for k in kernels)
-            dram = sum(k["bounds"][1] for k in kernels)
-            shared = sum(k["bounds"][2] for k in kernels)
+            kernels, inputs = run_case(args.build, work, case)
+            resources = (ptxas_resources(args.build, inputs, form, dtype, ptxas)
+                         if ptxas else {})
+            launches, model = call_model(kernels, resources)
+            old = max_of_three(kernels)
+            terms = {"tensor": 0.0, "dram": 0.0, "l2": 0.0, "shared": 0.0}
+            for k in kernels:
+                for key, value in kernel_terms(k, resources)[0].items():
+                    terms[key] += value
+            model_high = call_model(kernels, resources, L2_HIGH_BYTES_PER_S)[1]
+            warps = "/".join(
+                "%d%s" % (occupancy(k, resources)[1],
+                          "*" if occupancy(k, resources)[3] else "")
+                for k in kernels if k["blocks"])
             tokens = sum(seqlens)
             dram_bytes = sum(k["dram"] for k in kernels)
-            l2_bytes = sum(k["l2"] for k in kernels)
+            l2_bytes = sum(k["l2_traffic"] for k in kernels)
             ideal = ideal_bytes(H, P, N, G, seqlens, dtype)
-            limiter = max(("tensor", tensor), ("dram", dram),
-                          ("shared", shared), key=lambda kv: kv[1])[0]
-            if launches * LAUNCH_US > max(tensor, dram, shared):
+            limiter = max(terms.items(), key=lambda kv: kv[1])[0]
+            if launches * LAUNCH_US > max(terms.values()):
                 limiter = "launches"
-            print(f"| {name} ({form}, {dtype}) | {launches} | {tensor:.2f} | "
-                  f"{dram:.2f} | {shared:.2f} | {model:.2f} | "
-                  f"{tokens / model:.1f} | {dram_bytes / tokens / 1024:.1f} | "
+            print(f"| {name} ({form}, {dtype}) | {launches} | "
+                  f"{terms['tensor']:.2f} | {terms['dram']:.2f} | "
+                  f"{terms['l2']:.2f} | {terms['shared']:.2f} | {warps} | "
+                  f"{old:.2f} | {tokens / old:.1f} | {model:.2f} | "
+                  f"{tokens / model:.1f} | {tokens / model_high:.1f} | "
+                  f"{dram_bytes / tokens / 1024:.1f} | "
                   f"{dram_bytes / ideal:.2f} | {l2_bytes / tokens / 1024:.1f} | "
                   f"{limiter} |")
             if group == "prefill":
@@ -204,19 +384,21 @@ def main():
                 key = (name.split(" ")[0], H, P, N, G, len(seqlens), form,
                        dtype)
                 runs.setdefault(key, []).append(
-                    (tokens, model, dram_bytes, launches))
+                    (tokens, model, dram_bytes, launches, old))
                 if len(runs[key]) == 2:
-                    (t0, m0, d0, _), (t1, m1, d1, _) = runs[key]
+                    (t0, m0, d0, _, o0), (t1, m1, d1, _, o1) = runs[key]
                     t = 65536
                     batch = len(seqlens)
                     total = m1 + (m1 - m0) / (t1 - t0) * (t - t1)
+                    total_old = o1 + (o1 - o0) / (t1 - t0) * (t - t1)
                     dram64 = d1 + (d1 - d0) / (t1 - t0) * (t - t1)
                     ideal64 = ideal_bytes(H, P, N, G, [t // batch] * batch,
                                           dtype)
                     print(f"| {key[0]} {batch}x{t // batch} ({form}, "
                           f"{dtype}), extrapolated from the two rows above | "
-                          f"{launches} | | | | {total:.1f} | "
-                          f"{t / total:.1f} | {dram64 / t / 1024:.1f} | "
+                          f"{launches} | | | | | | {total_old:.1f} | "
+                          f"{t / total_old:.1f} | {total:.1f} | "
+                          f"{t / total:.1f} | | {dram64 / t / 1024:.1f} | "
                           f"{dram64 / ideal64:.2f} | | |")
             if (group == "prefill" and len(seqlens) == 1
                     and not any(c[0].split(" ")[0] == name.split(" ")[0]
@@ -226,8 +408,8 @@ def main():
                 for t in (8192, 65536):
                     total = per_token * t + launches * LAUNCH_US
                     print(f"| {name.split(' ')[0]} 1x{t} ({form}, {dtype}), "
-                          f"extrapolated | {launches} | | | | {total:.1f} | "
-                          f"{t / total:.1f} | | | | |")
+                          f"extrapolated | {launches} | | | | | | | | "
+                          f"{total:.1f} | {t / total:.1f} | | | | | |")
             if group == "decode":
                 ideal = len(seqlens) * H * P * N * 4 * 2
                 copy_us = ideal / HBM_BYTES_PER_S * 1e6
@@ -235,7 +417,7 @@ def main():
                       f" modelled DRAM traffic {dram_bytes / ideal:.2f}x that;"
                       f" a copy of those bytes at HBM peak takes "
                       f"{copy_us:.2f} us, the model {model:.2f} us "
-                      f"({copy_us / model:.0%}) | | | | | | | | | | |")
+                      f"({copy_us / model:.0%}) |" + " |" * 15)
     if not args.keep:
         import shutil
         shutil.rmtree(work, ignore_errors=True)
