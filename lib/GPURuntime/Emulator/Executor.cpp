@@ -2158,6 +2158,19 @@ bool inFiberStackGuard(uintptr_t address) {
   return false;
 }
 
+bool describeRunningThread(char *buffer, size_t size) {
+  const Worker *w = activeWorker;
+  if (!w || !w->kernel)
+    return false;
+  int n = std::snprintf(buffer, size, "kernel %s block (%u,%u,%u)",
+                        w->kernel->name.c_str(), w->block[0], w->block[1],
+                        w->block[2]);
+  if (const Thread *t = w->current; t && n > 0 && size_t(n) < size)
+    std::snprintf(buffer + n, size - n, " thread (%u,%u,%u)", t->tid[0],
+                  t->tid[1], t->tid[2]);
+  return true;
+}
+
 void runLaunch(const Kernel &kernel, const LaunchConfig &config,
                void **params) {
   const uint64_t blocks =
