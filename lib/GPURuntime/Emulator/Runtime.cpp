@@ -174,9 +174,9 @@ void onFault(int signal, siginfo_t *info, void *context) {
   }
   if (signal == SIGSEGV && inFiberStackGuard(address)) {
     std::snprintf(message, sizeof(message),
-                  "ssd-gpu-emulator: error: %s: an emulated GPU thread "
-                  "overflowed its stack\n",
-                  inKernel ? thread : "kernel code");
+                  "ssd-gpu-emulator: error: %s: the emulated GPU thread "
+                  "overflowed its stack (local arrays or calls too deep)\n",
+                  inKernel ? thread : "a kernel");
     writeMessage(message);
     _exit(1);
   }
@@ -207,7 +207,10 @@ void onFault(int signal, siginfo_t *info, void *context) {
     previous.sa_sigaction(signal, info, context);
     return;
   }
+  // The previous action takes the signal again: raised, since a trap or a
+  // raised signal does not come back by itself when this handler returns.
   sigaction(signal, &previous, nullptr);
+  raise(signal);
 }
 
 //===----------------------------------------------------------------------===//

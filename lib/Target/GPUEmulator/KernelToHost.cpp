@@ -965,6 +965,12 @@ private:
             call->setCallingConv(CallingConv::C);
       f.removeFnAttr("target-cpu");
       f.removeFnAttr("target-features");
+      // Frames larger than a page touch each page on the way down, so that
+      // a thread whose locals overflow its fiber's small stack faults in
+      // the guard page below it (reported as such) instead of writing
+      // into whatever lies further down.
+      if (!f.isDeclaration())
+        f.addFnAttr("probe-stack", "inline-asm");
       if (!f.isDeclaration() &&
           !f.getName().starts_with(ssd::emulator::kEntryPrefix))
         f.setLinkage(GlobalValue::InternalLinkage);
