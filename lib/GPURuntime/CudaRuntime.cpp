@@ -336,6 +336,13 @@ void _mlir_ciface_ssdGPUWorkspace(void *result, int64_t bytes) {
   descriptor[4] = 1;
 }
 
+/// Host code's layout check failed (DeviceRuntime.h): the call launches
+/// nothing, and its caller gets the error.
+void ssdGPUMisalignedOperand(int32_t operand, int32_t dim, int64_t value,
+                             int64_t alignment) {
+  recordError(ssd::describeMisaligned(operand, dim, value, alignment));
+}
+
 void mgpuStreamWaitEvent(void *stream, void *event) {
   if (ready())
     check(state().driver.cuStreamWaitEvent(stream, event, 0),

@@ -95,3 +95,89 @@ func.func @chunked_p1024_n1024(%x: memref<?x2x1024xbf16>, %dt: memref<?x2xbf16>,
       outs(%y : memref<?x2x1024xbf16>) {form = #ssd<form chunked>}
   return
 }
+
+// -----
+
+// Operand layouts (docs/overview.md, Layouts): what the kernels need of each
+// operand is read off the kernels themselves. The chunked form copies x in
+// 16-byte cp.async pieces, so a view of x at a bf16 element offset of 1 is
+// rejected, naming the operand, its offset and the alignment needed.
+func.func @chunked_x_offset_1(%x: memref<?x2x64xbf16, strided<[128, 64, 1], offset: 1>>,
+    %dt: memref<?x2xbf16>, %A: memref<2xbf16>, %B: memref<?x1x64xbf16>,
+    %pool: memref<?x2x64x64xf32>, %qsl: memref<?xi32>, %ci: memref<?xi32>, %y: memref<?x2x64xbf16>) {
+  // expected-error @+1 {{ssd-lower-to-gpu: operand 'x' starts at element offset 1 (2 bytes), not a multiple of the 16-byte alignment its GPU kernels access it with}}
+  ssd.chunk_scan_varlen x(%x : memref<?x2x64xbf16, strided<[128, 64, 1], offset: 1>>)
+      dt(%dt : memref<?x2xbf16>) A(%A : memref<2xbf16>)
+      B(%B : memref<?x1x64xbf16>) C(%B : memref<?x1x64xbf16>) ssm_pool(%pool : memref<?x2x64x64xf32>)
+      query_start_loc(%qsl : memref<?xi32>) cache_indices(%ci : memref<?xi32>)
+      outs(%y : memref<?x2x64xbf16>) {form = #ssd<form chunked>, chunk_size = 64}
+  return
+}
+
+// -----
+
+// The chunked form reads and writes the f32 pool in 16-byte rows of 4
+// elements (and pairs): a pool view at an f32 offset of 1 is rejected.
+func.func @chunked_pool_offset_1(%x: memref<?x2x64xbf16>,
+    %dt: memref<?x2xbf16>, %A: memref<2xbf16>, %B: memref<?x1x64xbf16>,
+    %pool: memref<?x2x64x64xf32, strided<[8192, 4096, 64, 1], offset: 1>>,
+    %qsl: memref<?xi32>, %ci: memref<?xi32>, %y: memref<?x2x64xbf16>) {
+  // expected-error @+1 {{ssd-lower-to-gpu: operand 'ssm_pool' starts at element offset 1 (4 bytes), not a multiple of the 16-byte alignment its GPU kernels access it with}}
+  ssd.chunk_scan_varlen x(%x : memref<?x2x64xbf16>)
+      dt(%dt : memref<?x2xbf16>) A(%A : memref<2xbf16>)
+      B(%B : memref<?x1x64xbf16>) C(%B : memref<?x1x64xbf16>)
+      ssm_pool(%pool : memref<?x2x64x64xf32, strided<[8192, 4096, 64, 1], offset: 1>>)
+      query_start_loc(%qsl : memref<?xi32>) cache_indices(%ci : memref<?xi32>)
+      outs(%y : memref<?x2x64xbf16>) {form = #ssd<form chunked>, chunk_size = 64}
+  return
+}
+
+// -----
+
+// Vectors along the last dimension need it contiguous.
+func.func @chunked_x_inner_stride(%x: memref<?x2x64xbf16, strided<[256, 128, 2]>>,
+    %dt: memref<?x2xbf16>, %A: memref<2xbf16>, %B: memref<?x1x64xbf16>,
+    %pool: memref<?x2x64x64xf32>, %qsl: memref<?xi32>, %ci: memref<?xi32>, %y: memref<?x2x64xbf16>) {
+  // expected-error @+1 {{ssd-lower-to-gpu: operand 'x' has stride 2 (4 bytes) in its last dimension; its GPU kernels access it in vectors along that dimension, which needs stride 1}}
+  ssd.chunk_scan_varlen x(%x : memref<?x2x64xbf16, strided<[256, 128, 2]>>)
+      dt(%dt : memref<?x2xbf16>) A(%A : memref<2xbf16>)
+      B(%B : memref<?x1x64xbf16>) C(%B : memref<?x1x64xbf16>) ssm_pool(%pool : memref<?x2x64x64xf32>)
+      query_start_loc(%qsl : memref<?xi32>) cache_indices(%ci : memref<?xi32>)
+      outs(%y : memref<?x2x64xbf16>) {form = #ssd<form chunked>, chunk_size = 64}
+  return
+}
+
+// -----
+
+// A row stride of 65 bf16 elements puts every other row of B off a 16-byte
+// boundary.
+func.func @chunked_B_row_stride(%x: memref<?x2x64xbf16>,
+    %dt: memref<?x2xbf16>, %A: memref<2xbf16>, %B: memref<?x1x64xbf16, strided<[65, 64, 1]>>,
+    %pool: memref<?x2x64x64xf32>, %qsl: memref<?xi32>, %ci: memref<?xi32>, %y: memref<?x2x64xbf16>) {
+  // expected-error @+1 {{ssd-lower-to-gpu: operand 'B' has stride 65 (130 bytes) in dimension 0, not a multiple of the 16-byte alignment its GPU kernels access it with}}
+  ssd.chunk_scan_varlen x(%x : memref<?x2x64xbf16>)
+      dt(%dt : memref<?x2xbf16>) A(%A : memref<2xbf16>)
+      B(%B : memref<?x1x64xbf16, strided<[65, 64, 1]>>) C(%B : memref<?x1x64xbf16, strided<[65, 64, 1]>>)
+      ssm_pool(%pool : memref<?x2x64x64xf32>)
+      query_start_loc(%qsl : memref<?xi32>) cache_indices(%ci : memref<?xi32>)
+      outs(%y : memref<?x2x64xbf16>) {form = #ssd<form chunked>, chunk_size = 64}
+  return
+}
+
+// -----
+
+// What the serial form needs at N = 64: B, C and the pool in 2-element rows
+// (4 and 8 bytes), x and y element by element. So x at an offset of 1 and the
+// pool at an offset of 2 lower (the aligned pointer is checked at run time).
+func.func @serial_offsets(%x: memref<?x2x64xbf16, strided<[128, 64, 1], offset: 1>>,
+    %dt: memref<?x2xbf16>, %A: memref<2xbf16>, %B: memref<?x1x64xbf16>,
+    %pool: memref<?x2x64x64xf32, strided<[8192, 4096, 64, 1], offset: 2>>,
+    %qsl: memref<?xi32>, %ci: memref<?xi32>, %y: memref<?x2x64xbf16>) {
+  ssd.chunk_scan_varlen x(%x : memref<?x2x64xbf16, strided<[128, 64, 1], offset: 1>>)
+      dt(%dt : memref<?x2xbf16>) A(%A : memref<2xbf16>)
+      B(%B : memref<?x1x64xbf16>) C(%B : memref<?x1x64xbf16>)
+      ssm_pool(%pool : memref<?x2x64x64xf32, strided<[8192, 4096, 64, 1], offset: 2>>)
+      query_start_loc(%qsl : memref<?xi32>) cache_indices(%ci : memref<?xi32>)
+      outs(%y : memref<?x2x64xbf16>) {form = #ssd<form serial>}
+  return
+}

@@ -20,7 +20,7 @@
 // RUN: ssd-opt %s --ssd-to-nvvm="chip=sm_90a" | FileCheck %s --check-prefix=PTX
 
 // FUSED-LABEL: func.func @chunked
-// FUSED:       %[[WS:.*]] = call @ssdGPUWorkspace
+// FUSED:       %[[WS:.*]] = func.call @ssdGPUWorkspace
 // FUSED:       memref.view %[[WS]]{{.*}} to memref<?x8x?x?xf32>
 // FUSED-NEXT:  %[[FLAGS:.*]] = memref.view %[[WS]]{{.*}} to memref<?xi32>
 // FUSED-NEXT:  %[[RING:.*]] = memref.view %[[WS]]{{.*}} to memref<2x128x64x128xf32>

@@ -29,7 +29,7 @@
 // the flags. Blocks of 32 lanes x 4 warps; blocks past the real grid (at
 // least one block is launched, even for an empty batch) return at once.
 // CHECK-LABEL: func.func @serial
-// CHECK:       %[[WS:.*]] = call @ssdGPUWorkspace(%{{.*}}) : (i64) -> memref<?xi8>
+// CHECK:       %[[WS:.*]] = func.call @ssdGPUWorkspace(%{{.*}}) : (i64) -> memref<?xi8>
 // CHECK:       %[[FLAGS:.*]] = memref.view %[[WS]][%{{.*}}][%{{.*}}] : memref<?xi8> to memref<?xi32>
 // CHECK:       gpu.launch blocks({{.*}}) threads({{.*}}) in (%{{.*}} = %c32{{.*}}, %{{.*}} = %c4{{.*}}, %{{.*}} = %c1{{.*}}) workgroup(%{{.*}} : memref<16xi8, #gpu.address_space<workgroup>>)
 // CHECK:         nvvm.vote.sync  ballot
@@ -103,7 +103,7 @@ func.func @serial_kernel_body(%x: memref<?x80x64xbf16>, %dt: memref<?x80xbf16>, 
 // decays, chunk states (f32), S_prev (bf16), final states and C Bᵀ, then
 // three launches:
 // CHECK-LABEL: func.func @chunked
-// CHECK:       %[[WS:.*]] = call @ssdGPUWorkspace(%{{.*}}) : (i64) -> memref<?xi8>
+// CHECK:       %[[WS:.*]] = func.call @ssdGPUWorkspace(%{{.*}}) : (i64) -> memref<?xi8>
 // CHECK:       memref.view %[[WS]]{{.*}} to memref<?xi32>
 // CHECK:       memref.view %[[WS]]{{.*}} to memref<?xi32>
 // CHECK-COUNT-3: memref.view %[[WS]]{{.*}} to memref<?x128x?xf32>

@@ -12,6 +12,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <iterator>
 #include <string>
 #include <utility>
 #include <vector>
@@ -37,7 +39,8 @@
   X(mgpuMemcpy)                                                                \
   X(mgpuMemset32)                                                              \
   X(mgpuMemset16)                                                              \
-  X(_mlir_ciface_ssdGPUWorkspace)
+  X(_mlir_ciface_ssdGPUWorkspace)                                              \
+  X(ssdGPUMisalignedOperand)
 
 /// The per-call workspace of the ssd GPU kernels, which host code from
 /// ssd-lower-to-gpu requests (`func.func private @ssdGPUWorkspace(i64) ->
@@ -46,10 +49,61 @@
 /// that the runtime caches per host thread and stream.
 extern "C" void _mlir_ciface_ssdGPUWorkspace(void *result, int64_t bytes);
 
+/// The layout check of host code from ssd-lower-to-gpu, before the first
+/// launch of a call (`func.func private @ssdGPUMisalignedOperand(i32, i32,
+/// i64, i64)`): operand `operand` (an index into ssd::kScanOperandNames)
+/// starts at device address `value` (dim -1; its aligned pointer plus
+/// offset times element bytes), or has a stride of `value` bytes in
+/// dimension `dim`, that is not a multiple of the `alignment` bytes its
+/// kernels access it with. Records the runtime's error (describeMisaligned
+/// below); the host code launches nothing of the call.
+extern "C" void ssdGPUMisalignedOperand(int32_t operand, int32_t dim,
+                                        int64_t value, int64_t alignment);
+
 /// {"name", address} for one mgpu* function, in a runtimeSymbols() list.
 #define SSD_MGPU_SYMBOL(NAME) {#NAME, reinterpret_cast<void *>(&NAME)},
 
 namespace ssd {
+
+/// The memref operands of ssd.chunk_scan_varlen as ssdGPUMisalignedOperand
+/// numbers them.
+inline constexpr const char *kScanOperandNames[] = {"x",
+                                                    "dt",
+                                                    "A",
+                                                    "B",
+                                                    "C",
+                                                    "D",
+                                                    "dt_bias",
+                                                    "ssm_pool",
+                                                    "query_start_loc",
+                                                    "has_initial_state",
+                                                    "cache_indices",
+                                                    "update_state",
+                                                    "y"};
+
+/// The one-line error of ssdGPUMisalignedOperand, for both runtimes.
+inline std::string describeMisaligned(int32_t operand, int32_t dim,
+                                      int64_t value, int64_t alignment) {
+  std::string name =
+      operand >= 0 && size_t(operand) < std::size(kScanOperandNames)
+          ? std::string("'") + kScanOperandNames[operand] + "'"
+          : "#" + std::to_string(operand);
+  std::string what;
+  if (dim < 0) {
+    char address[32];
+    std::snprintf(address, sizeof(address), "0x%llx",
+                  static_cast<unsigned long long>(value));
+    what = "starts at device address " + std::string(address) +
+           " (aligned pointer + offset x element bytes), not " +
+           std::to_string(alignment) + "-byte aligned";
+  } else {
+    what = "has a stride of " + std::to_string(value) + " bytes in dimension " +
+           std::to_string(dim) + ", not a multiple of " +
+           std::to_string(alignment) + " bytes";
+  }
+  return "ssd-lower-to-gpu layout check: operand " + name + " " + what +
+         " as its GPU kernels access it; no kernel of the call ran";
+}
 
 struct DeviceRuntime {
   const char *name; ///< "cuda" or "gpu-emu"

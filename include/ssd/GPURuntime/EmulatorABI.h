@@ -39,7 +39,7 @@ namespace ssd {
 namespace emulator {
 
 /// Bumped whenever anything below changes meaning.
-constexpr uint32_t kABIVersion = 3;
+constexpr uint32_t kABIVersion = 4;
 
 /// Symbol names and prefixes of a kernel object.
 constexpr const char *kModuleInfoSymbol = "__ssdemu_module";
@@ -66,6 +66,8 @@ constexpr const char *kKernelInfoPrefix = "__ssdemu_kinfo_";
 ///                   uint32_t site)   -> the address to access on the host
 ///   void    *shared(void *address, uint64_t bytes, uint32_t flags,
 ///                   uint32_t site)   (address in this block's shared memory)
+///            (flags: AccessFlags, with the access's alignment in the
+///            bits of kAccessAlignShift)
 ///   void    *shared_base()           this block's shared memory
 ///   float    math_f32(uint32_t op, float x)                MathOp
 ///   double   math_f64(uint32_t op, double x)               MathOp
@@ -161,6 +163,24 @@ enum AccessFlags : uint32_t {
   /// publishes or acquires only together with a fence of its thread.
   AccessRelaxed = 32,
 };
+
+/// Bits 8-13 of an access's flags: log2 of the alignment in bytes that the
+/// access promises (the LLVM `align` of the load, store, atomic or memcpy
+/// side), which the NVPTX backend relies on: it emits vectors of that width
+/// and merges neighbouring accesses up to it, and a GPU faults on an
+/// address that breaks it. The runtime checks the device address (global)
+/// or the offset in the block's shared memory against it.
+constexpr uint32_t kAccessAlignShift = 8;
+constexpr uint32_t kAccessAlignMask = 0x3f << kAccessAlignShift;
+inline uint32_t accessAlignFlags(uint64_t alignment) {
+  uint32_t log2 = 0;
+  while (log2 < 63 && (uint64_t(2) << log2) <= alignment)
+    ++log2;
+  return log2 << kAccessAlignShift;
+}
+inline uint64_t accessAlignment(uint32_t flags) {
+  return uint64_t(1) << ((flags & kAccessAlignMask) >> kAccessAlignShift);
+}
 
 /// Unary math functions: the PTX approximations (computed exactly, with the
 /// flush-to-zero of the .ftz forms applied to input and result) and the

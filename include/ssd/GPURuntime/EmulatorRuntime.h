@@ -8,11 +8,14 @@
 // shuffles and mma.sync synchronise real threads of execution. Device memory
 // lives in a window that host code cannot touch (a host access faults with
 // a message naming the allocation); kernels reach it only through checked
-// accesses (bounds, host pointers, freed memory). Shared memory is checked
+// accesses (bounds, alignment, host pointers, freed memory). Shared memory is checked
 // for races between barriers and for reads of bytes no thread wrote.
 //
 // The first error is recorded, stops all later launches and copies (like a
-// CUDA context after a fault) and is returned by takeError(). Unless a host
+// CUDA context after a fault) and is returned by takeError(). A fault of a
+// kernel's own code (SIGSEGV, SIGBUS, a trap, SIGFPE) cannot be recovered
+// from: it prints one line naming the kernel and thread and exits with
+// status 1. Unless a host
 // took it, errors are also printed to stderr and make the process exit with
 // status 1 (for programs run by mlir-runner).
 //

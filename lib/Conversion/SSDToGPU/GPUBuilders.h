@@ -364,6 +364,53 @@ constexpr StringLiteral kWorkspaceFunction = "ssdGPUWorkspace";
 /// Declares kWorkspaceFunction in the symbol table around `op` (once).
 void declareWorkspaceFunction(Operation *op);
 
+/// Declares the private function `name` of `type` in the symbol table
+/// around `op` (once), with llvm.emit_c_interface when `cInterface`.
+void declareRuntimeFunction(Operation *op, StringRef name, FunctionType type,
+                            bool cInterface);
+
+//===----------------------------------------------------------------------===//
+// Operand layouts
+//===----------------------------------------------------------------------===//
+
+/// The runtime function that host code calls when an operand's layout
+/// breaks what its kernels need (`ssdGPUMisalignedOperand` in
+/// DeviceRuntime.h).
+constexpr StringLiteral kMisalignedOperandFunction = "ssdGPUMisalignedOperand";
+
+/// What the kernels of an op need of one memref operand's layout.
+struct OperandLayoutNeed {
+  unsigned operand; ///< index into ssd::kScanOperandNames
+  Value value;      ///< the op's operand
+  /// Bytes: of its start address (aligned pointer + offset x element bytes)
+  /// and of every stride of a dimension the kernels index; at least the
+  /// element's size.
+  int64_t alignment;
+  /// Accessed in vectors along its last dimension, which needs stride 1.
+  bool vectorized;
+};
+
+/// The needs of every memref operand of `op`, read off the kernels that
+/// `build` emits for a copy of `op` in a scratch module (at the rewriter's
+/// insertion point, replacing the copy).
+SmallVector<OperandLayoutNeed>
+kernelLayoutNeeds(ChunkScanVarlenOp op,
+                  function_ref<void(RewriterBase &, ChunkScanVarlenOp)> build);
+
+/// Why static offsets or strides break `needs`, as the one-line diagnostic
+/// of ssd-lower-to-gpu naming the operand, or nothing.
+std::optional<std::string> whyMisaligned(ArrayRef<OperandLayoutNeed> needs);
+
+/// Emits host code at the rewriter's insertion point that checks at run
+/// time what `needs` asks of `op`'s operands and the compiler cannot know
+/// (aligned pointers, dynamic offsets and strides), and calls `build` to
+/// emit the kernels where every check passed; otherwise the call reports
+/// the first failing check through kMisalignedOperandFunction and launches
+/// nothing.
+void emitLayoutChecked(RewriterBase &rewriter, ChunkScanVarlenOp op,
+                       ArrayRef<OperandLayoutNeed> needs,
+                       function_ref<void()> build);
+
 /// Buffers carved from one device workspace per call: `add` records a
 /// buffer (its type may have dynamic extents, given as values), and
 /// `allocate` computes the total, calls the runtime once and returns a

@@ -186,23 +186,32 @@ BlockScanResult mlir::ssd::detail::blockExclusiveScan(
 // Workspace
 //===----------------------------------------------------------------------===//
 
-void mlir::ssd::detail::declareWorkspaceFunction(Operation *op) {
+void mlir::ssd::detail::declareRuntimeFunction(Operation *op, StringRef name,
+                                               FunctionType type,
+                                               bool cInterface) {
   Operation *symbolTableOp = SymbolTable::getNearestSymbolTable(op);
   // The op sits in a function; the function's parent holds the symbols.
   if (symbolTableOp == op->getParentOfType<FunctionOpInterface>())
     symbolTableOp =
         SymbolTable::getNearestSymbolTable(symbolTableOp->getParentOp());
-  if (SymbolTable::lookupSymbolIn(symbolTableOp, kWorkspaceFunction))
+  if (SymbolTable::lookupSymbolIn(symbolTableOp, name))
     return;
-  MLIRContext *ctx = op->getContext();
-  OpBuilder b(ctx);
+  OpBuilder b(op->getContext());
   b.setInsertionPointToStart(&symbolTableOp->getRegion(0).front());
-  auto type = FunctionType::get(
-      ctx, {IntegerType::get(ctx, 64)},
-      {MemRefType::get({ShapedType::kDynamic}, IntegerType::get(ctx, 8))});
-  auto func = func::FuncOp::create(b, op->getLoc(), kWorkspaceFunction, type);
+  auto func = func::FuncOp::create(b, op->getLoc(), name, type);
   func.setPrivate();
-  func->setAttr("llvm.emit_c_interface", UnitAttr::get(ctx));
+  if (cInterface)
+    func->setAttr("llvm.emit_c_interface", UnitAttr::get(op->getContext()));
+}
+
+void mlir::ssd::detail::declareWorkspaceFunction(Operation *op) {
+  MLIRContext *ctx = op->getContext();
+  declareRuntimeFunction(
+      op, kWorkspaceFunction,
+      FunctionType::get(
+          ctx, {IntegerType::get(ctx, 64)},
+          {MemRefType::get({ShapedType::kDynamic}, IntegerType::get(ctx, 8))}),
+      /*cInterface=*/true);
 }
 
 unsigned WorkspaceBuilder::add(MemRefType type, ValueRange dynamicSizes) {

@@ -63,12 +63,34 @@ whyNotChunked(ChunkScanVarlenOp op,
   return std::nullopt;
 }
 
+std::optional<std::pair<int64_t, int64_t>>
+mixedLaunch(ChunkScanVarlenOp op,
+            const mlir::ssd::detail::StaticExtents &extents,
+            const LowerToGPUOptions &options);
+
+/// Replaces `op` with the kernels of its form (or of a mixed launch) at the
+/// rewriter's insertion point.
+void buildKernels(RewriterBase &rewriter, ChunkScanVarlenOp op,
+                  const mlir::ssd::detail::StaticExtents &extents,
+                  const LowerToGPUOptions &options) {
+  if (auto mixed = mixedLaunch(op, extents, options))
+    mlir::ssd::detail::buildMixedScanGPU(rewriter, op, extents, mixed->second,
+                                         mixed->first, options);
+  else if (*op.getForm() == Form::serial)
+    mlir::ssd::detail::buildSerialScanGPU(rewriter, op, extents, options);
+  else
+    mlir::ssd::detail::buildChunkedScanGPU(
+        rewriter, op, extents, mlir::ssd::detail::chunkSizeOf(op), options);
+}
+
 /// Why the GPU kernels cannot take `op` under `options`, as the one-line
-/// diagnostic the pass reports, or nothing when they can. The pattern and
-/// the pass share it, so that what the pattern skips is what the pass
-/// reports.
-std::optional<std::string> whyNotLowerable(ChunkScanVarlenOp op,
-                                           const LowerToGPUOptions &options) {
+/// diagnostic the pass reports, or nothing when they can (then `needs`, if
+/// given, receives what the kernels need of the operands' layouts). The
+/// pattern and the pass share it, so that what the pattern skips is what
+/// the pass reports.
+std::optional<std::string> whyNotLowerable(
+    ChunkScanVarlenOp op, const LowerToGPUOptions &options,
+    SmallVector<mlir::ssd::detail::OperandLayoutNeed> *needs = nullptr) {
   if (std::optional<std::string> reason =
           mlir::ssd::detail::whyNotReadyToLower(op, "ssd-lower-to-gpu"))
     return reason;
@@ -77,10 +99,21 @@ std::optional<std::string> whyNotLowerable(ChunkScanVarlenOp op,
   if (failed(extents))
     return std::string("ssd-lower-to-gpu: the GPU kernels need static nheads, "
                        "head_dim, ngroups and dstate (they fix the tiling)");
-  if (*op.getForm() != Form::chunked)
-    return std::nullopt;
-  return whyNotChunked(op, *extents, mlir::ssd::detail::chunkSizeOf(op),
-                       options);
+  if (*op.getForm() == Form::chunked)
+    if (std::optional<std::string> reason = whyNotChunked(
+            op, *extents, mlir::ssd::detail::chunkSizeOf(op), options))
+      return reason;
+  SmallVector<mlir::ssd::detail::OperandLayoutNeed> layoutNeeds =
+      mlir::ssd::detail::kernelLayoutNeeds(
+          op, [&](RewriterBase &rewriter, ChunkScanVarlenOp copy) {
+            buildKernels(rewriter, copy, *extents, options);
+          });
+  if (std::optional<std::string> reason =
+          mlir::ssd::detail::whyMisaligned(layoutNeeds))
+    return reason;
+  if (needs)
+    *needs = std::move(layoutNeeds);
+  return std::nullopt;
 }
 
 /// The mixed-launch attributes of a serial op (FormSelection.h) that the
@@ -106,19 +139,16 @@ struct LowerChunkScanVarlenToGPU : public OpRewritePattern<ChunkScanVarlenOp> {
 
   LogicalResult matchAndRewrite(ChunkScanVarlenOp op,
                                 PatternRewriter &rewriter) const override {
-    if (std::optional<std::string> reason = whyNotLowerable(op, options))
+    SmallVector<mlir::ssd::detail::OperandLayoutNeed> needs;
+    if (std::optional<std::string> reason =
+            whyNotLowerable(op, options, &needs))
       return rewriter.notifyMatchFailure(op, *reason);
     mlir::ssd::detail::StaticExtents extents =
         *mlir::ssd::detail::getStaticExtents(op);
     rewriter.setInsertionPoint(op);
-    if (auto mixed = mixedLaunch(op, extents, options))
-      mlir::ssd::detail::buildMixedScanGPU(rewriter, op, extents, mixed->second,
-                                           mixed->first, options);
-    else if (*op.getForm() == Form::serial)
-      mlir::ssd::detail::buildSerialScanGPU(rewriter, op, extents, options);
-    else
-      mlir::ssd::detail::buildChunkedScanGPU(
-          rewriter, op, extents, mlir::ssd::detail::chunkSizeOf(op), options);
+    mlir::ssd::detail::emitLayoutChecked(rewriter, op, needs, [&] {
+      buildKernels(rewriter, op, extents, options);
+    });
     return success();
   }
 

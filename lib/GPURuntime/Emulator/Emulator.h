@@ -121,6 +121,11 @@ void *importAddress(const std::string &name);
 /// Whether `address` is in a guard page below an emulated thread's stack.
 bool inFiberStackGuard(uintptr_t address);
 
+/// For a fault handler: writes "kernel K block (x,y,z) thread (x,y,z)" for
+/// the emulated GPU thread this OS thread is running (the thread left out
+/// when none is current), with snprintf only; false outside any kernel.
+bool describeRunningThread(char *buffer, size_t size);
+
 /// Runs every block of a launch to completion (errors reported).
 void runLaunch(const Kernel &kernel, const LaunchConfig &config, void **params);
 

@@ -1557,6 +1557,20 @@ AccessKind accessKind(uint32_t flags, bool shared) {
   return shared ? AccessKind::SharedLoad : AccessKind::GlobalLoad;
 }
 
+/// Ends the block for an access at `location` (a device address, or an
+/// offset in the block's shared memory, which starts aligned on a GPU) that
+/// breaks the alignment it promises (EmulatorABI.h, kAccessAlignShift).
+[[noreturn]] void misaligned(Worker &w, uint64_t bytes, uint32_t flags,
+                             uint32_t site, const std::string &location) {
+  const uint64_t alignment = accessAlignment(flags);
+  abortBlock(
+      w, where(w) + ": " + threadName(*w.current) +
+             ((flags & (AccessWrite | AccessAtomic)) ? " writes " : " reads ") +
+             std::to_string(bytes) + " bytes at " + location +
+             ", misaligned: the access requires " + std::to_string(alignment) +
+             "-byte alignment (" + siteText(*w.kernel, site) + ")");
+}
+
 void *importShared(void *address, uint64_t bytes, uint32_t flags,
                    uint32_t site) {
   Worker &w = worker();
@@ -1567,6 +1581,10 @@ void *importShared(void *address, uint64_t bytes, uint32_t flags,
     abortBlock(w, where(w) + ": " + threadName(t) +
                       " accesses shared memory below its start (" +
                       siteText(*w.kernel, site) + ")");
+  if ((a - base) & (accessAlignment(flags) - 1))
+    misaligned(w, bytes, flags, site,
+               "shared offset " + std::to_string(a - base) + " (" +
+                   sharedLocation(w, a - base) + ")");
   checkShared(w, t, a - base, bytes, flags, site);
   if (w.costLevel != CostLevel::Off)
     recordAccess(w, t, a - base, bytes, accessKind(flags, true), site);
@@ -1944,6 +1962,12 @@ void *importGlobal(void *address, uint64_t bytes, uint32_t flags,
   Worker &w = worker();
   uintptr_t a = reinterpret_cast<uintptr_t>(address);
   if (DeviceMemory::get().inWindow(a)) {
+    if (a & (accessAlignment(flags) - 1)) {
+      char text[32];
+      std::snprintf(text, sizeof(text), "0x%" PRIxPTR, a);
+      misaligned(w, bytes, flags, site,
+                 "device address " + std::to_string(a) + " (" + text + ")");
+    }
     char *host = deviceAccess(w, a, bytes, flags, site);
     Thread &t = *w.current;
     if (w.raceOn)
@@ -2132,6 +2156,19 @@ bool inFiberStackGuard(uintptr_t address) {
     if (address >= low && address < high)
       return true;
   return false;
+}
+
+bool describeRunningThread(char *buffer, size_t size) {
+  const Worker *w = activeWorker;
+  if (!w || !w->kernel)
+    return false;
+  int n = std::snprintf(buffer, size, "kernel %s block (%u,%u,%u)",
+                        w->kernel->name.c_str(), w->block[0], w->block[1],
+                        w->block[2]);
+  if (const Thread *t = w->current; t && n > 0 && size_t(n) < size)
+    std::snprintf(buffer + n, size - n, " thread (%u,%u,%u)", t->tid[0],
+                  t->tid[1], t->tid[2]);
+  return true;
 }
 
 void runLaunch(const Kernel &kernel, const LaunchConfig &config,

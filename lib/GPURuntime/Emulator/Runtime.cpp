@@ -23,6 +23,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <memory>
 #include <sstream>
 #include <thread>
@@ -90,49 +91,126 @@ void exitIfErrorPending() {
 // Faults
 //===----------------------------------------------------------------------===//
 
-struct sigaction previousSegv, previousBus;
+/// The signals a fault in host or kernel code raises, and the handlers that
+/// were installed before ours (LLVM's stack-trace printer, say), which get
+/// the faults that are not ours.
+constexpr int kFaultSignals[] = {SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGFPE};
+constexpr size_t kFaultSignalCount = std::size(kFaultSignals);
+struct sigaction previousActions[kFaultSignalCount];
 
 void writeMessage(const char *text) {
   ssize_t ignored = write(STDERR_FILENO, text, std::strlen(text));
   (void)ignored;
 }
 
+const char *faultName(int signal) {
+  switch (signal) {
+  case SIGSEGV:
+    return "SIGSEGV (invalid memory access)";
+  case SIGBUS:
+    return "SIGBUS (bus error)";
+  case SIGILL:
+    return "SIGILL (illegal instruction, e.g. a trap)";
+  case SIGTRAP:
+    return "SIGTRAP (a trap)";
+  case SIGFPE:
+    return "SIGFPE (arithmetic fault, e.g. integer division by zero)";
+  default:
+    return "a signal";
+  }
+}
+
+void onFault(int signal, siginfo_t *info, void *context);
+
+void restoreDefaultAction(int signal) {
+  struct sigaction action{};
+  action.sa_handler = SIG_DFL;
+  sigemptyset(&action.sa_mask);
+  sigaction(signal, &action, nullptr);
+}
+
+/// Installs onFault for every fault signal where it is not the handler
+/// already (something installed after us, such as LLVM's stack-trace
+/// printer, comes first otherwise), keeping what was there to chain to.
+void installFaultHandler() {
+  for (size_t i = 0; i < kFaultSignalCount; ++i) {
+    struct sigaction current{};
+    sigaction(kFaultSignals[i], nullptr, &current);
+    if ((current.sa_flags & SA_SIGINFO) && current.sa_sigaction == onFault)
+      continue;
+    struct sigaction action{};
+    action.sa_sigaction = onFault;
+    // On the alternate signal stack of the thread (the executor's threads
+    // have one): a fault that overflowed a fiber's stack is caught too.
+    action.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&action.sa_mask);
+    sigaction(kFaultSignals[i], &action, &previousActions[i]);
+  }
+}
+
 void onFault(int signal, siginfo_t *info, void *context) {
   uintptr_t address = reinterpret_cast<uintptr_t>(info->si_addr);
   DeviceMemory &memory = DeviceMemory::get();
   char message[512];
-  if (memory.inWindow(address)) {
+  char thread[256];
+  const bool inKernel = describeRunningThread(thread, sizeof(thread));
+  if ((signal == SIGSEGV || signal == SIGBUS) && memory.inWindow(address)) {
     char where[160];
     memory.describe(address, where, sizeof(where));
-    std::snprintf(message, sizeof(message),
-                  "ssd-gpu-emulator: error: host code accessed device memory "
-                  "at 0x%" PRIxPTR " (%s); device memory is reachable only "
-                  "through mgpuMemcpy and kernels\n",
-                  address, where);
+    if (inKernel)
+      std::snprintf(message, sizeof(message),
+                    "ssd-gpu-emulator: error: %s: the kernel's code touched "
+                    "device memory at 0x%" PRIxPTR
+                    " (%s) without the emulator's checks\n",
+                    thread, address, where);
+    else
+      std::snprintf(message, sizeof(message),
+                    "ssd-gpu-emulator: error: host code accessed device "
+                    "memory at 0x%" PRIxPTR " (%s); device memory is "
+                    "reachable only through mgpuMemcpy and kernels\n",
+                    address, where);
     writeMessage(message);
     _exit(1);
   }
-  if (inFiberStackGuard(address)) {
-    writeMessage("ssd-gpu-emulator: error: an emulated GPU thread overflowed "
-                 "its stack\n");
+  if (signal == SIGSEGV && inFiberStackGuard(address)) {
+    std::snprintf(message, sizeof(message),
+                  "ssd-gpu-emulator: error: %s: the emulated GPU thread "
+                  "overflowed its stack (local arrays or calls too deep)\n",
+                  inKernel ? thread : "a kernel");
+    writeMessage(message);
     _exit(1);
   }
-  // Not ours: let the previous handler (or the default action) have it.
-  struct sigaction &previous = signal == SIGSEGV ? previousSegv : previousBus;
+  if (inKernel) {
+    // Kernel code faulted natively (not through the emulator's checks): a
+    // GPU would report an error for the launch; the call cannot go on.
+    std::snprintf(message, sizeof(message),
+                  "ssd-gpu-emulator: error: %s: %s at 0x%" PRIxPTR
+                  " in the kernel's code\n",
+                  thread, faultName(signal), address);
+    writeMessage(message);
+    _exit(1);
+  }
+  // Not ours: let the previous handler (or the default action) have it,
+  // once: a previous handler that chains back to this one ends in the
+  // default action.
+  static volatile sig_atomic_t chaining = 0;
+  if (chaining) {
+    restoreDefaultAction(signal);
+    return;
+  }
+  chaining = 1;
+  size_t i = 0;
+  while (i + 1 < kFaultSignalCount && kFaultSignals[i] != signal)
+    ++i;
+  struct sigaction &previous = previousActions[i];
   if (previous.sa_flags & SA_SIGINFO && previous.sa_sigaction) {
     previous.sa_sigaction(signal, info, context);
     return;
   }
+  // The previous action takes the signal again: raised, since a trap or a
+  // raised signal does not come back by itself when this handler returns.
   sigaction(signal, &previous, nullptr);
-}
-
-void installFaultHandler() {
-  struct sigaction action{};
-  action.sa_sigaction = onFault;
-  action.sa_flags = SA_SIGINFO | SA_ONSTACK;
-  sigemptyset(&action.sa_mask);
-  sigaction(SIGSEGV, &action, &previousSegv);
-  sigaction(SIGBUS, &action, &previousBus);
+  raise(signal);
 }
 
 //===----------------------------------------------------------------------===//
@@ -597,6 +675,9 @@ void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
                       uint64_t(smem < 0 ? 0 : smem)};
   if (!checkLaunch(kernel, config, params, paramCount))
     return;
+  // Again at every launch: a handler installed since (LLVM's stack-trace
+  // printer, say) would otherwise see a fault of the kernel first.
+  installFaultHandler();
   runLaunch(kernel, config, params);
 }
 

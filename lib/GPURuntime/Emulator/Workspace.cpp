@@ -54,3 +54,8 @@ extern "C" void _mlir_ciface_ssdGPUWorkspace(void *result, int64_t bytes) {
   descriptor[3] = bytes < 0 ? 0 : bytes;
   descriptor[4] = 1;
 }
+
+extern "C" void ssdGPUMisalignedOperand(int32_t operand, int32_t dim,
+                                        int64_t value, int64_t alignment) {
+  reportError(ssd::describeMisaligned(operand, dim, value, alignment));
+}

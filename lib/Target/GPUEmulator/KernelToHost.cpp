@@ -412,16 +412,18 @@ private:
     return true;
   }
 
-  /// The host address to use for an access of `bytes` at `address`, after
-  /// the runtime checked it. Local (alloca) and module-global objects need
-  /// no check; null when the access is left alone.
+  /// The host address to use for an access of `bytes` at `address` that
+  /// promises `alignment`, after the runtime checked it. Local (alloca) and
+  /// module-global objects need no check; null when the access is left
+  /// alone.
   Value *checkedAddress(IRBuilder<> &b, Instruction &inst, Value *address,
-                        Value *bytes, uint32_t flags) {
+                        Value *bytes, uint32_t flags, Align alignment) {
     const Value *object = getUnderlyingObject(address, /*MaxLookup=*/0);
     if (isa<AllocaInst>(object) || isa<GlobalVariable>(object))
       return nullptr;
     unsigned space = address->getType()->getPointerAddressSpace();
     Function &f = *inst.getFunction();
+    flags |= ssd::emulator::accessAlignFlags(alignment.value());
     if (space == kSharedAddressSpace)
       return callRuntime(b, "shared",
                          {b.CreateAddrSpaceCast(address, ptr), bytes,
@@ -442,8 +444,10 @@ private:
     Type *accessed = nullptr;
     uint32_t flags = AccessFlags::AccessRead;
     unsigned operand = 0;
+    Align alignment;
     if (auto *load = dyn_cast<LoadInst>(&inst)) {
       accessed = load->getType();
+      alignment = load->getAlign();
       operand = LoadInst::getPointerOperandIndex();
       // ld.acquire (and ld.volatile, which PTX polls are written with).
       if (isAcquireOrStronger(load->getOrdering()) || load->isVolatile())
@@ -454,6 +458,7 @@ private:
         flags |= AccessFlags::AccessRelaxed;
     } else if (auto *store = dyn_cast<StoreInst>(&inst)) {
       accessed = store->getValueOperand()->getType();
+      alignment = store->getAlign();
       flags = AccessFlags::AccessWrite;
       operand = StoreInst::getPointerOperandIndex();
       if (isReleaseOrStronger(store->getOrdering()))
@@ -462,17 +467,19 @@ private:
         flags |= AccessFlags::AccessRelaxed;
     } else if (auto *rmw = dyn_cast<AtomicRMWInst>(&inst)) {
       address = rmw->getPointerOperand();
+      alignment = rmw->getAlign();
       accessed = rmw->getValOperand()->getType();
       flags = AccessFlags::AccessAtomic | AccessFlags::AccessWrite;
       operand = AtomicRMWInst::getPointerOperandIndex();
     } else if (auto *cas = dyn_cast<AtomicCmpXchgInst>(&inst)) {
       address = cas->getPointerOperand();
+      alignment = cas->getAlign();
       accessed = cas->getCompareOperand()->getType();
       flags = AccessFlags::AccessAtomic | AccessFlags::AccessWrite;
       operand = AtomicCmpXchgInst::getPointerOperandIndex();
     }
     Value *bytes = b.getInt64(dataLayout.getTypeStoreSize(accessed));
-    Value *host = checkedAddress(b, inst, address, bytes, flags);
+    Value *host = checkedAddress(b, inst, address, bytes, flags, alignment);
     if (!error.empty())
       return false;
     if (host)
@@ -484,14 +491,16 @@ private:
     IRBuilder<> b(&mem);
     Value *length = b.CreateZExtOrTrunc(mem.getLength(), i64);
     Value *dest =
-        checkedAddress(b, mem, mem.getDest(), length, AccessFlags::AccessWrite);
+        checkedAddress(b, mem, mem.getDest(), length, AccessFlags::AccessWrite,
+                       mem.getDestAlign().valueOrOne());
     if (!error.empty())
       return false;
     Value *source = nullptr;
     auto *transfer = dyn_cast<MemTransferInst>(&mem);
     if (transfer) {
       source = checkedAddress(b, mem, transfer->getSource(), length,
-                              AccessFlags::AccessRead);
+                              AccessFlags::AccessRead,
+                              transfer->getSourceAlign().valueOrOne());
       if (!error.empty())
         return false;
     }
@@ -956,6 +965,12 @@ private:
             call->setCallingConv(CallingConv::C);
       f.removeFnAttr("target-cpu");
       f.removeFnAttr("target-features");
+      // Frames larger than a page touch each page on the way down, so that
+      // a thread whose locals overflow its fiber's small stack faults in
+      // the guard page below it (reported as such) instead of writing
+      // into whatever lies further down.
+      if (!f.isDeclaration())
+        f.addFnAttr("probe-stack", "inline-asm");
       if (!f.isDeclaration() &&
           !f.getName().starts_with(ssd::emulator::kEntryPrefix))
         f.setLinkage(GlobalValue::InternalLinkage);
