@@ -276,24 +276,28 @@ def ptxas_resources(build, inputs, form, dtype, ptxas, chip="sm_90a"):
         [os.path.join(build, "bin", "ssd-opt"), "-",
          "--ssd-to-nvvm=chip=%s format=isa form=%s" % (chip, form)],
         input=ir, capture_output=True, text=True, check=True).stdout
+    # The emulator names a kernel after its gpu.module (the binary), whose
+    # entry function may carry another name: key by the binary.
     resources = {}
     with tempfile.TemporaryDirectory() as scratch:
-        for j, m in enumerate(re.finditer(r'assembly = "((?:[^"\\]|\\.)*)"',
-                                          lowered)):
-            path = os.path.join(scratch, "%d.ptx" % j)
+        for binary in re.finditer(r'gpu\.binary @(\w+)\s+\[(.*)\]\s*$',
+                                  lowered, re.M):
+            m = re.search(r'assembly = "((?:[^"\\]|\\.)*)"', binary.group(2))
+            if not m:
+                continue
+            path = os.path.join(scratch, binary.group(1) + ".ptx")
             with open(path, "w") as f:
                 f.write(unescape(m.group(1)))
             info = subprocess.run([ptxas, "-arch=" + chip, "-v", path, "-o",
                                    os.devnull], capture_output=True, text=True)
-            current = None
             for line in (info.stdout + info.stderr).splitlines():
-                e = re.search(r"Compiling entry function '([^']+)'", line)
-                if e:
-                    current = e.group(1)
                 u = re.search(r"Used (\d+) registers(?:.*?(\d+) bytes smem)?",
                               line)
-                if u and current:
-                    resources[current] = (int(u.group(1)), int(u.group(2) or 0))
+                if u:
+                    registers, shared = resources.get(binary.group(1), (0, 0))
+                    resources[binary.group(1)] = (
+                        max(registers, int(u.group(1))),
+                        max(shared, int(u.group(2) or 0)))
     return resources
 
 
