@@ -77,7 +77,7 @@ std::optional<std::string> whyNotLowerable(ChunkScanVarlenOp op,
   if (failed(extents))
     return std::string("ssd-lower-to-gpu: the GPU kernels need static nheads, "
                        "head_dim, ngroups and dstate (they fix the tiling)");
-  if (*op.getForm() != Form::chunked)
+  if (*op.getForm() != Form::chunked || extents->emptyState())
     return std::nullopt;
   return whyNotChunked(op, *extents, mlir::ssd::detail::chunkSizeOf(op),
                        options);
@@ -93,8 +93,8 @@ mixedLaunch(ChunkScanVarlenOp op,
             const LowerToGPUOptions &options) {
   auto minTokens = op->getAttrOfType<IntegerAttr>(kMixedMinChunkedTokensAttr);
   auto chunkSize = op->getAttrOfType<IntegerAttr>(kMixedChunkSizeAttr);
-  if (*op.getForm() != Form::serial || !minTokens || !chunkSize ||
-      minTokens.getInt() < 1 || chunkSize.getInt() < 1 ||
+  if (*op.getForm() != Form::serial || extents.emptyState() || !minTokens ||
+      !chunkSize || minTokens.getInt() < 1 || chunkSize.getInt() < 1 ||
       whyNotChunked(op, extents, chunkSize.getInt(), options))
     return std::nullopt;
   return std::pair{minTokens.getInt(), chunkSize.getInt()};
@@ -114,7 +114,7 @@ struct LowerChunkScanVarlenToGPU : public OpRewritePattern<ChunkScanVarlenOp> {
     if (auto mixed = mixedLaunch(op, extents, options))
       mlir::ssd::detail::buildMixedScanGPU(rewriter, op, extents, mixed->second,
                                            mixed->first, options);
-    else if (*op.getForm() == Form::serial)
+    else if (*op.getForm() == Form::serial || extents.emptyState())
       mlir::ssd::detail::buildSerialScanGPU(rewriter, op, extents, options);
     else
       mlir::ssd::detail::buildChunkedScanGPU(
