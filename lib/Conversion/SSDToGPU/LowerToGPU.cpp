@@ -22,6 +22,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
 #include "ssd/IR/SSDOps.h"
+#include "ssd/Support/OptionRange.h"
 #include "ssd/Transforms/FormSelection.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -129,22 +130,17 @@ struct SSDLowerToGPUPass
     : public mlir::ssd::impl::SSDLowerToGPUBase<SSDLowerToGPUPass> {
   using SSDLowerToGPUBase::SSDLowerToGPUBase;
 
+  /// The options, once per pipeline rather than per op.
+  LogicalResult initialize(MLIRContext *context) override {
+    return checkOptionRanges(
+        context, "ssd-lower-to-gpu",
+        {{"serial-rows-per-warp", serialRowsPerWarp, 1, kSerialRowsPerWarpMax},
+         {"serial-warps-per-block", serialWarpsPerBlock, 1,
+          kSerialWarpsPerBlockMax},
+         {"shared-memory-limit", sharedMemoryLimit, 1, kSharedMemoryLimitMax}});
+  }
+
   void runOnOperation() override {
-    if (serialRowsPerWarp < 1 || serialWarpsPerBlock < 1 ||
-        serialWarpsPerBlock > 32) {
-      getOperation()->emitError()
-          << "ssd-lower-to-gpu: serial-rows-per-warp must be positive and "
-             "serial-warps-per-block in [1, 32], got "
-          << static_cast<int64_t>(serialRowsPerWarp) << " and "
-          << static_cast<int64_t>(serialWarpsPerBlock);
-      return signalPassFailure();
-    }
-    if (sharedMemoryLimit < 1) {
-      getOperation()->emitError()
-          << "ssd-lower-to-gpu: shared-memory-limit must be positive, got "
-          << static_cast<int64_t>(sharedMemoryLimit);
-      return signalPassFailure();
-    }
     SSDLowerToGPUOptions options;
     options.serialRowsPerWarp = serialRowsPerWarp;
     options.serialWarpsPerBlock = serialWarpsPerBlock;
