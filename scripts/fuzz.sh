@@ -20,7 +20,8 @@ build=${SSD_FUZZ_BUILD:-build-asan}
 python=/usr/bin/python3
 [ -x "$python" ] || python=python3
 
-if [ ! -x "$build/bin/ssd-npy-fuzzer" ] || [ ! -x "$build/bin/ssd-ir-fuzzer" ]; then
+if [ ! -x "$build/bin/ssd-npy-fuzzer" ] || [ ! -x "$build/bin/ssd-ir-fuzzer" ] ||
+   [ ! -x "$build/bin/ssd-gpu-fuzzer" ]; then
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DSSD_SANITIZE=address,undefined -DSSD_BUILD_FUZZERS=ON > /dev/null
 fi
@@ -37,19 +38,27 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:${UBSAN_OPTIONS:-}"
 # on every machine rather than as much as the machine's speed allows (the
 # mutations are the seed's; coverage still varies a little between runs,
 # since MLIR's hash tables are keyed by pointers).
-budget=""
-if [ -n "${SSD_FUZZ_RUNS:-}" ]; then
-  budget="-runs=$SSD_FUZZ_RUNS -seed=${SSD_FUZZ_SEED:-1}"
-fi
+# The gpu target compiles kernels (NVPTX or host codegen) for the inputs
+# that reach its pipelines, slower per input than the others: it gets
+# SSD_FUZZ_GPU_RUNS inputs (default a third of SSD_FUZZ_RUNS; docs/testing.md).
+budget() {
+  local runs=${SSD_FUZZ_RUNS:-}
+  [ -n "$runs" ] || return 0
+  if [ "$1" = gpu ]; then
+    runs=${SSD_FUZZ_GPU_RUNS:-$((runs / 3))}
+  fi
+  echo "-runs=$runs -seed=${SSD_FUZZ_SEED:-1}"
+}
 
 work="$build/fuzz"
 failed=0
-for target in npy ir; do
+for target in npy ir gpu; do
   fuzzer="$build/bin/ssd-$target-fuzzer"
   seeds="$work/seeds/$target" corpus="$work/corpus/$target"
   findings="$work/findings/$target" log="$work/$target.log"
   mkdir -p "$corpus" "$findings"
-  "$python" fuzz/make-seeds.py "$target" "$seeds" > /dev/null
+  # The gpu target starts from the ir target's seeds.
+  "$python" fuzz/make-seeds.py "${target/gpu/ir}" "$seeds" > /dev/null
 
   # Earlier findings first: each must now pass.
   if [ -d "fuzz/regressions/$target" ] && [ -n "$(ls -A "fuzz/regressions/$target")" ]; then
@@ -61,7 +70,7 @@ for target in npy ir; do
 
   before=$(ls "$findings" | wc -l)
   set +e
-  "$fuzzer" "$corpus" "$seeds" -max_total_time="$seconds" $budget -timeout=10 \
+  "$fuzzer" "$corpus" "$seeds" -max_total_time="$seconds" $(budget "$target") -timeout=10 \
     -rss_limit_mb=2048 -malloc_limit_mb=2048 -print_final_stats=1 \
     -artifact_prefix="$findings/" > "$log" 2>&1
   status=$?
