@@ -38,17 +38,10 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:${UBSAN_OPTIONS:-}"
 # on every machine rather than as much as the machine's speed allows (the
 # mutations are the seed's; coverage still varies a little between runs,
 # since MLIR's hash tables are keyed by pointers).
-# The gpu target compiles kernels (NVPTX or host codegen) for the inputs
-# that reach its pipelines, slower per input than the others: it gets
-# SSD_FUZZ_GPU_RUNS inputs (default a third of SSD_FUZZ_RUNS; docs/testing.md).
-budget() {
-  local runs=${SSD_FUZZ_RUNS:-}
-  [ -n "$runs" ] || return 0
-  if [ "$1" = gpu ]; then
-    runs=${SSD_FUZZ_GPU_RUNS:-$((runs / 3))}
-  fi
-  echo "-runs=$runs -seed=${SSD_FUZZ_SEED:-1}"
-}
+budget=""
+if [ -n "${SSD_FUZZ_RUNS:-}" ]; then
+  budget="-runs=$SSD_FUZZ_RUNS -seed=${SSD_FUZZ_SEED:-1}"
+fi
 
 work="$build/fuzz"
 failed=0
@@ -70,7 +63,7 @@ for target in npy ir gpu; do
 
   before=$(ls "$findings" | wc -l)
   set +e
-  "$fuzzer" "$corpus" "$seeds" -max_total_time="$seconds" $(budget "$target") -timeout=10 \
+  "$fuzzer" "$corpus" "$seeds" -max_total_time="$seconds" $budget -timeout=10 \
     -rss_limit_mb=2048 -malloc_limit_mb=2048 -print_final_stats=1 \
     -artifact_prefix="$findings/" > "$log" 2>&1
   status=$?
