@@ -3,13 +3,16 @@
 // Parses the input as MLIR text, verifies it, and runs the ssd passes on it:
 // ssd-select-form, then ssd-lower-to-loops (both with options derived from
 // the input), or the whole --ssd-to-cpu pipeline. Seeds: the test .mlir
-// files (fuzz/make-seeds.sh).
+// files (fuzz/make-seeds.py). gpu-pipeline-fuzzer.cpp does the same for the
+// GPU lowering; FuzzIR.h holds what both share.
 //
 // Only modules made of the ops an ssd program holds (builtin, func, ssd,
 // arith, memref, tensor, scf, bufferization) are run through the passes, so
 // that the target explores ssd's code rather than other dialects' passes.
 //
 // Properties checked (a violation aborts, which libFuzzer reports):
+//   - an option outside its documented range fails the pipeline (values up
+//     to 2^63 - 1 are drawn);
 //   - a pipeline that succeeds leaves IR that verifies;
 //   - ssd-lower-to-loops adds no stack allocation (memref.alloca) that is
 //     dynamically sized or larger than 64 KiB (what overflowed the stack
@@ -19,64 +22,15 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/Diagnostics.h"
-#include "mlir/IR/DialectRegistry.h"
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/IR/Verifier.h"
-#include "mlir/Parser/Parser.h"
-#include "mlir/Pass/PassManager.h"
-#include "mlir/Pass/PassRegistry.h"
-#include "ssd/IR/SSDLimits.h"
-#include "ssd/InitSSD.h"
-#include "llvm/ADT/StringSet.h"
-#include "llvm/Support/raw_ostream.h"
+#include "FuzzIR.h"
 
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <memory>
-#include <string>
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "ssd/IR/SSDLimits.h"
+#include "ssd/Transforms/FormSelection.h"
+
+#include "llvm/Support/MathExtras.h"
 
 namespace {
-
-struct Session {
-  mlir::DialectRegistry registry;
-  std::unique_ptr<mlir::MLIRContext> context;
-  unsigned uses = 0;
-
-  Session() {
-    mlir::ssd::registerAllSSD(registry);
-    fresh();
-  }
-  /// A new context now and then: uniqued types and attributes of earlier
-  /// inputs would otherwise accumulate for the whole run.
-  mlir::MLIRContext &get() {
-    if (++uses % 256 == 0)
-      fresh();
-    return *context;
-  }
-  void fresh() {
-    context = std::make_unique<mlir::MLIRContext>(
-        registry, mlir::MLIRContext::Threading::DISABLED);
-    context->loadAllAvailableDialects();
-    context->printOpOnDiagnostic(false);
-    context->printStackTraceOnDiagnostic(false);
-  }
-};
-
-bool onlySSDProgramOps(mlir::Operation *root) {
-  static const llvm::StringSet<> dialects = {
-      "builtin", "func",   "ssd", "arith",
-      "memref",  "tensor", "scf", "bufferization"};
-  bool ok = true;
-  root->walk([&](mlir::Operation *op) {
-    if (!dialects.contains(op->getName().getDialectNamespace()))
-      ok = false;
-  });
-  return ok;
-}
 
 /// memref.alloca ops that are dynamically sized or above the stack budget.
 int64_t largeStackAllocations(mlir::Operation *root) {
@@ -93,77 +47,61 @@ int64_t largeStackAllocations(mlir::Operation *root) {
   return count;
 }
 
-[[noreturn]] void violated(const char *what, mlir::ModuleOp module) {
-  std::fprintf(stderr, "ir-pipeline-fuzzer: property violated: %s\n", what);
-  module->print(llvm::errs());
-  std::abort();
-}
-
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  static Session session;
-  if (size > 64 * 1024)
+  static ssd_fuzz::Session session;
+  static const llvm::StringSet<> programDialects = {
+      "builtin", "func",   "ssd", "arith",
+      "memref",  "tensor", "scf", "bufferization"};
+  ssd_fuzz::Input input(session, data, size, programDialects);
+  if (!input.module)
     return 0;
-  mlir::MLIRContext &context = session.get();
-  // Diagnostics of rejected input are expected; keep them off the output.
-  mlir::ScopedDiagnosticHandler quiet(
-      &context, [](mlir::Diagnostic &) { return mlir::success(); });
+  mlir::ModuleOp module = *input.module;
 
-  // MLIR's lexer reads the NUL that follows a source buffer as its end;
-  // parseSourceString does not add one (it reads past a bare StringRef: the
-  // first finding of this target), so the input is copied into a string.
-  std::string text(reinterpret_cast<const char *>(data), size);
-  // MLIR 22.1.8's linalg.generic parser crashes on some malformed input
-  // (stock mlir-opt too: fuzz/regressions/ir/upstream-linalg-generic-parse,
-  // docs/testing.md). That parser is upstream's to fuzz, and no linalg op is
-  // run through the passes here anyway, so such input is not parsed.
-  if (text.find("linalg.") != std::string::npos)
-    return 0;
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceString<mlir::ModuleOp>(text, &context);
-  if (!module || !onlySSDProgramOps(*module) ||
-      mlir::failed(mlir::verify(*module)))
-    return 0;
-
-  // Options from a hash of the input: deterministic per input, and every
-  // input gets some combination.
-  uint32_t hash = 2166136261u;
-  for (size_t i = 0; i < size; ++i)
-    hash = (hash ^ data[i]) * 16777619u;
+  ssd_fuzz::Draw draw(data, size);
   const char *forms[] = {"auto", "serial", "chunked", "chunked"};
-  const int64_t chunkSizes[] = {1, 3, 8, 64, 256, 4096, 65536, 65537};
-  const int64_t pTiles[] = {1, 3, 16, 1024};
-  std::string form = forms[hash & 3];
-  int64_t chunkSize = chunkSizes[(hash >> 2) & 7];
-  int64_t pTile = pTiles[(hash >> 5) & 3];
-  bool wholeCPUPipeline = ((hash >> 7) & 3) == 0;
+  std::string form = draw.pick(forms);
+  ssd_fuzz::Drawn chunkSize =
+      ssd_fuzz::drawOption(draw, 1, ::ssd::limits::kMaxChunkSize,
+                           {1, 3, 8, 64, 256, 4096, 65536, 65537});
+  ssd_fuzz::Drawn pTile = ssd_fuzz::drawOption(
+      draw, 1, ::ssd::limits::kMaxSerialPTile, {1, 3, 16, 64, 1024});
+  ssd_fuzz::Drawn minTokens = ssd_fuzz::drawOption(
+      draw, 0, mlir::ssd::kMinChunkedTokensMax, {0, 1, 8, 65536});
+  ssd_fuzz::Drawn vectorWidth = ssd_fuzz::drawOption(
+      draw, 0, mlir::ssd::kVectorWidthMax, {0, 0, 1, 4, 16, 12});
+  vectorWidth.inRange =
+      vectorWidth.inRange &&
+      llvm::isPowerOf2_64(std::max<int64_t>(vectorWidth.value, 1));
+  bool wholeCPUPipeline = draw.bits(2) == 0;
+  bool inRange = chunkSize.inRange && pTile.inRange && minTokens.inRange &&
+                 vectorWidth.inRange;
 
   std::string pipeline;
   llvm::raw_string_ostream os(pipeline);
   if (wholeCPUPipeline)
     os << "builtin.module(ssd-to-cpu{form=" << form
-       << " chunk-size=" << chunkSize << " serial-p-tile=" << pTile
-       << " openmp=" << ((hash >> 9) & 1 ? "true" : "false") << "})";
+       << " chunk-size=" << chunkSize.value
+       << " min-chunked-tokens=" << minTokens.value
+       << " serial-p-tile=" << pTile.value
+       << " vector-width=" << vectorWidth.value
+       << " openmp=" << (draw.bits(1) ? "true" : "false") << "})";
   else
     os << "builtin.module(func.func(ssd-select-form{form=" << form
-       << " chunk-size=" << chunkSize
-       << "}), ssd-lower-to-loops{serial-p-tile=" << pTile << "})";
+       << " chunk-size=" << chunkSize.value
+       << " min-chunked-tokens-per-seq=" << minTokens.value
+       << "}), ssd-lower-to-loops{serial-p-tile=" << pTile.value
+       << " vector-width=" << vectorWidth.value << "})";
 
-  mlir::PassManager pm(&context);
-  pm.enableVerifier(false); // verified below, so that a bad output is a finding
-  if (mlir::failed(mlir::parsePassPipeline(pipeline, pm))) {
-    std::fprintf(stderr, "ir-pipeline-fuzzer: bad pipeline %s\n",
-                 pipeline.c_str());
-    std::abort();
-  }
-  int64_t stackBefore = largeStackAllocations(*module);
-  if (mlir::failed(pm.run(*module)))
+  int64_t stackBefore = largeStackAllocations(module);
+  if (!ssd_fuzz::runPipeline("ir-pipeline-fuzzer", input.context, module,
+                             pipeline, inRange))
     return 0;
-  if (mlir::failed(mlir::verify(*module)))
-    violated("the passes succeeded but left IR that does not verify", *module);
-  if (!wholeCPUPipeline && largeStackAllocations(*module) > stackBefore)
-    violated("ssd-lower-to-loops added a dynamic or large memref.alloca",
-             *module);
+  if (!wholeCPUPipeline && largeStackAllocations(module) > stackBefore)
+    ssd_fuzz::violated("ir-pipeline-fuzzer",
+                       "ssd-lower-to-loops added a dynamic or large "
+                       "memref.alloca",
+                       module);
   return 0;
 }

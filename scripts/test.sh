@@ -7,8 +7,8 @@
 #                    and the fuzz targets (-DSSD_BUILD_FUZZERS=ON), and the
 #                    same lit suite run there (any sanitizer report fails);
 #   3. every fuzz target for SSD_FUZZ_RUNS (default 300000) inputs from a
-#      fixed seed (scripts/fuzz.sh; about 40 s each here), from seeds made
-#      of the test inputs.
+#      fixed seed (scripts/fuzz.sh; about 40 to 80 s each here), from seeds
+#      made of the test inputs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -60,6 +60,7 @@
 #include "mlir/Transforms/Passes.h"
 #include "ssd/Conversion/Passes.h"
 #include "ssd/IR/SSDDialect.h"
+#include "ssd/Support/OptionRange.h"
 #include "ssd/Target/GPUEmulator/Target.h"
 #include "ssd/Transforms/Passes.h"
 
@@ -274,27 +275,64 @@ void mlir::ssd::buildSSDGPULowerToEmulatorPipeline(
   addKernelCodegen(pm, codegen);
 }
 
+namespace {
+template <typename Options, typename = void>
+struct HasOptLevel : std::false_type {};
+template <typename Options>
+struct HasOptLevel<Options, std::void_t<decltype(Options::optLevel)>>
+    : std::true_type {};
+
+/// PassPipelineRegistration that also checks the integer options no pass of
+/// the pipeline checks, when the options are parsed: the GPU pipelines'
+/// opt-level, which upstream's nvvm-attach-target takes as any int (the
+/// gpu.module's target then fails to verify, naming no option). Every
+/// other integer option is checked by the pass it is passed to.
+template <typename Options>
+void registerPipeline(StringRef arg, StringRef description,
+                      void (*build)(OpPassManager &, const Options &)) {
+  std::string name = arg.str();
+  registerPassPipeline(
+      arg, description,
+      [build, name](OpPassManager &pm, StringRef text,
+                    function_ref<LogicalResult(const Twine &)> errorHandler) {
+        Options options;
+        if (failed(options.parseFromString(text)))
+          return failure();
+        if constexpr (HasOptLevel<Options>::value) {
+          if (std::optional<std::string> why = whyOutOfRange(
+                  name, {{"opt-level", options.optLevel, 0, kGPUOptLevelMax}}))
+            return errorHandler(*why);
+        }
+        build(pm, options);
+        return success();
+      },
+      [](function_ref<void(const detail::PassOptions &)> handler) {
+        handler(Options());
+      });
+}
+} // namespace
+
 void mlir::ssd::registerSSDPipelines() {
-  PassPipelineRegistration<SSDToCPUPipelineOptions>(
+  registerPipeline<SSDToCPUPipelineOptions>(
       "ssd-to-cpu",
       "Lower ssd ops (tensor or memref form) to the LLVM dialect for the host "
       "CPU: select the form, bufferize, lower to loops (OpenMP for the outer "
       "parallel loops), then to LLVM",
       buildSSDToCPUPipeline);
-  PassPipelineRegistration<SSDToNVVMPipelineOptions>(
+  registerPipeline<SSDToNVVMPipelineOptions>(
       "ssd-to-nvvm",
       "Compile ssd ops (tensor or memref form) for NVIDIA GPUs: select the "
       "form, bufferize, lower to GPU kernels (tensor cores for the chunked "
       "form), NVVM codegen to a gpu.binary (format=isa|bin|fatbin) and host "
       "code in the LLVM dialect",
       buildSSDToNVVMPipeline);
-  PassPipelineRegistration<SSDToGPUEmulatorPipelineOptions>(
+  registerPipeline<SSDToGPUEmulatorPipelineOptions>(
       "ssd-to-gpu-emulator",
       "Compile ssd ops like --ssd-to-nvvm, with the kernels compiled for the "
       "GPU emulator (a host shared object that the emulator runtime loads) "
       "instead of PTX: the same kernels, run on the CPU",
       buildSSDToGPUEmulatorPipeline);
-  PassPipelineRegistration<SSDGPULowerToEmulatorPipelineOptions>(
+  registerPipeline<SSDGPULowerToEmulatorPipelineOptions>(
       "ssd-gpu-lower-to-emulator",
       "Lower GPU-dialect code (gpu.launch, NVVM ops in kernels) to a host "
       "program whose kernels run on the GPU emulator; the emulator's "

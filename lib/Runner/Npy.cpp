@@ -18,6 +18,10 @@
 #include <cstring>
 #include <limits>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 using namespace ssd;
 
 namespace {
@@ -54,14 +58,26 @@ void fail(std::string &error, const std::string &path,
   error = path + ": " + what;
 }
 
-/// Closes the FILE on every return path.
-struct FileCloser {
-  FILE *f;
-  ~FileCloser() {
-    if (f)
-      std::fclose(f);
-  }
+/// Closes the file descriptor on every return path.
+struct FdCloser {
+  int fd;
+  ~FdCloser() { ::close(fd); }
 };
+
+/// What a file that is not a regular file is, for messages.
+const char *fileKind(mode_t mode) {
+  if (S_ISDIR(mode))
+    return "a directory";
+  if (S_ISFIFO(mode))
+    return "a FIFO";
+  if (S_ISCHR(mode))
+    return "a character device";
+  if (S_ISBLK(mode))
+    return "a block device";
+  if (S_ISSOCK(mode))
+    return "a socket";
+  return "an unknown kind of file";
+}
 
 /// A tiny recursive-descent parser for the dict literal NumPy writes. It
 /// accepts what any NumPy version produces (single or double quotes, optional
@@ -264,35 +280,57 @@ int64_t ssd::npyItemSize(const std::string &descr) {
 }
 
 bool ssd::readNpy(const std::string &path, NpyArray &out, std::string &error) {
-  FILE *f = std::fopen(path.c_str(), "rb");
-  if (!f) {
+  // O_NONBLOCK: opening a FIFO without a writer must not wait for one (it is
+  // then rejected below as not a regular file).
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
     fail(error, path,
          std::string("cannot open (") + std::strerror(errno) + ")");
     return false;
   }
-  FileCloser closer{f};
-
-  if (std::fseek(f, 0, SEEK_END) != 0) {
-    fail(error, path, "cannot determine the file size");
+  FdCloser closer{fd};
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    fail(error, path,
+         std::string("cannot stat (") + std::strerror(errno) + ")");
     return false;
   }
-  long endPos = std::ftell(f);
-  if (endPos < 0 || std::fseek(f, 0, SEEK_SET) != 0) {
-    fail(error, path, "cannot determine the file size");
+  // Only a regular file has a size to read: a directory, a FIFO or a device
+  // (an endless /dev/zero) has none, and their reads fail, block or never
+  // end.
+  if (!S_ISREG(st.st_mode)) {
+    fail(error, path,
+         std::string("not a regular file (") + fileKind(st.st_mode) + ")");
     return false;
   }
   // The whole file in one buffer, which then becomes the array's data (the
-  // header is shifted out in place): no second copy of a large array.
+  // header is shifted out in place): no second copy of a large array. The
+  // size fstat gave bounds the read, so a file that grows meanwhile is read
+  // only that far.
   std::vector<uint8_t> bytes;
-  if (!tryResize(bytes, size_t(endPos))) {
+  if (st.st_size < 0 || !tryResize(bytes, size_t(st.st_size))) {
     fail(error, path,
-         "cannot allocate " + std::to_string(endPos) + " bytes to read it");
+         "cannot allocate " + std::to_string(int64_t(st.st_size)) +
+             " bytes to read it");
     return false;
   }
-  if (endPos > 0 &&
-      std::fread(bytes.data(), 1, bytes.size(), f) != bytes.size()) {
-    fail(error, path, "read error");
-    return false;
+  size_t got = 0;
+  while (got < bytes.size()) {
+    ssize_t n = ::read(fd, bytes.data() + got, bytes.size() - got);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      fail(error, path,
+           std::string("read error (") + std::strerror(errno) + ")");
+      return false;
+    }
+    if (n == 0) {
+      fail(error, path,
+           "read error (the file shrank to " + std::to_string(got) +
+               " bytes while being read)");
+      return false;
+    }
+    got += size_t(n);
   }
   return parseNpy(path, std::move(bytes), out, error);
 }

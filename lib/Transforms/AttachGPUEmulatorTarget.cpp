@@ -7,6 +7,8 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "ssd/IR/SSDAttrs.h"
 #include "ssd/IR/SSDDialect.h"
+#include "ssd/Support/OptionRange.h"
+#include "ssd/Transforms/GPUChip.h"
 
 namespace mlir {
 namespace ssd {
@@ -23,6 +25,11 @@ struct SSDAttachGPUEmulatorTargetPass
     : public mlir::ssd::impl::SSDAttachGPUEmulatorTargetBase<
           SSDAttachGPUEmulatorTargetPass> {
   using SSDAttachGPUEmulatorTargetBase::SSDAttachGPUEmulatorTargetBase;
+
+  LogicalResult initialize(MLIRContext *context) override {
+    return ssd::checkOptionRanges(context, "ssd-attach-gpu-emulator-target",
+                                  {{"O", optLevel, 0, ssd::kGPUOptLevelMax}});
+  }
 
   void runOnOperation() override {
     MLIRContext *context = &getContext();

@@ -16,6 +16,7 @@
 #include "mlir/IR/Builders.h"
 #include "ssd/IR/SSDLimits.h"
 #include "ssd/IR/SSDOps.h"
+#include "ssd/Support/OptionRange.h"
 #include "ssd/Transforms/FormSelection.h"
 
 namespace mlir {
@@ -55,6 +56,9 @@ Value emitDim(OpBuilder &b, Location loc, Value shaped, int64_t dim) {
   return memref::DimOp::create(b, loc, shaped, dim);
 }
 
+static_assert(kMinChunkedTokensMax == ::ssd::limits::kMaxTokens,
+              "min-chunked-tokens reaches up to the most tokens of a launch");
+
 struct SSDSelectFormPass
     : public mlir::ssd::impl::SSDSelectFormBase<SSDSelectFormPass> {
   using SSDSelectFormBase::SSDSelectFormBase;
@@ -62,12 +66,12 @@ struct SSDSelectFormPass
   /// The option parser admits only the forms; the numbers are checked here,
   /// once per pipeline rather than per op.
   LogicalResult initialize(MLIRContext *context) override {
-    if (chunkSize < 1 || chunkSize > ::ssd::limits::kMaxChunkSize)
-      return emitError(UnknownLoc::get(context))
-             << "ssd-select-form: chunk-size must be in [1, "
-             << ::ssd::limits::kMaxChunkSize << "], got "
-             << static_cast<int64_t>(chunkSize);
-    return success();
+    return checkOptionRanges(
+        context, "ssd-select-form",
+        {{"chunk-size", chunkSize, 1, ::ssd::limits::kMaxChunkSize},
+         {"min-chunked-tokens", minChunkedTokens, 0, kMinChunkedTokensMax},
+         {"min-chunked-tokens-per-seq", minChunkedTokensPerSeq, 0,
+          kMinChunkedTokensMax}});
   }
 
   void runOnOperation() override {

@@ -3,8 +3,8 @@
 // RUN: not ssd-opt %s -ssd-lower-to-gpu="shared-memory-limit=0" -split-input-file 2>&1 | FileCheck %s --check-prefix=LIMIT-OPTION
 // RUN: not ssd-opt %s -ssd-lower-to-gpu="shared-memory-limit=30000" -split-input-file 2>&1 >/dev/null | FileCheck %s --check-prefix=LIMIT
 
-// OPTION: ssd-lower-to-gpu: serial-rows-per-warp must be positive and serial-warps-per-block in [1, 32], got 4 and 33
-// LIMIT-OPTION: ssd-lower-to-gpu: shared-memory-limit must be positive, got 0
+// OPTION: ssd-lower-to-gpu: serial-warps-per-block must be in [1, 32], got 33
+// LIMIT-OPTION: ssd-lower-to-gpu: shared-memory-limit must be in [1, 232448], got 0
 
 // With a 30000-byte limit, the chunk kernel (chunk states and C Bᵀ) at
 // head_dim 128, dstate 256 (33440 bytes: [2 x 32 x 128] bf16 tiles of x and

@@ -26,6 +26,10 @@ def SSDLowerToLoops : Pass<"ssd-lower-to-loops"> {
     (64-bit) arithmetic for every address. Ops without a form, or still in
     the tensor form, are reported as errors.
 
+    Both options are checked once, before any op is lowered: `serial-p-tile`
+    1 to 1024, `vector-width` 0 or a power of two up to 64; anything else is
+    an error naming the option, the value and the range.
+
     A serial op (operands and loop bodies abridged; 16 lanes on a host with
     AVX-512):
 
@@ -54,7 +58,7 @@ def SSDLowerToLoops : Pass<"ssd-lower-to-loops"> {
   let options = [
     Option<"serialPTile", "serial-p-tile", "int64_t",
            /*default=*/"::mlir::ssd::kSerialPTileDefault",
-           "head_dim rows per parallel task of the serial form">,
+           "head_dim rows per parallel task of the serial form, 1 to 1024">,
     Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"0",
            "f32 lanes of the serial form's state vectors, a power of two up "
            "to 64; 0 takes the host's widest (16 with AVX-512, 8 with AVX, "
@@ -113,6 +117,11 @@ def SSDLowerToGPU : Pass<"ssd-lower-to-gpu"> {
     per-block maximum, is an error naming the kernel, the bytes and the
     shapes.
 
+    Every integer option is checked once, before any op is lowered, and a
+    value outside its range is an error naming the option, the value and
+    the range: `serial-rows-per-warp` and `serial-warps-per-block` 1 to 32,
+    `shared-memory-limit` 1 to 232448 (sm_90's).
+
     A serial op without `has_initial_state` (nobody reads the pool, so one
     launch; operands abridged):
 
@@ -130,14 +139,17 @@ def SSDLowerToGPU : Pass<"ssd-lower-to-gpu"> {
   }];
   let options = [
     Option<"serialRowsPerWarp", "serial-rows-per-warp", "int64_t",
-           /*default=*/"4", "head_dim rows of the state per warp (serial)">,
+           /*default=*/"::mlir::ssd::kSerialRowsPerWarpDefault",
+           "head_dim rows of the state per warp (serial), 1 to 32 (lane r "
+           "stores row r)">,
     Option<"serialWarpsPerBlock", "serial-warps-per-block", "int64_t",
-           /*default=*/"4", "warps per thread block (serial)">,
+           /*default=*/"::mlir::ssd::kSerialWarpsPerBlockDefault",
+           "warps per thread block (serial), 1 to 32">,
     Option<"sharedMemoryLimit", "shared-memory-limit", "int64_t",
            /*default=*/"::mlir::ssd::kDefaultSharedMemoryLimit",
            "most shared memory per thread block, in bytes: the chip's opt-in "
            "maximum (default 101376, that of sm_86/sm_89; sm_80 allows "
-           "166912, sm_90/sm_90a 232448)">,
+           "166912, sm_90/sm_90a 232448), 1 to 232448">,
     Option<"ldmatrix", "ldmatrix", "bool", /*default=*/"::mlir::ssd::kDefaultLdmatrix",
            "load tensor-core fragments with ldmatrix (chunked form)">,
     Option<"asyncCopies", "cp-async", "bool", /*default=*/"::mlir::ssd::kDefaultAsyncCopies",

@@ -57,16 +57,17 @@ struct SSDFormPipelineOptionsBase : public PassPipelineOptions<Derived> {
                           EnumValues{kFormChoiceNames}};
   Option<int64_t> chunkSize{
       *this, "chunk-size",
-      llvm::cl::desc("tokens per chunk of the chunked form"),
+      llvm::cl::desc("tokens per chunk of the chunked form, 1 to 65536"),
       llvm::cl::init(SSDSelectFormOptions{}.chunkSize)};
   Option<int64_t> minChunkedTokens{
       *this, "min-chunked-tokens",
-      llvm::cl::desc("fewest total tokens for which auto picks chunked"),
+      llvm::cl::desc("fewest total tokens for which auto picks chunked, 0 "
+                     "to 2^31 - 1"),
       llvm::cl::init(Thresholds.minChunkedTokens)};
   Option<int64_t> minChunkedTokensPerSeq{
       *this, "min-chunked-tokens-per-seq",
       llvm::cl::desc("fewest tokens per sequence (T / batch) for which auto "
-                     "picks chunked"),
+                     "picks chunked, 0 to 2^31 - 1"),
       llvm::cl::init(Thresholds.minChunkedTokensPerSeq)};
 
   /// Those options as ssd-select-form takes them.
@@ -81,12 +82,13 @@ struct SSDToCPUPipelineOptions
                                         kCPUFormThresholds> {
   Option<int64_t> serialPTile{
       *this, "serial-p-tile",
-      llvm::cl::desc("head_dim rows per parallel task of the serial form"),
+      llvm::cl::desc("head_dim rows per parallel task of the serial form, 1 "
+                     "to 1024"),
       llvm::cl::init(SSDLowerToLoopsOptions{}.serialPTile)};
   Option<int64_t> vectorWidth{
       *this, "vector-width",
       llvm::cl::desc("f32 lanes of the serial form's vectors, a power of two "
-                     "(0: the host's widest)"),
+                     "up to 64 (0: the host's widest)"),
       llvm::cl::init(SSDLowerToLoopsOptions{}.vectorWidth)};
   Option<bool> expandFloatConversions{
       *this, "expand-float-conversions",
@@ -118,16 +120,17 @@ struct SSDGPUPipelineOptionsBase
       llvm::cl::init(kDefaultGPUChip), EnumValues{kGPUChipNames}};
   Option<int64_t> serialRowsPerWarp{
       *this, "serial-rows-per-warp",
-      llvm::cl::desc("head_dim rows of the state per warp (serial kernel)"),
+      llvm::cl::desc("head_dim rows of the state per warp (serial kernel), 1 "
+                     "to 32"),
       llvm::cl::init(SSDLowerToGPUOptions{}.serialRowsPerWarp)};
   Option<int64_t> serialWarpsPerBlock{
       *this, "serial-warps-per-block",
-      llvm::cl::desc("warps per thread block (serial kernel)"),
+      llvm::cl::desc("warps per thread block (serial kernel), 1 to 32"),
       llvm::cl::init(SSDLowerToGPUOptions{}.serialWarpsPerBlock)};
   Option<int> optLevel{
       *this, "opt-level",
       llvm::cl::desc("optimization level of the kernel code (NVVM, or the "
-                     "host code of the emulated kernels)"),
+                     "host code of the emulated kernels), 0 to 3"),
       llvm::cl::init(kGPUOptLevelDefault)};
   Option<bool> fusedOutput{
       *this, "fused-output",
@@ -160,7 +163,8 @@ struct SSDGPULowerToEmulatorPipelineOptions
       llvm::cl::init(kDefaultGPUChip), EnumValues{kGPUChipNames}};
   PassOptions::Option<int> optLevel{
       *this, "opt-level",
-      llvm::cl::desc("optimization level of the emulated kernels' host code"),
+      llvm::cl::desc("optimization level of the emulated kernels' host "
+                     "code, 0 to 3"),
       llvm::cl::init(kGPUOptLevelDefault)};
 };
 

@@ -26,6 +26,11 @@ def SSDSelectForm : Pass<"ssd-select-form"> {
     the form of some ops and let the pass choose for the rest.
 
     The default thresholds come from the CPU benchmark (docs/performance.md).
+    Each integer option is checked once, before any op: `chunk-size` 1 to
+    65536 (the op's limit), `min-chunked-tokens` and
+    `min-chunked-tokens-per-seq` 0 to 2^31 - 1 (the most tokens a launch
+    holds); anything else is an error naming the option, the value and the
+    range.
 
     With T and batch dynamic (`form=auto`, default thresholds; operands
     abridged):
@@ -158,7 +163,8 @@ def SSDAttachGPUEmulatorTarget : Pass<"ssd-attach-gpu-emulator-target"> {
            "::mlir::ssd::EnumValues{::mlir::ssd::kGPUChipNames}">,
     Option<"optLevel", "O", "int",
            /*default=*/"::mlir::ssd::kGPUOptLevelDefault",
-           "host optimization level for modules that have no NVVM target">
+           "host optimization level for modules that have no NVVM target, "
+           "0 to 3">
   ];
   let statistics = [
     Statistic<"numRetargeted", "num-retargeted",

@@ -128,6 +128,12 @@ inline Value fmulExact(ImplicitLocOpBuilder &b, Value l, Value r) {
 /// The op's model extents, which the GPU kernels need at compile time.
 struct StaticExtents {
   int64_t heads, headDim, groups, dstate;
+
+  /// True when a state has no elements (head_dim or dstate 0): y is then
+  /// D x (or zeros) and no state is read or written. The chunked kernels'
+  /// tiles and warp layouts divide by both extents, so such ops run the
+  /// serial kernels, whose column and row loops are then empty.
+  bool emptyState() const { return headDim == 0 || dstate == 0; }
 };
 
 /// The static extents of `op`, or failure when one is dynamic.

@@ -22,6 +22,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
 #include "ssd/IR/SSDOps.h"
+#include "ssd/Support/OptionRange.h"
 #include "ssd/Transforms/FormSelection.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -76,7 +77,7 @@ void buildKernels(RewriterBase &rewriter, ChunkScanVarlenOp op,
   if (auto mixed = mixedLaunch(op, extents, options))
     mlir::ssd::detail::buildMixedScanGPU(rewriter, op, extents, mixed->second,
                                          mixed->first, options);
-  else if (*op.getForm() == Form::serial)
+  else if (*op.getForm() == Form::serial || extents.emptyState())
     mlir::ssd::detail::buildSerialScanGPU(rewriter, op, extents, options);
   else
     mlir::ssd::detail::buildChunkedScanGPU(
@@ -99,7 +100,9 @@ std::optional<std::string> whyNotLowerable(
   if (failed(extents))
     return std::string("ssd-lower-to-gpu: the GPU kernels need static nheads, "
                        "head_dim, ngroups and dstate (they fix the tiling)");
-  if (*op.getForm() == Form::chunked)
+  // With no state elements (P or N = 0) the chunked tiles have nothing to
+  // tile: such ops take the serial kernels (buildKernels).
+  if (*op.getForm() == Form::chunked && !extents->emptyState())
     if (std::optional<std::string> reason = whyNotChunked(
             op, *extents, mlir::ssd::detail::chunkSizeOf(op), options))
       return reason;
@@ -126,8 +129,8 @@ mixedLaunch(ChunkScanVarlenOp op,
             const LowerToGPUOptions &options) {
   auto minTokens = op->getAttrOfType<IntegerAttr>(kMixedMinChunkedTokensAttr);
   auto chunkSize = op->getAttrOfType<IntegerAttr>(kMixedChunkSizeAttr);
-  if (*op.getForm() != Form::serial || !minTokens || !chunkSize ||
-      minTokens.getInt() < 1 || chunkSize.getInt() < 1 ||
+  if (*op.getForm() != Form::serial || extents.emptyState() || !minTokens ||
+      !chunkSize || minTokens.getInt() < 1 || chunkSize.getInt() < 1 ||
       whyNotChunked(op, extents, chunkSize.getInt(), options))
     return std::nullopt;
   return std::pair{minTokens.getInt(), chunkSize.getInt()};
@@ -159,22 +162,17 @@ struct SSDLowerToGPUPass
     : public mlir::ssd::impl::SSDLowerToGPUBase<SSDLowerToGPUPass> {
   using SSDLowerToGPUBase::SSDLowerToGPUBase;
 
+  /// The options, once per pipeline rather than per op.
+  LogicalResult initialize(MLIRContext *context) override {
+    return checkOptionRanges(
+        context, "ssd-lower-to-gpu",
+        {{"serial-rows-per-warp", serialRowsPerWarp, 1, kSerialRowsPerWarpMax},
+         {"serial-warps-per-block", serialWarpsPerBlock, 1,
+          kSerialWarpsPerBlockMax},
+         {"shared-memory-limit", sharedMemoryLimit, 1, kSharedMemoryLimitMax}});
+  }
+
   void runOnOperation() override {
-    if (serialRowsPerWarp < 1 || serialWarpsPerBlock < 1 ||
-        serialWarpsPerBlock > 32) {
-      getOperation()->emitError()
-          << "ssd-lower-to-gpu: serial-rows-per-warp must be positive and "
-             "serial-warps-per-block in [1, 32], got "
-          << static_cast<int64_t>(serialRowsPerWarp) << " and "
-          << static_cast<int64_t>(serialWarpsPerBlock);
-      return signalPassFailure();
-    }
-    if (sharedMemoryLimit < 1) {
-      getOperation()->emitError()
-          << "ssd-lower-to-gpu: shared-memory-limit must be positive, got "
-          << static_cast<int64_t>(sharedMemoryLimit);
-      return signalPassFailure();
-    }
     SSDLowerToGPUOptions options;
     options.serialRowsPerWarp = serialRowsPerWarp;
     options.serialWarpsPerBlock = serialWarpsPerBlock;

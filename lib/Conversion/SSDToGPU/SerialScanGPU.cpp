@@ -274,7 +274,8 @@ private:
                     lanePartial ? fadd(b, lanePartial, product) : product;
               }
             }
-            Value total = warpSum(b, lanePartial);
+            // N = 0: no columns, so C S is an empty sum.
+            Value total = lanePartial ? warpSum(b, lanePartial) : f32(b, 0.0);
             if (dSkip)
               total = fadd(b, total, fmul(b, dSkip, xv));
             totals.push_back(total);

@@ -19,6 +19,7 @@
 #include "mlir/IR/PatternMatch.h"
 #include "ssd/IR/SSDLimits.h"
 #include "ssd/IR/SSDOps.h"
+#include "ssd/Support/OptionRange.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/TargetParser/Host.h"
@@ -38,10 +39,6 @@ using namespace mlir::ssd;
 namespace {
 
 constexpr llvm::StringLiteral kPassName = "ssd-lower-to-loops";
-
-/// Widest vector-width the pass accepts: 64 lanes is already twice any
-/// vector register file today.
-constexpr int64_t kMaxVectorWidth = 64;
 
 struct LowerChunkScanVarlen : public OpRewritePattern<ChunkScanVarlenOp> {
   LowerChunkScanVarlen(MLIRContext *ctx, const SSDLowerToLoopsOptions &options)
@@ -75,22 +72,24 @@ struct SSDLowerToLoopsPass
     : public mlir::ssd::impl::SSDLowerToLoopsBase<SSDLowerToLoopsPass> {
   using SSDLowerToLoopsBase::SSDLowerToLoopsBase;
 
+  /// The options, once per pipeline rather than per op.
+  LogicalResult initialize(MLIRContext *context) override {
+    if (failed(checkOptionRanges(context, kPassName,
+                                 {{"serial-p-tile", serialPTile, 1,
+                                   ::ssd::limits::kMaxSerialPTile}})))
+      return failure();
+    if (vectorWidth < 0 || vectorWidth > kVectorWidthMax ||
+        !llvm::isPowerOf2_64(std::max<int64_t>(vectorWidth, 1)))
+      return emitError(UnknownLoc::get(context))
+             << kPassName
+             << ": vector-width must be 0 (the host's) or a power of two up "
+                "to "
+             << kVectorWidthMax << ", got "
+             << static_cast<int64_t>(vectorWidth);
+    return success();
+  }
+
   void runOnOperation() override {
-    if (serialPTile < 1 || serialPTile > ::ssd::limits::kMaxSerialPTile) {
-      getOperation()->emitError()
-          << "ssd-lower-to-loops: serial-p-tile must be in [1, "
-          << ::ssd::limits::kMaxSerialPTile << "], got "
-          << static_cast<int64_t>(serialPTile);
-      return signalPassFailure();
-    }
-    if (vectorWidth < 0 || vectorWidth > kMaxVectorWidth ||
-        !llvm::isPowerOf2_64(std::max<int64_t>(vectorWidth, 1))) {
-      getOperation()->emitError()
-          << "ssd-lower-to-loops: vector-width must be 0 (the host's) or a "
-             "power of two up to "
-          << kMaxVectorWidth << ", got " << static_cast<int64_t>(vectorWidth);
-      return signalPassFailure();
-    }
     RewritePatternSet patterns(&getContext());
     populateSSDToLoopsPatterns(
         patterns, SSDLowerToLoopsOptions{serialPTile, vectorWidth});
