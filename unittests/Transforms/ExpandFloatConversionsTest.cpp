@@ -21,6 +21,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/bit.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
@@ -30,7 +31,6 @@
 #include "gtest/gtest.h"
 
 #include <cmath>
-#include <cstring>
 #include <vector>
 
 namespace {
@@ -64,9 +64,10 @@ func.func @convert_SRC_DST(%in: memref<?xSRC>, %out: memref<?xDST>)
 
 std::string moduleText() {
   std::string all;
-  for (auto [src, dst, op] :
-       {std::tuple{"f32", "f16", "truncf"}, {"f16", "f32", "extf"},
-        {"f32", "bf16", "truncf"}, {"bf16", "f32", "extf"}}) {
+  for (auto [src, dst, op] : {std::tuple{"f32", "f16", "truncf"},
+                              {"f16", "f32", "extf"},
+                              {"f32", "bf16", "truncf"},
+                              {"bf16", "f32", "extf"}}) {
     std::string text = kModule;
     for (auto [from, to] : {std::pair<std::string, std::string>{"SRC", src},
                             {"DST", dst},
@@ -124,10 +125,10 @@ protected:
   template <typename In, typename Out>
   static std::vector<Out> convert(const char *name, std::vector<In> &in) {
     std::vector<Out> out(in.size());
-    StridedMemRefType<In, 1> inRef{in.data(), in.data(), 0,
-                                   {int64_t(in.size())}, {1}};
-    StridedMemRefType<Out, 1> outRef{out.data(), out.data(), 0,
-                                     {int64_t(out.size())}, {1}};
+    StridedMemRefType<In, 1> inRef{
+        in.data(), in.data(), 0, {int64_t(in.size())}, {1}};
+    StridedMemRefType<Out, 1> outRef{
+        out.data(), out.data(), 0, {int64_t(out.size())}, {1}};
     auto symbol = engine->lookup(std::string("_mlir_ciface_") + name);
     EXPECT_TRUE(bool(symbol)) << llvm::toString(symbol.takeError());
     auto fn = reinterpret_cast<void (*)(StridedMemRefType<In, 1> *,
@@ -142,16 +143,7 @@ protected:
   static inline mlir::ExecutionEngine *engine = nullptr;
 };
 
-float bitsToFloat(uint32_t bits) {
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
-uint32_t floatToBits(float f) {
-  uint32_t bits;
-  std::memcpy(&bits, &f, 4);
-  return bits;
-}
+uint32_t floatToBits(float f) { return llvm::bit_cast<uint32_t>(f); }
 
 /// f32 inputs around every rounding decision of a 16-bit format that keeps
 /// `keptBits` of f32's 23 mantissa bits: each pattern of the bits above the
@@ -163,22 +155,38 @@ std::vector<float> roundingCases(int keptBits) {
   std::vector<float> cases;
   for (uint32_t high = 0; high < (1u << (32 - dropped)); ++high)
     for (uint32_t low : {0u, 1u, half - 1, half, half + 1, all})
-      cases.push_back(bitsToFloat(high << dropped | low));
+      cases.push_back(llvm::bit_cast<float>(high << dropped | low));
   return cases;
+}
+
+/// `out`, what `function` (an f32 -> 16-bit truncation) made of `in`, against
+/// `reference`'s bits; a NaN must stay a NaN (`infinityBits` is the format's
+/// +infinity).
+void expectRoundsLike(const char *function, uint16_t (*reference)(float),
+                      uint16_t infinityBits, std::vector<uint16_t> out,
+                      const std::vector<float> &in) {
+  size_t wrong = 0;
+  for (size_t i = 0; i < in.size(); ++i) {
+    uint16_t expected = reference(in[i]);
+    bool bothNaN = std::isnan(in[i]) && (out[i] & 0x7fff) > infinityBits;
+    if (out[i] != expected && !bothNaN && wrong++ < 5)
+      ADD_FAILURE() << function << ": f32 bits 0x" << std::hex
+                    << floatToBits(in[i]) << ": got 0x" << out[i]
+                    << ", expected 0x" << expected;
+  }
+  EXPECT_EQ(wrong, 0u) << "of " << in.size();
 }
 
 TEST_F(ExpandFloatConversions, F32ToF16RoundsToNearestEven) {
   std::vector<float> in = roundingCases(10);
-  std::vector<uint16_t> out = convert<float, uint16_t>("convert_f32_f16", in);
-  size_t wrong = 0;
-  for (size_t i = 0; i < in.size(); ++i) {
-    uint16_t expected = ssd::floatToHalfBits(in[i]);
-    bool bothNaN = std::isnan(in[i]) && (out[i] & 0x7fff) > 0x7c00;
-    if (out[i] != expected && !bothNaN && wrong++ < 5)
-      ADD_FAILURE() << "f32 bits 0x" << std::hex << floatToBits(in[i])
-                    << ": got 0x" << out[i] << ", expected 0x" << expected;
-  }
-  EXPECT_EQ(wrong, 0u) << "of " << in.size();
+  expectRoundsLike("convert_f32_f16", ssd::floatToHalfBits, 0x7c00,
+                   convert<float, uint16_t>("convert_f32_f16", in), in);
+}
+
+TEST_F(ExpandFloatConversions, F32ToBF16RoundsToNearestEven) {
+  std::vector<float> in = roundingCases(7);
+  expectRoundsLike("convert_f32_bf16", ssd::floatToBF16Bits, 0x7f80,
+                   convert<float, uint16_t>("convert_f32_bf16", in), in);
 }
 
 TEST_F(ExpandFloatConversions, F16ToF32IsExact) {
@@ -197,20 +205,6 @@ TEST_F(ExpandFloatConversions, F16ToF32IsExact) {
                     << floatToBits(expected);
   }
   EXPECT_EQ(wrong, 0u);
-}
-
-TEST_F(ExpandFloatConversions, F32ToBF16RoundsToNearestEven) {
-  std::vector<float> in = roundingCases(7);
-  std::vector<uint16_t> out = convert<float, uint16_t>("convert_f32_bf16", in);
-  size_t wrong = 0;
-  for (size_t i = 0; i < in.size(); ++i) {
-    uint16_t expected = ssd::floatToBF16Bits(in[i]);
-    bool bothNaN = std::isnan(in[i]) && (out[i] & 0x7fff) > 0x7f80;
-    if (out[i] != expected && !bothNaN && wrong++ < 5)
-      ADD_FAILURE() << "f32 bits 0x" << std::hex << floatToBits(in[i])
-                    << ": got 0x" << out[i] << ", expected 0x" << expected;
-  }
-  EXPECT_EQ(wrong, 0u) << "of " << in.size();
 }
 
 TEST_F(ExpandFloatConversions, BF16ToF32IsExact) {
