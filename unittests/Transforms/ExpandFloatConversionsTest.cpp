@@ -31,6 +31,7 @@
 #include "gtest/gtest.h"
 
 #include <cmath>
+#include <numeric>
 #include <vector>
 
 namespace {
@@ -189,10 +190,14 @@ TEST_F(ExpandFloatConversions, F32ToBF16RoundsToNearestEven) {
                    convert<float, uint16_t>("convert_f32_bf16", in), in);
 }
 
+std::vector<uint16_t> everySixteenBitPattern() {
+  std::vector<uint16_t> patterns(65536);
+  std::iota(patterns.begin(), patterns.end(), uint16_t(0));
+  return patterns;
+}
+
 TEST_F(ExpandFloatConversions, F16ToF32IsExact) {
-  std::vector<uint16_t> in(65536);
-  for (uint32_t bits = 0; bits < 65536; ++bits)
-    in[bits] = uint16_t(bits);
+  std::vector<uint16_t> in = everySixteenBitPattern();
   std::vector<float> out = convert<uint16_t, float>("convert_f16_f32", in);
   size_t wrong = 0;
   for (uint32_t bits = 0; bits < 65536; ++bits) {
@@ -208,9 +213,7 @@ TEST_F(ExpandFloatConversions, F16ToF32IsExact) {
 }
 
 TEST_F(ExpandFloatConversions, BF16ToF32IsExact) {
-  std::vector<uint16_t> in(65536);
-  for (uint32_t bits = 0; bits < 65536; ++bits)
-    in[bits] = uint16_t(bits);
+  std::vector<uint16_t> in = everySixteenBitPattern();
   std::vector<float> out = convert<uint16_t, float>("convert_bf16_f32", in);
   size_t wrong = 0;
   for (uint32_t bits = 0; bits < 65536; ++bits)
