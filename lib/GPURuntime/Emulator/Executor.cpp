@@ -554,8 +554,9 @@ public:
   void wrote(uintptr_t address) {
     if (uint64_t sector = DeviceMemory::get().offsetOf(address) / 32;
         sector < sectors)
-      table[sector].store(tag << 24 | uint32_t(traffic.load() / 1024 & 0xffffff),
-                        std::memory_order_relaxed);
+      table[sector].store(tag << 24 |
+                              uint32_t(traffic.load() / 1024 & 0xffffff),
+                          std::memory_order_relaxed);
   }
   bool hit(uintptr_t address) const {
     uint64_t sector = DeviceMemory::get().offsetOf(address) / 32;
@@ -1794,10 +1795,13 @@ void checkGlobal(Worker &w, Thread &t, uintptr_t a, uint64_t bytes,
 }
 
 /// A release (store or atomic read-modify-write; `releasing` false: a
-/// relaxed or volatile store, which publishes only what its thread fenced)
-/// of thread `t` to the word `a`: what the block did that is ordered before
-/// it, and what it knows, become visible to whoever acquires the word.
-void publish(Worker &w, Thread &t, uintptr_t a, bool rmw, bool releasing) {
+/// relaxed or volatile store or a relaxed atomic, which publishes only what
+/// its thread fenced) of thread `t` to the word `a`: what the block did that
+/// is ordered before it, and what it knows, become visible to whoever
+/// acquires the word. `acquiring`: an atomic with acquire semantics, which
+/// learns what the word published before it.
+void publish(Worker &w, Thread &t, uintptr_t a, bool rmw, bool releasing,
+             bool acquiring) {
   if (releasing)
     t.gen = std::min(t.gen + 1, stamp::kMaxGen);
   // Per thread, the generation below which the release covers its
@@ -1842,8 +1846,8 @@ void publish(Worker &w, Thread &t, uintptr_t a, bool rmw, bool releasing) {
       knowledge->join(*before);
     published = std::move(knowledge);
   }
-  if (rmw)
-    addKnowledge(t, std::move(before)); // the atomic's acquire
+  if (acquiring)
+    addKnowledge(t, std::move(before));
 }
 
 /// The cross-block race check and bookkeeping of an access by the current
@@ -1857,10 +1861,21 @@ void raceAccess(Worker &w, Thread &t, uintptr_t a, uint64_t bytes,
   checkGlobal(w, t, a, bytes, writing, !strong, site);
   if (!strong)
     return;
-  if (flags & (AccessAtomic | AccessRelease))
-    publish(w, t, a, flags & AccessAtomic, true);
+  if (flags & AccessAtomic) {
+    // An atomic read-modify-write has the semantics of its PTX instruction
+    // (EmulatorABI.h, AccessAtomic): `atom` alone is relaxed, so it
+    // publishes only what its thread fenced, and acquires only with a
+    // later fence of its thread, like a relaxed load.
+    publish(w, t, a, /*rmw=*/true, flags & AccessRelease,
+            flags & AccessAcquire);
+    if (!(flags & AccessAcquire))
+      t.relaxedLoads[t.relaxedCount++ % Thread::kRelaxedLoads] = a;
+    return;
+  }
+  if (flags & AccessRelease)
+    publish(w, t, a, false, true, false);
   else if ((flags & AccessRelaxed) && writing)
-    publish(w, t, a, false, false);
+    publish(w, t, a, false, false, false);
   if ((flags & AccessAcquire) && !(flags & AccessRelaxed))
     t.acquirePending = a;
   else if ((flags & AccessRelaxed) && !writing)
@@ -1972,7 +1987,7 @@ void *importGlobal(void *address, uint64_t bytes, uint32_t flags,
     Thread &t = *w.current;
     if (w.raceOn)
       raceAccess(w, t, a, bytes, flags, site);
-    if (flags & AccessAcquire)
+    if ((flags & AccessAcquire) && !(flags & AccessAtomic))
       poll(w, t, a, site);
     else if (t.polls)
       endWait(w, t);
