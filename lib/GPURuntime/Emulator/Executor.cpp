@@ -58,6 +58,7 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <numeric>
 #include <sstream>
 #include <thread>
 #include <unordered_map>
@@ -137,6 +138,59 @@ struct Thread {
   uint32_t relaxedCount = 0;
 };
 
+/// The order of a launch's blocks (Settings::blockOrder): the linear block
+/// index that the dispatch number `d` (the d-th block started) runs.
+class BlockPermutation {
+public:
+  BlockPermutation(BlockOrder kind, uint64_t blocks, uint64_t seed)
+      : kind(kind), blocks(blocks) {
+    if (kind != BlockOrder::Random || blocks < 2)
+      return;
+    // splitmix64 (Steele, Lea, Flood: "Fast splittable pseudorandom number
+    // generators"), a Fisher-Yates shuffle up to 2^24 blocks; beyond, a
+    // random affine map d -> (a d + c) mod blocks with a coprime to blocks.
+    auto next = [&seed] {
+      uint64_t z = (seed += 0x9e3779b97f4a7c15ull);
+      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+      z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+      return z ^ (z >> 31);
+    };
+    if (blocks <= (uint64_t(1) << 24)) {
+      shuffled.resize(blocks);
+      for (uint64_t i = 0; i < blocks; ++i)
+        shuffled[i] = uint32_t(i);
+      for (uint64_t i = blocks - 1; i > 0; --i)
+        std::swap(shuffled[i], shuffled[next() % (i + 1)]);
+      return;
+    }
+    do
+      stride = next() % blocks;
+    while (std::gcd(stride, blocks) != 1);
+    offset = next() % blocks;
+  }
+  uint64_t operator()(uint64_t d) const {
+    switch (kind) {
+    case BlockOrder::Forward:
+      return d;
+    case BlockOrder::Reverse:
+      return blocks - 1 - d;
+    case BlockOrder::Random:
+      if (blocks < 2)
+        return d;
+      if (!shuffled.empty())
+        return shuffled[d];
+      return uint64_t((unsigned __int128)stride * d % blocks + offset) % blocks;
+    }
+    return d;
+  }
+
+private:
+  BlockOrder kind;
+  uint64_t blocks;
+  std::vector<uint32_t> shuffled;
+  uint64_t stride = 1, offset = 0;
+};
+
 /// Waits between blocks. A block may spin on a device word (acquire loads
 /// of one address) until another block writes it (a release store or an
 /// atomic). The emulator runs a block's threads on one OS thread and blocks
@@ -164,7 +218,8 @@ struct LaunchSync {
   bool raceCheck = false;
   uint32_t tag = 0;
   uint64_t blocks = 0;
-  bool reverse = false;
+  /// The linear index of the block with each dispatch number.
+  const BlockPermutation *order = nullptr;
   std::unique_ptr<std::atomic<const ReleaseRecord *>[]> releases;
   std::atomic<bool> raceReported{false};
 };
@@ -1716,7 +1771,7 @@ void reportGlobalRace(Worker &w, const Thread &t, uintptr_t a, uint32_t site,
     return;
   const LaunchConfig &c = *w.config;
   const uint64_t d = stamp::dispatch(other);
-  const uint64_t linear = sync.reverse ? sync.blocks - 1 - d : d;
+  const uint64_t linear = (*sync.order)(d);
   const unsigned block[3] = {
       unsigned(linear % c.grid[0]), unsigned(linear / c.grid[0] % c.grid[1]),
       unsigned(linear / (uint64_t(c.grid[0]) * c.grid[1]))};
@@ -2193,7 +2248,16 @@ void runLaunch(const Kernel &kernel, const LaunchConfig &config,
   const unsigned threadCount =
       config.block[0] * config.block[1] * config.block[2];
   const uint64_t sharedBytes = kernel.dynamicOffset + config.dynamicShared;
-  counters().launches++;
+  const uint64_t launchNumber = ++counters().launches;
+  if (!settings().badBlockOrder.empty()) {
+    reportError("SSD_GPU_EMULATOR_BLOCK_ORDER=" + settings().badBlockOrder +
+                " is none of forward, reverse, random:SEED");
+    return;
+  }
+  // Each launch of a program its own order, the same in every run.
+  const BlockPermutation order(settings().blockOrder, blocks,
+                               settings().blockOrderSeed ^
+                                   launchNumber * 0xd1b54a32d192ed03ull);
   unsigned count = unsigned(std::min<uint64_t>(settings().threads, blocks));
   auto &all = workers();
   while (all.size() < count)
@@ -2208,7 +2272,6 @@ void runLaunch(const Kernel &kernel, const LaunchConfig &config,
     sync.raceCheck = true;
     sync.tag = GlobalShadow::get().tag();
     sync.blocks = blocks;
-    sync.reverse = settings().reverseBlocks;
     const uint64_t tracked = std::min(blocks, stamp::kMaxDispatch + 1);
     sync.releases.reset(new std::atomic<const ReleaseRecord *>[tracked]);
     for (uint64_t i = 0; i < tracked; ++i)
@@ -2219,7 +2282,7 @@ void runLaunch(const Kernel &kernel, const LaunchConfig &config,
     all[i]->waitState.store(WaitState::Active);
   std::atomic<uint64_t> &next = sync.dispatched;
   std::atomic<bool> stop{false};
-  const bool reverse = settings().reverseBlocks;
+  sync.order = &order;
   Pool::installAlternateSignalStack();
   Pool::get().run(count, [&](unsigned index) {
     Worker &w = *all[index];
@@ -2252,7 +2315,7 @@ void runLaunch(const Kernel &kernel, const LaunchConfig &config,
       if (b >= blocks)
         break;
       w.dispatch = b;
-      runBlock(w, reverse ? blocks - 1 - b : b);
+      runBlock(w, order(b));
       ++sync.progress;
       if (w.aborted)
         stop = true;

@@ -519,8 +519,20 @@ const Settings &settings() {
     s.memory = parseBytes(std::getenv("SSD_GPU_EMULATOR_MEMORY"), s.memory);
     if (const char *r = std::getenv("SSD_GPU_EMULATOR_RACECHECK"))
       s.raceCheck = std::string(r) != "0";
-    if (const char *o = std::getenv("SSD_GPU_EMULATOR_BLOCK_ORDER"))
-      s.reverseBlocks = std::string(o) == "reverse";
+    if (const char *o = std::getenv("SSD_GPU_EMULATOR_BLOCK_ORDER")) {
+      const std::string order = o;
+      char *end = nullptr;
+      if (order == "reverse") {
+        s.blockOrder = BlockOrder::Reverse;
+      } else if (order.rfind("random:", 0) == 0 && order.size() > 7 &&
+                 order[7] != '-' &&
+                 (s.blockOrderSeed = std::strtoull(o + 7, &end, 10),
+                  *end == '\0')) {
+        s.blockOrder = BlockOrder::Random;
+      } else if (!order.empty() && order != "forward") {
+        s.badBlockOrder = order;
+      }
+    }
     if (const char *c = std::getenv("SSD_GPU_EMULATOR_COSTS")) {
       std::string level = c;
       if (level == "off" || level == "0")
