@@ -23,6 +23,8 @@
 // so that a run can be repeated):
 // RUN: env SSD_GPU_EMULATOR_BLOCK_ORDER=random not ssd-runner %t.mlir \
 // RUN:   --shared-libs=%mlir_runner_utils,%mlir_c_runner_utils 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: env SSD_GPU_EMULATOR_BLOCK_ORDER=random:-1 not ssd-runner %t.mlir \
+// RUN:   --shared-libs=%mlir_runner_utils,%mlir_c_runner_utils 2>&1 | FileCheck %s --check-prefix=NEGATIVE
 
 // FORWARD: [0,  1,  2,  3,  4,  5,  6,  7,  8]
 // REVERSE: [7,  6,  5,  4,  3,  2,  1,  0,  8]
@@ -30,6 +32,7 @@
 // RANDOM2: [4,  1,  0,  7,  3,  2,  6,  5,  8]
 // BAD: ssd-gpu-emulator: error: SSD_GPU_EMULATOR_BLOCK_ORDER=random is none of forward, reverse, random:SEED
 // BAD-NOT: error
+// NEGATIVE: ssd-gpu-emulator: error: SSD_GPU_EMULATOR_BLOCK_ORDER=random:-1 is none of forward, reverse, random:SEED
 
 func.func @main() {
   %c1 = arith.constant 1 : index
