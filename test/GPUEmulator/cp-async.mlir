@@ -107,6 +107,20 @@
 // SOURCE: ssd-gpu-emulator: error: kernel main_kernel block (0,0,0): thread (30,0,0) reads 16 bytes at device address {{[0-9]+}}, which runs 16 bytes past the end of a 512-byte allocation (offset 512) (main_kernel: call void @llvm.nvvm.cp.async.ca.shared.global.16({{.*}}))
 // SOURCE-NOT: error
 //
+// Both addresses must be aligned to the cp-size (16 bytes), checked when
+// the copy is issued: one f16 column further, thread 0's source is 2 bytes
+// past the start of A; its destination, shared offset 2.
+// RUN: sed -e 's/constant 0 : index \/\/ SRC-COLUMN/constant 1 : index/' %s | ssd-opt --ssd-gpu-lower-to-emulator \
+// RUN:   | not ssd-runner - --shared-libs=%mlir_runner_utils,%mlir_c_runner_utils 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=SRC-ALIGN
+// SRC-ALIGN: ssd-gpu-emulator: error: kernel main_kernel block (0,0,0): thread (0,0,0) executes cp.async of 16 bytes from device address {{[0-9]+}}, not aligned to 16 bytes (main_kernel: call void @llvm.nvvm.cp.async.ca.shared.global.16({{.*}}))
+// SRC-ALIGN-NOT: error
+// RUN: sed -e 's/constant 0 : index \/\/ DST-COLUMN/constant 1 : index/' %s | ssd-opt --ssd-gpu-lower-to-emulator \
+// RUN:   | not ssd-runner - --shared-libs=%mlir_runner_utils,%mlir_c_runner_utils 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=DST-ALIGN
+// DST-ALIGN: ssd-gpu-emulator: error: kernel main_kernel block (0,0,0): thread (0,0,0) executes cp.async of 16 bytes to shared offset 2, not aligned to 16 bytes (main_kernel: call void @llvm.nvvm.cp.async.ca.shared.global.16({{.*}}))
+// DST-ALIGN-NOT: error
+//
 // src-size below cp-size zero-fills the rest (B's copies give one): copying 4 of B's 8 columns
 // (8 of 16 bytes) leaves B[k][j] = 0 for j >= 4, so D[i][j] = 0 there and
 // is unchanged for j < 4; 16 x 8 bytes are zero-filled and 512 + 128 bytes
@@ -197,7 +211,11 @@ func.func @main() {
     %acol = arith.muli %ahalf, %k8 : index
     %srcshift = arith.constant 0 : index // SRC-ROW
     %srow = arith.addi %arow, %srcshift : index
-    %ta = nvgpu.device_async_copy %a[%srow, %acol], %as[%arow, %acol], 8 : memref<16x16xf16> to memref<16x16xf16, #gpu.address_space<workgroup>>
+    %srccolshift = arith.constant 0 : index // SRC-COLUMN
+    %dstcolshift = arith.constant 0 : index // DST-COLUMN
+    %scol = arith.addi %acol, %srccolshift : index
+    %dcol = arith.addi %acol, %dstcolshift : index
+    %ta = nvgpu.device_async_copy %a[%srow, %scol], %as[%arow, %dcol], 8 : memref<16x16xf16> to memref<16x16xf16, #gpu.address_space<workgroup>>
     %ga = nvgpu.device_async_create_group %ta
     %k16 = arith.constant 16 : index
     %k32 = arith.constant 32 : index

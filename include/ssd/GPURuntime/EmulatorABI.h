@@ -39,7 +39,7 @@ namespace ssd {
 namespace emulator {
 
 /// Bumped whenever anything below changes meaning.
-constexpr uint32_t kABIVersion = 4;
+constexpr uint32_t kABIVersion = 5;
 
 /// Symbol names and prefixes of a kernel object.
 constexpr const char *kModuleInfoSymbol = "__ssdemu_module";
@@ -151,7 +151,11 @@ enum LdmatrixMode : uint32_t {
 enum AccessFlags : uint32_t {
   AccessRead = 0,
   AccessWrite = 1,
-  AccessAtomic = 2,    ///< read-modify-write by one thread, atomically
+  /// A read-modify-write by one thread, atomically. Relaxed unless
+  /// AccessAcquire and/or AccessRelease say otherwise, as in the PTX the GPU
+  /// gets: NVPTX emits atomicrmw as a plain (relaxed) `atom` whatever its
+  /// LLVM ordering, and cmpxchg as atom.{acquire,release,acq_rel}.cas.
+  AccessAtomic = 2,
   AccessReadWrite = 4, ///< both (memmove-style helpers)
   /// An atomic load with acquire (or stronger) ordering: a flag poll, which
   /// the runtime watches for spin waits between blocks.

@@ -138,16 +138,24 @@ struct Counters {
 };
 Counters &counters();
 
+enum class BlockOrder : uint8_t { Forward, Reverse, Random };
+
 /// Settings read from the environment once.
 struct Settings {
   unsigned threads = 1;
   bool raceCheck = true;
   uint64_t memory = uint64_t(16) << 30;
   CostLevel costs = CostLevel::Full;
-  /// Start a launch's blocks from the last one (SSD_GPU_EMULATOR_BLOCK_ORDER
-  /// =reverse): a kernel that relies on blocks starting in index order
-  /// fails (a GPU promises no order).
-  bool reverseBlocks = false;
+  /// The order a launch starts its blocks in (SSD_GPU_EMULATOR_BLOCK_ORDER):
+  /// `forward` (index order, the default), `reverse` (from the last one) or
+  /// `random:SEED` (a permutation drawn from SEED and the launch's number).
+  /// A kernel that relies on blocks starting in index order fails in the
+  /// other two (a GPU promises no order).
+  BlockOrder blockOrder = BlockOrder::Forward;
+  uint64_t blockOrderSeed = 0;
+  /// A value of SSD_GPU_EMULATOR_BLOCK_ORDER that is none of these (reported
+  /// at the first launch, which then fails).
+  std::string badBlockOrder;
 };
 const Settings &settings();
 

@@ -58,6 +58,7 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <numeric>
 #include <sstream>
 #include <thread>
 #include <unordered_map>
@@ -137,6 +138,59 @@ struct Thread {
   uint32_t relaxedCount = 0;
 };
 
+/// The order of a launch's blocks (Settings::blockOrder): the linear block
+/// index that the dispatch number `d` (the d-th block started) runs.
+class BlockPermutation {
+public:
+  BlockPermutation(BlockOrder kind, uint64_t blocks, uint64_t seed)
+      : kind(kind), blocks(blocks) {
+    if (kind != BlockOrder::Random || blocks < 2)
+      return;
+    // splitmix64 (Steele, Lea, Flood: "Fast splittable pseudorandom number
+    // generators"), a Fisher-Yates shuffle up to 2^24 blocks; beyond, a
+    // random affine map d -> (a d + c) mod blocks with a coprime to blocks.
+    auto next = [&seed] {
+      uint64_t z = (seed += 0x9e3779b97f4a7c15ull);
+      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+      z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+      return z ^ (z >> 31);
+    };
+    if (blocks <= (uint64_t(1) << 24)) {
+      shuffled.resize(blocks);
+      for (uint64_t i = 0; i < blocks; ++i)
+        shuffled[i] = uint32_t(i);
+      for (uint64_t i = blocks - 1; i > 0; --i)
+        std::swap(shuffled[i], shuffled[next() % (i + 1)]);
+      return;
+    }
+    do
+      stride = next() % blocks;
+    while (std::gcd(stride, blocks) != 1);
+    offset = next() % blocks;
+  }
+  uint64_t operator()(uint64_t d) const {
+    switch (kind) {
+    case BlockOrder::Forward:
+      return d;
+    case BlockOrder::Reverse:
+      return blocks - 1 - d;
+    case BlockOrder::Random:
+      if (blocks < 2)
+        return d;
+      if (!shuffled.empty())
+        return shuffled[d];
+      return uint64_t((unsigned __int128)stride * d % blocks + offset) % blocks;
+    }
+    return d;
+  }
+
+private:
+  BlockOrder kind;
+  uint64_t blocks;
+  std::vector<uint32_t> shuffled;
+  uint64_t stride = 1, offset = 0;
+};
+
 /// Waits between blocks. A block may spin on a device word (acquire loads
 /// of one address) until another block writes it (a release store or an
 /// atomic). The emulator runs a block's threads on one OS thread and blocks
@@ -164,7 +218,8 @@ struct LaunchSync {
   bool raceCheck = false;
   uint32_t tag = 0;
   uint64_t blocks = 0;
-  bool reverse = false;
+  /// The linear index of the block with each dispatch number.
+  const BlockPermutation *order = nullptr;
   std::unique_ptr<std::atomic<const ReleaseRecord *>[]> releases;
   std::atomic<bool> raceReported{false};
 };
@@ -554,8 +609,9 @@ public:
   void wrote(uintptr_t address) {
     if (uint64_t sector = DeviceMemory::get().offsetOf(address) / 32;
         sector < sectors)
-      table[sector].store(tag << 24 | uint32_t(traffic.load() / 1024 & 0xffffff),
-                        std::memory_order_relaxed);
+      table[sector].store(tag << 24 |
+                              uint32_t(traffic.load() / 1024 & 0xffffff),
+                          std::memory_order_relaxed);
   }
   bool hit(uintptr_t address) const {
     uint64_t sector = DeviceMemory::get().offsetOf(address) / 32;
@@ -1715,7 +1771,7 @@ void reportGlobalRace(Worker &w, const Thread &t, uintptr_t a, uint32_t site,
     return;
   const LaunchConfig &c = *w.config;
   const uint64_t d = stamp::dispatch(other);
-  const uint64_t linear = sync.reverse ? sync.blocks - 1 - d : d;
+  const uint64_t linear = (*sync.order)(d);
   const unsigned block[3] = {
       unsigned(linear % c.grid[0]), unsigned(linear / c.grid[0] % c.grid[1]),
       unsigned(linear / (uint64_t(c.grid[0]) * c.grid[1]))};
@@ -1794,10 +1850,13 @@ void checkGlobal(Worker &w, Thread &t, uintptr_t a, uint64_t bytes,
 }
 
 /// A release (store or atomic read-modify-write; `releasing` false: a
-/// relaxed or volatile store, which publishes only what its thread fenced)
-/// of thread `t` to the word `a`: what the block did that is ordered before
-/// it, and what it knows, become visible to whoever acquires the word.
-void publish(Worker &w, Thread &t, uintptr_t a, bool rmw, bool releasing) {
+/// relaxed or volatile store or a relaxed atomic, which publishes only what
+/// its thread fenced) of thread `t` to the word `a`: what the block did that
+/// is ordered before it, and what it knows, become visible to whoever
+/// acquires the word. `acquiring`: an atomic with acquire semantics, which
+/// learns what the word published before it.
+void publish(Worker &w, Thread &t, uintptr_t a, bool rmw, bool releasing,
+             bool acquiring) {
   if (releasing)
     t.gen = std::min(t.gen + 1, stamp::kMaxGen);
   // Per thread, the generation below which the release covers its
@@ -1842,8 +1901,8 @@ void publish(Worker &w, Thread &t, uintptr_t a, bool rmw, bool releasing) {
       knowledge->join(*before);
     published = std::move(knowledge);
   }
-  if (rmw)
-    addKnowledge(t, std::move(before)); // the atomic's acquire
+  if (acquiring)
+    addKnowledge(t, std::move(before));
 }
 
 /// The cross-block race check and bookkeeping of an access by the current
@@ -1857,10 +1916,21 @@ void raceAccess(Worker &w, Thread &t, uintptr_t a, uint64_t bytes,
   checkGlobal(w, t, a, bytes, writing, !strong, site);
   if (!strong)
     return;
-  if (flags & (AccessAtomic | AccessRelease))
-    publish(w, t, a, flags & AccessAtomic, true);
+  if (flags & AccessAtomic) {
+    // An atomic read-modify-write has the semantics of its PTX instruction
+    // (EmulatorABI.h, AccessAtomic): `atom` alone is relaxed, so it
+    // publishes only what its thread fenced, and acquires only with a
+    // later fence of its thread, like a relaxed load.
+    publish(w, t, a, /*rmw=*/true, flags & AccessRelease,
+            flags & AccessAcquire);
+    if (!(flags & AccessAcquire))
+      t.relaxedLoads[t.relaxedCount++ % Thread::kRelaxedLoads] = a;
+    return;
+  }
+  if (flags & AccessRelease)
+    publish(w, t, a, false, true, false);
   else if ((flags & AccessRelaxed) && writing)
-    publish(w, t, a, false, false);
+    publish(w, t, a, false, false, false);
   if ((flags & AccessAcquire) && !(flags & AccessRelaxed))
     t.acquirePending = a;
   else if ((flags & AccessRelaxed) && !writing)
@@ -1972,7 +2042,7 @@ void *importGlobal(void *address, uint64_t bytes, uint32_t flags,
     Thread &t = *w.current;
     if (w.raceOn)
       raceAccess(w, t, a, bytes, flags, site);
-    if (flags & AccessAcquire)
+    if ((flags & AccessAcquire) && !(flags & AccessAtomic))
       poll(w, t, a, site);
     else if (t.polls)
       endWait(w, t);
@@ -2178,7 +2248,16 @@ void runLaunch(const Kernel &kernel, const LaunchConfig &config,
   const unsigned threadCount =
       config.block[0] * config.block[1] * config.block[2];
   const uint64_t sharedBytes = kernel.dynamicOffset + config.dynamicShared;
-  counters().launches++;
+  const uint64_t launchNumber = ++counters().launches;
+  if (!settings().badBlockOrder.empty()) {
+    reportError("SSD_GPU_EMULATOR_BLOCK_ORDER=" + settings().badBlockOrder +
+                " is none of forward, reverse, random:SEED");
+    return;
+  }
+  // Each launch of a program its own order, the same in every run.
+  const BlockPermutation order(settings().blockOrder, blocks,
+                               settings().blockOrderSeed ^
+                                   launchNumber * 0xd1b54a32d192ed03ull);
   unsigned count = unsigned(std::min<uint64_t>(settings().threads, blocks));
   auto &all = workers();
   while (all.size() < count)
@@ -2193,7 +2272,6 @@ void runLaunch(const Kernel &kernel, const LaunchConfig &config,
     sync.raceCheck = true;
     sync.tag = GlobalShadow::get().tag();
     sync.blocks = blocks;
-    sync.reverse = settings().reverseBlocks;
     const uint64_t tracked = std::min(blocks, stamp::kMaxDispatch + 1);
     sync.releases.reset(new std::atomic<const ReleaseRecord *>[tracked]);
     for (uint64_t i = 0; i < tracked; ++i)
@@ -2204,7 +2282,7 @@ void runLaunch(const Kernel &kernel, const LaunchConfig &config,
     all[i]->waitState.store(WaitState::Active);
   std::atomic<uint64_t> &next = sync.dispatched;
   std::atomic<bool> stop{false};
-  const bool reverse = settings().reverseBlocks;
+  sync.order = &order;
   Pool::installAlternateSignalStack();
   Pool::get().run(count, [&](unsigned index) {
     Worker &w = *all[index];
@@ -2237,7 +2315,7 @@ void runLaunch(const Kernel &kernel, const LaunchConfig &config,
       if (b >= blocks)
         break;
       w.dispatch = b;
-      runBlock(w, reverse ? blocks - 1 - b : b);
+      runBlock(w, order(b));
       ++sync.progress;
       if (w.aborted)
         stop = true;

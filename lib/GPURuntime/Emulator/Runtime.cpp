@@ -19,6 +19,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -35,6 +36,16 @@ namespace {
 //===----------------------------------------------------------------------===//
 // Settings and errors
 //===----------------------------------------------------------------------===//
+
+/// A decimal seed: digits only, within 64 bits.
+bool parseSeed(const std::string &text, uint64_t &seed) {
+  if (text.empty() || text.size() > 20 ||
+      text.find_first_not_of("0123456789") != std::string::npos)
+    return false;
+  errno = 0;
+  seed = std::strtoull(text.c_str(), nullptr, 10);
+  return errno == 0;
+}
 
 uint64_t parseBytes(const char *text, uint64_t fallback) {
   if (!text || !*text)
@@ -519,8 +530,16 @@ const Settings &settings() {
     s.memory = parseBytes(std::getenv("SSD_GPU_EMULATOR_MEMORY"), s.memory);
     if (const char *r = std::getenv("SSD_GPU_EMULATOR_RACECHECK"))
       s.raceCheck = std::string(r) != "0";
-    if (const char *o = std::getenv("SSD_GPU_EMULATOR_BLOCK_ORDER"))
-      s.reverseBlocks = std::string(o) == "reverse";
+    if (const char *o = std::getenv("SSD_GPU_EMULATOR_BLOCK_ORDER")) {
+      const std::string order = o;
+      if (order == "reverse")
+        s.blockOrder = BlockOrder::Reverse;
+      else if (order.rfind("random:", 0) == 0 &&
+               parseSeed(order.substr(7), s.blockOrderSeed))
+        s.blockOrder = BlockOrder::Random;
+      else if (!order.empty() && order != "forward")
+        s.badBlockOrder = order;
+    }
     if (const char *c = std::getenv("SSD_GPU_EMULATOR_COSTS")) {
       std::string level = c;
       if (level == "off" || level == "0")

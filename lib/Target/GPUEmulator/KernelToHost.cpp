@@ -469,13 +469,22 @@ private:
       address = rmw->getPointerOperand();
       alignment = rmw->getAlign();
       accessed = rmw->getValOperand()->getType();
+      // NVPTX emits every atomicrmw as a plain `atom` (relaxed), whatever
+      // its LLVM ordering: no acquire or release of its own.
       flags = AccessFlags::AccessAtomic | AccessFlags::AccessWrite;
       operand = AtomicRMWInst::getPointerOperandIndex();
     } else if (auto *cas = dyn_cast<AtomicCmpXchgInst>(&inst)) {
       address = cas->getPointerOperand();
       alignment = cas->getAlign();
       accessed = cas->getCompareOperand()->getType();
+      // cmpxchg keeps its ordering in PTX: atom.{relaxed,acquire,release,
+      // acq_rel}.cas, and seq_cst is fence.sc and atom.acquire.cas.
       flags = AccessFlags::AccessAtomic | AccessFlags::AccessWrite;
+      AtomicOrdering ordering = cas->getSuccessOrdering();
+      if (isAcquireOrStronger(ordering))
+        flags |= AccessFlags::AccessAcquire;
+      if (isReleaseOrStronger(ordering))
+        flags |= AccessFlags::AccessRelease;
       operand = AtomicCmpXchgInst::getPointerOperandIndex();
     }
     Value *bytes = b.getInt64(dataLayout.getTypeStoreSize(accessed));
