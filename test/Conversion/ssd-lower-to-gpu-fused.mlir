@@ -2,16 +2,20 @@
 // fused-state-passing; ChunkedScanGPU.cpp). Fused: the host zeroes the
 // ticket counter and flags (gpu.memset), then two launches: the chunk
 // kernel, whose blocks take a ticket (atomic add) as their index, wait for
-// the previous chunk's flag with ld.acquire.gpu polls and membar.gl, and
-// publish their inclusive state (membar.gl, barrier, st.release.gpu), and
-// the output kernel. Fused output (the default with fused state passing,
-// option fused-output): the C Bᵀ blocks count themselves in per (chunk,
-// group) with an atomic add; each (chunk, head) block, after publishing,
+// the previous chunk's flag with ld.acquire.gpu polls (nanosleep between
+// them), and publish their inclusive state (barrier, then one
+// st.release.gpu; no fence in every thread), and the output kernel. Fused
+// output (the default with fused state passing, option fused-output): the
+// C Bᵀ blocks count themselves in per (chunk, group) with a barrier, then
+// thread 0's fence.acq_rel.gpu and atomic add (NVPTX emits a relaxed
+// `atom` whatever the atomicrmw's ordering); each (chunk, head) block,
+// after publishing,
 // waits for that count and computes y from S_prev held in shared memory,
 // so the second launch only stores final states (no mma). Unfused: three
 // launches, no atomics.
 // RUN: ssd-opt %s -ssd-lower-to-gpu="fused-state-passing=true" | FileCheck %s --check-prefix=FUSED
 // RUN: ssd-opt %s -ssd-lower-to-gpu="fused-state-passing=true" -gpu-kernel-outlining | FileCheck %s --check-prefix=FUSED-LAUNCHES
+// RUN: ssd-opt %s -ssd-lower-to-gpu="fused-state-passing=true" | FileCheck %s --check-prefix=CB-COUNT
 // RUN: ssd-opt %s -ssd-lower-to-gpu="fused-output=false" -gpu-kernel-outlining | FileCheck %s --check-prefix=OUTPUT-KERNEL
 // RUN: ssd-opt %s -ssd-lower-to-gpu="fused-state-passing=false" | FileCheck %s --check-prefix=UNFUSED
 // RUN: ssd-opt %s -ssd-lower-to-gpu="fused-state-passing=false" -gpu-kernel-outlining | FileCheck %s --check-prefix=UNFUSED-LAUNCHES
@@ -21,6 +25,7 @@
 
 // FUSED-LABEL: func.func @chunked
 // FUSED:       %[[WS:.*]] = func.call @ssdGPUWorkspace
+// FUSED:       memref.view %[[WS]]{{.*}} to memref<?x128x64x128xf32>
 // FUSED:       memref.view %[[WS]]{{.*}} to memref<?x8x?x?xf32>
 // FUSED-NEXT:  %[[FLAGS:.*]] = memref.view %[[WS]]{{.*}} to memref<?xi32>
 // FUSED-NEXT:  %[[RING:.*]] = memref.view %[[WS]]{{.*}} to memref<2x128x64x128xf32>
@@ -29,11 +34,14 @@
 // FUSED:         memref.atomic_rmw addi %{{.*}}, %[[FLAGS]][%{{.*}}] : (i32, memref<?xi32>) -> i32
 // FUSED:         scf.while
 // FUSED:           llvm.load %{{.*}} atomic syncscope("device") acquire {alignment = 4 : i64} : !llvm.ptr -> i32
-// FUSED:         nvvm.memory.barrier <gpu>
+// FUSED:         } do {
+// FUSED:           nvvm.nanosleep
+// FUSED-NOT:     nvvm.memory.barrier
 // FUSED:         vector.load %[[RING]]
 // FUSED:         vector.store %{{.*}}, %[[RING]]
-// FUSED:         nvvm.memory.barrier <gpu>
-// FUSED-NEXT:    gpu.barrier
+// FUSED-NOT:     nvvm.memory.barrier
+// FUSED:         gpu.barrier
+// FUSED-NOT:     nvvm.memory.barrier
 // FUSED:         llvm.store %{{.*}}, %{{.*}} atomic syncscope("device") release {alignment = 4 : i64} : i32, !llvm.ptr
 // FUSED:         scf.while
 // FUSED:           %[[COUNT:.*]] = llvm.load %{{.*}} atomic syncscope("device") acquire
@@ -45,6 +53,13 @@
 // FUSED-NOT:     nvvm.mma.sync
 // FUSED-NOT:   gpu.launch
 // FUSED:       return
+
+// The C Bᵀ blocks' count: thread 0's fence, then the atomic.
+// CB-COUNT-NOT:     nvvm.memory.barrier
+// CB-COUNT:          llvm.fence syncscope("device") release
+// CB-COUNT-NOT:      gpu.barrier
+// CB-COUNT:          memref.atomic_rmw addi
+// CB-COUNT-NOT:     nvvm.memory.barrier
 
 // Without the fused output, the second launch is the output kernel again.
 // OUTPUT-KERNEL-COUNT-2: gpu.launch_func
@@ -67,10 +82,13 @@
 // UNFUSED-LAUNCHES-NOT: gpu.launch_func
 // UNFUSED-LAUNCHES:     return
 
+// PTX-NOT: membar
 // PTX: atom.global.add.u32
 // PTX: ld.acquire.gpu.b32
-// PTX: membar.gl
+// PTX: nanosleep.u32
 // PTX: st.release.gpu.b32
+// PTX-SAME: bar.sync \090;{{.*}}fence.acq_rel.gpu;\0A\09atom.global.add.u32
+// PTX-NOT: membar
 
 func.func @chunked(%x: memref<?x128x64xbf16>, %dt: memref<?x128xbf16>, %A: memref<128xbf16>,
     %B: memref<?x8x128xbf16>, %C: memref<?x8x128xbf16>, %pool: memref<?x128x64x128xf32>,

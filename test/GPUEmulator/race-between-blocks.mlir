@@ -6,8 +6,9 @@
 // predecessor's data and word tx of the data of ticket 0 (published to t
 // only through the chain: transitively), and writes
 //   data[t][tx] = data[t - 1][tx] + data[0][tx] + tx + 1 = (2t + 1)(tx + 1);
-// then membar.gl by every thread, a block barrier, and st.release.gpu of its
-// flag by thread 0 (which publishes the other threads' fenced stores).
+// then a block barrier and st.release.gpu of its flag by thread 0: PTX
+// releases are cumulative, so it publishes what the barrier ordered before
+// it (the other threads' stores), with no fence in those threads.
 //
 // Correct, in any start order and with any number of workers:
 // RUN: sed -e '/VARIANT/d' %s | ssd-opt --ssd-gpu-lower-to-emulator > %t.ok.mlir
@@ -50,29 +51,41 @@
 // RUN: env SSD_GPU_EMULATOR_THREADS=1 SSD_GPU_EMULATOR_RACECHECK=0 ssd-runner %t.no-release.mlir \
 // RUN:   --shared-libs=%mlir_runner_utils,%mlir_c_runner_utils 2>&1 | FileCheck %s --check-prefix=OFF
 //
-// Without the writers' membar.gl, only thread 0's stores are published by
-// its release (program order); thread 1's, before the barrier, are not.
-// RUN: sed -e '/WRITER-FENCE/d' -e '/VARIANT/d' %s \
-// RUN:   | ssd-opt --ssd-gpu-lower-to-emulator > %t.no-fence.mlir
-// RUN: env SSD_GPU_EMULATOR_THREADS=1 not ssd-runner %t.no-fence.mlir \
-// RUN:   --shared-libs=%mlir_runner_utils,%mlir_c_runner_utils 2>&1 | FileCheck %s --check-prefix=NOFENCE
+// Fences in the writers change nothing:
+// RUN: sed -e '/WRITER-FENCE/s/VARIANT//' -e '/VARIANT/d' %s \
+// RUN:   | ssd-opt --ssd-gpu-lower-to-emulator > %t.writer-fence.mlir
+// RUN: env SSD_GPU_EMULATOR_THREADS=1 SSD_GPU_EMULATOR_BLOCK_ORDER=reverse ssd-runner %t.writer-fence.mlir \
+// RUN:   --shared-libs=%mlir_runner_utils,%mlir_c_runner_utils | FileCheck %s
+// Without the barrier before the release, only thread 0's stores are
+// published by it (program order); thread 1's are not, even fenced.
+// RUN: sed -e '/PUBLISH-BARRIER/d' -e '/WRITER-FENCE/s/VARIANT//' -e '/VARIANT/d' %s \
+// RUN:   | ssd-opt --ssd-gpu-lower-to-emulator > %t.no-barrier.mlir
+// RUN: env SSD_GPU_EMULATOR_THREADS=1 not ssd-runner %t.no-barrier.mlir \
+// RUN:   --shared-libs=%mlir_runner_utils,%mlir_c_runner_utils 2>&1 | FileCheck %s --check-prefix=NOBARRIER
 
 // An atomic read-modify-write is relaxed in PTX: MLIR gives
 // memref.atomic_rmw `atomicrmw ... acq_rel`, but NVPTX emits a plain
 // `atom.global.add` (no .sem: relaxed), so the emulator gives it no
-// acquire or release of its own. As the flag's writer, after every thread's
-// membar.gl and the barrier, it publishes like the release store (a fence
-// and a relaxed write):
-// RUN: sed -e '/RELEASE-STORE/d' -e '/VARIANT-ATOMIC-FLAG/s/VARIANT//' -e '/VARIANT/d' %s \
+// acquire or release of its own. As the flag's writer after the barrier
+// and thread 0's fence.acq_rel.gpu (PTX's release pattern: a fence, then a
+// relaxed write), it publishes like the release store:
+// RUN: sed -e '/RELEASE-STORE/d' -e '/VARIANT-ATOMIC-FLAG/s/VARIANT//' -e '/VARIANT-FLAG-FENCE/s/VARIANT//' -e '/VARIANT/d' %s \
 // RUN:   | ssd-opt --ssd-gpu-lower-to-emulator > %t.atomic-flag.mlir
 // RUN: env SSD_GPU_EMULATOR_THREADS=1 SSD_GPU_EMULATOR_BLOCK_ORDER=reverse ssd-runner %t.atomic-flag.mlir \
 // RUN:   --shared-libs=%mlir_runner_utils,%mlir_c_runner_utils | FileCheck %s
-// Without the fences, the atomic add alone publishes nothing: thread 0 of
-// ticket 1 reads ticket 0's data unordered.
-// RUN: sed -e '/RELEASE-STORE/d' -e '/WRITER-FENCE/d' -e '/VARIANT-ATOMIC-FLAG/s/VARIANT//' -e '/VARIANT/d' %s \
+// The atomic add alone publishes nothing: thread 0 of ticket 1 reads
+// ticket 0's data unordered.
+// RUN: sed -e '/RELEASE-STORE/d' -e '/VARIANT-ATOMIC-FLAG/s/VARIANT//' -e '/VARIANT/d' %s \
 // RUN:   | ssd-opt --ssd-gpu-lower-to-emulator > %t.atomic-only.mlir
 // RUN: env SSD_GPU_EMULATOR_THREADS=1 not ssd-runner %t.atomic-only.mlir \
 // RUN:   --shared-libs=%mlir_runner_utils,%mlir_c_runner_utils 2>&1 | FileCheck %s --check-prefix=ATOMIC
+// Nor does it after fences in every thread before the barrier: thread 0's
+// fence precedes the barrier, so the other threads' stores do not precede
+// it, and a fence publishes only what precedes it.
+// RUN: sed -e '/RELEASE-STORE/d' -e '/WRITER-FENCE/s/VARIANT//' -e '/VARIANT-ATOMIC-FLAG/s/VARIANT//' -e '/VARIANT/d' %s \
+// RUN:   | ssd-opt --ssd-gpu-lower-to-emulator > %t.atomic-fenced-writers.mlir
+// RUN: env SSD_GPU_EMULATOR_THREADS=1 not ssd-runner %t.atomic-fenced-writers.mlir \
+// RUN:   --shared-libs=%mlir_runner_utils,%mlir_c_runner_utils 2>&1 | FileCheck %s --check-prefix=FENCED-WRITERS
 // A cmpxchg keeps its ordering in PTX (atom.release.gpu.cas): with release
 // semantics it publishes like the release store; relaxed
 // (atom.relaxed.gpu.cas) and without the fences, it publishes nothing.
@@ -80,7 +93,7 @@
 // RUN:   | ssd-opt --ssd-gpu-lower-to-emulator > %t.cas-release.mlir
 // RUN: env SSD_GPU_EMULATOR_THREADS=1 SSD_GPU_EMULATOR_BLOCK_ORDER=reverse ssd-runner %t.cas-release.mlir \
 // RUN:   --shared-libs=%mlir_runner_utils,%mlir_c_runner_utils | FileCheck %s
-// RUN: sed -e '/RELEASE-STORE/d' -e '/WRITER-FENCE/d' -e '/VARIANT-CAS-RELAXED/s/VARIANT//' -e '/VARIANT/d' %s \
+// RUN: sed -e '/RELEASE-STORE/d' -e '/VARIANT-CAS-RELAXED/s/VARIANT//' -e '/VARIANT/d' %s \
 // RUN:   | ssd-opt --ssd-gpu-lower-to-emulator > %t.cas-relaxed.mlir
 // RUN: env SSD_GPU_EMULATOR_THREADS=1 not ssd-runner %t.cas-relaxed.mlir \
 // RUN:   --shared-libs=%mlir_runner_utils,%mlir_c_runner_utils 2>&1 | FileCheck %s --check-prefix=ATOMIC
@@ -101,10 +114,13 @@
 // OFF: sizes = [265]
 // OFF-NEXT: [8, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 3, 6, 9, 12, 15, 18, 21, 24, 27, 30, 33, 36, 39, 42, 45, 48, 51, 54, 57, 60, 63, 66, 69, 72, 75, 78, 81, 84, 87, 90, 93, 96, 5, 10, 15, 20, 25, 30, 35, 40, 45, 50, 55, 60, 65, 70, 75, 80, 85, 90, 95, 100, 105, 110, 115, 120, 125, 130, 135, 140, 145, 150, 155, 160, 7, 14, 21, 28, 35, 42, 49, 56, 63, 70, 77, 84, 91, 98, 105, 112, 119, 126, 133, 140, 147, 154, 161, 168, 175, 182, 189, 196, 203, 210, 217, 224, 9, 18, 27, 36, 45, 54, 63, 72, 81, 90, 99, 108, 117, 126, 135, 144, 153, 162, 171, 180, 189, 198, 207, 216, 225, 234, 243, 252, 261, 270, 279, 288, 11, 22, 33, 44, 55, 66, 77, 88, 99, 110, 121, 132, 143, 154, 165, 176, 187, 198, 209, 220, 231, 242, 253, 264, 275, 286, 297, 308, 319, 330, 341, 352, 13, 26, 39, 52, 65, 78, 91, 104, 117, 130, 143, 156, 169, 182, 195, 208, 221, 234, 247, 260, 273, 286, 299, 312, 325, 338, 351, 364, 377, 390, 403, 416, 15, 30, 45, 60, 75, 90, 105, 120, 135, 150, 165, 180, 195, 210, 225, 240, 255, 270, 285, 300, 315, 330, 345, 360, 375, 390, 405, 420, 435, 450, 465, 480]
 
-// NOFENCE: ssd-gpu-emulator: error: kernel main_kernel block (1,0,0): global-memory race between blocks on device allocation #{{[0-9]+}} (1060 bytes)+40: thread (1,0,0) reads it (main_kernel: {{.*}}load i32{{.*}}) and thread (1,0,0) of block (0,0,0) wrote it earlier in this launch; the release of block (0,0,0) that this thread acquired does not publish that access: it came after the release, or thread (1,0,0) of block (0,0,0) executed no fence
-// NOFENCE-NOT: error
+// NOBARRIER: ssd-gpu-emulator: error: kernel main_kernel block (1,0,0): global-memory race between blocks on device allocation #{{[0-9]+}} (1060 bytes)+40: thread (1,0,0) reads it (main_kernel: {{.*}}load i32{{.*}}) and thread (1,0,0) of block (0,0,0) wrote it earlier in this launch; the release of block (0,0,0) that this thread acquired does not publish that access: it came after the release, or thread (1,0,0) of block (0,0,0) made it after the last block barrier before the release
+// NOBARRIER-NOT: error
 
-// ATOMIC: ssd-gpu-emulator: error: kernel main_kernel block (1,0,0): global-memory race between blocks on device allocation #{{[0-9]+}} (1060 bytes)+36: thread (0,0,0) reads it (main_kernel: {{.*}}load i32{{.*}}) and thread (0,0,0) of block (0,0,0) wrote it earlier in this launch; the release of block (0,0,0) that this thread acquired does not publish that access: it came after the release, or thread (0,0,0) of block (0,0,0) executed no fence
+// FENCED-WRITERS: ssd-gpu-emulator: error: kernel main_kernel block (1,0,0): global-memory race between blocks on device allocation #{{[0-9]+}} (1060 bytes)+40: thread (1,0,0) reads it (main_kernel: {{.*}}load i32{{.*}}) and thread (1,0,0) of block (0,0,0) wrote it earlier in this launch; the release of block (0,0,0) that this thread acquired does not publish that access
+// FENCED-WRITERS-NOT: error
+
+// ATOMIC: ssd-gpu-emulator: error: kernel main_kernel block (1,0,0): global-memory race between blocks on device allocation #{{[0-9]+}} (1060 bytes)+36: thread (0,0,0) reads it (main_kernel: {{.*}}load i32{{.*}}) and thread (0,0,0) of block (0,0,0) wrote it earlier in this launch; the release of block (0,0,0) that this thread acquired does not publish that access: it came after the release, or thread (0,0,0) of block (0,0,0) made it after the last block barrier before the release
 // ATOMIC-NOT: error
 
 func.func @main() {
@@ -177,8 +193,8 @@ func.func @main() {
     %at0 = arith.addi %row, %tx : index
     %at = arith.addi %at0, %k9 : index
     memref.store %val, %d[%at] : memref<265xi32>
-    nvvm.memory.barrier #nvvm.mem_scope<gpu> // WRITER-FENCE
-    gpu.barrier
+    nvvm.memory.barrier #nvvm.mem_scope<gpu> // VARIANT-WRITER-FENCE
+    gpu.barrier // PUBLISH-BARRIER
     scf.if %first {
       %myFlag = arith.addi %t, %k1 : index
       %myByte = arith.muli %myFlag, %c4i : index
@@ -187,6 +203,7 @@ func.func @main() {
       %myPtr = llvm.inttoptr %myInt : i64 to !llvm.ptr
       llvm.store %i1, %myPtr atomic syncscope("device") release {alignment = 4 : i64} : i32, !llvm.ptr // RELEASE-STORE
       llvm.store %i1, %myPtr {alignment = 4 : i64} : i32, !llvm.ptr // VARIANT-PLAIN-STORE
+      llvm.fence syncscope("device") release // VARIANT-FLAG-FENCE
       %old = memref.atomic_rmw addi %i1, %d[%myFlag] : (i32, memref<265xi32>) -> i32 // VARIANT-ATOMIC-FLAG
       %cas = llvm.cmpxchg %myPtr, %i0, %i1 syncscope("device") release monotonic {alignment = 4 : i64} : !llvm.ptr, i32 // VARIANT-CAS-RELEASE
       %cas = llvm.cmpxchg %myPtr, %i0, %i1 syncscope("device") monotonic monotonic {alignment = 4 : i64} : !llvm.ptr, i32 // VARIANT-CAS-RELAXED

@@ -50,18 +50,19 @@
 // is running or done: forward progress on a GPU that starts blocks in any
 // order. A (chunk, head, part) block computes dS in registers, then (a
 // decoupled look-back: the wait comes after its own matmul) waits for the
-// flag of chunk k - 1 (ld.acquire.gpu poll by thread 0, membar.gl,
-// barrier), takes S_prev from the ring slot (k - 1) % 2 (or the pool for a
-// sequence's first chunk), stores S_prev for the output kernel and
+// flag of chunk k - 1 (ld.acquire.gpu poll by thread 0 with nanosleep
+// backoff, barrier), takes S_prev from the ring slot (k - 1) % 2 (or the pool
+// for a sequence's first chunk), stores S_prev for the output kernel and
 // publishes S = exp(cum_last) S_prev + dS to ring slot k % 2 (a writing
 // sequence's last chunk to its pool slot, or for a contested writer to its
-// final-state slot): stores, membar.gl by every thread, barrier,
-// st.release.gpu of its flag. The update runs on the dS fragments, each
-// lane moving pairs of adjacent state elements. Chunk k waits for chunk k - 1
-// even across sequences: the ring slot it overwrites was read by chunk k - 1,
-// which published after reading it. The ring is 2 H P N f32, so the published
-// states stay in L2 instead of round-tripping DRAM. Pool reads move to launch
-// 1, pool writes stay in the output kernel: the op's ordering holds.
+// final-state slot): stores, barrier, one st.release.gpu of its flag
+// (cumulative over what the barrier ordered before it). The update runs on the
+// dS fragments, each lane moving pairs of adjacent state elements. Chunk k
+// waits for chunk k - 1 even across sequences: the ring slot it overwrites was
+// read by chunk k - 1, which published after reading it. The ring is 2 H P N
+// f32, so the published states stay in L2 instead of round-tripping DRAM. Pool
+// reads move to launch 1, pool writes stay in the output kernel: the op's
+// ordering holds.
 //
 // Fused output (option fused-output, with fused state passing, when one
 // block holds a chunk's whole state): launch 3 keeps only its final-state
@@ -389,14 +390,13 @@ private:
   Value chunkSeq;          // [K] i32: sequence of each chunk
   Value cumHi, cumLo, dts; // [K, H, paddedRows] f32 per chunk token
   Value chunkDecay;        // [K, H] f32: exp(cum_last)
-  Value states;            // [K, H, P, N] f32: dS_k
+  Value states;            // [K, H, P, N] f32: dS_k (unfused)
   Value prevHigh, prevLow; // [K, H, P, N] mma element: S_prev(k) (hi, lo)
-  Value finals;            // [seqBound, H, P, N] f32: final states
+  Value finals;            // [seqBound, H, P, N] f32: final states (fused:
+                           // only contested writers' are stored here)
   Value chunkedSeqs;       // mixed launches: [seqBound + 1] i32, the sequences
                            // that run chunked, then their count
   Value cb;                // [K, G, chunkRows, paddedRows] f32: C Bᵀ
-  // Fused state passing: `states` holds the final state at each sequence's
-  // last chunk instead of dS (and `finals` is unused).
   Value flags; // [1 + K (H parts + G')] i32: the ticket counter, then per
                // (chunk, head, part) 1 once its inclusive state is
                // published; with the fused output (G' = G) then per (chunk,
@@ -527,27 +527,40 @@ private:
                           /*isInvariantGroup=*/false,
                           LLVM::AtomicOrdering::release, "device");
   }
-  /// membar.gl: orders this thread's earlier memory accesses before its
-  /// later ones for every thread of the GPU (the bar.sync around it extends
-  /// that to the block's other threads).
-  void fenceGPU(ImplicitLocOpBuilder &b) {
-    NVVM::MembarOp::create(b, NVVM::MemScopeKind::GPU);
+  /// fence.acq_rel.gpu: with a relaxed write after it, PTX's release
+  /// pattern. Cumulative: what a bar.sync ordered before it (the other
+  /// threads' stores) is published too. (NVPTX drops the ordering of an
+  /// atomicrmw and emits a relaxed `atom`, so an atomic publishes only
+  /// behind this fence.)
+  void releaseFenceGPU(ImplicitLocOpBuilder &b) {
+    LLVM::FenceOp::create(b, LLVM::AtomicOrdering::release, "device");
   }
-  /// Spins until flags[index] is nonzero, or reaches `expected` (i32).
+  /// Spins (thread 0 of the block) until flags[index] is nonzero, or
+  /// reaches `expected` (i32), with ld.acquire.gpu: the block's barrier
+  /// after the wait hands what it acquired to the other threads. Between
+  /// polls the thread sleeps, 32 ns doubling to kMaxBackoffNs, so that
+  /// waiting blocks leave the SM's issue slots and the L2 to the blocks
+  /// they wait for; the cap bounds the latency a wait adds once the flag
+  /// is set (about one L2 round trip).
+  static constexpr int32_t kMaxBackoffNs = 256;
   void waitForFlag(ImplicitLocOpBuilder &b, Value index,
                    Value expected = Value()) {
     scf::WhileOp::create(
-        b, TypeRange{}, ValueRange{},
-        [&](OpBuilder &nested, Location loc, ValueRange) {
+        b, TypeRange{b.getI32Type()}, ValueRange{i32(b, 32)},
+        [&](OpBuilder &nested, Location loc, ValueRange args) {
           ImplicitLocOpBuilder w(loc, nested);
           Value seen = loadAcquire(w, flags, {index});
           Value unset = expected
                             ? cmp(w, arith::CmpIPredicate::ult, seen, expected)
                             : eq(w, seen, i32(w, 0));
-          scf::ConditionOp::create(w, unset, ValueRange{});
+          scf::ConditionOp::create(w, unset, args);
         },
-        [&](OpBuilder &nested, Location loc, ValueRange) {
-          scf::YieldOp::create(nested, loc);
+        [&](OpBuilder &nested, Location loc, ValueRange args) {
+          ImplicitLocOpBuilder w(loc, nested);
+          NVVM::NanosleepOp::create(w, args[0]);
+          Value doubled = arith::ShLIOp::create(w, args[0], i32(w, 1));
+          scf::YieldOp::create(w, ValueRange{arith::MinUIOp::create(
+                                      w, doubled, i32(w, kMaxBackoffNs))});
         });
   }
   /// The block's logical index: a ticket from the launch's counter, taken
@@ -743,6 +756,41 @@ private:
     e.ifThen(b, ult(b, i, count), [&](ImplicitLocOpBuilder &b) {
       body(b, toIndex(b, load(b, chunkedSeqs, {i})));
     });
+  }
+
+  /// In a mixed launch, the sequences before `seq` (uniform over the
+  /// block) that run chunked: `seq`'s entry in chunkedSeqs, which launch 3
+  /// indexes by. Launch 1 cannot read that list (block 0 writes it in the
+  /// same launch), so a launch-1 block counts: each thread a strided share
+  /// of the batch, a warp sum, then a sum over the warps through
+  /// `warpCounts` ([warps] i32 shared), with two barriers.
+  Value chunkedSequencesBefore(ImplicitLocOpBuilder &b, Value seq, Value tid,
+                               Value lane, Value warpCounts) {
+    const int64_t threads = kChunkThreads;
+    Value steps = ceilDiv(b, sub(b, maxu(b, seq, tid), tid), threads);
+    Value count = e.reduce(
+        b, idx(b, 0), steps, i32(b, 0),
+        [&](ImplicitLocOpBuilder &b, Value i, Value acc) -> Value {
+          Value other = add(b, tid, mul(b, i, threads));
+          Value chunked = isChunked(b, sequenceLength(b, other));
+          return arith::AddIOp::create(
+              b, acc, arith::ExtUIOp::create(b, b.getI32Type(), chunked));
+        });
+    for (int32_t offset : {16, 8, 4, 2, 1})
+      count = arith::AddIOp::create(
+          b, count,
+          gpu::ShuffleOp::create(b, count, offset, 32, gpu::ShuffleMode::XOR)
+              .getShuffleResult());
+    e.ifThen(b, eq(b, lane, idx(b, 0)), [&](ImplicitLocOpBuilder &b) {
+      store(b, count, warpCounts, {divu(b, tid, 32)});
+    });
+    gpu::BarrierOp::create(b);
+    Value total = i32(b, 0);
+    for (int64_t w = 0; w < threads / 32; ++w)
+      total = arith::AddIOp::create(b, total, load(b, warpCounts, {idx(b, w)}));
+    // Nobody rewrites the counts before every thread has read them.
+    gpu::BarrierOp::create(b);
+    return toIndex(b, total);
   }
 
   //===------------------------------------------------------------------===//
@@ -1312,7 +1360,8 @@ private:
   /// published) published its inclusive state, then S_prev = that state, or
   /// the initial state for a sequence's first chunk; stores S_prev for the
   /// output kernel; publishes S = exp(cum_last) S_prev + dS in the ring (or,
-  /// at a writing sequence's last chunk, as its final state in `states`).
+  /// at a writing sequence's last chunk, as its final state in its pool
+  /// slot, or for a contested writer in `finals`).
   void passState(ImplicitLocOpBuilder &b, const KernelContext &k, Value chunk,
                  Value head, Value part, Value located, const MmaLane &lane,
                  const WarpTile &tile, ValueRange acc, Value n0) {
@@ -1324,7 +1373,6 @@ private:
     e.ifThen(b, both(b, ult(b, idx(b, 0), chunk), eq(b, tid, idx(b, 0))),
              [&](ImplicitLocOpBuilder &b) {
                waitForFlag(b, flagOf(b, sub(b, chunk, idx(b, 1))));
-               fenceGPU(b);
              });
     gpu::BarrierOp::create(b);
     Value lastCum =
@@ -1358,6 +1406,21 @@ private:
           },
           [&](ImplicitLocOpBuilder &b) -> Value { return boolean(b, false); });
     }
+    // A contested writer's final state waits in `finals` for the last
+    // launch, at the sequence's entry among those that run chunked.
+    Value finalEntry = seq;
+    if (minSequence)
+      finalEntry = e.ifElse(
+          b,
+          both(b, isLast, arith::XOrIOp::create(b, direct, boolean(b, true))),
+          b.getIndexType(),
+          [&](ImplicitLocOpBuilder &b) -> Value {
+            return chunkedSequencesBefore(
+                b, seq, tid, remu(b, tid, 32),
+                sharedView(b, k, plan.chunkShared.locateScratch,
+                           {kChunkThreads / 32}, b.getI32Type()));
+          },
+          [&](ImplicitLocOpBuilder &b) -> Value { return idx(b, 0); });
     Value slotIn = remu(b, add(b, chunk, idx(b, 1)), 2);
     Value slotOut = remu(b, chunk, 2);
     // The update runs on the fragments: each lane takes its accumulator
@@ -1441,7 +1504,7 @@ private:
                     d.setInsertionPoint(ifDirect.thenBlock()->getTerminator());
                     storeTo(d, e.pool, {s.slot, head, p, col});
                     d.setInsertionPoint(ifDirect.elseBlock()->getTerminator());
-                    storeTo(d, states, at);
+                    storeTo(d, finals, {finalEntry, head, p, col});
                   });
               e.ifThen(b, arith::XOrIOp::create(b, isLast, boolean(b, true)),
                        [&](ImplicitLocOpBuilder &b) {
@@ -1450,8 +1513,9 @@ private:
             });
           });
     });
-    // Every thread's stores before the flag, for every later reader.
-    fenceGPU(b);
+    // Every thread's stores before the flag, for every later reader: the
+    // barrier orders them before thread 0's st.release.gpu, which is
+    // cumulative (one release, not a fence in each of 256 threads).
     gpu::BarrierOp::create(b);
     e.ifThen(b, eq(b, tid, idx(b, 0)), [&](ImplicitLocOpBuilder &b) {
       storeRelease(b, i32(b, 1), flags, {flagOf(b, chunk)});
@@ -1484,7 +1548,6 @@ private:
     Value expected = toI32(b, divu(b, mul(b, tiles, add(b, tiles, 1)), 2));
     e.ifThen(b, eq(b, tid, idx(b, 0)), [&](ImplicitLocOpBuilder &b) {
       waitForFlag(b, cbCountOf(b, chunk, group), expected);
-      fenceGPU(b);
     });
     gpu::BarrierOp::create(b);
     OutputTileLayout layout = fusedOutputLayout();
@@ -1594,10 +1657,11 @@ private:
             if (!fusedOutput)
               return;
             // Count the tile in for the chunk's state blocks: every
-            // thread's stores before the count, as in passState.
-            fenceGPU(b);
+            // thread's stores before the count, through the barrier and
+            // thread 0's release fence.
             gpu::BarrierOp::create(b);
             e.ifThen(b, eq(b, tid, idx(b, 0)), [&](ImplicitLocOpBuilder &b) {
+              releaseFenceGPU(b);
               memref::AtomicRMWOp::create(
                   b, arith::AtomicRMWKind::addi, i32(b, 1), flags,
                   ValueRange{cbCountOf(b, chunk, group)});
@@ -1806,7 +1870,7 @@ private:
                              arith::XOrIOp::create(f, empty, boolean(f, true)),
                              [&](ImplicitLocOpBuilder &f) {
                                return SmallVector<Value>{loadStateVector(
-                                   f, states, {last, head2, p, n})};
+                                   f, finals, {entry, head2, p, n})};
                              })
                         .front();
                 final = select(f, empty, final, ended);
@@ -2296,10 +2360,10 @@ void ChunkedScanGPUBuilder::declareWorkspace(ImplicitLocOpBuilder &b,
       fusedOutput ? ~0u : w.add(perToken, {maxChunks, paddedRows}), // dts
       // chunkDecay, for state passing as a launch of its own
       fused ? ~0u : w.add(MemRefType::get({dyn, H}, f32t), {maxChunks}),
-      w.add(stateType, {maxChunks}),                    // states
+      fused ? ~0u : w.add(stateType, {maxChunks}),      // states
       fusedOutput ? ~0u : w.add(prevType, {maxChunks}), // prevHigh
       plan.split ? w.add(prevType, {maxChunks}) : ~0u,  // prevLow
-      fused ? ~0u : w.add(stateType, {seqBound}),       // finals
+      w.add(stateType, {seqBound}),                     // finals
       w.add(MemRefType::get({dyn, G, dyn, dyn}, f32t),
             {maxChunks, chunkRows, paddedRows}), // cb
       minSequence ? w.add(MemRefType::get({dyn}, i32t), {add(b, seqBound, 1)})

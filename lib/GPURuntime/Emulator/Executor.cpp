@@ -121,10 +121,14 @@ struct Thread {
   uint32_t polls = 0;
   /// Consecutive polls that found every other worker done or stuck.
   uint32_t stuckPolls = 0;
-  /// The cross-block race check (GlobalRaces.h): fences and releases this
-  /// thread executed (its accesses are stamped with it), and the value at
-  /// the block's last barrier.
-  uint32_t gen = 0, barrierGen = 0;
+  /// The cross-block race check (GlobalRaces.h): this thread's accesses
+  /// are stamped with `gen`, which advances at its fences and releases and
+  /// at every block barrier. Those stamped below `fencedGen` precede its
+  /// last fence or release; `fenceCoverage` is the block's barrier coverage
+  /// at that point (other threads' accesses before a barrier that precedes
+  /// it), which a later relaxed write of this thread publishes too.
+  uint32_t gen = 0, fencedGen = 0;
+  CoverageRef fenceCoverage;
   /// Knowledge this thread acquired since the block's last barrier (the
   /// other threads get it at the barrier).
   std::vector<KnowledgeRef> acquired;
@@ -371,6 +375,12 @@ struct Worker {
   Knowledge known;
   const ReleaseRecord *lastRelease = nullptr;
   std::vector<std::unique_ptr<ReleaseRecord>> ownedReleases;
+  /// Per thread, the generation its accesses before the block's last
+  /// barrier are stamped below (null: no barrier yet). A release by any
+  /// thread after the barrier publishes them: PTX releases are cumulative
+  /// over what precedes them in causality order, and bar.sync orders every
+  /// thread's earlier accesses before every thread's later ones.
+  CoverageRef barrierCoverage;
   /// Plain device-memory accesses of the running block so far.
   uint64_t plainGlobal = 0;
 
@@ -1178,17 +1188,25 @@ bool openBarrierOrReport(Worker &w) {
     ++w.cost.barriers;
     for (unsigned i : atBarrier)
       w.threads[i].state = ThreadState::Runnable;
-    if (w.raceOn)
+    if (w.raceOn) {
+      // The barrier orders every thread's earlier accesses before the
+      // others' later ones: they become publishable by any thread's later
+      // release (or fence and relaxed write), and what a thread acquired
+      // is the block's.
+      auto coverage =
+          w.barrierCoverage
+              ? std::make_shared<std::vector<uint32_t>>(*w.barrierCoverage)
+              : std::make_shared<std::vector<uint32_t>>(w.threadCount, 0);
       for (unsigned i : atBarrier) {
-        // The barrier orders every thread's earlier accesses before the
-        // others' later ones: fenced accesses become publishable by any
-        // thread's release, and what a thread acquired is the block's.
         Thread &t = w.threads[i];
-        t.barrierGen = t.gen;
+        t.gen = std::min(t.gen + 1, stamp::kMaxGen);
+        (*coverage)[i] = t.gen;
         for (const KnowledgeRef &k : t.acquired)
           w.known.join(*k);
         t.acquired.clear();
       }
+      w.barrierCoverage = std::move(coverage);
+    }
     return true;
   }
   const Thread &waiting = w.threads[atWarp.front()];
@@ -1226,6 +1244,7 @@ void runBlock(Worker &w, uint64_t linearBlock) {
   w.stampBase = stamp::make(activeSync->tag, w.dispatch, 0, 0);
   w.known.entries.clear();
   w.lastRelease = nullptr;
+  w.barrierCoverage.reset();
   w.plainGlobal = 0;
   // Shared memory starts as garbage (0xff: NaN) and unwritten.
   std::memset(w.shared, 0xff, w.sharedBytes);
@@ -1243,7 +1262,8 @@ void runBlock(Worker &w, uint64_t linearBlock) {
     t.polls = 0;
     t.stuckPolls = 0;
     t.gen = 0;
-    t.barrierGen = 0;
+    t.fencedGen = 0;
+    t.fenceCoverage.reset();
     t.acquired.clear();
     t.acquirePending = 0;
     t.relaxedCount = 0;
@@ -1798,9 +1818,10 @@ void reportGlobalRace(Worker &w, const Thread &t, uintptr_t a, uint32_t site,
                 " that this thread acquired does not publish that access: "
                 "it came after the release, or " +
                 otherName +
-                " executed no fence (membar.gl, fence.sc/acq_rel.gpu) after "
-                "it and before a block barrier that precedes the release "
-                "(of another thread)";
+                " made it after the last block barrier before the release "
+                "(a release by another thread publishes only what a barrier "
+                "ordered before it; a relaxed write, only what precedes its "
+                "thread's last fence)";
   reportError(where(w) + ": global-memory race between blocks on " + location +
               ": " + threadName(t) + (writing ? " writes it" : " reads it") +
               " (" + siteText(*w.kernel, site) + ") and " + otherName +
@@ -1849,24 +1870,35 @@ void checkGlobal(Worker &w, Thread &t, uintptr_t a, uint64_t bytes,
   }
 }
 
+/// The release fence of thread `t` (a fence, or the release half of a
+/// release operation): its accesses so far, and other threads' accesses
+/// before the block's last barrier, precede it.
+void noteFence(Worker &w, Thread &t) {
+  t.gen = std::min(t.gen + 1, stamp::kMaxGen);
+  t.fencedGen = t.gen;
+  t.fenceCoverage = w.barrierCoverage;
+}
+
 /// A release (store or atomic read-modify-write; `releasing` false: a
 /// relaxed or volatile store or a relaxed atomic, which publishes only what
-/// its thread fenced) of thread `t` to the word `a`: what the block did that
-/// is ordered before it, and what it knows, become visible to whoever
-/// acquires the word. `acquiring`: an atomic with acquire semantics, which
-/// learns what the word published before it.
+/// precedes its thread's last fence: PTX's release pattern) of thread `t`
+/// to the word `a`: what the block did that is ordered before it, and what
+/// it knows, become visible to whoever acquires the word. `acquiring`: an
+/// atomic with acquire semantics, which learns what the word published
+/// before it.
 void publish(Worker &w, Thread &t, uintptr_t a, bool rmw, bool releasing,
              bool acquiring) {
   if (releasing)
-    t.gen = std::min(t.gen + 1, stamp::kMaxGen);
+    noteFence(w, t);
   // Per thread, the generation below which the release covers its
-  // accesses: all of t's so far (a relaxed store: before its last fence);
-  // another thread's when it fenced them before the last barrier.
+  // accesses: t's before its last fence (a release is one), another
+  // thread's before a barrier that precedes that fence.
   const ReleaseRecord *last = w.lastRelease;
+  const std::vector<uint32_t> *others = t.fenceCoverage.get();
   std::vector<uint32_t> coverage(w.threadCount);
   bool changed = !last;
   for (unsigned k = 0; k < w.threadCount; ++k) {
-    uint32_t c = k == t.index ? t.gen : w.threads[k].barrierGen;
+    uint32_t c = k == t.index ? t.fencedGen : others ? (*others)[k] : 0;
     if (last)
       c = std::max(c, last->coverage[k]);
     changed |= last && c != last->coverage[k];
@@ -1951,7 +1983,7 @@ void importFence(uint32_t) {
        i < std::min<uint32_t>(t.relaxedCount, Thread::kRelaxedLoads); ++i)
     acquireWord(t, t.relaxedLoads[i]);
   t.relaxedCount = 0;
-  t.gen = std::min(t.gen + 1, stamp::kMaxGen);
+  noteFence(w, t);
 }
 
 void endWait(Worker &w, Thread &t) {

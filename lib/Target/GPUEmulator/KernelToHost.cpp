@@ -634,6 +634,8 @@ private:
       callRuntime(b, "fence", {site(f, "llvm.nvvm." + name)});
     } else if (name.starts_with("membar.") || name.starts_with("fence.")) {
       // Block scope (membar.cta) and proxy fences order nothing here.
+    } else if (name == "nanosleep") {
+      // A spin loop's backoff: the runtime switches threads at the poll.
     } else if (name.consume_front("shfl.sync.")) {
       if (!rewriteShuffle(call, b, name, result))
         return false;
