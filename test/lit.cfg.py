@@ -22,6 +22,24 @@ tools = ["ssd-opt", "ssd-run", "ssd-runner", "ssd-compile", "ssd-bench"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 config.substitutions.append(("%ssd_obj_root", config.ssd_obj_root))
 
+# Kernels compiled for the GPU emulator are kept in the build tree
+# (lib/Target/GPUEmulator/ObjectCache.h): the block-order variants of
+# test/numeric-emu and the RUN lines that compile a signature again reuse
+# them instead of running the host backend and the linker each time. The
+# key includes the compiler binary's identity, so a rebuilt tool compiles
+# afresh; objects unused for two days are pruned here.
+import time
+
+emulator_cache = os.path.join(config.ssd_obj_root, "test", "gpu-emulator-cache")
+config.environment["SSD_GPU_EMULATOR_CACHE"] = emulator_cache
+if os.path.isdir(emulator_cache):
+    for entry in os.scandir(emulator_cache):
+        try:
+            if time.time() - entry.stat().st_mtime > 2 * 86400:
+                os.remove(entry.path)
+        except OSError:
+            pass
+
 # Test inputs are generated and outputs compared by utils/ssdgen.py, which
 # needs numpy: Debian's python3-numpy serves /usr/bin/python3.
 python_with_numpy = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else "python3"

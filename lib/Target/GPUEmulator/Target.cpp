@@ -11,6 +11,7 @@
 #include "ssd/Target/GPUEmulator/Target.h"
 
 #include "KernelToHost.h"
+#include "ObjectCache.h"
 
 #include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -108,6 +109,22 @@ public:
     if (auto callback = options.getInitialLlvmIRCallback())
       callback(*llvmModule);
 
+    // Linked objects may come from the on-disk cache (ObjectCache.h), unless
+    // a caller wants to see the IR along the way.
+    std::optional<std::string> cacheKey;
+    const auto compilationTarget = options.getCompilationTarget();
+    if ((compilationTarget == gpu::CompilationTarget::Binary ||
+         compilationTarget == gpu::CompilationTarget::Fatbin) &&
+        !options.getLinkedLlvmIRCallback() &&
+        !options.getOptimizedLlvmIRCallback() && !options.getISACallback()) {
+      cacheKey = mlir::ssd::emulator::objectCacheKey(
+          *llvmModule, triple + ";O" + std::to_string(optLevel) + ";" +
+                           target.getChip().str());
+      if (cacheKey)
+        if (auto cached = mlir::ssd::emulator::lookupObject(*cacheKey))
+          return cached;
+    }
+
     if (!mlir::ssd::emulator::rewriteKernelsForHost(*llvmModule,
                                                     target.getChip(), error))
       return fail(error);
@@ -131,7 +148,10 @@ public:
     case gpu::CompilationTarget::Fatbin:
       if (!emit(*llvmModule, *machine, llvm::CodeGenFileType::ObjectFile, os))
         return std::nullopt;
-      return link(result);
+      std::optional<SmallVector<char, 0>> linked = link(result);
+      if (linked && cacheKey)
+        mlir::ssd::emulator::storeObject(*cacheKey, *linked);
+      return linked;
     }
     return fail("unknown compilation target");
   }
