@@ -31,37 +31,78 @@ grep -v "^ssd-aot-run: \(cuda\|reference\) form=" grid.log | head -20
 grid_passed=$passed; grid_failed=$failed
 
 echo "== GPU emulator vs GPU (same kernels; emulator outputs from pack time)"
-# Probes: the inputs make every result exact (small integers for the mma,
-# integers for the shuffles), so the hardware must agree bit for bit.
+# Probes: mma and shfl use inputs that make every result exact (small
+# integers, integers), so the hardware must agree bit for bit. mma-round
+# runs the mma kernel on values whose sums round: the PTX ISA leaves the
+# accumulation's order and rounding to the hardware, so the GPU must be
+# within probes.py's bound of the exact sum (two orders of 17 f32
+# roundings), and its difference from the emulator (k order,
+# round-to-nearest) is reported in units in the last place: a measurement.
 emu_summary=""
-for probe in mma shfl; do
+for probe in mma mma-round shfl; do
   bytes=$($python probes.py bytes "$probe")
-  if ./ssd-aot-run --call "module:${probe}_probe" --input "probes/$probe.in" \
-       --output "probes/$probe.gpu" --output-bytes "$bytes" > "probe-$probe.log" 2>&1 &&
-     cmp -s "probes/$probe.emu" "probes/$probe.gpu"; then
+  ok=0
+  if ./ssd-aot-run --call "module:${probe%-round}_probe" --input "probes/$probe.in" \
+       --output "probes/$probe.gpu" --output-bytes "$bytes" > "probe-$probe.log" 2>&1; then
+    if [ "$probe" = mma-round ]; then
+      $python probes.py diff "$probe" "probes/$probe.in" "probes/$probe.expected" "probes/$probe.gpu" \
+        > "probe-$probe-exact.txt" && ok=1
+      vs_emu=$($python probes.py diff "$probe" "probes/$probe.in" "probes/$probe.emu" "probes/$probe.gpu" | head -1)
+    else
+      cmp -s "probes/$probe.emu" "probes/$probe.gpu" && ok=1
+    fi
+  fi
+  if [ "$ok" -eq 1 ]; then
     passed=$((passed + 1))
-    emu_summary="$emu_summary, $probe bit-identical"
-    echo "$probe probe: bit-identical"
+    if [ "$probe" = mma-round ]; then
+      emu_summary="$emu_summary, mma-round within bound (vs emulator: ${vs_emu#mma-round: })"
+      echo "mma-round probe: within the bound of the exact sum; emulator vs GPU: ${vs_emu#mma-round: }"
+    else
+      emu_summary="$emu_summary, $probe bit-identical"
+      echo "$probe probe: bit-identical"
+    fi
   else
     failed=$((failed + 1))
     emu_summary="$emu_summary, $probe DIFFERS"
     echo "FAIL $probe probe: emulator and GPU differ"
     cat "probe-$probe.log"
+    [ -f "probe-$probe-exact.txt" ] && cat "probe-$probe-exact.txt"
     [ -f "probes/$probe.gpu" ] && {
       echo "  emulator vs GPU:"; $python probes.py diff "$probe" "probes/$probe.in" "probes/$probe.emu" "probes/$probe.gpu"
       echo "  PTX ISA (probes.py) vs GPU:"; $python probes.py diff "$probe" "probes/$probe.in" "probes/$probe.expected" "probes/$probe.gpu"
     }
   fi
 done
-# Scans: the emulator computes .approx functions exactly and accumulates
-# mma.sync in k order, so the outputs differ by rounding; report the max
-# relative difference (ssdgen check, emulator output as the reference) and
-# fail above a tight bound: 5e-5 for f32, 8e-3 (two bf16 units in the last
-# place: the chunked kernels round mma operands to bf16) for f16 and bf16.
-# Provisional until measured on a GPU.
+# Scans: the same kernels, so the outputs differ only where the hardware
+# and the emulator compute an instruction differently: the emulator computes
+# the .approx functions (ex2, lg2) exactly where the GPU is within about
+# 2 ulp (PTX ISA), and accumulates mma.sync in k order with round-to-nearest
+# where the GPU's order and rounding are its own (the mma-round probe
+# above measures them). FMA contraction is the same on both. Report the max
+# relative difference (ssdgen check: max |diff| / max |emulator|) and fail
+# above a bound per form and dtype:
+#   serial f32    5e-5: the decay exp(dt A) differs by <= 2 ulp (2.4e-7)
+#                 per token and compounds along a sequence; the grid's
+#                 sequences are at most 150 tokens: 150 x 2.4e-7 = 3.6e-5.
+#   chunked f32   1e-4: each decay exp(cum_i - cum_j) is computed once (no
+#                 compounding), but every output is a sum over a chunk
+#                 (64 here) through mma accumulators rounded per k-step:
+#                 about (64 / 16 + 16) x 2^-23 of the terms' magnitude,
+#                 times the cancellation of the sum (up to ~40 in the grid).
+#   bf16          8e-3: one bf16 unit (2^-7 relative at the bottom of a
+#                 binade) where the f32 values straddle a rounding point.
+#   f16           2e-3: one f16 unit (2^-10) plus the f32 difference of the
+#                 chunked form.
+# A failure says the reasoning above is wrong for this GPU, not
+# necessarily the kernel: the grid against the reference decides that.
 declare -A emu_max
 while read -r name dtype form; do
-  case $dtype in f32) tol=5e-5 ;; *) tol=8e-3 ;; esac
+  case "$form $dtype" in
+    "serial f32") tol=5e-5 ;;
+    "chunked f32") tol=1e-4 ;;
+    *" f16") tol=2e-3 ;;
+    *) tol=8e-3 ;;
+  esac
   line=$($python ssdgen.py check "cases/$name/in" "cases/$name/emu-$form" "cases/$name/$form" --dtype "$dtype" --tol "$tol" 2>&1)
   status=$?
   y=$(sed -n 's/.*y_err=\([^ ]*\).*/\1/p' <<< "$line")

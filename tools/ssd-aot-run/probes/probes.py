@@ -2,15 +2,29 @@
 """Inputs and expected outputs of the GPU check's probes (mma-probe.mlir,
 shfl-probe.mlir), run by `ssd-aot-run --call`.
 
-  probes.py gen mma|shfl FILE [--seed N]   write a probe's input (raw int32)
-  probes.py expect mma|shfl IN FILE        write the output the PTX ISA
-                                           defines for that input
-  probes.py diff mma|shfl IN A B           compare two outputs, say where
-                                           they differ; exit 1 if they do
+  probes.py gen KIND FILE [--seed N]   write a probe's input (raw int32)
+  probes.py expect KIND IN FILE        write the output the PTX ISA
+                                       defines for that input
+  probes.py diff KIND IN A B           compare two outputs, say where they
+                                       differ; exit 1 if they do
 
-The expected outputs are computed here from the PTX ISA's definitions (the
-mma.m16n8k16 fragment tables; shfl.sync's source-lane and predicate rules),
-independently of the emulator. Both probes run 64 threads (two warps).
+KIND is mma, mma-round or shfl. The expected outputs are computed here from
+the PTX ISA's definitions (the mma.m16n8k16 fragment tables; shfl.sync's
+source-lane and predicate rules), independently of the emulator. Both
+probes run 64 threads (two warps).
+
+`mma` uses small integers: every result is exact, so any accumulation order
+gives the same bits, and a difference is a fragment-layout error.
+`mma-round` (the same kernel) uses bf16 values of mixed signs and
+magnitudes (2^-8 to 2^8) and f32 accumulators, so the 16 products (exact in
+f32) and C do not sum exactly: its expected output is the exact sum
+rounded once to f32, and `diff` accepts two outputs that differ by at most
+what two orders of 17 f32 roundings can (each within 17 * 2^-24 of
+|C| + sum |a b| from the exact sum), and reports the largest difference in
+units in the last place. The PTX ISA leaves the order and rounding of the
+accumulation to the hardware; the emulator adds in k order with
+round-to-nearest, so this probe measures how far a GPU's tensor cores are
+from that.
 Only the standard library and NumPy.
 """
 
@@ -36,8 +50,11 @@ SHFL_CASES = [
 ]
 
 
+KINDS = ["mma", "mma-round", "shfl"]
+
+
 def output_bytes(kind):
-    if kind == "mma":
+    if kind in ("mma", "mma-round"):
         return THREADS * MMA_OUT_WORDS * 4
     return len(SHFL_CASES) * THREADS * 2 * 4
 
@@ -105,6 +122,49 @@ def gen_mma(rng):
     return words.reshape(-1)
 
 
+def _bf16_round_values(rng, shape):
+    """bf16 values 2^e (1 + m / 128), e in [-8, 8], random signs."""
+    e = rng.integers(-8, 9, size=shape)
+    m = rng.integers(0, 128, size=shape)
+    sign = rng.choice([-1.0, 1.0], size=shape)
+    return sign * np.ldexp(1.0 + m / 128.0, e)
+
+
+def gen_mma_round(rng):
+    """Like gen_mma, with values whose sums round (see the module doc)."""
+    warps = THREADS // 32
+    words = np.zeros((THREADS, MMA_IN_WORDS), np.uint32)
+    for w in range(warps):
+        A = _bf16_round_values(rng, (16, 16))
+        B = _bf16_round_values(rng, (16, 8))
+        C = np.float32(rng.uniform(-64, 64, size=(16, 8)))
+        for lane, a, b, c in _fragments():
+            regs = words[32 * w + lane]
+            for r in range(4):
+                lo, hi = _bf16_bits([A[a[r][0]], A[a[r][1]]])
+                regs[r] = lo | (hi << 16)
+            for r in range(2):
+                lo, hi = _bf16_bits([B[b[r][0]], B[b[r][1]]])
+                regs[4 + r] = lo | (hi << 16)
+            for i in range(4):
+                regs[6 + i] = np.array([C[c[i]]], np.float32).view(np.uint32)[0]
+    return words.reshape(-1)
+
+
+def _mma_outputs(words, scale=False):
+    """D = A B + C per output word, in float64 (exact for both probes: 16
+    products of 8-bit significands and one f32), or with scale=True the
+    bound scale |C| + sum |a b| of each."""
+    A, B, C = _mma_matrices(words)
+    out = np.zeros((THREADS, MMA_OUT_WORDS))
+    for w in range(A.shape[0]):
+        D = np.abs(A[w]) @ np.abs(B[w]) + np.abs(C[w]) if scale else A[w] @ B[w] + C[w]
+        for lane, _, _, c in _fragments():
+            for i in range(4):
+                out[32 * w + lane, i] = D[c[i]]
+    return out.reshape(-1)
+
+
 def expect_mma(words):
     A, B, C = _mma_matrices(words)
     out = np.zeros((THREADS, MMA_OUT_WORDS), np.uint32)
@@ -157,16 +217,46 @@ def _read(path):
 
 def cmd_gen(args):
     rng = np.random.default_rng(args.seed)
-    words = gen_mma(rng) if args.kind == "mma" else gen_shfl(rng)
+    gen = {"mma": gen_mma, "mma-round": gen_mma_round, "shfl": gen_shfl}
+    words = gen[args.kind](rng)
     words.astype("<u4").tofile(args.file)
     return 0
 
 
 def cmd_expect(args):
     words = _read(args.input)
-    out = expect_mma(words) if args.kind == "mma" else expect_shfl(words)
+    if args.kind == "mma-round":
+        # The exact sum, rounded once.
+        out = _mma_outputs(words).astype(np.float32).view(np.uint32)
+    else:
+        out = expect_mma(words) if args.kind == "mma" else expect_shfl(words)
     out.astype("<u4").tofile(args.file)
     return 0
+
+
+def _ulp(x):
+    """f32 units in the last place at |x| (the spacing above it)."""
+    x = np.abs(np.asarray(x, np.float32))
+    return np.spacing(np.maximum(x, np.finfo(np.float32).tiny)).astype(np.float64)
+
+
+def diff_mma_round(args, a, b):
+    fa = a.view(np.float32).astype(np.float64)
+    fb = b.view(np.float32).astype(np.float64)
+    exact = _mma_outputs(_read(args.input))
+    bound = 2 * 17 * 2.0 ** -24 * _mma_outputs(_read(args.input), scale=True)
+    gap = np.abs(fa - fb)
+    ulps = gap / _ulp(exact)
+    same = int(np.sum(a == b))
+    print("mma-round: %d of %d words bit-identical, max difference %.1f ulp"
+          " (%.3g of the bound)" % (same, a.size, float(np.max(ulps)),
+                                    float(np.max(gap / bound))))
+    bad = np.nonzero(gap > bound)[0]
+    for i in bad[:8]:
+        tid, e = divmod(int(i), MMA_OUT_WORDS)
+        print("  thread %d D element %d: %r vs %r, exact %r, bound %.3g"
+              % (tid, e, fa[i], fb[i], exact[i], bound[i]))
+    return 1 if bad.size else 0
 
 
 def cmd_diff(args):
@@ -174,13 +264,15 @@ def cmd_diff(args):
     if a.shape != b.shape:
         print("%s: %d words, %s: %d words" % (args.a, a.size, args.b, b.size))
         return 1
+    if args.kind == "mma-round":
+        return diff_mma_round(args, a, b)
     bad = np.nonzero(a != b)[0]
     if bad.size == 0:
         print("%s: %d words bit-identical" % (args.kind, a.size))
         return 0
     print("%s: %d of %d words differ" % (args.kind, bad.size, a.size))
     for i in bad[:8]:
-        if args.kind == "mma":
+        if args.kind.startswith("mma"):
             tid, e = divmod(int(i), MMA_OUT_WORDS)
             fa = np.array([a[i]], np.uint32).view(np.float32)[0]
             fb = np.array([b[i]], np.uint32).view(np.float32)[0]
@@ -199,20 +291,20 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="cmd", required=True)
     g = sub.add_parser("gen")
-    g.add_argument("kind", choices=["mma", "shfl"])
+    g.add_argument("kind", choices=KINDS)
     g.add_argument("file")
     g.add_argument("--seed", type=int, default=1)
     e = sub.add_parser("expect")
-    e.add_argument("kind", choices=["mma", "shfl"])
+    e.add_argument("kind", choices=KINDS)
     e.add_argument("input")
     e.add_argument("file")
     d = sub.add_parser("diff")
-    d.add_argument("kind", choices=["mma", "shfl"])
+    d.add_argument("kind", choices=KINDS)
     d.add_argument("input")
     d.add_argument("a")
     d.add_argument("b")
     s = sub.add_parser("bytes", help="output size of a probe")
-    s.add_argument("kind", choices=["mma", "shfl"])
+    s.add_argument("kind", choices=KINDS)
     args = p.parse_args(argv)
     if args.cmd == "bytes":
         print(output_bytes(args.kind))
