@@ -90,11 +90,17 @@ pack() {
   # f32 pool, D and dt_bias, has_initial_state.
   $gen gen "$out/like/granite" --H 128 --P 64 --N 128 --G 1 --seqlens 1 --slots 1 --initial all --update absent > /dev/null
 
-  # Cubins when ptxas is here (fast loading), else PTX for the driver's JIT.
-  local format=isa
-  if command -v ptxas > /dev/null || [ -x "${CUDA_HOME:-/usr/local/cuda}/bin/ptxas" ]; then
-    format=bin
-    export PATH="${CUDA_HOME:-/usr/local/cuda}/bin:$PATH"
+  # With ptxas and fatbinary here: fat binaries for sm_80 and sm_90a, each
+  # chip's cubin (fast loading) and its PTX (for newer GPUs' JIT), the runner
+  # picking the chip by the GPU's compute capability. Else PTX for sm_90a,
+  # for the driver's JIT, as the payload always was.
+  local format=isa chips=sm_90a
+  local toolkit="${CUDA_HOME:-/usr/local/cuda}/bin"
+  if { command -v ptxas > /dev/null || [ -x "$toolkit/ptxas" ]; } &&
+     { command -v fatbinary > /dev/null || [ -x "$toolkit/fatbinary" ]; }; then
+    format=fatbin
+    chips=sm_80,sm_90a
+    export PATH="$toolkit:$PATH"
   fi
   local objects=()
   for dtype in f32 f16 bf16; do
@@ -104,18 +110,18 @@ pack() {
     done
     [ ${#inputs[@]} -eq 0 ] && continue
     compile "${inputs[@]}" --dtype "$dtype" --forms serial,chunked,auto \
-      --chunk-size "$chunk" --chip sm_90a --format "$format" -o "$out/grid-$dtype.o" "$out/compile-$dtype.log"
+      --chunk-size "$chunk" --chip "$chips" --format "$format" -o "$out/grid-$dtype.o" "$out/compile-$dtype.log"
     objects+=("$out/grid-$dtype.o")
   done
   compile --inputs "$out/like/granite" --dtype bf16 --forms auto,chunked,serial \
-    --chunk-size 256 --chip sm_90a --format "$format" -o "$out/bench.o" "$out/compile-bench.log"
+    --chunk-size 256 --chip "$chips" --format "$format" -o "$out/bench.o" "$out/compile-bench.log"
   objects+=("$out/bench.o")
   # The probes (tools/ssd-aot-run/probes): hand-written kernels doing one
   # mma.sync m16n8k16 bf16 per warp and shfl.sync in all four modes on
   # registers from their input, run with --call.
   for probe in mma shfl; do
     compile --module "$root/tools/ssd-aot-run/probes/$probe-probe.mlir" \
-      --chip sm_90a --format "$format" -o "$out/probe-$probe.o" "$out/compile-probes.log"
+      --chip "$chips" --format "$format" -o "$out/probe-$probe.o" "$out/compile-probes.log"
     objects+=("$out/probe-$probe.o")
   done
   /usr/lib/llvm-22/bin/clang++ "${objects[@]}" "$build/lib/libSSDAotRunner.a" "$build/lib/libSSDAotCudaDevice.a" \
@@ -187,9 +193,11 @@ pack() {
   local cuda_home="${CUDA_HOME:-/usr/local/cuda}"
   if [ -d "$cuda_home/nvvm/libdevice" ]; then
     CUDA_HOME="$cuda_home" compile \
-      --module "$root/examples/mamba2-mixer/mixer.mlir" --chip sm_90a --format "$format" \
+      --module "$root/examples/mamba2-mixer/mixer.mlir" --chip "$chips" --format "$format" \
       -o "$out/mixer.o" "$out/compile-mixer.log"
-    if strings "$out/mixer.o" | grep -q '^\.extern \.func.*__nv_'; then
+    # PTX text only with isa: a fat binary's PTX is compressed, but ptxas has
+    # already refused an unresolved extern call when building its cubin.
+    if [ "$format" = isa ] && strings "$out/mixer.o" | grep -q '^\.extern \.func.*__nv_'; then
       echo "gpu-check: the mixer's PTX calls libdevice unresolved; set CUDA_HOME to a CUDA toolkit" >&2
       exit 1
     fi
@@ -202,7 +210,7 @@ pack() {
   rm -f "$out"/*.o
   cp "$root/utils/ssdgen.py" "$out/ssdgen.py"
   cp "$root/scripts/gpu-check-run.sh" "$out/run.sh"
-  echo "gpu-check: packed $(du -sh "$out" | cut -f1) into $out ($format kernels$mixer_note); run: bash $out/run.sh"
+  echo "gpu-check: packed $(du -sh "$out" | cut -f1) into $out ($format kernels for $chips$mixer_note); run: bash $out/run.sh"
 }
 
 case "${1:-all}" in

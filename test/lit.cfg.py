@@ -160,6 +160,12 @@ _ptxas = _find_ptxas()
 if _ptxas:
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", _ptxas))
+    # The toolkit's bin directory, for tools that find ptxas and fatbinary on
+    # PATH (ssd-compile --format bin|fatbin); `fatbinary` when it is there too.
+    _cuda_bin = os.path.dirname(_ptxas)
+    config.substitutions.append(("%cuda_bin", _cuda_bin))
+    if os.path.exists(os.path.join(_cuda_bin, "fatbinary")):
+        config.available_features.add("fatbinary")
 config.substitutions.append(
     ("%extract_ptx", python_with_numpy + " " + os.path.join(config.ssd_src_root, "utils", "extract-ptx.py")))
 config.substitutions.append(

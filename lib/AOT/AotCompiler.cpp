@@ -51,25 +51,39 @@ std::string hashName(const std::string &key) {
   return buffer;
 }
 
+std::string chipName(mlir::ssd::GPUChip chip) {
+  return mlir::ssd::enumName(mlir::ssd::kGPUChipNames, chip);
+}
+
+/// How the kernels are embedded, as the registry records it: the GPU
+/// emulator's shared objects run only on their chip, like a cubin ("bin").
+std::string formatName(const CompileRequest &o) {
+  return o.target == "gpu-emu"
+             ? "bin"
+             : mlir::ssd::enumName(mlir::ssd::kBinaryFormatNames, o.format);
+}
+
 /// Adds a constructor that registers `function` under `key`, compiled for
-/// `target`, with the ahead-of-time runner (ssd_aot_register_variant in
-/// AotRegistry.cpp).
+/// `target` and `chip`, with the ahead-of-time runner
+/// (ssd_aot_register_chip_variant in AotRegistry.cpp).
 void addRegistration(llvm::Module &m, const std::string &function,
                      const std::string &key, int operands,
-                     const std::string &target) {
+                     const CompileRequest &o, mlir::ssd::GPUChip chip) {
   llvm::LLVMContext &ctx = m.getContext();
   llvm::Type *ptr = llvm::PointerType::get(ctx, 0);
   llvm::FunctionCallee reg = m.getOrInsertFunction(
-      "ssd_aot_register_variant",
-      llvm::FunctionType::get(llvm::Type::getVoidTy(ctx),
-                              {ptr, ptr, llvm::Type::getInt32Ty(ctx), ptr},
-                              false));
+      "ssd_aot_register_chip_variant",
+      llvm::FunctionType::get(
+          llvm::Type::getVoidTy(ctx),
+          {ptr, ptr, llvm::Type::getInt32Ty(ctx), ptr, ptr, ptr}, false));
   llvm::Function *ctor = llvm::Function::Create(
       llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), false),
       llvm::GlobalValue::InternalLinkage, function + "_register", m);
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", ctor));
   b.CreateCall(reg, {b.CreateGlobalString(key), m.getFunction(function),
-                     b.getInt32(operands), b.CreateGlobalString(target)});
+                     b.getInt32(operands), b.CreateGlobalString(o.target),
+                     b.CreateGlobalString(chipName(chip)),
+                     b.CreateGlobalString(formatName(o))});
   b.CreateRetVoid();
   llvm::appendToGlobalCtors(m, ctor, /*Priority=*/65535);
 }
@@ -79,12 +93,12 @@ void addRegistration(llvm::Module &m, const std::string &function,
 /// `llvmContext`; null with `error` set otherwise.
 std::unique_ptr<llvm::Module>
 compileForDevice(mlir::ModuleOp module, const CompileRequest &o,
-                 const std::string &form, const std::string &name,
-                 llvm::LLVMContext &llvmContext, std::string &diagnostics,
-                 std::string &error) {
+                 mlir::ssd::GPUChip chip, const std::string &form,
+                 const std::string &name, llvm::LLVMContext &llvmContext,
+                 std::string &diagnostics, std::string &error) {
   CompileOptions compile;
   compile.target = o.target == "gpu-emu" ? Target::GPUEmulator : Target::CUDA;
-  compile.chip = o.chip;
+  compile.chip = chip;
   compile.format = o.format;
   compile.form = *mlir::ssd::parseEnumName(mlir::ssd::kFormChoiceNames, form);
   compile.chunkSize = o.chunkSize;
@@ -148,75 +162,106 @@ bool compileVariants(const CompileRequest &o, mlir::MLIRContext &context,
       if (std::find(done.begin(), done.end(), key) != done.end())
         continue; // another input directory had the same signature
       done.push_back(key);
-      std::string name = hashName(key);
-      mlir::OwningOpRef<mlir::ModuleOp> module =
-          mlir::parseSourceString<mlir::ModuleOp>(
-              ssd::buildScanModuleText(problem, false, name), &context);
-      if (!module) {
-        error =
-            "internal error: generated module does not parse: " + diagnostics;
-        return false;
+      for (mlir::ssd::GPUChip chip : o.chips) {
+        // One function per chip: the name hashes both.
+        std::string name = hashName(key + " chip=" + chipName(chip));
+        mlir::OwningOpRef<mlir::ModuleOp> module =
+            mlir::parseSourceString<mlir::ModuleOp>(
+                ssd::buildScanModuleText(problem, false, name), &context);
+        if (!module) {
+          error =
+              "internal error: generated module does not parse: " + diagnostics;
+          return false;
+        }
+        std::unique_ptr<llvm::Module> variant =
+            compileForDevice(*module, o, chip, form, key, linked.getContext(),
+                             diagnostics, error);
+        if (!variant)
+          return false;
+        addRegistration(*variant, "_mlir_ciface_" + name, key,
+                        static_cast<int>(ssd::operandLayouts(problem).size()),
+                        o, chip);
+        if (llvm::Linker::linkModules(linked, std::move(variant))) {
+          error = "linking the variant " + key + " failed";
+          return false;
+        }
+        std::fprintf(stderr, "ssd-compile: %s -> %s (%s, %s %s)\n", key.c_str(),
+                     name.c_str(), o.target.c_str(), chipName(chip).c_str(),
+                     formatName(o).c_str());
       }
-      std::unique_ptr<llvm::Module> variant = compileForDevice(
-          *module, o, form, key, linked.getContext(), diagnostics, error);
-      if (!variant)
-        return false;
-      addRegistration(*variant, "_mlir_ciface_" + name, key,
-                      static_cast<int>(ssd::operandLayouts(problem).size()),
-                      o.target);
-      if (llvm::Linker::linkModules(linked, std::move(variant))) {
-        error = "linking the variant " + key + " failed";
-        return false;
-      }
-      std::fprintf(stderr, "ssd-compile: %s -> %s (%s)\n", key.c_str(),
-                   name.c_str(), o.target.c_str());
     }
   }
   return true;
 }
 
+/// Appends `suffix` to every symbol `m` defines for the linker (functions
+/// and globals other than LLVM's own), so that the same module compiled for
+/// several chips links into one object; references follow the rename.
+void suffixExternalSymbols(llvm::Module &m, const std::string &suffix) {
+  auto rename = [&](llvm::GlobalValue &g) {
+    if (!g.isDeclaration() && !g.hasLocalLinkage() &&
+        !g.getName().starts_with("llvm."))
+      g.setName(g.getName() + suffix);
+  };
+  for (llvm::Function &f : m)
+    rename(f);
+  for (llvm::GlobalVariable &g : m.globals())
+    rename(g);
+}
+
 /// --module: every public function of the file, registered as
-/// `module:<name>`; the operand count is that of the C interface (results
-/// first, then arguments).
+/// `module:<name>`, once per chip; the operand count is that of the C
+/// interface (results first, then arguments). With one chip the symbols keep
+/// the module's names (`_mlir_ciface_<name>`); with several each chip's get
+/// `_<chip>` appended.
 bool compileModule(const CompileRequest &o, const std::string &form,
                    mlir::MLIRContext &context, llvm::SourceMgr &sourceMgr,
                    llvm::Module &linked, std::string &diagnostics,
                    std::string &error) {
-  mlir::OwningOpRef<mlir::ModuleOp> module =
+  mlir::OwningOpRef<mlir::ModuleOp> parsed =
       mlir::parseSourceFile<mlir::ModuleOp>(o.module, sourceMgr,
                                             mlir::ParserConfig(&context));
-  if (!module) {
+  if (!parsed) {
     error = "cannot parse " + o.module + ": " + diagnostics;
     return false;
   }
-  std::vector<std::pair<std::string, int>> functions;
-  for (auto func : module->getOps<mlir::func::FuncOp>()) {
-    if (!func.isPublic() || func.isExternal())
-      continue;
-    func->setAttr("llvm.emit_c_interface", mlir::UnitAttr::get(&context));
-    mlir::FunctionType type = func.getFunctionType();
-    functions.push_back(
-        {func.getName().str(),
-         static_cast<int>(type.getNumInputs() + type.getNumResults())});
-  }
-  if (functions.empty()) {
-    error = o.module + " holds no public func.func";
-    return false;
-  }
-  std::unique_ptr<llvm::Module> compiled = compileForDevice(
-      *module, o, form, o.module, linked.getContext(), diagnostics, error);
-  if (!compiled)
-    return false;
-  for (auto &[name, operands] : functions) {
-    addRegistration(*compiled, "_mlir_ciface_" + name, "module:" + name,
-                    operands, o.target);
-    std::fprintf(stderr, "ssd-compile: %s form=%s -> module:%s (%s)\n",
-                 o.module.c_str(), form.c_str(), name.c_str(),
-                 o.target.c_str());
-  }
-  if (llvm::Linker::linkModules(linked, std::move(compiled))) {
-    error = "linking " + o.module + " failed";
-    return false;
+  for (mlir::ssd::GPUChip chip : o.chips) {
+    // A copy per chip: the pipeline rewrites the module in place.
+    mlir::OwningOpRef<mlir::ModuleOp> module = parsed->clone();
+    std::vector<std::pair<std::string, int>> functions;
+    for (auto func : module->getOps<mlir::func::FuncOp>()) {
+      if (!func.isPublic() || func.isExternal())
+        continue;
+      func->setAttr("llvm.emit_c_interface", mlir::UnitAttr::get(&context));
+      mlir::FunctionType type = func.getFunctionType();
+      functions.push_back(
+          {func.getName().str(),
+           static_cast<int>(type.getNumInputs() + type.getNumResults())});
+    }
+    if (functions.empty()) {
+      error = o.module + " holds no public func.func";
+      return false;
+    }
+    std::unique_ptr<llvm::Module> compiled =
+        compileForDevice(*module, o, chip, form, o.module, linked.getContext(),
+                         diagnostics, error);
+    if (!compiled)
+      return false;
+    std::string suffix = o.chips.size() > 1 ? "_" + chipName(chip) : "";
+    if (!suffix.empty())
+      suffixExternalSymbols(*compiled, suffix);
+    for (auto &[name, operands] : functions) {
+      addRegistration(*compiled, "_mlir_ciface_" + name + suffix,
+                      "module:" + name, operands, o, chip);
+      std::fprintf(stderr, "ssd-compile: %s form=%s -> module:%s (%s, %s %s)\n",
+                   o.module.c_str(), form.c_str(), name.c_str(),
+                   o.target.c_str(), chipName(chip).c_str(),
+                   formatName(o).c_str());
+    }
+    if (llvm::Linker::linkModules(linked, std::move(compiled))) {
+      error = "linking " + o.module + " failed";
+      return false;
+    }
   }
   return true;
 }
@@ -267,7 +312,7 @@ void noteExternalCalls(llvm::Module &linked, const std::string &output) {
     if (!f.isDeclaration() || f.isIntrinsic() || f.use_empty())
       continue;
     std::string name = f.getName().str();
-    if (runtimeDefined.count(name) || name == "ssd_aot_register_variant" ||
+    if (runtimeDefined.count(name) || name == "ssd_aot_register_chip_variant" ||
         (libc && dlsym(libc, name.c_str())) ||
         (libm && dlsym(libm, name.c_str())))
       continue;

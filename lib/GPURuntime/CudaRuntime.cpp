@@ -79,6 +79,11 @@ struct State {
   CUcontext context = nullptr;
   std::mutex errorMutex;
   std::string firstError;
+  /// The first failed module load. Objects of `ssd-compile --chip A,B` load
+  /// every chip's kernels at start-up, and those for another chip fail
+  /// (cubin of another architecture, sm_90a PTX on sm_80): that is no error
+  /// until a call asks for a kernel of such a module (mgpuModuleGetFunction).
+  std::string failedLoad;
 };
 
 State &state() {
@@ -206,6 +211,15 @@ void initializeOnce() {
   s.ready = true;
 }
 
+/// A module load failed: recorded as an error only when a kernel of it is
+/// needed (State::failedLoad).
+void deferLoadError(const std::string &what) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.errorMutex);
+  if (s.failedLoad.empty())
+    s.failedLoad = what;
+}
+
 /// For the mgpu* functions: initialise on first use (compiled modules load
 /// their kernels from global constructors, before main) and make the
 /// context current on this thread.
@@ -231,8 +245,11 @@ extern "C" {
 
 void *mgpuModuleLoad(void *data, size_t /*gpuBlobSize*/) {
   CUmodule module = nullptr;
-  if (ready())
-    check(state().driver.cuModuleLoadData(&module, data), "cuModuleLoadData");
+  if (!ready())
+    return nullptr;
+  CUresult result = state().driver.cuModuleLoadData(&module, data);
+  if (result != CUDA_SUCCESS)
+    deferLoadError("cuModuleLoadData: " + describe(result));
   return module;
 }
 
@@ -248,8 +265,8 @@ void *mgpuModuleLoadJIT(void *data, int optLevel) {
   CUresult result =
       state().driver.cuModuleLoadDataEx(&module, data, 3, options, values);
   if (result != CUDA_SUCCESS)
-    recordError("cuModuleLoadDataEx (PTX JIT): " + describe(result) + ": " +
-                std::string(log));
+    deferLoadError("cuModuleLoadDataEx (PTX JIT): " + describe(result) + ": " +
+                   std::string(log));
   return module;
 }
 
@@ -260,6 +277,17 @@ void mgpuModuleUnload(void *module) {
 
 void *mgpuModuleGetFunction(void *module, const char *name) {
   CUfunction function = nullptr;
+  if (!module && ready()) {
+    State &s = state();
+    std::string failed;
+    {
+      std::lock_guard<std::mutex> lock(s.errorMutex);
+      failed = s.failedLoad;
+    }
+    recordError("the module of kernel " + std::string(name) +
+                " is not loaded (the first module load that failed: " +
+                (failed.empty() ? std::string("none") : failed) + ")");
+  }
   if (module && ready())
     check(state().driver.cuModuleGetFunction(&function, module, name),
           "cuModuleGetFunction");
@@ -465,6 +493,22 @@ std::string describeDevice() {
          std::to_string(minor) + ")";
 }
 
+int computeCapability() {
+  std::string error;
+  if (!initialize(error))
+    return 0;
+  State &s = state();
+  int major = 0, minor = 0;
+  if (s.driver.cuDeviceGetAttribute(
+          &major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, s.device) !=
+          CUDA_SUCCESS ||
+      s.driver.cuDeviceGetAttribute(
+          &minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, s.device) !=
+          CUDA_SUCCESS)
+    return 0;
+  return major * 10 + minor;
+}
+
 static bool result(CUresult r, const char *what, std::string &error) {
   if (r == CUDA_SUCCESS)
     return true;
@@ -536,9 +580,9 @@ std::vector<std::pair<const char *, void *>> runtimeSymbols() {
 
 const DeviceRuntime &deviceRuntime() {
   static const DeviceRuntime runtime{
-      "cuda",      initialize,   describeDevice, allocate,
-      release,     copyToDevice, copyToHost,     copyDeviceToDevice,
-      synchronize, takeError,    runtimeSymbols, setStream};
+      "cuda",         initialize, describeDevice,     allocate,    release,
+      copyToDevice,   copyToHost, copyDeviceToDevice, synchronize, takeError,
+      runtimeSymbols, setStream,  computeCapability};
   return runtime;
 }
 

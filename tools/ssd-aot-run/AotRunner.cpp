@@ -1,7 +1,7 @@
 //===- AotRunner.cpp - main of ahead-of-time compiled scan executables ----===//
 //
 // Linked with objects from ssd-compile (which register their variants through
-// ssd_aot_register_variant from global constructors), a device selection
+// ssd_aot_register_chip_variant from global constructors), a device selection
 // library and its runtime, and libSSDRunner.a, this is a program that runs
 // the op without LLVM or MLIR (AotDevice.h):
 //
@@ -23,7 +23,9 @@
 //
 // --target defaults to the linked runtime; naming the other one is an error.
 // Every summary line names the runtime that ran (`ssd-aot-run: gpu-emu
-// form=serial ...`).
+// form=serial ...`) and, on a device, the chip of the variant chosen for it
+// (`chip=sm_90a`: objects of `ssd-compile --chip sm_80,sm_90a` hold one per
+// chip; AotRegistry.h's select picks by the device's compute capability).
 //
 // --cases runs many launches in one process (kernels are loaded once, at
 // start-up): each line of FILE is the flags of one run, e.g.
@@ -128,13 +130,12 @@ std::string variantKey(const ssd::ScanProblem &p, const Options &o) {
 const Variant *findVariant(const ssd::ScanProblem &p, const Options &o,
                            std::string &error) {
   std::string key = variantKey(p, o);
-  const Variant *v = ssd::aot::lookup(key);
-  if (!v) {
+  if (!ssd::aot::lookup(key)) {
     error = "no kernel compiled for '" + key +
             "' (see --list; compile it with ssd-compile)";
     return nullptr;
   }
-  return ssd::aot::matchesDevice(key, *v, error) ? v : nullptr;
+  return ssd::aot::select(key, error);
 }
 
 bool runVariant(const Variant &v, ssd::HostOperands &operands, double &seconds,
@@ -198,8 +199,9 @@ int bench(const Options &o, ssd::ModelDType dtype) {
   // roofline takes the slower of compute and memory at the measured copy
   // bandwidth.
   const double peakFlops = 790e12;
-  std::printf("ssd-aot-run bench %s: %s on %s\n", o.bench.c_str(),
-              variantKey(like, o).c_str(), device().describeDevice().c_str());
+  std::printf("ssd-aot-run bench %s: %s on %s, chip=%s\n", o.bench.c_str(),
+              variantKey(like, o).c_str(), device().describeDevice().c_str(),
+              v->chip.c_str());
   std::printf("device-to-device copy: %.1f GB/s\n", copyBW / 1e9);
 
   struct Case {
@@ -258,11 +260,11 @@ int call(const Options &o) {
     return fail("--call needs --input FILE, --output FILE and --output-bytes "
                 "N (a positive multiple of 4)");
   std::string error;
-  const Variant *v = ssd::aot::lookup(o.call);
-  if (!v)
+  if (!ssd::aot::lookup(o.call))
     return fail("no function registered as '" + o.call +
                 "' (see --list; compile it with ssd-compile --module)");
-  if (!ssd::aot::matchesDevice(o.call, *v, error))
+  const Variant *v = ssd::aot::select(o.call, error);
+  if (!v)
     return fail(error);
   if (v->operands != 2)
     return fail(o.call + " takes " + std::to_string(v->operands) +
@@ -314,8 +316,9 @@ int call(const Options &o) {
   std::ofstream out(o.output, std::ios::binary);
   if (!out.write(output.data(), std::streamsize(output.size())) || !out.flush())
     return fail(o.output + ": cannot write");
-  std::printf("ssd-aot-run: %s call %s: %zu bytes in, %zu bytes out\n", rt.name,
-              o.call.c_str(), input.size(), output.size());
+  std::printf("ssd-aot-run: %s call %s: %zu bytes in, %zu bytes out, chip=%s\n",
+              rt.name, o.call.c_str(), input.size(), output.size(),
+              v->chip.c_str());
   return 0;
 }
 
@@ -375,9 +378,10 @@ int main(int argc, char **argv) {
   if (o.list) {
     std::printf("ssd-aot-run: runs on %s (%s)\n", device().name,
                 ssd::aot::deviceLibrary());
-    for (auto &[key, v] : variants())
-      std::printf("%s (%d operands, %s)\n", key.c_str(), v.operands,
-                  v.target.c_str());
+    for (auto &[key, list] : variants())
+      for (const Variant &v : list)
+        std::printf("%s (%d operands, %s, %s %s)\n", key.c_str(), v.operands,
+                    v.target.c_str(), v.chip.c_str(), v.format.c_str());
     return 0;
   }
   if (!o.cases.empty())
@@ -414,6 +418,7 @@ int runOne(const Options &o) {
     return fail(error);
   std::vector<float> y, pool;
   double seconds = 0;
+  std::string chip; // the variant's, on a device
   if (target == "reference") {
     std::vector<double> yRef, poolRef;
     ssd::referenceScan(problem, yRef, poolRef);
@@ -422,6 +427,7 @@ int runOne(const Options &o) {
     const Variant *v = findVariant(problem, o, error);
     if (!v)
       return fail(error);
+    chip = " chip=" + v->chip;
     ssd::HostOperands operands(problem);
     if (!runVariant(*v, operands, seconds, error))
       return fail("--target " + target + ": " + error);
@@ -430,9 +436,10 @@ int runOne(const Options &o) {
   if (!ssd::writeOutputs(o.outputs, problem, y, pool, error))
     return fail(error);
   std::printf(
-      "ssd-aot-run: %s form=%s dtype=%s T=%lld batch=%lld time=%.3f ms\n",
+      "ssd-aot-run: %s form=%s dtype=%s T=%lld batch=%lld%s time=%.3f ms\n",
       target.c_str(), o.form.c_str(), ssd::toString(dtype),
-      (long long)problem.T, (long long)problem.batch, seconds * 1e3);
+      (long long)problem.T, (long long)problem.batch, chip.c_str(),
+      seconds * 1e3);
   std::fflush(stdout);
   return 0;
 }

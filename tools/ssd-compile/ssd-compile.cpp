@@ -2,42 +2,52 @@
 //
 //   ssd-compile --inputs DIR [--inputs DIR ...] [--dtype f32|f16|bf16]
 //               [--forms auto,serial,chunked] [--chunk-size N]
-//               [--target cuda|gpu-emu] [--chip sm_90a] [--format isa|bin]
-//               -o FILE.o
+//               [--target cuda|gpu-emu] [--chip sm_90a[,sm_80...]]
+//               [--format isa|bin|fatbin] -o FILE.o
 //   ssd-compile --module FILE.mlir [--forms F] [--chunk-size N]
-//               [--target cuda|gpu-emu] [--chip sm_90a] [--format isa|bin]
-//               -o FILE.o
+//               [--target cuda|gpu-emu] [--chip sm_90a[,sm_80...]]
+//               [--format isa|bin|fatbin] -o FILE.o
 //
 // Compiles the op for the signature of each input directory (dtype, H, P, G,
 // N, optional operands, cache-index layout; T, batch and the slot count stay
 // dynamic) in each requested form into one host object file: host code
 // calling the mgpu* runtime, the kernels embedded in it, and a constructor
-// per variant that registers it (with its target) with the ahead-of-time
-// runner.
+// per variant that registers it (with its target, chip and format) with the
+// ahead-of-time runner.
+//
+// --chip takes a comma-separated list: every variant is compiled once per
+// chip, as a complete function of its own (kernel plans follow the chip's
+// shared-memory limit, so the host code differs), and the runner picks the
+// one for the device by its compute capability: a chip whose cubin runs
+// there (sm_80 on 8.x, sm_90a on 9.0 only), else one carrying PTX (isa,
+// fatbin) for an older chip, else a one-line error (docs/gpu.md).
 //
 // --target cuda (default) compiles through --ssd-to-nvvm: kernels embedded as
-// PTX (isa, JIT-compiled by the driver) or cubin (bin, needs ptxas). Linked
-// with libSSDAotRunner.a, libSSDAotCudaDevice.a, libSSDCudaRuntime.a and
-// libSSDRunner.a (see docs/gpu.md) it makes an executable that needs only the
-// NVIDIA driver.
+// PTX (isa, JIT-compiled by the driver), cubin (bin, needs ptxas) or a fat
+// binary of both (fatbin, needs ptxas and fatbinary: the chip's cubin, and
+// its PTX for newer devices). Linked with libSSDAotRunner.a,
+// libSSDAotCudaDevice.a, libSSDCudaRuntime.a and libSSDRunner.a (see
+// docs/gpu.md) it makes an executable that needs only the NVIDIA driver.
 //
 // --target gpu-emu compiles through --ssd-to-gpu-emulator: the same kernels,
-// serialized into a host shared object for the GPU emulator (no --format).
+// serialized into a host shared object for the GPU emulator (no --format;
+// like a cubin, a chip's variant runs only where that chip's cubin would).
 // Linked with libSSDAotRunner.a, libSSDAotEmulatorDevice.a,
 // libSSDGPUEmulatorRuntime.so and libSSDRunner.a it runs them on the CPU.
 //
 // --module compiles a whole tensor/memref-level module instead (a graph
 // compiler's function holding ssd ops, e.g. examples/mamba2-mixer/mixer.mlir)
 // with one form: every public func.func gets a C interface
-// (`_mlir_ciface_<name>`), registered under the key `module:<name>`. Its
-// buffers live on the device; a returned memref is a device buffer that the
-// caller frees.
+// (`_mlir_ciface_<name>`, `_mlir_ciface_<name>_<chip>` with several chips),
+// registered under the key `module:<name>`. Its buffers live on the device;
+// a returned memref is a device buffer that the caller frees.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ssd/AOT/AotCompiler.h"
 #include "ssd/Runner/Problem.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -57,7 +67,8 @@ std::vector<std::string> split(const std::string &s);
 bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
   // Parsed into `o` below, in the order their errors are reported.
   std::string dtype = "f32", forms = "auto",
-              chip = mlir::ssd::enumName(mlir::ssd::kGPUChipNames, o.chip),
+              chips = mlir::ssd::enumName(mlir::ssd::kGPUChipNames,
+                                          mlir::ssd::kDefaultGPUChip),
               format = "isa";
   bool formatGiven = false;
   for (int i = 1; i < argc; ++i) {
@@ -85,7 +96,7 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
       if (!value(forms))
         return false;
     } else if (arg == "--chip") {
-      if (!value(chip))
+      if (!value(chips))
         return false;
     } else if (arg == "--format") {
       if (!value(format))
@@ -133,11 +144,20 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
             "kernels are host shared objects)";
     return false;
   }
-  if (!mlir::ssd::parseEnumFlag(mlir::ssd::kGPUChipNames, "--chip", chip,
-                                o.chip, error))
-    return false;
-  if (format != "isa" && format != "bin") {
-    error = "unknown --format '" + format + "' (expected isa or bin)";
+  o.chips.clear();
+  for (const std::string &chip : split(chips)) {
+    mlir::ssd::GPUChip parsed;
+    if (!mlir::ssd::parseEnumFlag(mlir::ssd::kGPUChipNames, "--chip", chip,
+                                  parsed, error))
+      return false;
+    if (std::find(o.chips.begin(), o.chips.end(), parsed) != o.chips.end()) {
+      error = "--chip names " + chip + " twice";
+      return false;
+    }
+    o.chips.push_back(parsed);
+  }
+  if (format != "isa" && format != "bin" && format != "fatbin") {
+    error = "unknown --format '" + format + "' (expected isa, bin or fatbin)";
     return false;
   }
   o.format = *mlir::ssd::parseEnumName(mlir::ssd::kBinaryFormatNames, format);

@@ -6,10 +6,11 @@
 // tensor/memref-level module in one form, through `--ssd-to-nvvm` (target
 // "cuda") or `--ssd-to-gpu-emulator` ("gpu-emu"), into one host object
 // file: host code calling the mgpu* runtime, the kernels embedded in it, and
-// a constructor per function that registers it, with its key and target,
-// through `ssd_aot_register_variant` (the ahead-of-time runner's registry;
-// scan variants under ssd::variantKey, module functions as
-// `module:<name>`).
+// a constructor per function that registers it, with its key, target, chip
+// and format, through `ssd_aot_register_chip_variant` (the ahead-of-time
+// runner's registry; scan variants under ssd::variantKey, module functions
+// as `module:<name>`). With several chips each function is compiled once per
+// chip, under symbol names that include the chip.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,8 +42,12 @@ struct CompileRequest {
   std::vector<std::string> forms = {"auto"};
   /// "cuda" or "gpu-emu": the runtime the kernels are for.
   std::string target = "cuda";
-  mlir::ssd::GPUChip chip = mlir::ssd::kDefaultGPUChip;
-  /// target "cuda" only: isa (PTX) or bin (cubin, needs ptxas).
+  /// Every function is compiled once per chip (the host code differs: kernel
+  /// plans follow the chip's limits), registered with its chip; the runner
+  /// picks one by the device's compute capability.
+  std::vector<mlir::ssd::GPUChip> chips = {mlir::ssd::kDefaultGPUChip};
+  /// target "cuda" only: isa (PTX), bin (cubin, needs ptxas) or fatbin
+  /// (cubin and PTX, the PTX for newer devices; needs ptxas and fatbinary).
   mlir::ssd::BinaryFormat format = mlir::ssd::BinaryFormat::Isa;
   int64_t chunkSize = mlir::ssd::kChunkSizeDefault;
   /// The object file to write.

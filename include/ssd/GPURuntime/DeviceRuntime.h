@@ -126,6 +126,11 @@ struct DeviceRuntime {
   /// Launch compiled calls from this thread on `stream` (null: the
   /// runtime's own stream per thread, waited for at the end of each call).
   void (*setStream)(void *stream);
+  /// The device's compute capability as major * 10 + minor (90 for an
+  /// H100/H200), 0 if unknown (no device): what ahead-of-time executables
+  /// choose a chip's compiled variant by. The GPU emulator pretends to be
+  /// the device SSD_GPU_EMULATOR_COMPUTE_CAPABILITY names (docs/gpu.md).
+  int (*computeCapability)();
 };
 
 namespace cuda {

@@ -787,6 +787,13 @@ const ssd::DeviceRuntime &ssd::emulator::deviceRuntime() {
       "gpu-emu", initialize, describeDevice, allocate, release, copyToDevice,
       copyToHost, copyDeviceToDevice, synchronize, takeError, runtimeSymbols,
       // Launches complete when issued: any stream is as good as another.
-      [](void *) {}};
+      [](void *) {},
+      // Which device the emulator pretends to be when an ahead-of-time
+      // executable chooses among a key's per-chip variants (its limits come
+      // from each module's own chip): an H100/H200 unless told otherwise.
+      [] {
+        const char *cc = std::getenv("SSD_GPU_EMULATOR_COMPUTE_CAPABILITY");
+        return cc && *cc ? std::atoi(cc) : 90;
+      }};
   return runtime;
 }
