@@ -7,7 +7,7 @@ from lit.llvm.subst import ToolSubst
 
 config.name = "SSD"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
-config.suffixes = [".mlir", ".test"]
+config.suffixes = [".mlir", ".test", ".c"]
 config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.ssd_obj_root, "test")
@@ -18,7 +18,8 @@ llvm_config.use_default_substitutions()
 
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.ssd_tools_dir, config.llvm_tools_dir]
-tools = ["ssd-opt", "ssd-run", "ssd-runner", "ssd-compile", "ssd-bench"]
+tools = ["ssd-opt", "ssd-run", "ssd-runner", "ssd-compile", "ssd-bench",
+         "ssd-capi-test"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 config.substitutions.append(("%ssd_obj_root", config.ssd_obj_root))
 
