@@ -62,6 +62,12 @@ if _cmake_on(config.ssd_build_examples):
     config.available_features.add("mixer-aot")
 llvm_config.add_tool_substitutions(["mixer-run"], [config.ssd_tools_dir])
 
+# test/python: the ssd_torch package (docs/python.md), built when CMake
+# found Torch; a build that has it runs the pytest suite with Debian's
+# python3-torch and python3-pytest.
+if _cmake_on(config.ssd_torch_built):
+    config.available_features.add("torch")
+
 # Sanitizer builds (-DSSD_SANITIZE=address,undefined, docs/testing.md): the
 # feature `asan` marks the few tests that cannot run there, each with its
 # reason in the test. Everything linked or built by a test (AOT executables,
