@@ -261,3 +261,19 @@ def test_one_openmp_runtime():
     with open("/proc/self/maps") as maps:
         libraries = {line.split()[-1] for line in maps if ".so" in line}
     assert not [l for l in libraries if "libomp" in l], libraries
+
+
+def test_pool_version_and_inference_mode():
+    a = make_inputs([2, 1], seed=12)
+    version = a["ssm_pool"]._version
+    call(a)
+    assert a["ssm_pool"]._version > version
+    # An inference tensor is updated in inference mode only, as torch's own
+    # in-place ops; outside, the call is refused before anything is written.
+    with torch.inference_mode():
+        b = make_inputs([2, 1], seed=12)
+        call(b)
+    before = b["ssm_pool"].clone()
+    with pytest.raises(ValueError, match="inference tensor"):
+        call(b)
+    assert torch.equal(b["ssm_pool"], before)

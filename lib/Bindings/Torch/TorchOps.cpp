@@ -28,6 +28,7 @@
 
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
+#include <c10/core/InferenceMode.h>
 #include <c10/util/Exception.h>
 #include <torch/library.h>
 
@@ -139,6 +140,13 @@ ssd::ScanKernel *kernelFor(const ScanProblem &p, const KernelKey &key,
     runtimeError("ssd.chunk_scan_varlen_: " + error);
   ++compileCount();
   return cache.emplace(key, std::move(kernel)).first->second.get();
+}
+
+/// Autograd and torch's in-place checks see the pool as modified (the
+/// dispatcher does not bump the version of a custom op's mutated argument).
+void bumpVersion(at::Tensor &pool) {
+  if (!pool.is_inference())
+    pool.unsafeGetTensorImpl()->bump_version();
 }
 
 ModelDType modelDType(const char *name, const at::Tensor &t) {
@@ -289,6 +297,12 @@ at::Tensor chunkScanVarlen(const at::Tensor &xIn, const at::Tensor &dtIn,
   if (!pool.is_contiguous())
     valueError("ssm_pool: not contiguous (the pool is updated in place; pass "
                "a contiguous pool, e.g. allocated with torch.zeros)");
+  // As torch's own in-place ops: an inference tensor has no version counter
+  // and may be updated only inside InferenceMode (checked here, not after
+  // the pool was written).
+  if (pool.is_inference() && !c10::InferenceMode::is_enabled())
+    valueError("ssm_pool: an inference tensor cannot be updated in place "
+               "outside torch.inference_mode()");
   expectRank("query_start_loc", qslIn, 1, "[batch + 1]");
   if (qslIn.size(0) < 1)
     valueError("query_start_loc: needs at least one offset (shape "
@@ -413,6 +427,7 @@ at::Tensor chunkScanVarlen(const at::Tensor &xIn, const at::Tensor &dtIn,
     std::vector<void *> data = pointers(0, p.queryStartLoc.data());
     if (!kernel->runOnBuffers(p, data, error))
       runtimeError("ssd.chunk_scan_varlen_: " + error);
+    bumpVersion(pool);
     return y;
   }
   // Thread k takes the sequences whose first token lies in
@@ -460,6 +475,7 @@ at::Tensor chunkScanVarlen(const at::Tensor &xIn, const at::Tensor &dtIn,
         (*r.run)(first(k), first(k + 1));
       },
       &region, unsigned(std::min<int64_t>(at::get_num_threads(), p.batch)), 0);
+  bumpVersion(pool);
   return y;
 }
 
