@@ -277,3 +277,14 @@ def test_pool_version_and_inference_mode():
     with pytest.raises(ValueError, match="inference tensor"):
         call(b)
     assert torch.equal(b["ssm_pool"], before)
+
+
+def test_tensors_off_the_cpu_are_refused():
+    # No CUDA here: a meta tensor takes the same path as a CUDA one.
+    a = make_inputs([2, 1], seed=13)
+    before = a["ssm_pool"].clone()
+    b = dict(a)
+    b["x"] = torch.empty(a["x"].shape, device="meta")
+    with pytest.raises(RuntimeError, match="x: tensors on meta are not supported"):
+        call(b)
+    assert torch.equal(a["ssm_pool"], before)

@@ -2,7 +2,12 @@
 decode steps through ssd_torch agree with the same layer on a plain torch
 recurrence, and with one prefill of each request's whole sequence."""
 
-import mixer
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "examples", "mamba2-torch"))
+import mixer  # noqa: E402
 
 
 def test_mixer_prefill_then_decode():
