@@ -199,7 +199,7 @@ def error_cases():
     yield "qsl dtype", _bad(a, "query_start_loc", a["query_start_loc"].long()), {}, ValueError, "query_start_loc: dtype"
     yield "ci dtype", _bad(a, "cache_indices", a["cache_indices"].long()), {}, ValueError, "cache_indices: dtype"
     yield "mask dtype", a, {"has_initial_state": torch.ones(3, dtype=torch.uint8)}, ValueError, "has_initial_state: dtype"
-    yield "x rank", _bad(a, "x", a["x"][0]), {}, ValueError, "x: shape"
+    yield "x rank", _bad(a, "x", a["x"][0]), {}, ValueError, "x: expected rank 3"
     yield "dt shape", _bad(a, "dt", a["dt"][:-1]), {}, ValueError, "dt: shape"
     yield "A shape", _bad(a, "A", a["A"][:-1]), {}, ValueError, "A: shape"
     yield "B shape", _bad(a, "B", a["B"][:-1]), {}, ValueError, "B: shape"

@@ -73,22 +73,23 @@ std::string shapeString(const at::Tensor &t) {
   return s + "]";
 }
 
+// Worded as the runner's loader words them (lib/Runner/Problem.cpp).
 void expectShape(const char *name, const at::Tensor &t,
                  const std::vector<int64_t> &shape, const char *spelled) {
   if (t.sizes().vec() != shape) {
     std::string want = "[";
     for (size_t i = 0; i < shape.size(); ++i)
       want += (i ? ", " : "") + std::to_string(shape[i]);
-    valueError(std::string(name) + ": shape " + shapeString(t) + " is not " +
-               spelled + " = " + want + "]");
+    valueError(std::string(name) + ": shape " + shapeString(t) +
+               " does not match " + spelled + " = " + want + "]");
   }
 }
 
 void expectRank(const char *name, const at::Tensor &t, int64_t rank,
                 const char *spelled) {
   if (t.dim() != rank)
-    valueError(std::string(name) + ": shape " + shapeString(t) + " has rank " +
-               std::to_string(t.dim()) + ", expected " + spelled);
+    valueError(std::string(name) + ": expected rank " + std::to_string(rank) +
+               " " + spelled + ", got shape " + shapeString(t));
 }
 
 const char *typeName(at::ScalarType t) { return c10::toString(t); }
