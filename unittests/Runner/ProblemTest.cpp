@@ -229,9 +229,6 @@ TEST(CheckIndexContractTest, FirstBrokenRuleIsReported) {
   p.cacheIndices = {2, 1, 2, 1};
   EXPECT_FALSE(checkIndexContract(p, operand, error));
   EXPECT_CONTAINS(error, "sequences 0 and 2 both write slot 2");
-  p.cacheIndices = {2, 0, 1, 2};
-  EXPECT_FALSE(checkIndexContract(p, operand, error));
-  EXPECT_CONTAINS(error, "sequences 0 and 3 both write slot 2");
   p.cacheIndices = {1, 7, 1, kPaddingSlot};
   EXPECT_FALSE(checkIndexContract(p, operand, error));
   EXPECT_CONTAINS(error, "index 7 of sequence 1 is out of range for a pool "
