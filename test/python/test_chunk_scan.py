@@ -288,3 +288,28 @@ def test_tensors_off_the_cpu_are_refused():
     with pytest.raises(RuntimeError, match="x: tensors on meta are not supported"):
         call(b)
     assert torch.equal(a["ssm_pool"], before)
+
+
+@pytest.mark.parametrize("seqlens", [[0], [0, 3, 0], [0, 0]])
+def test_zero_length_sequences(seqlens):
+    # A sequence without tokens still writes its slot: its initial state, or
+    # zeros when it reads none.
+    torch.set_num_threads(2)
+    a = make_inputs(seqlens, S=4, seed=14)
+    before = a["ssm_pool"].clone()
+    hi = torch.tensor([b % 2 == 0 for b in range(len(seqlens))])
+    y = call(a, has_initial_state=hi)
+    check(a, before, y, has_initial_state=hi)
+    torch.set_num_threads(1)
+
+
+def test_empty_batch():
+    a = make_inputs([1], S=2, seed=15)
+    for k in ("x", "dt", "B", "C"):
+        a[k] = a[k][:0]
+    a["query_start_loc"] = torch.zeros(1, dtype=torch.int32)
+    a["cache_indices"] = torch.zeros(0, dtype=torch.int32)
+    before = a["ssm_pool"].clone()
+    y = call(a)
+    assert y.shape == (0,) + tuple(a["x"].shape[1:])
+    assert torch.equal(a["ssm_pool"], before)
