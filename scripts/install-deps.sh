@@ -12,6 +12,9 @@ packages=(
   libboost-context-dev # fibers: one per GPU thread in the GPU emulator
   libgtest-dev    # GoogleTest: the unit tests of unittests/ (check-ssd)
   python3-numpy   # test input generation and comparison (/usr/bin/python3)
+  python3-torch libtorch-dev # the PyTorch op and ssd_torch (docs/python.md;
+                             # about 800 MB): TorchConfig.cmake, the library
+  python3-pytest  # the ssd_torch test suite (test/python)
 )
 
 missing=()

@@ -7,7 +7,7 @@ from lit.llvm.subst import ToolSubst
 
 config.name = "SSD"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
-config.suffixes = [".mlir", ".test"]
+config.suffixes = [".mlir", ".test", ".c"]
 config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.ssd_obj_root, "test")
@@ -18,7 +18,8 @@ llvm_config.use_default_substitutions()
 
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.ssd_tools_dir, config.llvm_tools_dir]
-tools = ["ssd-opt", "ssd-run", "ssd-runner", "ssd-compile", "ssd-bench"]
+tools = ["ssd-opt", "ssd-run", "ssd-runner", "ssd-compile", "ssd-bench",
+         "ssd-capi-test"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 config.substitutions.append(("%ssd_obj_root", config.ssd_obj_root))
 
@@ -78,6 +79,12 @@ if _cmake_on(config.ssd_build_examples):
     config.available_features.add("mixer-run")
     config.available_features.add("mixer-aot")
 llvm_config.add_tool_substitutions(["mixer-run"], [config.ssd_tools_dir])
+
+# test/python: the ssd_torch package (docs/python.md), built when CMake
+# found Torch; a build that has it runs the pytest suite with Debian's
+# python3-torch and python3-pytest.
+if _cmake_on(config.ssd_torch_built):
+    config.available_features.add("torch")
 
 # Sanitizer builds (-DSSD_SANITIZE=address,undefined, docs/testing.md): the
 # feature `asan` marks the few tests that cannot run there, each with its

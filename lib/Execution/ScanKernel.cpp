@@ -446,3 +446,49 @@ bool ScanKernel::run(HostOperands &operands, double &seconds,
   }
   return ok;
 }
+
+bool ScanKernel::runOnBuffers(const ScanProblem &problem,
+                              const std::vector<void *> &data,
+                              std::string &error) {
+  if (impl->returnsY) {
+    error = "internal error: runOnBuffers needs a kernel of the memref form";
+    return false;
+  }
+  std::vector<OperandLayout> layouts = operandLayouts(problem);
+  if (impl->device) {
+    // The device targets' path is the one run() takes, on host copies.
+    HostOperands operands(problem);
+    for (size_t i = 0; i < layouts.size(); ++i) {
+      size_t count = 1;
+      for (int64_t extent : layouts[i].shape)
+        count *= size_t(extent);
+      std::vector<uint8_t> &bytes = operands.bytes(i);
+      bytes.resize(count * elementBytes(layouts[i].elementType));
+      if (!bytes.empty())
+        std::memcpy(bytes.data(), data[i], bytes.size());
+    }
+    double seconds;
+    if (!run(operands, seconds, error))
+      return false;
+    for (size_t i : {operands.yIndex(), operands.poolIndex()}) {
+      std::vector<uint8_t> &bytes = operands.bytes(i);
+      if (!bytes.empty())
+        std::memcpy(data[i], bytes.data(), bytes.size());
+    }
+    return true;
+  }
+  std::vector<std::vector<int64_t>> shapes;
+  shapes.reserve(layouts.size());
+  for (OperandLayout &layout : layouts)
+    shapes.push_back(std::move(layout.shape));
+  std::vector<std::vector<int64_t>> descriptors =
+      stridedDescriptors(shapes, data);
+  std::vector<void *> pointers;
+  for (size_t i : impl->arguments)
+    pointers.push_back(descriptors[i].data());
+  std::vector<void *> args;
+  for (void *&p : pointers)
+    args.push_back(&p);
+  impl->packed(args.data());
+  return true;
+}

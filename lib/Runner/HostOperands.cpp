@@ -191,11 +191,21 @@ void HostOperands::readOutputs(std::vector<float> &y,
     std::memcpy(pool.data(), poolBytes.data(), poolBytes.size());
 }
 
+size_t ssd::elementBytes(const std::string &elementType) {
+  if (elementType == "i1")
+    return 1;
+  if (elementType == "f16" || elementType == "bf16")
+    return 2;
+  return 4;
+}
+
 std::vector<std::vector<int64_t>>
-HostOperands::descriptors(const std::vector<void *> &data) const {
+ssd::stridedDescriptors(const std::vector<std::vector<int64_t>> &shapes,
+                        const std::vector<void *> &data) {
   std::vector<std::vector<int64_t>> result;
-  for (size_t i = 0; i < buffers.size(); ++i) {
-    const std::vector<int64_t> &shape = buffers[i].shape;
+  result.reserve(shapes.size());
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    const std::vector<int64_t> &shape = shapes[i];
     auto pointer = reinterpret_cast<int64_t>(data[i]);
     std::vector<int64_t> d = {pointer, pointer, 0};
     d.insert(d.end(), shape.begin(), shape.end());
@@ -206,4 +216,12 @@ HostOperands::descriptors(const std::vector<void *> &data) const {
     result.push_back(std::move(d));
   }
   return result;
+}
+
+std::vector<std::vector<int64_t>>
+HostOperands::descriptors(const std::vector<void *> &data) const {
+  std::vector<std::vector<int64_t>> shapes;
+  for (const Buffer &buffer : buffers)
+    shapes.push_back(buffer.shape);
+  return stridedDescriptors(shapes, data);
 }

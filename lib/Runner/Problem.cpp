@@ -4,6 +4,7 @@
 #include "ssd/IR/SSDLimits.h"
 #include "ssd/Runner/Npy.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cfloat>
 #include <cmath>
@@ -129,6 +130,85 @@ bool ScanProblem::readsState(int64_t b) const {
 bool ScanProblem::writesState(int64_t b) const {
   return cacheIndices[b] != kPaddingSlot &&
          (!updateStatePresent || updateState[b]);
+}
+
+bool ssd::checkIndexContract(const ScanProblem &p, std::string &operand,
+                             std::string &error, const char *tSource) {
+  // query_start_loc: batch + 1 offsets from 0 to T, never decreasing.
+  const std::vector<int32_t> &q = p.queryStartLoc;
+  operand = "query_start_loc";
+  if (q.size() != size_t(p.batch + 1)) {
+    error = "has " + std::to_string(q.size()) +
+            " offsets, expected batch + 1 = " + std::to_string(p.batch + 1);
+    return false;
+  }
+  if (q[0] != 0) {
+    error = "first offset is " + std::to_string(q[0]) + ", expected 0";
+    return false;
+  }
+  for (int64_t b = 0; b < p.batch; ++b)
+    if (q[b + 1] < q[b]) {
+      error = "offsets decrease at sequence " + std::to_string(b) + " (" +
+              std::to_string(q[b]) + " then " + std::to_string(q[b + 1]) + ")";
+      return false;
+    }
+  if (int64_t(q[p.batch]) != p.T) {
+    error = "last offset is " + std::to_string(q[p.batch]) +
+            ", expected T = " + std::to_string(p.T) + " (from " + tSource + ")";
+    return false;
+  }
+
+  // Slots: in range (or padding), at most one writer each. Whether a
+  // sequence writes depends on the mask. The first sequence that breaks a
+  // rule is reported; writers are found by sorting (slot, sequence) pairs
+  // rather than with a map, since callers on the decode path (the torch op)
+  // pay for this check on every call.
+  operand = "cache_indices";
+  int64_t firstBad = p.batch;
+  for (int64_t b = 0; b < p.batch; ++b) {
+    uint32_t slot = p.cacheIndices[b];
+    if (slot != kPaddingSlot && int64_t(slot) >= p.S) {
+      firstBad = b;
+      break;
+    }
+  }
+  std::vector<std::pair<uint32_t, int64_t>> writers;
+  writers.reserve(size_t(firstBad));
+  for (int64_t b = 0; b < firstBad; ++b)
+    if (p.writesState(b))
+      writers.push_back({p.cacheIndices[b], b});
+  std::sort(writers.begin(), writers.end());
+  int64_t firstWriter = -1, secondWriter = p.batch;
+  for (size_t i = 1; i < writers.size(); ++i)
+    if (writers[i].first == writers[i - 1].first &&
+        writers[i].second < secondWriter) {
+      // writers[i - 1] is the slot's first writer only if it starts the run.
+      size_t first = i - 1;
+      while (first > 0 && writers[first - 1].first == writers[i].first)
+        --first;
+      firstWriter = writers[first].second;
+      secondWriter = writers[i].second;
+    }
+  if (secondWriter < firstBad) {
+    error = "sequences " + std::to_string(firstWriter) + " and " +
+            std::to_string(secondWriter) + " both write slot " +
+            std::to_string(p.cacheIndices[secondWriter]) +
+            " (at most one writer per slot)";
+    return false;
+  }
+  if (firstBad < p.batch) {
+    uint32_t slot = p.cacheIndices[firstBad];
+    // Show the value as the caller spells it: -2, not 4294967294.
+    std::string value = p.cacheIndicesUnsigned ? std::to_string(slot)
+                                               : std::to_string(int32_t(slot));
+    error = "index " + value + " of sequence " + std::to_string(firstBad) +
+            " is out of range for a pool of " + std::to_string(p.S) + " slots" +
+            (p.cacheIndicesUnsigned
+                 ? std::string(" (only 0xFFFFFFFF marks padding)")
+                 : std::string(" (only -1 marks padding)"));
+    return false;
+  }
+  return true;
 }
 
 //===----------------------------------------------------------------------===//
@@ -396,22 +476,6 @@ bool load(Loader &L, ModelDType dtype, PoolDType poolDType, ScanProblem &out) {
   out.batch = qsl.shape[0] - 1;
   out.queryStartLoc.resize(size_t(qsl.shape[0]));
   std::memcpy(out.queryStartLoc.data(), qsl.data.data(), qsl.data.size());
-  const std::vector<int32_t> &q = out.queryStartLoc;
-  if (q[0] != 0)
-    return L.fail("query_start_loc.npy",
-                  "first offset is " + std::to_string(q[0]) + ", expected 0");
-  for (int64_t b = 0; b < out.batch; ++b)
-    if (q[b + 1] < q[b])
-      return L.fail("query_start_loc.npy", "offsets decrease at sequence " +
-                                               std::to_string(b) + " (" +
-                                               std::to_string(q[b]) + " then " +
-                                               std::to_string(q[b + 1]) + ")");
-  if (int64_t(q[out.batch]) != out.T)
-    return L.fail("query_start_loc.npy",
-                  "last offset is " + std::to_string(q[out.batch]) +
-                      ", expected T = " + std::to_string(out.T) +
-                      " (from x.npy)");
-
   // cache_indices: one slot per sequence, read as unsigned.
   if (ci.descr != "<i4" && ci.descr != "<u4")
     return L.fail("cache_indices.npy", "dtype '" + ci.descr +
@@ -440,36 +504,9 @@ bool load(Loader &L, ModelDType dtype, PoolDType poolDType, ScanProblem &out) {
       !L.toMask("update_state.npy", update, out.batch, out.updateState))
     return false;
 
-  // Slot checks come last: whether a sequence writes depends on the mask.
-  std::map<uint32_t, int64_t> writerOf;
-  for (int64_t b = 0; b < out.batch; ++b) {
-    uint32_t slot = out.cacheIndices[b];
-    if (slot == kPaddingSlot)
-      continue;
-    if (int64_t(slot) >= out.S) {
-      // Show the value as the file spells it: -2, not 4294967294.
-      std::string value = out.cacheIndicesUnsigned
-                              ? std::to_string(slot)
-                              : std::to_string(int32_t(slot));
-      return L.fail("cache_indices.npy",
-                    "index " + value + " of sequence " + std::to_string(b) +
-                        " is out of range for a pool of " +
-                        std::to_string(out.S) + " slots" +
-                        (out.cacheIndicesUnsigned
-                             ? std::string(" (only 0xFFFFFFFF marks padding)")
-                             : std::string(" (only -1 marks padding)")));
-    }
-    if (!out.writesState(b))
-      continue;
-    auto it = writerOf.find(slot);
-    if (it != writerOf.end())
-      return L.fail("cache_indices.npy",
-                    "sequences " + std::to_string(it->second) + " and " +
-                        std::to_string(b) + " both write slot " +
-                        std::to_string(slot) +
-                        " (at most one writer per slot)");
-    writerOf[slot] = b;
-  }
+  std::string operand, what;
+  if (!checkIndexContract(out, operand, what))
+    return L.fail((operand + ".npy").c_str(), what);
   return true;
 }
 } // namespace

@@ -210,4 +210,44 @@ TEST_F(LoadProblemTest, FileLevelErrors) {
                   "query_start_loc.npy: dtype '<u4' is not int32");
 }
 
+// checkIndexContract without files (the torch op's caller): the first
+// sequence that breaks a rule is the one reported, whichever rule it breaks.
+TEST(CheckIndexContractTest, FirstBrokenRuleIsReported) {
+  ScanProblem p;
+  p.T = 4, p.S = 3, p.batch = 4;
+  p.queryStartLoc = {0, 1, 2, 3, 4};
+  std::string operand, error;
+  p.cacheIndices = {1, 2, 1, 2};
+  EXPECT_FALSE(checkIndexContract(p, operand, error));
+  EXPECT_EQ(operand, "cache_indices");
+  EXPECT_EQ(error, "sequences 0 and 2 both write slot 1 (at most one writer "
+                   "per slot)");
+  p.cacheIndices = {2, 0, 1, 2};
+  EXPECT_FALSE(checkIndexContract(p, operand, error));
+  EXPECT_CONTAINS(error, "sequences 0 and 3 both write slot 2");
+  // Sequence 2 is the first second writer, though slot 1's pair sorts first.
+  p.cacheIndices = {2, 1, 2, 1};
+  EXPECT_FALSE(checkIndexContract(p, operand, error));
+  EXPECT_CONTAINS(error, "sequences 0 and 2 both write slot 2");
+  p.cacheIndices = {1, 7, 1, kPaddingSlot};
+  EXPECT_FALSE(checkIndexContract(p, operand, error));
+  EXPECT_CONTAINS(error, "index 7 of sequence 1 is out of range for a pool "
+                         "of 3 slots");
+  p.cacheIndices = {1, kPaddingSlot, 1, 5};
+  EXPECT_FALSE(checkIndexContract(p, operand, error));
+  EXPECT_CONTAINS(error, "sequences 0 and 2 both write slot 1");
+  // Readers do not count as writers.
+  p.updateStatePresent = true;
+  p.updateState = {1, 0, 0, 0};
+  p.cacheIndices = {1, 1, 1, kPaddingSlot};
+  EXPECT_TRUE(checkIndexContract(p, operand, error)) << error;
+  p.queryStartLoc = {0, 1, 1, 3, 2};
+  EXPECT_FALSE(checkIndexContract(p, operand, error));
+  EXPECT_EQ(operand, "query_start_loc");
+  EXPECT_EQ(error, "offsets decrease at sequence 3 (3 then 2)");
+  p.queryStartLoc = {0, 1, 1, 3, 3};
+  EXPECT_FALSE(checkIndexContract(p, operand, error, "x"));
+  EXPECT_EQ(error, "last offset is 3, expected T = 4 (from x)");
+}
+
 } // namespace

@@ -110,6 +110,14 @@ public:
   /// (CUDA: of the compiled call, which ends with a stream synchronisation;
   /// the copies to and from the device are outside it).
   bool run(HostOperands &operands, double &seconds, std::string &error);
+  /// Runs the op in place on caller-owned row-major buffers: `data[i]` holds
+  /// operand i of operandLayouts(problem) (y included), and `problem` gives
+  /// the extents and flags only (its arrays may be empty). On the CPU the
+  /// compiled code works on them directly; on the GPU targets they are
+  /// copied to the device and y and the pool copied back once the call
+  /// succeeded. Memref form only.
+  bool runOnBuffers(const ScanProblem &problem, const std::vector<void *> &data,
+                    std::string &error);
 
 private:
   ScanKernel();

@@ -30,6 +30,17 @@ struct OperandLayout {
 /// operands are skipped.
 std::vector<OperandLayout> operandLayouts(const ScanProblem &problem);
 
+/// Bytes of one element of a memref element type of OperandLayout ("f32",
+/// "bf16", "i1", ...).
+size_t elementBytes(const std::string &elementType);
+
+/// StridedMemRefType-shaped descriptors (allocated and aligned pointer,
+/// offset, sizes, row-major strides) of row-major buffers of `shapes` at
+/// `data`.
+std::vector<std::vector<int64_t>>
+stridedDescriptors(const std::vector<std::vector<int64_t>> &shapes,
+                   const std::vector<void *> &data);
+
 /// What a compiled function is specialised to: dtype, H, P, G, N, which
 /// optional operands are present and the cache-index layout (T, batch and
 /// the slot count stay dynamic). Equal keys mean the same function fits.

@@ -108,6 +108,17 @@ bool loadProblemFromMemory(
 /// a one-line message naming the extent, its value and the maximum.
 bool checkLimits(const ScanProblem &p, std::string &error);
 
+/// Checks the index operands of `p` against the op's contract, given its
+/// T, S and batch: query_start_loc (batch + 1 offsets, starting at 0, never
+/// decreasing, ending at T), cache_indices (each slot padding or below S)
+/// and at most one writing sequence per slot (update_state decides which
+/// write). The loaders and the torch op both call it. On failure false with
+/// `operand` naming the operand ("query_start_loc", "cache_indices") and
+/// `error` a one-line message about the first sequence that breaks a rule
+/// (`tSource` names where T came from).
+bool checkIndexContract(const ScanProblem &p, std::string &operand,
+                        std::string &error, const char *tSource = "x.npy");
+
 /// Writes y ([T,H,P]) and the pool ([S,H,P,N]) as float32 DIR/y.npy and
 /// DIR/ssm_pool.npy, creating DIR if needed. Both are written under
 /// temporary names first and renamed only when both succeeded.

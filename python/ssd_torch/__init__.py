@@ -1,0 +1,54 @@
+"""ssd.chunk_scan_varlen as a PyTorch op (docs/python.md).
+
+    import ssd_torch
+    y = ssd_torch.chunk_scan_varlen_(x, dt, A, B, C, ssm_pool,
+                                     query_start_loc, cache_indices)
+
+updates the state pool `ssm_pool` in place and returns y. The op is also
+registered as torch.ops.ssd.chunk_scan_varlen_.
+"""
+
+import os
+
+import torch
+
+__all__ = ["chunk_scan_varlen_", "compiled_kernels"]
+
+torch.ops.load_library(
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), "libssd_torch_ops.so"))
+
+_op = torch.ops.ssd.chunk_scan_varlen_
+
+
+def _device():
+    device = os.environ.get("SSD_TORCH_DEVICE", "cpu")
+    return device or "cpu"
+
+
+def chunk_scan_varlen_(x, dt, A, B, C, ssm_pool, query_start_loc, cache_indices, *,
+                       D=None, dt_bias=None, has_initial_state=None,
+                       update_state=None, form="auto", chunk_size=None, device=None):
+    """Runs ssd.chunk_scan_varlen (docs/overview.md) on CPU tensors.
+
+    Writes the final state of every writing sequence into its slot of
+    `ssm_pool` in place and returns y [T, H, P] in x's dtype. `form` is
+    "auto", "serial" or "chunked"; `device` is "cpu" (the compiled CPU
+    kernel) or "gpu-emu" (the GPU kernels on the GPU emulator), by default
+    $SSD_TORCH_DEVICE or "cpu". A bad argument raises ValueError, a failed
+    execution RuntimeError; either way the pool is untouched.
+    """
+    try:
+        return _op(x, dt, A, B, C, ssm_pool, query_start_loc, cache_indices,
+                   D, dt_bias, has_initial_state, update_state, form, chunk_size,
+                   device or _device())
+    except (ValueError, RuntimeError) as e:
+        # torch may append its C++ context on further lines: keep the message.
+        lines = str(e).splitlines()
+        if len(lines) > 1:
+            raise type(e)(lines[0]) from None
+        raise
+
+
+def compiled_kernels():
+    """How many kernels this process compiled (one per signature)."""
+    return torch.ops.ssd.compiled_kernels()

@@ -1,0 +1,315 @@
+"""pytest suite of ssd_torch.chunk_scan_varlen_ (docs/python.md).
+
+Every result is compared with reference.py, an independent float64
+recurrence, within the tolerances of docs/overview.md "Accuracy"; every
+slot that no sequence writes must stay bit-identical.
+"""
+
+import threading
+
+import pytest
+import torch
+
+import ssd_torch
+from reference import TOLERANCES, make_inputs, reference, rel_err
+
+OPERANDS = ("x", "dt", "A", "B", "C", "ssm_pool", "query_start_loc", "cache_indices")
+
+
+def call(a, **kw):
+    args = [a[k] for k in OPERANDS]
+    kw.setdefault("D", a.get("D"))
+    kw.setdefault("dt_bias", a.get("dt_bias"))
+    return ssd_torch.chunk_scan_varlen_(*args, **kw)
+
+
+def check(a, pool_before, y, **kw):
+    """y and the pool against the reference; unwritten slots bit-identical."""
+    yr, pr = reference(a["x"], a["dt"], a["A"], a["B"], a["C"], pool_before,
+                       a["query_start_loc"], a["cache_indices"], a.get("D"),
+                       a.get("dt_bias"), kw.get("has_initial_state"),
+                       kw.get("update_state"))
+    tol = TOLERANCES[a["x"].dtype]
+    assert y.dtype == a["x"].dtype and y.shape == a["x"].shape
+    assert torch.isfinite(y.float()).all()
+    assert rel_err(y, yr) <= tol, rel_err(y, yr)
+    pool = a["ssm_pool"]
+    ci = a["cache_indices"].reshape(-1).tolist()
+    update = kw.get("update_state")
+    written = {s for b, s in enumerate(ci)
+               if s != -1 and (update is None or bool(update[b]))}
+    pool_tol = tol
+    if pool.dtype == torch.bfloat16:
+        # Written states are rounded to bf16: one bf16 step (2^-7 relative)
+        # more, as utils/ssdgen.py check allows.
+        pool_tol += 2.0 ** -7
+    for s in range(pool.shape[0]):
+        if s in written:
+            assert torch.isfinite(pool[s].float()).all()
+            assert rel_err(pool[s], pr[s]) <= pool_tol, (s, rel_err(pool[s], pr[s]))
+        else:
+            assert torch.equal(pool[s].view(torch.int16 if pool.dtype == torch.bfloat16
+                                            else torch.int32),
+                               pool_before[s].view(torch.int16 if pool.dtype == torch.bfloat16
+                                                   else torch.int32)), s
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("pool_dtype", [torch.float32, torch.bfloat16])
+@pytest.mark.parametrize("form", ["serial", "chunked"])
+def test_dtypes_and_forms(dtype, pool_dtype, form):
+    a = make_inputs([1, 7, 3, 1, 12], dtype=dtype, pool_dtype=pool_dtype, seed=1)
+    before = a["ssm_pool"].clone()
+    hi = torch.tensor([True, True, False, True, True])
+    y = call(a, has_initial_state=hi, form=form, chunk_size=4)
+    check(a, before, y, has_initial_state=hi)
+
+
+def test_padding_update_state_and_unwritten_slots():
+    a = make_inputs([2, 1, 3, 1], S=8, seed=2)
+    a["cache_indices"] = torch.tensor([5, -1, 2, 0], dtype=torch.int32)
+    before = a["ssm_pool"].clone()
+    hi = torch.tensor([True, True, True, False])
+    up = torch.tensor([True, True, False, True])
+    y = call(a, has_initial_state=hi, update_state=up)
+    check(a, before, y, has_initial_state=hi, update_state=up)
+    # Slot 2 (update_state false), the padding and the unnamed slots.
+    for s in (1, 2, 3, 4, 6, 7):
+        assert torch.equal(a["ssm_pool"][s], before[s])
+    assert not torch.equal(a["ssm_pool"][5], before[5])
+
+
+def test_several_readers_one_writer():
+    # Sequence 0 writes slot 3, sequences 3 and 4 read it. Readers see the
+    # pool as it was before the call, with one thread or several. With two
+    # threads an unsafe split would give sequences 2-4 to the second
+    # thread, which reads slot 3 after 2000 tokens, long after the first
+    # wrote it.
+    for threads, long in ((1, 3), (2, 2000)):
+        torch.set_num_threads(threads)
+        a = make_inputs([1, long, long, 1, 1], S=5, seed=threads)
+        a["cache_indices"] = torch.tensor([3, -1, -1, 3, 3], dtype=torch.int32)
+        before = a["ssm_pool"].clone()
+        hi = torch.ones(5, dtype=torch.bool)
+        up = torch.tensor([True, False, False, False, False])
+        y = call(a, has_initial_state=hi, update_state=up, form="serial")
+        check(a, before, y, has_initial_state=hi, update_state=up)
+    torch.set_num_threads(1)
+
+
+def test_row_cache_indices_and_no_optional_operands():
+    a = make_inputs([3, 1], seed=4, with_D=False, with_dt_bias=False)
+    a["cache_indices"] = a["cache_indices"].reshape(1, -1)
+    before = a["ssm_pool"].clone()
+    y = call(a)
+    check(a, before, y)
+
+
+def test_dynamic_batch_sizes_reuse_the_kernel():
+    torch.set_num_threads(2)
+    call(make_inputs([1, 1], S=300, seed=5), form="serial",
+         has_initial_state=torch.ones(2, dtype=torch.bool))
+    compiled = ssd_torch.compiled_kernels()
+    for batch in (1, 3, 16, 64, 255):
+        a = make_inputs([1] * batch, S=300, seed=batch)
+        before = a["ssm_pool"].clone()
+        hi = torch.ones(batch, dtype=torch.bool)
+        y = call(a, has_initial_state=hi, form="serial")
+        check(a, before, y, has_initial_state=hi)
+    assert ssd_torch.compiled_kernels() == compiled
+    torch.set_num_threads(1)
+
+
+def test_non_contiguous_inputs_are_read():
+    a = make_inputs([2, 3], seed=6)
+    a["x"] = a["x"].transpose(1, 2).contiguous().transpose(1, 2)
+    assert not a["x"].is_contiguous()
+    before = a["ssm_pool"].clone()
+    y = call(a)
+    check(a, before, y)
+
+
+def test_threads_share_one_pool():
+    # Two Python threads, disjoint slots of one pool, many calls each.
+    a = make_inputs([1] * 8, S=16, seed=7)
+    pool = a["ssm_pool"]
+    before = pool.clone()
+    halves = [dict(a), dict(a)]
+    halves[0]["cache_indices"] = torch.arange(0, 8, dtype=torch.int32)
+    halves[1]["cache_indices"] = torch.arange(8, 16, dtype=torch.int32)
+    hi = torch.ones(8, dtype=torch.bool)
+    expected = []
+    for h in halves:
+        expected.append(reference(h["x"], h["dt"], h["A"], h["B"], h["C"], before,
+                                  h["query_start_loc"], h["cache_indices"], h["D"],
+                                  h["dt_bias"], hi)[1])
+    steps = 20
+    ref_pools = [before.double().clone(), before.double().clone()]
+    for i, h in enumerate(halves):
+        for _ in range(steps):
+            ref_pools[i] = reference(h["x"], h["dt"], h["A"], h["B"], h["C"], ref_pools[i],
+                                     h["query_start_loc"], h["cache_indices"], h["D"],
+                                     h["dt_bias"], hi)[1]
+    errors = []
+
+    def run(h):
+        try:
+            for _ in range(steps):
+                call(h, has_initial_state=hi)
+        except Exception as e:  # reported by the main thread
+            errors.append(e)
+
+    threads = [threading.Thread(target=run, args=(h,)) for h in halves]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert rel_err(pool[:8], ref_pools[0][:8]) <= 5e-4
+    assert rel_err(pool[8:], ref_pools[1][8:]) <= 5e-4
+
+
+@pytest.mark.parametrize("dtype,pool_dtype,form", [
+    (torch.float32, torch.float32, "chunked"),
+    (torch.bfloat16, torch.bfloat16, "serial"),
+])
+def test_gpu_emulator(dtype, pool_dtype, form, monkeypatch):
+    a = make_inputs([1, 5, 1, 9], dtype=dtype, pool_dtype=pool_dtype, seed=8)
+    a["cache_indices"][1] = -1
+    before = a["ssm_pool"].clone()
+    hi = torch.tensor([True, True, False, True])
+    monkeypatch.setenv("SSD_TORCH_DEVICE", "gpu-emu")
+    y = call(a, has_initial_state=hi, form=form, chunk_size=4)
+    check(a, before, y, has_initial_state=hi)
+
+
+def _bad(a, name, value):
+    b = dict(a)
+    b[name] = value
+    return b
+
+
+def error_cases():
+    a = make_inputs([2, 1, 3], S=6, seed=9)
+    i32 = torch.int32
+    g = torch.zeros(2, 2, requires_grad=True)
+    yield "x dtype", _bad(a, "x", a["x"].double()), {}, ValueError, "x: dtype"
+    yield "dt dtype", _bad(a, "dt", a["dt"].half()), {}, ValueError, "dt: dtype"
+    yield "pool dtype", _bad(a, "ssm_pool", a["ssm_pool"].half()), {}, ValueError, "ssm_pool: dtype"
+    yield "qsl dtype", _bad(a, "query_start_loc", a["query_start_loc"].long()), {}, ValueError, "query_start_loc: dtype"
+    yield "ci dtype", _bad(a, "cache_indices", a["cache_indices"].long()), {}, ValueError, "cache_indices: dtype"
+    yield "mask dtype", a, {"has_initial_state": torch.ones(3, dtype=torch.uint8)}, ValueError, "has_initial_state: dtype"
+    yield "x rank", _bad(a, "x", a["x"][0]), {}, ValueError, "x: expected rank 3"
+    yield "dt shape", _bad(a, "dt", a["dt"][:-1]), {}, ValueError, "dt: shape"
+    yield "A shape", _bad(a, "A", a["A"][:-1]), {}, ValueError, "A: shape"
+    yield "B shape", _bad(a, "B", a["B"][:-1]), {}, ValueError, "B: shape"
+    yield "C shape", _bad(a, "C", a["C"][:, :, :-1]), {}, ValueError, "C: shape"
+    yield "G divides H", _bad(_bad(a, "B", torch.zeros(6, 3, 16)), "C", torch.zeros(6, 3, 16)), {}, ValueError, "not a multiple of G"
+    yield "D shape", a, {"D": torch.zeros(3)}, ValueError, "D: shape"
+    yield "pool shape", _bad(a, "ssm_pool", a["ssm_pool"][:, :, :, :-1]), {}, ValueError, "ssm_pool: shape"
+    yield "pool layout", _bad(a, "ssm_pool", torch.zeros(6, 4, 8, 32)[..., ::2]), {}, ValueError, "ssm_pool: not contiguous"
+    yield "ci shape", _bad(a, "cache_indices", torch.zeros(2, 3, dtype=i32)), {}, ValueError, "cache_indices: shape"
+    yield "mask shape", a, {"update_state": torch.ones(4, dtype=torch.bool)}, ValueError, "update_state: shape"
+    yield "qsl start", _bad(a, "query_start_loc", torch.tensor([1, 2, 3, 6], dtype=i32)), {}, ValueError, "first offset is 1"
+    yield "qsl order", _bad(a, "query_start_loc", torch.tensor([0, 3, 2, 6], dtype=i32)), {}, ValueError, "offsets decrease"
+    yield "qsl end", _bad(a, "query_start_loc", torch.tensor([0, 2, 3, 5], dtype=i32)), {}, ValueError, "last offset is 5"
+    yield "slot range", _bad(a, "cache_indices", torch.tensor([0, 6, 1], dtype=i32)), {}, ValueError, "index 6 of sequence 1 is out of range"
+    yield "negative slot", _bad(a, "cache_indices", torch.tensor([0, -2, 1], dtype=i32)), {}, ValueError, "index -2"
+    yield "two writers", _bad(a, "cache_indices", torch.tensor([4, 1, 4], dtype=i32)), {}, ValueError, "sequences 0 and 2 both write slot 4"
+    yield "requires grad", _bad(a, "A", a["A"].clone().requires_grad_()), {}, ValueError, "A: requires grad"
+    yield "form", a, {"form": "fast"}, ValueError, "form: 'fast'"
+    yield "chunk size", a, {"chunk_size": 0}, ValueError, "chunk_size: 0"
+    yield "device", a, {"device": "tpu"}, ValueError, "device: 'tpu'"
+    yield "limits", _bad(_bad(a, "B", torch.zeros(6, 1, 2 ** 20 + 1)), "C", torch.zeros(6, 1, 2 ** 20 + 1)), {}, ValueError, "dstate N = 1048577 exceeds"
+    del g
+
+
+@pytest.mark.parametrize("case", list(error_cases()), ids=lambda c: c[0])
+def test_errors_leave_the_pool_untouched(case):
+    _, a, kw, kind, message = case
+    a = dict(a)
+    pool = a["ssm_pool"]
+    before = pool.clone()
+    with pytest.raises(kind) as info:
+        call(a, **kw)
+    text = str(info.value)
+    assert message in text, text
+    assert "\n" not in text, text
+    assert torch.equal(pool, before)
+
+
+def test_grad_mode_off_accepts_parameters():
+    a = make_inputs([2], seed=10)
+    a["A"] = torch.nn.Parameter(a["A"])
+    with torch.no_grad():
+        y = call(a)
+    assert not y.requires_grad
+
+
+def test_registered_op_schema_mutates_the_pool():
+    schema = str(torch.ops.ssd.chunk_scan_varlen_.default._schema)
+    assert "Tensor(a!) ssm_pool" in schema, schema
+
+
+def test_one_openmp_runtime():
+    # Kernels run without OpenMP; threads come from torch's libgomp, so
+    # LLVM's libomp must never be loaded next to it.
+    torch.set_num_threads(2)
+    a = make_inputs([1] * 4, seed=11)
+    call(a)
+    torch.set_num_threads(1)
+    with open("/proc/self/maps") as maps:
+        libraries = {line.split()[-1] for line in maps if ".so" in line}
+    assert not [l for l in libraries if "libomp" in l], libraries
+
+
+def test_pool_version_and_inference_mode():
+    a = make_inputs([2, 1], seed=12)
+    version = a["ssm_pool"]._version
+    call(a)
+    assert a["ssm_pool"]._version > version
+    # An inference tensor is updated in inference mode only, as torch's own
+    # in-place ops; outside, the call is refused before anything is written.
+    with torch.inference_mode():
+        b = make_inputs([2, 1], seed=12)
+        call(b)
+    before = b["ssm_pool"].clone()
+    with pytest.raises(ValueError, match="inference tensor"):
+        call(b)
+    assert torch.equal(b["ssm_pool"], before)
+
+
+def test_tensors_off_the_cpu_are_refused():
+    # No CUDA here: a meta tensor takes the same path as a CUDA one.
+    a = make_inputs([2, 1], seed=13)
+    before = a["ssm_pool"].clone()
+    b = dict(a)
+    b["x"] = torch.empty(a["x"].shape, device="meta")
+    with pytest.raises(RuntimeError, match="x: tensors on meta are not supported"):
+        call(b)
+    assert torch.equal(a["ssm_pool"], before)
+
+
+@pytest.mark.parametrize("seqlens", [[0], [0, 3, 0], [0, 0]])
+def test_zero_length_sequences(seqlens):
+    # A sequence without tokens still writes its slot: its initial state, or
+    # zeros when it reads none.
+    torch.set_num_threads(2)
+    a = make_inputs(seqlens, S=4, seed=14)
+    before = a["ssm_pool"].clone()
+    hi = torch.tensor([b % 2 == 0 for b in range(len(seqlens))])
+    y = call(a, has_initial_state=hi)
+    check(a, before, y, has_initial_state=hi)
+    torch.set_num_threads(1)
+
+
+def test_empty_batch():
+    a = make_inputs([1], S=2, seed=15)
+    for k in ("x", "dt", "B", "C"):
+        a[k] = a[k][:0]
+    a["query_start_loc"] = torch.zeros(1, dtype=torch.int32)
+    a["cache_indices"] = torch.zeros(0, dtype=torch.int32)
+    before = a["ssm_pool"].clone()
+    y = call(a)
+    assert y.shape == (0,) + tuple(a["x"].shape[1:])
+    assert torch.equal(a["ssm_pool"], before)
