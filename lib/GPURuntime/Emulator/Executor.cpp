@@ -2185,6 +2185,18 @@ void importTrap(uint32_t site) {
                     siteText(*w.kernel, site) + ")");
 }
 
+/// The thread entered code with no way out of its function (KernelToHost.cpp,
+/// markEndlessLoops): it would spin forever on a GPU.
+void importHang(uint32_t site) {
+  Worker &w = worker();
+  abortBlock(w, where(w) + ": " + threadName(*w.current) +
+                    " entered a loop that never exits, a hang on a GPU (" +
+                    siteText(*w.kernel, site) +
+                    "; a wait on a plain load becomes one when the compiler "
+                    "hoists the load out of the loop: poll with ld.acquire "
+                    "or ld.volatile)");
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -2213,6 +2225,7 @@ void *importAddress(const std::string &name) {
       {"cp_async_commit", reinterpret_cast<void *>(&importCpAsyncCommit)},
       {"cp_async_wait", reinterpret_cast<void *>(&importCpAsyncWait)},
       {"fence", reinterpret_cast<void *>(&importFence)},
+      {"hang", reinterpret_cast<void *>(&importHang)},
   };
   for (const auto &[n, address] : table)
     if (name == n)
