@@ -6,9 +6,9 @@
 // it, instead of hanging (the timeout only guards against a real hang).
 //
 // Started in order on one worker, block 0 sets the flag before block 1
-// reads it (and stores flag + 6): the loop is never entered (the plain read of a word another
-// block wrote is a race, so that check is off here).
-// RUN: sed -e '/VOLATILE/d' %s | ssd-opt --ssd-gpu-lower-to-emulator > %t.plain.mlir
+// reads it (and stores flag + 6): the loop is never entered (the plain
+// read of a word another block wrote is a race, so that check is off).
+// RUN: sed -e '/VOLATILE/d' -e '/RELAXED/d' %s | ssd-opt --ssd-gpu-lower-to-emulator > %t.plain.mlir
 // RUN: env SSD_GPU_EMULATOR_THREADS=1 SSD_GPU_EMULATOR_RACECHECK=0 ssd-runner %t.plain.mlir \
 // RUN:   --shared-libs=%mlir_runner_utils,%mlir_c_runner_utils | FileCheck %s
 //
@@ -18,14 +18,26 @@
 //
 // Polled with a volatile load (ld.volatile: read every iteration), the same
 // order is a wait that no running block can end, reported as a deadlock:
-// RUN: sed -e '/PLAIN/d' %s | ssd-opt --ssd-gpu-lower-to-emulator > %t.volatile.mlir
+// RUN: sed -e '/PLAIN/d' -e '/RELAXED/d' %s | ssd-opt --ssd-gpu-lower-to-emulator > %t.volatile.mlir
 // RUN: env SSD_GPU_EMULATOR_THREADS=1 SSD_GPU_EMULATOR_BLOCK_ORDER=reverse not timeout 120 ssd-runner %t.volatile.mlir \
 // RUN:   --shared-libs=%mlir_runner_utils,%mlir_c_runner_utils 2>&1 | FileCheck %s --check-prefix=DEADLOCK
+//
+// Polled with a relaxed atomic load (ld.relaxed.gpu), likewise: a thread
+// that reads a word again with nothing written to it in between waits for a
+// write (docs/gpu.md), whatever kind of strong load it reads with. Two
+// workers in order: block 1 waits (or not) until block 0's release store.
+// RUN: sed -e '/PLAIN/d' -e '/VOLATILE/d' %s | ssd-opt --ssd-gpu-lower-to-emulator > %t.relaxed.mlir
+// RUN: env SSD_GPU_EMULATOR_THREADS=2 ssd-runner %t.relaxed.mlir \
+// RUN:   --shared-libs=%mlir_runner_utils,%mlir_c_runner_utils | FileCheck %s
+// RUN: env SSD_GPU_EMULATOR_THREADS=1 SSD_GPU_EMULATOR_BLOCK_ORDER=reverse not timeout 120 ssd-runner %t.relaxed.mlir \
+// RUN:   --shared-libs=%mlir_runner_utils,%mlir_c_runner_utils 2>&1 | FileCheck %s --check-prefix=RELAXED
 
 // CHECK: [1, 7]
 
 // HANG: ssd-gpu-emulator: error: kernel main_kernel block (1,0,0): thread (0,0,0) entered a loop that never exits, a hang on a GPU (main_kernel: a loop without exit, entered at {{.*}}; a wait on a plain load becomes one when the compiler hoists the load out of the loop: poll with ld.acquire or ld.volatile)
 // HANG-NOT: error
+
+// RELAXED: ssd-gpu-emulator: error: kernel main_kernel block (1,0,0): thread (0,0,0) waits for word 0x{{[0-9a-f]+}} (main_kernel: {{.*}}load atomic i32{{.*}} monotonic{{.*}}) that no running block will write: a deadlock
 
 // DEADLOCK: ssd-gpu-emulator: error: kernel main_kernel block (1,0,0): thread (0,0,0) waits for word 0x{{[0-9a-f]+}} (main_kernel: {{.*}}load volatile i32{{.*}}) that no running block will write: a deadlock
 
@@ -56,6 +68,7 @@ func.func @main() {
       %seen = scf.while : () -> i32 {
         %f = memref.load %d[%k0] : memref<2xi32> // PLAIN
         %f = llvm.load volatile %flagPtr {alignment = 4 : i64} : !llvm.ptr -> i32 // VOLATILE
+        %f = llvm.load %flagPtr atomic syncscope("device") monotonic {alignment = 4 : i64} : !llvm.ptr -> i32 // RELAXED
         %unset = arith.cmpi eq, %f, %i0 : i32
         scf.condition(%unset) %f : i32
       } do {
