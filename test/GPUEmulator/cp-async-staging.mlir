@@ -15,13 +15,13 @@
 // RUN:   | ssd-opt --ssd-gpu-lower-to-emulator \
 // RUN:   | not ssd-runner - --shared-libs=%mlir_runner_utils,%mlir_c_runner_utils 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=SRC
-// SRC: ssd-gpu-emulator: error: kernel main_kernel block (0,0,0): thread (0,0,0) executes cp.async of 16 bytes from device address {{[0-9]+}}, not aligned to 16 bytes (main_kernel: call void @llvm.nvvm.cp.async.cg.shared.global.16({{.*}}))
+// SRC: ssd-gpu-emulator: error: kernel main_kernel block (0,0,0): thread (0,0,0) executes cp.async of 16 bytes from device address {{[0-9]+}}, not aligned to 16 bytes (main_kernel: {{(tail )?}}call void @llvm.nvvm.cp.async.cg.shared.global.16({{.*}}))
 // SRC-NOT: error
 // RUN: sed -e 's/constant 0 : index \/\/ DST-SHIFT/constant 1 : index/' %s \
 // RUN:   | ssd-opt --ssd-gpu-lower-to-emulator \
 // RUN:   | not ssd-runner - --shared-libs=%mlir_runner_utils,%mlir_c_runner_utils 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=DST
-// DST: ssd-gpu-emulator: error: kernel main_kernel block (0,0,0): thread (0,0,0) executes cp.async of 16 bytes to shared offset 4, not aligned to 16 bytes (main_kernel: call void @llvm.nvvm.cp.async.cg.shared.global.16({{.*}}))
+// DST: ssd-gpu-emulator: error: kernel main_kernel block (0,0,0): thread (0,0,0) executes cp.async of 16 bytes to shared offset 4, not aligned to 16 bytes (main_kernel: {{(tail )?}}call void @llvm.nvvm.cp.async.cg.shared.global.16({{.*}}))
 // DST-NOT: error
 //
 // Without the wait, the copies are still in flight at the barrier: thread
@@ -29,7 +29,7 @@
 // RUN: sed -e '/WAIT/d' %s | ssd-opt --ssd-gpu-lower-to-emulator \
 // RUN:   | not ssd-runner - --shared-libs=%mlir_runner_utils,%mlir_c_runner_utils 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=NOWAIT
-// NOWAIT: ssd-gpu-emulator: error: kernel main_kernel block (0,0,0): shared-memory race on __wg_main_kernel_0+1008: thread (0,0,0) reads it (main_kernel: %{{.*}} = load float, ptr addrspace(3) %{{.*}}) while the cp.async of thread (63,0,0) (main_kernel: call void @llvm.nvvm.cp.async.cg.shared.global.16({{.*}})) that writes it is in flight: no cp.async.wait_group of thread (63,0,0) has covered it, after barrier 1 of the block (main_kernel: barrier #1)
+// NOWAIT: ssd-gpu-emulator: error: kernel main_kernel block (0,0,0): shared-memory race on __wg_main_kernel_0+1008: thread (0,0,0) reads it (main_kernel: %{{.*}} = load float, ptr addrspace(3) %{{.*}}) while the cp.async of thread (63,0,0) (main_kernel: {{(tail )?}}call void @llvm.nvvm.cp.async.cg.shared.global.16({{.*}})) that writes it is in flight: no cp.async.wait_group of thread (63,0,0) has covered it, after barrier 1 of the block (main_kernel: barrier #1)
 // NOWAIT-NOT: error
 //
 // Without the barrier, the copy (a write of thread 0 at its wait) and
@@ -38,7 +38,7 @@
 // RUN: sed -e '/BARRIER/d' %s | ssd-opt --ssd-gpu-lower-to-emulator \
 // RUN:   | not ssd-runner - --shared-libs=%mlir_runner_utils,%mlir_c_runner_utils 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=NOBARRIER
-// NOBARRIER: ssd-gpu-emulator: error: kernel main_kernel block (0,0,0): shared-memory race on __wg_main_kernel_0+0: thread (1,0,0) reads it (main_kernel: %{{.*}} = load float, ptr addrspace(3) %{{.*}}) and thread (0,0,0) wrote it (main_kernel: call void @llvm.nvvm.cp.async.cg.shared.global.16({{.*}})) in the same barrier interval, between the start of the block and the first barrier
+// NOBARRIER: ssd-gpu-emulator: error: kernel main_kernel block (0,0,0): shared-memory race on __wg_main_kernel_0+0: thread (1,0,0) reads it (main_kernel: %{{.*}} = load float, ptr addrspace(3) %{{.*}}) and thread (0,0,0) wrote it (main_kernel: {{(tail )?}}call void @llvm.nvvm.cp.async.cg.shared.global.16({{.*}})) in the same barrier interval, between the start of the block and the first barrier
 // NOBARRIER-NOT: error
 
 // CHECK-NOT: error

@@ -58,7 +58,7 @@
 // RUN: sed -e '/WAIT-A/d' %s | ssd-opt --ssd-gpu-lower-to-emulator \
 // RUN:   | not ssd-runner - --shared-libs=%mlir_runner_utils,%mlir_c_runner_utils 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=NOWAIT
-// NOWAIT: ssd-gpu-emulator: error: kernel main_kernel block (0,0,0): shared-memory race on [[A:__wg_main_kernel_0]]+0: thread (0,0,0) reads it (main_kernel: %{{.*}} = call { i32, i32, i32, i32 } @llvm.nvvm.ldmatrix.sync.aligned.m8n8.x4.b16.p3({{.*}})) while the cp.async of thread (0,0,0) (main_kernel: call void @llvm.nvvm.cp.async.ca.shared.global.16({{.*}})) that writes it is in flight: no cp.async.wait_group of thread (0,0,0) has covered it, after barrier 1 of the block (main_kernel: barrier #1)
+// NOWAIT: ssd-gpu-emulator: error: kernel main_kernel block (0,0,0): shared-memory race on [[A:__wg_main_kernel_0]]+0: thread (0,0,0) reads it (main_kernel: %{{.*}} = {{(tail )?}}call { i32, i32, i32, i32 } @llvm.nvvm.ldmatrix.sync.aligned.m8n8.x4.b16.p3({{.*}})) while the cp.async of thread (0,0,0) (main_kernel: {{(tail )?}}call void @llvm.nvvm.cp.async.ca.shared.global.16({{.*}})) that writes it is in flight: no cp.async.wait_group of thread (0,0,0) has covered it, after barrier 1 of the block (main_kernel: barrier #1)
 // NOWAIT-NOT: error
 //
 // cp.async.wait_group 1 waits for every group but the most recent one: in
@@ -68,7 +68,7 @@
 // RUN: sed -e 's/wait.group 0 \/\/ WAIT-B/wait.group 1/' %s | ssd-opt --ssd-gpu-lower-to-emulator \
 // RUN:   | not ssd-runner - --shared-libs=%mlir_runner_utils,%mlir_c_runner_utils 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=GROUP
-// GROUP: ssd-gpu-emulator: error: kernel main_kernel block (0,0,0): shared-memory race on __wg_main_kernel_1+0: thread (0,0,0) reads it (main_kernel: %{{.*}} = call { i32, i32 } @llvm.nvvm.ldmatrix.sync.aligned.m8n8.x2.trans.b16.p3({{.*}})) while the cp.async of thread (15,0,0) (main_kernel: call void @llvm.nvvm.cp.async.ca.shared.global.16.s({{.*}}, i32 16)) that writes it is in flight: no cp.async.wait_group of thread (15,0,0) has covered it, after barrier 2 of the block (main_kernel: barrier #2)
+// GROUP: ssd-gpu-emulator: error: kernel main_kernel block (0,0,0): shared-memory race on __wg_main_kernel_1+0: thread (0,0,0) reads it (main_kernel: %{{.*}} = {{(tail )?}}call { i32, i32 } @llvm.nvvm.ldmatrix.sync.aligned.m8n8.x2.trans.b16.p3({{.*}})) while the cp.async of thread (15,0,0) (main_kernel: {{(tail )?}}call void @llvm.nvvm.cp.async.ca.shared.global.16.s({{.*}}, i32 16)) that writes it is in flight: no cp.async.wait_group of thread (15,0,0) has covered it, after barrier 2 of the block (main_kernel: barrier #2)
 // GROUP-NOT: error
 //
 // After the wait, the copy is a write of the issuing thread like any other:
@@ -78,7 +78,7 @@
 // RUN: sed -e '/BARRIER-A/d' %s | ssd-opt --ssd-gpu-lower-to-emulator \
 // RUN:   | not ssd-runner - --shared-libs=%mlir_runner_utils,%mlir_c_runner_utils 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=NOBARRIER
-// NOBARRIER: ssd-gpu-emulator: error: kernel main_kernel block (0,0,0): shared-memory race on __wg_main_kernel_0+32: thread (1,0,0) reads it (main_kernel: %{{.*}} = call { i32, i32, i32, i32 } @llvm.nvvm.ldmatrix.sync.aligned.m8n8.x4.b16.p3({{.*}})) and thread (2,0,0) wrote it (main_kernel: call void @llvm.nvvm.cp.async.ca.shared.global.16({{.*}})) in the same barrier interval, between the start of the block and the first barrier
+// NOBARRIER: ssd-gpu-emulator: error: kernel main_kernel block (0,0,0): shared-memory race on __wg_main_kernel_0+32: thread (1,0,0) reads it (main_kernel: %{{.*}} = {{(tail )?}}call { i32, i32, i32, i32 } @llvm.nvvm.ldmatrix.sync.aligned.m8n8.x4.b16.p3({{.*}})) and thread (2,0,0) wrote it (main_kernel: {{(tail )?}}call void @llvm.nvvm.cp.async.ca.shared.global.16({{.*}})) in the same barrier interval, between the start of the block and the first barrier
 // NOBARRIER-NOT: error
 //
 // The same when the copy was issued in an earlier barrier interval than
@@ -88,7 +88,7 @@
 // RUN: sed -e '/BARRIER-B/d' %s | ssd-opt --ssd-gpu-lower-to-emulator \
 // RUN:   | not ssd-runner - --shared-libs=%mlir_runner_utils,%mlir_c_runner_utils 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=NOBARRIER-B
-// NOBARRIER-B: ssd-gpu-emulator: error: kernel main_kernel block (0,0,0): shared-memory race on __wg_main_kernel_1+0: thread (0,0,0) reads it (main_kernel: %{{.*}} = call { i32, i32 } @llvm.nvvm.ldmatrix.sync.aligned.m8n8.x2.trans.b16.p3({{.*}})) and thread (15,0,0) wrote it (main_kernel: call void @llvm.nvvm.cp.async.ca.shared.global.16.s({{.*}}, i32 16)) in the same barrier interval, after barrier 1 of the block (main_kernel: barrier #1)
+// NOBARRIER-B: ssd-gpu-emulator: error: kernel main_kernel block (0,0,0): shared-memory race on __wg_main_kernel_1+0: thread (0,0,0) reads it (main_kernel: %{{.*}} = {{(tail )?}}call { i32, i32 } @llvm.nvvm.ldmatrix.sync.aligned.m8n8.x2.trans.b16.p3({{.*}})) and thread (15,0,0) wrote it (main_kernel: {{(tail )?}}call void @llvm.nvvm.cp.async.ca.shared.global.16.s({{.*}}, i32 16)) in the same barrier interval, after barrier 1 of the block (main_kernel: barrier #1)
 // NOBARRIER-B-NOT: error
 //
 // Two copies in flight to the same words land in no defined order: with B's
@@ -96,7 +96,7 @@
 // RUN: sed -e 's/constant 1 : index \/\/ B-ROW-STEP/constant 2 : index/' %s | ssd-opt --ssd-gpu-lower-to-emulator \
 // RUN:   | not ssd-runner - --shared-libs=%mlir_runner_utils,%mlir_c_runner_utils 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=OVERLAP
-// OVERLAP: ssd-gpu-emulator: error: kernel main_kernel block (0,0,0): shared-memory race on __wg_main_kernel_1+240: thread (1,0,0) writes it (main_kernel: call void @llvm.nvvm.cp.async.ca.shared.global.16.s({{.*}})) while the cp.async of thread (0,0,0) (main_kernel: call void @llvm.nvvm.cp.async.ca.shared.global.16.s({{.*}})) that writes it is in flight: no cp.async.wait_group of thread (0,0,0) has covered it, between the start of the block and the first barrier
+// OVERLAP: ssd-gpu-emulator: error: kernel main_kernel block (0,0,0): shared-memory race on __wg_main_kernel_1+240: thread (1,0,0) writes it (main_kernel: {{(tail )?}}call void @llvm.nvvm.cp.async.ca.shared.global.16.s({{.*}})) while the cp.async of thread (0,0,0) (main_kernel: {{(tail )?}}call void @llvm.nvvm.cp.async.ca.shared.global.16.s({{.*}})) that writes it is in flight: no cp.async.wait_group of thread (0,0,0) has covered it, between the start of the block and the first barrier
 // OVERLAP-NOT: error
 //
 // The global source is bounds-checked when the cp.async is issued: reading
@@ -104,7 +104,7 @@
 // RUN: sed -e 's/constant 0 : index \/\/ SRC-ROW/constant 1 : index/' %s | ssd-opt --ssd-gpu-lower-to-emulator \
 // RUN:   | not ssd-runner - --shared-libs=%mlir_runner_utils,%mlir_c_runner_utils 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=SOURCE
-// SOURCE: ssd-gpu-emulator: error: kernel main_kernel block (0,0,0): thread (30,0,0) reads 16 bytes at device address {{[0-9]+}}, which runs 16 bytes past the end of a 512-byte allocation (offset 512) (main_kernel: call void @llvm.nvvm.cp.async.ca.shared.global.16({{.*}}))
+// SOURCE: ssd-gpu-emulator: error: kernel main_kernel block (0,0,0): thread (30,0,0) reads 16 bytes at device address {{[0-9]+}}, which runs 16 bytes past the end of a 512-byte allocation (offset 512) (main_kernel: {{(tail )?}}call void @llvm.nvvm.cp.async.ca.shared.global.16({{.*}}))
 // SOURCE-NOT: error
 //
 // Both addresses must be aligned to the cp-size (16 bytes), checked when
@@ -113,12 +113,12 @@
 // RUN: sed -e 's/constant 0 : index \/\/ SRC-COLUMN/constant 1 : index/' %s | ssd-opt --ssd-gpu-lower-to-emulator \
 // RUN:   | not ssd-runner - --shared-libs=%mlir_runner_utils,%mlir_c_runner_utils 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=SRC-ALIGN
-// SRC-ALIGN: ssd-gpu-emulator: error: kernel main_kernel block (0,0,0): thread (0,0,0) executes cp.async of 16 bytes from device address {{[0-9]+}}, not aligned to 16 bytes (main_kernel: call void @llvm.nvvm.cp.async.ca.shared.global.16({{.*}}))
+// SRC-ALIGN: ssd-gpu-emulator: error: kernel main_kernel block (0,0,0): thread (0,0,0) executes cp.async of 16 bytes from device address {{[0-9]+}}, not aligned to 16 bytes (main_kernel: {{(tail )?}}call void @llvm.nvvm.cp.async.ca.shared.global.16({{.*}}))
 // SRC-ALIGN-NOT: error
 // RUN: sed -e 's/constant 0 : index \/\/ DST-COLUMN/constant 1 : index/' %s | ssd-opt --ssd-gpu-lower-to-emulator \
 // RUN:   | not ssd-runner - --shared-libs=%mlir_runner_utils,%mlir_c_runner_utils 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=DST-ALIGN
-// DST-ALIGN: ssd-gpu-emulator: error: kernel main_kernel block (0,0,0): thread (0,0,0) executes cp.async of 16 bytes to shared offset 2, not aligned to 16 bytes (main_kernel: call void @llvm.nvvm.cp.async.ca.shared.global.16({{.*}}))
+// DST-ALIGN: ssd-gpu-emulator: error: kernel main_kernel block (0,0,0): thread (0,0,0) executes cp.async of 16 bytes to shared offset 2, not aligned to 16 bytes (main_kernel: {{(tail )?}}call void @llvm.nvvm.cp.async.ca.shared.global.16({{.*}}))
 // DST-ALIGN-NOT: error
 //
 // src-size below cp-size zero-fills the rest (B's copies give one): copying 4 of B's 8 columns

@@ -4,7 +4,9 @@
 // One thread stores %d[0] (sector 0), then loads %d[8] (sector 1, same
 // line: a DRAM read) and %d[0] (an L2 hit). With the rule kept per line,
 // both loads would be L2 hits and no DRAM read would be counted.
-// RUN: ssd-opt %s --ssd-gpu-lower-to-emulator > %t.mlir
+// At opt-level=0: the kernels' LLVM optimization (the GPU's, which the
+// emulator runs first) would forward the store to the load of %d[0].
+// RUN: ssd-opt %s --ssd-gpu-lower-to-emulator=opt-level=0 > %t.mlir
 // RUN: env SSD_GPU_EMULATOR_THREADS=1 ssd-runner %t.mlir --emulator-costs \
 // RUN:   --shared-libs=%mlir_runner_utils,%mlir_c_runner_utils | FileCheck %s
 // CHECK: [7,  0,  0,  0,  0,  0,  0,  0,  12,

@@ -39,7 +39,7 @@ namespace ssd {
 namespace emulator {
 
 /// Bumped whenever anything below changes meaning.
-constexpr uint32_t kABIVersion = 5;
+constexpr uint32_t kABIVersion = 6;
 
 /// Symbol names and prefixes of a kernel object.
 constexpr const char *kModuleInfoSymbol = "__ssdemu_module";
@@ -89,6 +89,9 @@ constexpr const char *kKernelInfoPrefix = "__ssdemu_kinfo_";
 ///            (membar.gl / membar.sys / fence.sc.cluster, or an LLVM fence
 ///            wider than the block: orders the thread's device-memory
 ///            accesses for the cross-block race check)
+///   void     hang(uint32_t site)
+///            (control entered code from which no path leaves the kernel
+///            or device function: a loop without exit, which hangs a GPU)
 #define SSD_EMULATOR_IMPORTS(X)                                                \
   X(sreg)                                                                      \
   X(barrier)                                                                   \
@@ -106,7 +109,8 @@ constexpr const char *kKernelInfoPrefix = "__ssdemu_kinfo_";
   X(cp_async)                                                                  \
   X(cp_async_commit)                                                           \
   X(cp_async_wait)                                                             \
-  X(fence)
+  X(fence)                                                                     \
+  X(hang)
 
 enum class SpecialRegister : uint32_t {
   TidX,

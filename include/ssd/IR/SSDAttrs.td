@@ -42,8 +42,10 @@ def SSD_GPUEmulatorTargetAttr
     GPU-specific operation into a call to the emulator runtime (special
     registers, barriers, warp shuffles and votes, `mma.sync`, approximate
     math, and every global or shared memory access, which the runtime checks),
-    compiles it for the host at optimization level `O` and links it into a
-    shared object. Host code is lowered exactly as for a GPU (`mgpu*` calls);
+    compiles it for the host and links it into a shared object. Before the
+    rewriting the IR gets what the NVVM target gives it: the LLVM pipeline of
+    level `O` on an NVPTX target machine for `chip`, and multiply-adds fused
+    where NVPTX fuses them (as exact fmas). Host code is lowered exactly as for a GPU (`mgpu*` calls);
     linked with the emulator runtime instead of the CUDA one, the program runs
     its kernels on the CPU. `chip` is the GPU the kernels were generated for:
     it sets the shared-memory limits the runtime enforces.
@@ -58,7 +60,8 @@ def SSD_GPUEmulatorTargetAttr
   }];
   let parameters = (ins
     DefaultValuedParameter<"int", "2",
-        "optimization level of the host code">:$O,
+        "optimization level of the kernels: the LLVM pipeline of the NVVM "
+        "target at that level runs before the rewriting">:$O,
     StringRefParameter<"GPU the kernels were generated for",
         "\"sm_90a\"">:$chip,
     StringRefParameter<"PTX features of the NVVM target it replaces",

@@ -129,8 +129,9 @@ struct SSDGPUPipelineOptionsBase
       llvm::cl::init(SSDLowerToGPUOptions{}.serialWarpsPerBlock)};
   Option<int> optLevel{
       *this, "opt-level",
-      llvm::cl::desc("optimization level of the kernel code (NVVM, or the "
-                     "host code of the emulated kernels), 0 to 3"),
+      llvm::cl::desc("optimization level of the kernel code (the NVVM "
+                     "target's LLVM pipeline, which the emulator runs on "
+                     "its kernels too), 0 to 3"),
       llvm::cl::init(kGPUOptLevelDefault)};
   Option<bool> fusedOutput{
       *this, "fused-output",
@@ -163,8 +164,9 @@ struct SSDGPULowerToEmulatorPipelineOptions
       llvm::cl::init(kDefaultGPUChip), EnumValues{kGPUChipNames}};
   PassOptions::Option<int> optLevel{
       *this, "opt-level",
-      llvm::cl::desc("optimization level of the emulated kernels' host "
-                     "code, 0 to 3"),
+      llvm::cl::desc("optimization level of the emulated kernels (the "
+                     "NVVM target's LLVM pipeline, run before the "
+                     "emulator's rewriting), 0 to 3"),
       llvm::cl::init(kGPUOptLevelDefault)};
 };
 

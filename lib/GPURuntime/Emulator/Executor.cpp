@@ -43,6 +43,7 @@
 #include "Costs.h"
 #include "Emulator.h"
 #include "GlobalRaces.h"
+#include "Waits.h"
 
 #include <boost/context/detail/fcontext.hpp>
 
@@ -114,13 +115,9 @@ struct Thread {
   uint32_t recordCount = 0;
   std::vector<PendingCopy> pending;
   uint32_t commits = 0; ///< cp.async.commit_groups executed
-  /// The device word this thread last polled (an acquire load), how many
-  /// times in a row, the word's version at the first poll and how many
-  /// blocks had started then (waits between blocks, below).
-  uint64_t pollAddress = 0, pollVersion = 0, horizon = 0;
-  uint32_t polls = 0;
-  /// Consecutive polls that found every other worker done or stuck.
-  uint32_t stuckPolls = 0;
+  /// The device word this thread last read with a strong load, if its
+  /// last device access was that read (waits between blocks: Waits.h).
+  PollState poll;
   /// The cross-block race check (GlobalRaces.h): this thread's accesses
   /// are stamped with `gen`, which advances at its fences and releases and
   /// at every block barrier. Those stamped below `fencedGen` precede its
@@ -195,26 +192,17 @@ private:
   uint64_t stride = 1, offset = 0;
 };
 
-/// Waits between blocks. A block may spin on a device word (acquire loads
-/// of one address) until another block writes it (a release store or an
-/// atomic). The emulator runs a block's threads on one OS thread and blocks
-/// on a few, so a spin is allowed to wait only for blocks that had started
-/// when it began (a GPU need not start another block while this one waits):
-/// the word's writer must have started before the wait began, and a wait
-/// that no running block can end (every other worker done, or spinning
-/// with no write since) is a deadlock, reported instead of hanging.
+/// A launch's synchronisation between blocks: waits on device words
+/// (Waits.h) and what releases published (the race check).
 struct LaunchSync {
+  explicit LaunchSync(unsigned workers) : waits(workers) {}
+  Waits waits;
   struct Word {
-    uint64_t version = 0, writer = 0; ///< writer: dispatch number
     /// What its releases published (the cross-block race check).
     KnowledgeRef published;
   };
   std::mutex mutex;
   std::unordered_map<uint64_t, Word> words;
-  /// Writes to polled-for words and finished blocks, for the deadlock test.
-  std::atomic<uint64_t> progress{0};
-  /// Blocks started so far (the next dispatch number).
-  std::atomic<uint64_t> dispatched{0};
 
   /// The cross-block race check (GlobalRaces.h): on for this launch, its
   /// shadow tag, per block (dispatch number) its newest release record,
@@ -227,11 +215,9 @@ struct LaunchSync {
   std::unique_ptr<std::atomic<const ReleaseRecord *>[]> releases;
   std::atomic<bool> raceReported{false};
 };
-enum class WaitState : uint8_t { Active, Spinning, Done };
 
-/// The running launch's wait bookkeeping and worker count.
+/// The running launch's synchronisation between blocks.
 LaunchSync *activeSync = nullptr;
-unsigned activeWorkerCount = 0;
 
 /// Per 4-byte word of shared memory, for the race and initialisation checks.
 /// Two accesses are ordered when a block barrier lies between them (the
@@ -361,11 +347,14 @@ struct Worker {
   uint32_t recordLanes[kMaxThreadsPerBlock / kWarpSize] = {};
   AccessRecord *recordSlab = nullptr; ///< kRecordLimit per thread
   DivergentScratch divergent;
-  /// Waits between blocks: the running block's dispatch number, whether
-  /// its current thread spins, and the launch progress it last saw.
+  /// Waits between blocks (Waits.h): this worker's index in the launch,
+  /// the running block's dispatch number, and the device words its threads
+  /// wrote with strong stores or atomics that are not yet noted (a store
+  /// runs after the runtime call that checked it returns: it is noted at
+  /// the next call, when it has run).
+  unsigned index = 0;
   uint64_t dispatch = 0;
-  std::atomic<WaitState> waitState{WaitState::Done};
-  std::atomic<uint64_t> seenProgress{0};
+  std::vector<uintptr_t> syncWrites;
   /// The cross-block race check: on for the running block, the stamp of
   /// its accesses without thread and generation, what the block knows of
   /// others since its last barrier, its newest release record, and the
@@ -496,9 +485,11 @@ void markExited(Worker &w, Thread &t) {
 }
 
 /// Ends the block after a fatal error in its current thread: the scheduler
-/// never resumes any of its threads.
+/// never resumes any of its threads. An empty message: another block's
+/// error ends this one, reported there.
 [[noreturn]] void abortBlock(Worker &w, const std::string &message) {
-  reportError(message);
+  if (!message.empty())
+    reportError(message);
   w.aborted = true;
   Thread &self = *w.current;
   markExited(w, self);
@@ -1259,8 +1250,7 @@ void runBlock(Worker &w, uint64_t linearBlock) {
     t.recordCount = 0;
     t.pending.clear();
     t.commits = 0;
-    t.polls = 0;
-    t.stuckPolls = 0;
+    t.poll = PollState();
     t.gen = 0;
     t.fencedGen = 0;
     t.fenceCoverage.reset();
@@ -1712,16 +1702,17 @@ char *deviceAccess(Worker &w, uintptr_t a, uint64_t bytes, uint32_t flags,
                     " (" + siteText(*w.kernel, site) + ")");
 }
 
-/// A write another block may be polling for (release store or atomic).
+/// A strong write (release, relaxed or volatile store, atomic) that another
+/// block may be waiting for: noted once it has run (flushSyncWrites).
 void noteSyncWrite(Worker &w, uintptr_t a) {
-  LaunchSync &sync = *activeSync;
-  {
-    std::lock_guard<std::mutex> lock(sync.mutex);
-    LaunchSync::Word &word = sync.words[a];
-    ++word.version;
-    word.writer = w.dispatch;
-  }
-  ++sync.progress;
+  if (w.syncWrites.empty() || w.syncWrites.back() != a)
+    w.syncWrites.push_back(a);
+}
+
+/// Called on entry to the runtime: every store checked before has run.
+void flushSyncWrites(Worker &w) {
+  if (!w.syncWrites.empty())
+    activeSync->waits.noteWrites(w.syncWrites, w.dispatch);
 }
 
 //===----------------------------------------------------------------------===//
@@ -1986,77 +1977,30 @@ void importFence(uint32_t) {
   noteFence(w, t);
 }
 
-void endWait(Worker &w, Thread &t) {
-  t.polls = 0;
-  w.waitState.store(WaitState::Active);
-}
-
-/// An acquire load of `a` by the current thread (see LaunchSync).
-void poll(Worker &w, Thread &t, uintptr_t a, uint32_t site) {
-  LaunchSync &sync = *activeSync;
-  LaunchSync::Word word;
-  {
-    std::lock_guard<std::mutex> lock(sync.mutex);
-    auto it = sync.words.find(a);
-    if (it != sync.words.end())
-      word = it->second;
-  }
-  if (t.polls == 0 || t.pollAddress != a) {
-    t.pollAddress = a;
-    t.polls = 1;
-    t.stuckPolls = 0;
-    t.pollVersion = word.version;
-    t.horizon = sync.dispatched.load();
-    w.waitState.store(WaitState::Active);
+/// A strong load of `bytes` at `a` by the current thread, about to run:
+/// returns when it may (Waits.h), or ends the block.
+void poll(Worker &w, Thread &t, uintptr_t a, uint64_t bytes, const char *host,
+          uint32_t site) {
+  uint64_t writer = 0;
+  const PollOutcome outcome = activeSync->waits.poll(
+      w.index, t.poll, a, host, uint32_t(bytes), w.dispatch, writer);
+  if (outcome == PollOutcome::Read || outcome == PollOutcome::Woken)
     return;
-  }
-  ++t.polls;
+  if (outcome == PollOutcome::Failed)
+    abortBlock(w, "");
   char text[32];
   std::snprintf(text, sizeof(text), "0x%" PRIxPTR, a);
-  if (word.version != t.pollVersion) {
-    if (t.polls > 2 && word.writer >= t.horizon && word.writer != w.dispatch)
-      abortBlock(w, where(w) + ": " + threadName(t) + " waits for word " +
-                        text + " (" + siteText(*w.kernel, site) +
-                        "), which a block that started after the wait "
-                        "began wrote: a GPU need not start that block while "
-                        "this one waits (forward progress; order waits with "
-                        "tickets)");
-    t.pollVersion = word.version;
-    t.polls = 1;
-    t.stuckPolls = 0;
-    t.horizon = sync.dispatched.load();
-    w.waitState.store(WaitState::Active);
-    return;
-  }
-  if (t.polls < 3)
-    return; // a re-read, not yet a spin
-  const uint64_t seen = sync.progress.load();
-  w.seenProgress.store(seen);
-  w.waitState.store(WaitState::Spinning);
-  bool stuck = true;
-  auto &all = workers();
-  for (unsigned i = 0; i < activeWorkerCount && stuck; ++i) {
-    Worker &o = *all[i];
-    if (&o == &w)
-      continue;
-    WaitState state = o.waitState.load();
-    stuck = state == WaitState::Done ||
-            (state == WaitState::Spinning && o.seenProgress.load() == seen);
-  }
-  // A write noted just before its store executes may still be on its way
-  // to the previous poll's load: only a wait stuck over several polls
-  // (each loading the word again) is a deadlock.
-  t.stuckPolls = stuck && sync.progress.load() == seen ? t.stuckPolls + 1 : 0;
-  if (t.stuckPolls > 16)
+  if (outcome == PollOutcome::LateWriter)
     abortBlock(w, where(w) + ": " + threadName(t) + " waits for word " + text +
                       " (" + siteText(*w.kernel, site) +
-                      ") that no running block will write: a deadlock "
-                      "(every other block is done or waiting; blocks not "
-                      "yet started cannot be relied on)");
-  if (t.polls > 1024)
-    std::this_thread::sleep_for(std::chrono::microseconds(20));
-  else
-    std::this_thread::yield();
+                      "), which a block that started after the wait began "
+                      "wrote: a GPU need not start that block while this one "
+                      "waits (forward progress; order waits with tickets)");
+  abortBlock(w, where(w) + ": " + threadName(t) + " waits for word " + text +
+                    " (" + siteText(*w.kernel, site) +
+                    ") that no running block will write: a deadlock (every "
+                    "other block is done or waiting; blocks not yet started "
+                    "cannot be relied on)");
 }
 
 void *importGlobal(void *address, uint64_t bytes, uint32_t flags,
@@ -2072,13 +2016,18 @@ void *importGlobal(void *address, uint64_t bytes, uint32_t flags,
     }
     char *host = deviceAccess(w, a, bytes, flags, site);
     Thread &t = *w.current;
+    flushSyncWrites(w);
     if (w.raceOn)
       raceAccess(w, t, a, bytes, flags, site);
-    if ((flags & AccessAcquire) && !(flags & AccessAtomic))
-      poll(w, t, a, site);
-    else if (t.polls)
-      endWait(w, t);
-    if (flags & (AccessRelease | AccessAtomic))
+    // Strong loads (acquire, volatile, relaxed atomic) may be a spin; any
+    // other device access between two of them makes it no pure spin.
+    if ((flags & (AccessAcquire | AccessRelaxed)) &&
+        !(flags & (AccessWrite | AccessAtomic)) && bytes <= kMaxPollBytes)
+      poll(w, t, a, bytes, host, site);
+    else
+      t.poll.address = 0;
+    if ((flags & AccessWrite) &&
+        (flags & (AccessRelease | AccessAtomic | AccessRelaxed)))
       noteSyncWrite(w, a);
     if (w.costLevel != CostLevel::Off)
       recordAccess(w, *w.current, a, bytes, accessKind(flags, false), site);
@@ -2217,6 +2166,18 @@ void importTrap(uint32_t site) {
                     siteText(*w.kernel, site) + ")");
 }
 
+/// The thread entered code with no way out of its function (KernelToHost.cpp,
+/// markEndlessLoops): it would spin forever on a GPU.
+void importHang(uint32_t site) {
+  Worker &w = worker();
+  abortBlock(w, where(w) + ": " + threadName(*w.current) +
+                    " entered a loop that never exits, a hang on a GPU (" +
+                    siteText(*w.kernel, site) +
+                    "; a wait on a plain load becomes one when the compiler "
+                    "hoists the load out of the loop: poll with ld.acquire "
+                    "or ld.volatile)");
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -2245,6 +2206,7 @@ void *importAddress(const std::string &name) {
       {"cp_async_commit", reinterpret_cast<void *>(&importCpAsyncCommit)},
       {"cp_async_wait", reinterpret_cast<void *>(&importCpAsyncWait)},
       {"fence", reinterpret_cast<void *>(&importFence)},
+      {"hang", reinterpret_cast<void *>(&importHang)},
   };
   for (const auto &[n, address] : table)
     if (name == n)
@@ -2296,7 +2258,7 @@ void runLaunch(const Kernel &kernel, const LaunchConfig &config,
     all.push_back(std::make_unique<Worker>());
   if (settings().costs == CostLevel::Full)
     l2Window().beginLaunch();
-  LaunchSync sync;
+  LaunchSync sync(count);
   activeSync = &sync;
   // Races between blocks (GlobalRaces.h); a grid beyond the stamps' range
   // of dispatch numbers is checked for its first blocks only.
@@ -2309,19 +2271,18 @@ void runLaunch(const Kernel &kernel, const LaunchConfig &config,
     for (uint64_t i = 0; i < tracked; ++i)
       sync.releases[i].store(nullptr, std::memory_order_relaxed);
   }
-  activeWorkerCount = count;
-  for (unsigned i = 0; i < count; ++i)
-    all[i]->waitState.store(WaitState::Active);
-  std::atomic<uint64_t> &next = sync.dispatched;
+  std::atomic<uint64_t> &next = sync.waits.dispatched;
   std::atomic<bool> stop{false};
   sync.order = &order;
   Pool::installAlternateSignalStack();
   Pool::get().run(count, [&](unsigned index) {
     Worker &w = *all[index];
+    w.index = index;
     prepareWorker(w);
     if (!w.stacks) {
       stop = true;
-      w.waitState.store(WaitState::Done);
+      sync.waits.fail();
+      sync.waits.workerDone(index);
       return;
     }
     activeWorker = &w;
@@ -2348,11 +2309,13 @@ void runLaunch(const Kernel &kernel, const LaunchConfig &config,
         break;
       w.dispatch = b;
       runBlock(w, order(b));
-      ++sync.progress;
-      if (w.aborted)
+      flushSyncWrites(w);
+      if (w.aborted) {
         stop = true;
+        sync.waits.fail();
+      }
     }
-    w.waitState.store(WaitState::Done);
+    sync.waits.workerDone(index);
     Counters &total = counters();
     total.globalAccesses += std::exchange(w.globalAccesses, 0);
     total.sharedAccesses += std::exchange(w.sharedAccesses, 0);

@@ -180,6 +180,7 @@ public:
     for (Function &f : module)
       if (!f.isDeclaration() && f.getCallingConv() == CallingConv::PTX_Kernel)
         kernels.push_back(&f);
+    markEndlessLoops();
     if (!layOutSharedMemory() || !rewriteInstructions() || !finish())
       return fail(message);
     std::string verifierOutput;
@@ -257,6 +258,7 @@ private:
         .Case("cp_async_commit", FunctionType::get(voidTy, {i32}, false))
         .Case("cp_async_wait", FunctionType::get(voidTy, {i32, i32}, false))
         .Case("fence", FunctionType::get(voidTy, {i32}, false))
+        .Case("hang", FunctionType::get(voidTy, {i32}, false))
         .Default(nullptr);
   }
 
@@ -304,6 +306,45 @@ private:
   AllocaInst *entryAlloca(Function &f, Type *type, const Twine &name) {
     IRBuilder<> b(&*f.getEntryBlock().getFirstInsertionPt());
     return b.CreateAlloca(type, nullptr, name);
+  }
+
+  //===------------------------------------------------------------------===//
+  // Loops without exit
+  //===------------------------------------------------------------------===//
+
+  /// Code from which no path leads out of its function loops forever: on a
+  /// GPU the thread hangs, and the host would hang with it, the more so as
+  /// such a loop often contains no runtime call at all (a wait on a plain
+  /// load that the optimizer hoisted out of the loop, leaving `br` to
+  /// itself). Where control enters such code, a runtime call reports it.
+  void markEndlessLoops() {
+    for (Function &f : module) {
+      if (f.isDeclaration())
+        continue;
+      // Blocks with a path to a block without successors (ret, unreachable).
+      DenseSet<const BasicBlock *> leaving;
+      SmallVector<BasicBlock *> work;
+      for (BasicBlock &block : f)
+        if (succ_empty(&block) && leaving.insert(&block).second)
+          work.push_back(&block);
+      while (!work.empty())
+        for (BasicBlock *pred : predecessors(work.pop_back_val()))
+          if (leaving.insert(pred).second)
+            work.push_back(pred);
+      SmallVector<BasicBlock *> entered;
+      for (BasicBlock &block : f)
+        if (!leaving.contains(&block) &&
+            (&block == &f.getEntryBlock() ||
+             any_of(predecessors(&block),
+                    [&](BasicBlock *pred) { return leaving.contains(pred); })))
+          entered.push_back(&block);
+      for (BasicBlock *block : entered) {
+        IRBuilder<> b(&*block->getFirstInsertionPt());
+        callRuntime(b, "hang",
+                    {site(f, "a loop without exit, entered at " +
+                                 describe(*block->getFirstNonPHIOrDbg()))});
+      }
+    }
   }
 
   //===------------------------------------------------------------------===//

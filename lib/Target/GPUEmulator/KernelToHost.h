@@ -29,6 +29,10 @@ namespace emulator {
 /// a one-line message naming the first construct the emulator cannot
 /// execute (an NVVM intrinsic it does not implement, inline PTX, a call to
 /// an unknown external function, ...), never emulating it silently.
+/// Fuses the multiply-adds the NVPTX backend would fuse into exact llvm.fma
+/// calls, and drops `contract` everywhere (Contraction.cpp).
+void contractLikeNVPTX(llvm::Module &module);
+
 bool rewriteKernelsForHost(llvm::Module &module, llvm::StringRef chip,
                            std::string &error);
 

@@ -1,10 +1,12 @@
 //===- Target.cpp - the GPU emulator's gpu.module target ------------------===//
 //
 // Serialization of #ssd.gpu_emulator_target: translate the gpu.module to
-// LLVM IR, rewrite the kernels for the host (KernelToHost.cpp), optimize and
-// compile them for the host CPU, and link a shared object with ld.lld, the
-// way the NVVM target compiles PTX and runs ptxas. The host code around the
-// launches is untouched: it loads the object with mgpuModuleLoad.
+// LLVM IR, optimize it as the NVVM target would (same pipeline, same
+// multiply-add contraction: Contraction.cpp), rewrite the kernels for the
+// host (KernelToHost.cpp) and compile them for the host CPU, and link a shared
+// object with ld.lld, the way the NVVM target compiles PTX and runs ptxas. The
+// host code around the launches is untouched: it loads the object with
+// mgpuModuleLoad.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +17,7 @@
 
 #include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Target/LLVMIR/Export.h"
@@ -28,7 +31,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Object/ELFObjectFile.h"
-#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/Error.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Program.h"
@@ -104,8 +107,6 @@ public:
         translateModuleToLLVMIR(module, context, module.getName());
     if (!llvmModule)
       return fail("failed to translate the kernels to LLVM IR");
-    llvmModule->setTargetTriple(llvm::Triple(triple));
-    llvmModule->setDataLayout(machine->createDataLayout());
     if (auto callback = options.getInitialLlvmIRCallback())
       callback(*llvmModule);
 
@@ -125,13 +126,25 @@ public:
           return cached;
     }
 
+    // The kernels first get the optimization their GPU code gets, on the
+    // NVPTX target, so that the emulator runs what the PTX would do (a
+    // load hoisted out of a spin loop, loads merged or removed), then the
+    // multiply-adds the NVPTX instruction selector fuses become exact fmas.
+    // Only then are memory accesses rewritten into runtime calls; the host
+    // backend compiles the result without a second IR pipeline (the code is
+    // optimized already, and the runtime calls pin every access).
+    if (!optimizeForGPU(*llvmModule, optLevel))
+      return std::nullopt;
+    mlir::ssd::emulator::contractLikeNVPTX(*llvmModule);
+    if (auto callback = options.getOptimizedLlvmIRCallback())
+      callback(*llvmModule);
+
+    llvmModule->setTargetTriple(llvm::Triple(triple));
+    llvmModule->setDataLayout(machine->createDataLayout());
     if (!mlir::ssd::emulator::rewriteKernelsForHost(*llvmModule,
                                                     target.getChip(), error))
       return fail(error);
     if (auto callback = options.getLinkedLlvmIRCallback())
-      callback(*llvmModule);
-    optimize(*llvmModule, *machine, optLevel);
-    if (auto callback = options.getOptimizedLlvmIRCallback())
       callback(*llvmModule);
 
     SmallVector<char, 0> result;
@@ -160,32 +173,49 @@ private:
   gpu::GPUModuleOp module;
   mlir::ssd::GPUEmulatorTargetAttr target;
   const gpu::TargetOptions &options;
-  static std::once_flag initializeOnce;
+  static std::once_flag initializeOnce, initializeNVPTXOnce;
 
   std::nullopt_t fail(const Twine &message) {
     module.emitError() << "gpu emulator: " << message;
     return std::nullopt;
   }
 
-  static void optimize(llvm::Module &llvmModule, llvm::TargetMachine &machine,
-                       int optLevel) {
-    if (optLevel == 0)
-      return;
-    llvm::LoopAnalysisManager loops;
-    llvm::FunctionAnalysisManager functions;
-    llvm::CGSCCAnalysisManager cgscc;
-    llvm::ModuleAnalysisManager modules;
-    llvm::PassBuilder builder(&machine);
-    builder.registerModuleAnalyses(modules);
-    builder.registerCGSCCAnalyses(cgscc);
-    builder.registerFunctionAnalyses(functions);
-    builder.registerLoopAnalyses(loops);
-    builder.crossRegisterProxies(loops, functions, cgscc, modules);
-    llvm::OptimizationLevel level = optLevel == 1 ? llvm::OptimizationLevel::O1
-                                    : optLevel == 2
-                                        ? llvm::OptimizationLevel::O2
-                                        : llvm::OptimizationLevel::O3;
-    builder.buildPerModuleDefaultPipeline(level).run(llvmModule, modules);
+  /// The optimization gpu-module-to-binary gives the kernels of an NVVM
+  /// target with the same opt-level (mlir::ModuleToObject::optimizeModule):
+  /// the default pipeline of that level on an NVPTX target machine for the
+  /// chip, with the target's default options (fp-contract "on": only
+  /// operations marked contract fuse).
+  bool optimizeForGPU(llvm::Module &llvmModule, int optLevel) {
+    std::call_once(initializeNVPTXOnce, [] {
+      LLVMInitializeNVPTXTargetInfo();
+      LLVMInitializeNVPTXTarget();
+      LLVMInitializeNVPTXTargetMC();
+    });
+    llvm::Triple triple("nvptx64-nvidia-cuda");
+    std::string error;
+    const llvm::Target *nvptx =
+        llvm::TargetRegistry::lookupTarget(triple, error);
+    if (!nvptx) {
+      fail("no NVPTX target in this LLVM: " + error);
+      return false;
+    }
+    std::unique_ptr<llvm::TargetMachine> machine(nvptx->createTargetMachine(
+        triple, target.getChip(), target.getFeatures(), llvm::TargetOptions(),
+        std::nullopt));
+    if (!machine) {
+      fail("cannot create an NVPTX target machine for " + target.getChip());
+      return false;
+    }
+    machine->setOptLevel(static_cast<llvm::CodeGenOptLevel>(optLevel));
+    llvmModule.setTargetTriple(triple);
+    llvmModule.setDataLayout(machine->createDataLayout());
+    if (llvm::Error failure = makeOptimizingTransformer(
+            optLevel, /*sizeLevel=*/0, machine.get())(&llvmModule)) {
+      fail("optimizing the kernels failed: " +
+           llvm::toString(std::move(failure)));
+      return false;
+    }
+    return true;
   }
 
   bool emit(llvm::Module &llvmModule, llvm::TargetMachine &machine,
@@ -298,6 +328,7 @@ private:
 };
 
 std::once_flag GPUEmulatorSerializer::initializeOnce;
+std::once_flag GPUEmulatorSerializer::initializeNVPTXOnce;
 
 class GPUEmulatorTargetAttrImpl
     : public gpu::TargetAttrInterface::FallbackModel<
