@@ -111,7 +111,7 @@ func.func @serial_kernel_body(%x: memref<?x80x64xbf16>, %dt: memref<?x80xbf16>, 
 // CHECK:       memref.view %[[WS]]{{.*}} to memref<?x128x64x128xf32>
 // CHECK:       memref.view %[[WS]]{{.*}} to memref<?x128x64x128xbf16>
 // CHECK:       memref.view %[[WS]]{{.*}} to memref<?x128x64x128xf32>
-// CHECK:       memref.view %[[WS]]{{.*}} to memref<?x8x?x?xbf16>
+// CHECK:       memref.view %[[WS]]{{.*}} to memref<?x8x?x?xf32>
 // 1. The chunk kernel (256 threads): the chunk map, the chunk states and
 // C Bᵀ, from one arena of static shared memory; each block locates its
 // chunk with a block scan (shfl.up) over the batch; operand tiles are bf16

@@ -339,12 +339,6 @@ public:
         op(op) {
     modelType = cast<MemRefType>(op.getX().getType()).getElementType();
     mmaType = mmaElementType(b.getContext(), plan.element);
-    // C Bᵀ is read back by every head of the group for its W tile, which is
-    // rounded to the mma element anyway: for bf16 models it is stored as
-    // bf16, halving that traffic (the largest L2 stream of the fused
-    // kernel) and the workspace. f16 keeps f32: G may exceed f16's range
-    // where W = G exp(..) d does not; f32 models keep their hi/lo split.
-    cbType = mmaType.isBF16() && !plan.split ? mmaType : b.getF32Type();
   }
 
   /// Records the form's workspace buffers (host code at `b`).
@@ -381,7 +375,7 @@ private:
   bool fused, fusedOutput;
   FragmentLoads loads;
   ChunkScanVarlenOp op;
-  Type modelType, mmaType, cbType;
+  Type modelType, mmaType;
 
   // Host-side extents.
   Value maxChunks;  // ceil(T / L) + batch
@@ -402,7 +396,7 @@ private:
                            // only contested writers' are stored here)
   Value chunkedSeqs;       // mixed launches: [seqBound + 1] i32, the sequences
                            // that run chunked, then their count
-  Value cb;                // [K, G, chunkRows, paddedRows] cbType: C Bᵀ
+  Value cb;                // [K, G, chunkRows, paddedRows] f32: C Bᵀ
   Value flags; // [1 + K (H parts + G')] i32: the ticket counter, then per
                // (chunk, head, part) 1 once its inclusive state is
                // published; with the fused output (G' = G) then per (chunk,
@@ -2172,15 +2166,11 @@ private:
           Value any = both(b, both(b, ult(b, i, c.len), ule(b, jb, i)),
                            readByItsWarps(b, add(b, wRow, dr), j0));
           Value row = minu(b, i, sub(b, c.len, idx(b, 1)));
-          values.push_back(ifValues(b, any, [&](ImplicitLocOpBuilder &b) {
-                             auto stored = VectorType::get({kWCols}, cbType);
-                             Value v = vectorLoad(
-                                 b, stored, cb, {chunk, group, row, jb},
-                                 kWCols * cbType.getIntOrFloatBitWidth() / 8);
-                             if (!cbType.isF32())
-                               v = arith::ExtFOp::create(b, f32xW, v);
-                             return SmallVector<Value>{v};
-                           }).front());
+          values.push_back(
+              ifValues(b, any, [&](ImplicitLocOpBuilder &b) {
+                return SmallVector<Value>{vectorLoad(
+                    b, f32xW, cb, {chunk, group, row, jb}, 4 * kWCols)};
+              }).front());
         }
         SwizzledTile xStage = xs.high.stage(b, stage);
         forEachChunk(
@@ -2374,7 +2364,7 @@ void ChunkedScanGPUBuilder::declareWorkspace(ImplicitLocOpBuilder &b,
       fusedOutput ? ~0u : w.add(prevType, {maxChunks}), // prevHigh
       plan.split ? w.add(prevType, {maxChunks}) : ~0u,  // prevLow
       w.add(stateType, {seqBound}),                     // finals
-      w.add(MemRefType::get({dyn, G, dyn, dyn}, cbType),
+      w.add(MemRefType::get({dyn, G, dyn, dyn}, f32t),
             {maxChunks, chunkRows, paddedRows}), // cb
       minSequence ? w.add(MemRefType::get({dyn}, i32t), {add(b, seqBound, 1)})
                   : ~0u, // chunkedSeqs
