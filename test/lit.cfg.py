@@ -103,6 +103,7 @@ if ssd_sanitize:
     config.environment["ASAN_OPTIONS"] = (
         "allocator_may_return_null=1:detect_leaks=0:abort_on_error=0")
     config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
+    config.environment["CFLAGS"] = sanitize_flags
     config.environment["CXXFLAGS"] = sanitize_flags
     config.environment["LDFLAGS"] = sanitize_flags
     # test/numeric-emu is the numeric grid of test/numeric run again on the
@@ -131,7 +132,7 @@ if platform.machine() in ("x86_64", "AMD64"):
     if {"avx2", "fma", "bmi1", "bmi2", "f16c", "movbe"} <= set(flags):
         config.available_features.add("x86-64-v3")
 
-# The compiler CMake chose for the project; the tests that build something
+# The compilers CMake chose for the project; the tests that build something
 # (consumer.test with cmake and ninja, the AOT executables) need it, and the
 # build needs cmake and ninja: all required packages, so no feature guards
 # them (a missing one fails those tests).
@@ -140,6 +141,9 @@ config.available_features.add("cmake-ninja")
 config.substitutions.append(("%cmake", shutil.which("cmake") or "cmake"))
 config.substitutions.append(("%ninja", shutil.which("ninja") or "ninja"))
 config.substitutions.append(("%ssd_cxx_compiler", ssd_cxx_compiler))
+# Its C compiler too (the consumer's C host links libSSDCAPI.so, which a
+# sanitizer build instruments with that compiler's runtime).
+config.substitutions.append(("%ssd_c_compiler", config.ssd_c_compiler))
 
 # GPU features, detected: `cuda` when a CUDA driver with at least one device
 # is present (the GPU numeric tests need it), `ptxas` when the CUDA toolkit's
