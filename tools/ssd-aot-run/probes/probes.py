@@ -60,7 +60,7 @@ def output_bytes(kind):
 
 
 def _bf16_bits(values):
-    """bf16 bits of small integers (exact in bf16)."""
+    """bf16 bits of values exact in bf16."""
     f = np.asarray(values, dtype=np.float32)
     return (f.view(np.uint32) >> 16).astype(np.uint32)
 
@@ -99,16 +99,13 @@ def _mma_matrices(words):
     return A, B, C
 
 
-def gen_mma(rng):
+def _pack_mma(matrices):
+    """The input registers of each warp's A [16,16], B [16,8] and C [16,8]
+    (bf16-exact A and B, f32 C) from `matrices(w)`, by fragment table."""
     warps = THREADS // 32
     words = np.zeros((THREADS, MMA_IN_WORDS), np.uint32)
     for w in range(warps):
-        # Small integers: every product and partial sum is exact in f32, so
-        # any accumulation order gives the same bits; C has a half so that
-        # no result is zero (no sign-of-zero question).
-        A = rng.integers(-8, 9, size=(16, 16))
-        B = rng.integers(-8, 9, size=(16, 8))
-        C = rng.integers(-64, 65, size=(16, 8)) + 0.5
+        A, B, C = matrices(w)
         for lane, a, b, c in _fragments():
             regs = words[32 * w + lane]
             for r in range(4):
@@ -120,6 +117,15 @@ def gen_mma(rng):
             for i in range(4):
                 regs[6 + i] = np.array([C[c[i]]], np.float32).view(np.uint32)[0]
     return words.reshape(-1)
+
+
+def gen_mma(rng):
+    # Small integers: every product and partial sum is exact in f32, so any
+    # accumulation order gives the same bits; C has a half so that no
+    # result is zero (no sign-of-zero question).
+    return _pack_mma(lambda w: (rng.integers(-8, 9, size=(16, 16)),
+                                rng.integers(-8, 9, size=(16, 8)),
+                                rng.integers(-64, 65, size=(16, 8)) + 0.5))
 
 
 def _bf16_round_values(rng, shape):
@@ -132,23 +138,9 @@ def _bf16_round_values(rng, shape):
 
 def gen_mma_round(rng):
     """Like gen_mma, with values whose sums round (see the module doc)."""
-    warps = THREADS // 32
-    words = np.zeros((THREADS, MMA_IN_WORDS), np.uint32)
-    for w in range(warps):
-        A = _bf16_round_values(rng, (16, 16))
-        B = _bf16_round_values(rng, (16, 8))
-        C = np.float32(rng.uniform(-64, 64, size=(16, 8)))
-        for lane, a, b, c in _fragments():
-            regs = words[32 * w + lane]
-            for r in range(4):
-                lo, hi = _bf16_bits([A[a[r][0]], A[a[r][1]]])
-                regs[r] = lo | (hi << 16)
-            for r in range(2):
-                lo, hi = _bf16_bits([B[b[r][0]], B[b[r][1]]])
-                regs[4 + r] = lo | (hi << 16)
-            for i in range(4):
-                regs[6 + i] = np.array([C[c[i]]], np.float32).view(np.uint32)[0]
-    return words.reshape(-1)
+    return _pack_mma(lambda w: (_bf16_round_values(rng, (16, 16)),
+                                _bf16_round_values(rng, (16, 8)),
+                                np.float32(rng.uniform(-64, 64, size=(16, 8)))))
 
 
 def _mma_outputs(words, scale=False):
