@@ -95,7 +95,9 @@ LogicalResult ChunkScanVarlenOp::verify() {
       {"query_start_loc", getQueryStartLoc()},
       {"has_initial_state", getHasInitialState()},
       {"cache_indices", getCacheIndices()},
-      {"update_state", getUpdateState()}};
+      {"update_state", getUpdateState()},
+      {"checkpoint_slots", getCheckpointSlots()},
+      {"checkpoint_offsets", getCheckpointOffsets()}};
   for (auto [name, value] : formOperands) {
     if (!value || isa<RankedTensorType>(value.getType()) == tensorForm)
       continue;
@@ -112,6 +114,18 @@ LogicalResult ChunkScanVarlenOp::verify() {
   if (!tensorForm && (!getYOut() || getNumResults() != 0))
     return emitOpError() << "the memref form takes y as an 'outs' memref and "
                             "has no results";
+
+  // The interval is what gives the slots a meaning, and offsets only shift
+  // the boundaries of slots that exist.
+  if (getCheckpointSlots() && !getCheckpointInterval())
+    return emitOpError() << "'checkpoint_slots' requires the "
+                            "'checkpoint_interval' attribute";
+  if (!getCheckpointSlots() && getCheckpointInterval())
+    return emitOpError() << "'checkpoint_interval' is only valid with "
+                            "'checkpoint_slots'";
+  if (!getCheckpointSlots() && getCheckpointOffsets())
+    return emitOpError() << "'checkpoint_offsets' is only valid with "
+                            "'checkpoint_slots'";
 
   Value y = getYValue();
   auto cacheIndicesType = cast<ShapedType>(getCacheIndices().getType());
@@ -131,6 +145,8 @@ LogicalResult ChunkScanVarlenOp::verify() {
        cacheIndicesRow ? SmallVector<StringRef, 4>{"1", "batch"}
                        : SmallVector<StringRef, 4>{"batch"}},
       {"update_state", getUpdateState(), {"batch"}},
+      {"checkpoint_slots", getCheckpointSlots(), {"batch", "K"}},
+      {"checkpoint_offsets", getCheckpointOffsets(), {"batch"}},
       {"y", y, {"T", "H", "P"}}};
 
   for (const OperandSpec &spec : specs) {
@@ -177,6 +193,20 @@ LogicalResult ChunkScanVarlenOp::verify() {
     return emitOpError()
            << "'cache_indices' element type must be i32 or ui32, got "
            << indexType;
+  if (Value slots = getCheckpointSlots()) {
+    Type slotType = getElementTypeOrSelf(slots.getType());
+    if (!slotType.isSignlessInteger(32) && !slotType.isUnsignedInteger(32))
+      return emitOpError()
+             << "'checkpoint_slots' element type must be i32 or ui32, got "
+             << slotType;
+  }
+  if (Value offsets = getCheckpointOffsets()) {
+    Type offsetType = getElementTypeOrSelf(offsets.getType());
+    if (!offsetType.isSignlessInteger(32))
+      return emitOpError()
+             << "'checkpoint_offsets' element type must be i32, got "
+             << offsetType;
+  }
   for (auto [name, value] :
        {std::pair<StringRef, Value>{"has_initial_state", getHasInitialState()},
         {"update_state", getUpdateState()}}) {

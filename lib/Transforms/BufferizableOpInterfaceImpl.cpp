@@ -83,7 +83,9 @@ struct ChunkScanVarlenOpInterface
         bufferOf(scan.getD()), bufferOf(scan.getDtBias()), scan.getSsmPool(),
         bufferOf(scan.getQueryStartLoc()), bufferOf(scan.getHasInitialState()),
         bufferOf(scan.getCacheIndices()), bufferOf(scan.getUpdateState()),
-        *yBuffer, scan.getFormAttr(), scan.getChunkSizeAttr());
+        bufferOf(scan.getCheckpointSlots()),
+        bufferOf(scan.getCheckpointOffsets()), *yBuffer, scan.getFormAttr(),
+        scan.getChunkSizeAttr(), scan.getCheckpointIntervalAttr());
     replaceOpWithBufferizedValues(rewriter, op, *yBuffer);
     return success();
   }

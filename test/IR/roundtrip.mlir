@@ -79,3 +79,34 @@ func.func @tensor_form_dynamic(%x: tensor<?x?x?xf32>, %dt: tensor<?x?xf32>, %A: 
       has_initial_state(%init : tensor<?xi1>) cache_indices(%ci : tensor<?xi32>) -> tensor<?x?x?xf32>
   return %y : tensor<?x?x?xf32>
 }
+
+// CHECK-LABEL: func.func @memref_form_checkpoints
+// CHECK:      cache_indices(%{{[^ ]+}} : memref<?xi32>)
+// CHECK-SAME:   checkpoint_slots(%{{[^ ]+}} : memref<?x4xui32>) checkpoint_offsets(%{{[^ ]+}} : memref<?xi32>)
+// CHECK-SAME:   checkpoint_interval(256) outs(%{{[^ ]+}} : memref<?x80x64xbf16>)
+func.func @memref_form_checkpoints(%x: memref<?x80x64xbf16>, %dt: memref<?x80xbf16>, %A: memref<80xbf16>,
+    %B: memref<?x1x128xbf16>, %C: memref<?x1x128xbf16>, %pool: memref<64x80x64x128xf32>,
+    %qsl: memref<?xi32>, %ci: memref<?xi32>, %cs: memref<?x4xui32>, %co: memref<?xi32>,
+    %y: memref<?x80x64xbf16>) {
+  ssd.chunk_scan_varlen x(%x : memref<?x80x64xbf16>) dt(%dt : memref<?x80xbf16>) A(%A : memref<80xbf16>)
+      B(%B : memref<?x1x128xbf16>) C(%C : memref<?x1x128xbf16>) ssm_pool(%pool : memref<64x80x64x128xf32>)
+      query_start_loc(%qsl : memref<?xi32>) cache_indices(%ci : memref<?xi32>)
+      checkpoint_slots(%cs : memref<?x4xui32>) checkpoint_offsets(%co : memref<?xi32>)
+      checkpoint_interval(256) outs(%y : memref<?x80x64xbf16>)
+  return
+}
+
+// CHECK-LABEL: func.func @tensor_form_checkpoints
+// CHECK:      update_state(%{{[^ ]+}} : tensor<2xi1>) checkpoint_slots(%{{[^ ]+}} : tensor<2x5xi32>)
+// CHECK-NOT:    checkpoint_offsets
+// CHECK-SAME:   checkpoint_interval(1) -> tensor<8x4x2xf32>
+func.func @tensor_form_checkpoints(%x: tensor<8x4x2xf32>, %dt: tensor<8x4xf32>, %A: tensor<4xf32>,
+    %B: tensor<8x2x3xf32>, %C: tensor<8x2x3xf32>, %pool: memref<16x4x2x3xf32>,
+    %qsl: tensor<3xi32>, %ci: tensor<2xi32>, %upd: tensor<2xi1>, %cs: tensor<2x5xi32>) -> tensor<8x4x2xf32> {
+  %y = ssd.chunk_scan_varlen x(%x : tensor<8x4x2xf32>) dt(%dt : tensor<8x4xf32>) A(%A : tensor<4xf32>)
+      B(%B : tensor<8x2x3xf32>) C(%C : tensor<8x2x3xf32>)
+      ssm_pool(%pool : memref<16x4x2x3xf32>) query_start_loc(%qsl : tensor<3xi32>)
+      cache_indices(%ci : tensor<2xi32>) update_state(%upd : tensor<2xi1>)
+      checkpoint_slots(%cs : tensor<2x5xi32>) checkpoint_interval(1) -> tensor<8x4x2xf32>
+  return %y : tensor<8x4x2xf32>
+}

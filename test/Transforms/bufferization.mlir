@@ -47,3 +47,21 @@ func.func @two_results(%x: tensor<8x4x2xf32>, %dt: tensor<8x4xf32>, %A: tensor<4
       query_start_loc(%qsl : tensor<3xi32>) cache_indices(%ci : tensor<2xi32>) -> tensor<8x4x2xf32>
   return %y0, %y1 : tensor<8x4x2xf32>, tensor<8x4x2xf32>
 }
+
+// Checkpoint operands become buffers and the interval survives.
+// CHECK-LABEL: func.func @checkpoints(
+// CHECK-SAME:    %[[CS:[a-z0-9]+]]: memref<2x3xi32>
+// CHECK-SAME:    %[[CO:[a-z0-9]+]]: memref<2xi32>
+// CHECK:         ssd.chunk_scan_varlen
+// CHECK-SAME:      checkpoint_slots(%[[CS]] : memref<2x3xi32>) checkpoint_offsets(%[[CO]] : memref<2xi32>)
+// CHECK-SAME:      checkpoint_interval(4) outs(
+func.func @checkpoints(%x: tensor<8x4x2xf32>, %dt: tensor<8x4xf32>, %A: tensor<4xf32>,
+    %B: tensor<8x1x3xf32>, %pool: memref<16x4x2x3xf32>, %qsl: tensor<3xi32>, %ci: tensor<2xi32>,
+    %cs: tensor<2x3xi32>, %co: tensor<2xi32>) -> tensor<8x4x2xf32> {
+  %y = ssd.chunk_scan_varlen x(%x : tensor<8x4x2xf32>) dt(%dt : tensor<8x4xf32>) A(%A : tensor<4xf32>)
+      B(%B : tensor<8x1x3xf32>) C(%B : tensor<8x1x3xf32>)
+      ssm_pool(%pool : memref<16x4x2x3xf32>) query_start_loc(%qsl : tensor<3xi32>)
+      cache_indices(%ci : tensor<2xi32>) checkpoint_slots(%cs : tensor<2x3xi32>)
+      checkpoint_offsets(%co : tensor<2xi32>) checkpoint_interval(4) -> tensor<8x4x2xf32>
+  return %y : tensor<8x4x2xf32>
+}

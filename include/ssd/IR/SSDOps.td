@@ -47,6 +47,8 @@ def SSD_ChunkScanVarlenOp : SSD_Op<"chunk_scan_varlen", [
     | `has_initial_state` (optional) | [batch] | i1                          |
     | `cache_indices`     | [batch] or [1, batch] | i32 or ui32, read unsigned |
     | `update_state` (optional) | [batch]      | i1                          |
+    | `checkpoint_slots` (optional) | [batch, K] | i32 or ui32, read unsigned |
+    | `checkpoint_offsets` (optional) | [batch]  | i32, >= 0                   |
     | `y`                 | [T, H, P]          | model dtype                 |
 
     Semantics, for every sequence b over tokens
@@ -77,6 +79,27 @@ def SSD_ChunkScanVarlenOp : SSD_Op<"chunk_scan_varlen", [
       from zero and writes no state; its rows of `y` are still computed.
     - A sequence of length 0 produces no rows of `y`; if it writes, it writes
       its initial state.
+
+    State checkpoints (prefix caching, speculative decoding): with
+    `checkpoint_slots` present, `checkpoint_interval = I` (attribute, >= 1)
+    is present too, and sequence b also writes the state it holds at every
+    interval boundary it crosses, counted from its absolute start. With
+    o = checkpoint_offsets[b] (0 when the operand is absent: the tokens the
+    sequence held before this call), after its local token j the sequence
+    holds o + j + 1 tokens; when that is a multiple of I it is boundary
+
+    ```
+    k = (o + j + 1) / I - floor(o / I) - 1
+    if k < K and checkpoint_slots[b, k] != -1 and cache_indices[b] != -1:
+      ssm_pool[checkpoint_slots[b, k]] = S   # the state after token j
+    ```
+
+    rounded like a final state. Boundaries past K are not written;
+    checkpoints are written whatever `update_state[b]` says (a verify call
+    keeps one state per draft token and leaves the main slot alone); I = 1
+    gives one state per token. Checkpoint slots must be distinct from one
+    another across the call and from every slot the call reads or writes;
+    every read still sees the pool as it was before the call.
 
     Two forms of the op:
     - tensor form: every operand but `ssm_pool` is a tensor, and `y` is the
@@ -117,9 +140,12 @@ def SSD_ChunkScanVarlenOp : SSD_Op<"chunk_scan_varlen", [
     Optional<SSD_TensorOrMemRef>:$has_initial_state,
     SSD_TensorOrMemRef:$cache_indices,
     Optional<SSD_TensorOrMemRef>:$update_state,
+    Optional<SSD_TensorOrMemRef>:$checkpoint_slots,
+    Optional<SSD_TensorOrMemRef>:$checkpoint_offsets,
     Optional<AnyMemRef>:$y_out,
     OptionalAttr<SSD_FormAttr>:$form,
-    OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$chunk_size
+    OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$chunk_size,
+    OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$checkpoint_interval
   );
   let results = (outs Optional<AnyRankedTensor>:$y);
 
@@ -137,6 +163,11 @@ def SSD_ChunkScanVarlenOp : SSD_Op<"chunk_scan_varlen", [
         type($has_initial_state) `)`)?
     `cache_indices` `(` $cache_indices `:` type($cache_indices) `)`
     (`update_state` `(` $update_state^ `:` type($update_state) `)`)?
+    (`checkpoint_slots` `(` $checkpoint_slots^ `:` type($checkpoint_slots)
+        `)`)?
+    (`checkpoint_offsets` `(` $checkpoint_offsets^ `:`
+        type($checkpoint_offsets) `)`)?
+    (`checkpoint_interval` `(` $checkpoint_interval^ `)`)?
     (`outs` `(` $y_out^ `:` type($y_out) `)`)?
     attr-dict (`->` type($y)^)?
   }];

@@ -146,6 +146,10 @@ struct LowerChunkScanVarlenToGPU : public OpRewritePattern<ChunkScanVarlenOp> {
     if (std::optional<std::string> reason =
             whyNotLowerable(op, options, &needs))
       return rewriter.notifyMatchFailure(op, *reason);
+    // TODO(issue 21): checkpoint writes in this lowering.
+    if (op.getCheckpointSlots())
+      return rewriter.notifyMatchFailure(
+          op, "state checkpoints are not lowered by this pass yet");
     mlir::ssd::detail::StaticExtents extents =
         *mlir::ssd::detail::getStaticExtents(op);
     rewriter.setInsertionPoint(op);
