@@ -1,8 +1,9 @@
 //===- SelectForm.cpp - choose the algorithm of each scan op --------------===//
 //
 // Records on each ssd.chunk_scan_varlen op whether the serial or the chunked
-// algorithm computes it. The choice depends only on the launch shape: total
-// tokens T and the number of sequences. Static shapes decide here; dynamic
+// algorithm computes it. The choice depends on the launch shape (total
+// tokens T and the number of sequences) and, on the CPU, on how dense the
+// op's state checkpoints are. Static shapes decide here; dynamic
 // ones get both forms behind an scf.if on the runtime values.
 //
 //===----------------------------------------------------------------------===//
@@ -18,6 +19,8 @@
 #include "ssd/IR/SSDOps.h"
 #include "ssd/Support/OptionRange.h"
 #include "ssd/Transforms/FormSelection.h"
+
+#include <limits>
 
 namespace mlir {
 namespace ssd {
@@ -80,7 +83,8 @@ struct SSDSelectFormPass
       forced = Form::chunked;
     else if (form == FormChoice::Serial)
       forced = Form::serial;
-    FormThresholds rule{minChunkedTokens, minChunkedTokensPerSeq};
+    FormThresholds rule{minChunkedTokens, minChunkedTokensPerSeq,
+                        serialForDenseCheckpoints};
 
     SmallVector<ChunkScanVarlenOp> ops;
     getOperation()->walk([&](ChunkScanVarlenOp op) {
@@ -121,6 +125,15 @@ struct SSDSelectFormPass
     };
     if (forced)
       return pinAndCount(*forced);
+
+    std::optional<int64_t> interval;
+    if (std::optional<uint64_t> value = op.getCheckpointInterval())
+      interval = static_cast<int64_t>(
+          std::min<uint64_t>(*value, std::numeric_limits<int64_t>::max()));
+    int64_t chunk = op.getChunkSizeAttr() ? op.getChunkSizeAttr().getInt()
+                                          : int64_t(chunkSize);
+    if (rule.checkpointsKeepSerial(interval, chunk))
+      return pinAndCount(Form::serial);
 
     int64_t tokens = cast<ShapedType>(op.getX().getType()).getDimSize(0);
     int64_t offsets =

@@ -1,6 +1,7 @@
 // RUN: ssd-opt %s -ssd-select-form -split-input-file | FileCheck %s
 // RUN: ssd-opt %s -ssd-select-form="form=chunked chunk-size=64" -split-input-file | FileCheck %s --check-prefix=FORCED
 // RUN: ssd-opt %s -ssd-select-form="min-chunked-tokens=8 min-chunked-tokens-per-seq=4" -split-input-file | FileCheck %s --check-prefix=LOW
+// RUN: ssd-opt %s -ssd-select-form="serial-for-dense-checkpoints=false" -split-input-file | FileCheck %s --check-prefix=GPU
 // RUN: not ssd-opt %s -ssd-select-form="form=fastest" -split-input-file 2>&1 | FileCheck %s --check-prefix=BADFORM
 // RUN: not ssd-opt %s -ssd-select-form="chunk-size=0" -split-input-file 2>&1 | FileCheck %s --check-prefix=BADCHUNK
 
@@ -128,5 +129,63 @@ func.func @pinned_form_is_kept(%x: memref<8x4x2xf32>, %dt: memref<8x4xf32>, %A: 
       B(%B : memref<8x1x3xf32>) C(%B : memref<8x1x3xf32>) ssm_pool(%pool : memref<16x4x2x3xf32>)
       query_start_loc(%qsl : memref<9xi32>) cache_indices(%ci : memref<8xi32>) outs(%y2 : memref<8x4x2xf32>)
       {form = #ssd<form serial>}
+  return
+}
+
+// -----
+
+// Checkpoints closer together than a chunk keep a long prefill serial on the
+// CPU (every chunk would walk to its checkpoint serially); the GPU pipelines
+// (serial-for-dense-checkpoints=false) still go by the launch shape; a
+// pinned chunked form is kept.
+// CHECK-LABEL: func.func @dense_checkpoints_keep_serial
+// CHECK:       checkpoint_interval(128)
+// CHECK-SAME:  {form = #ssd<form serial>}
+// GPU-LABEL:   func.func @dense_checkpoints_keep_serial
+// GPU:         {chunk_size = 256 : i64, form = #ssd<form chunked>}
+// FORCED-LABEL: func.func @dense_checkpoints_keep_serial
+// FORCED:      form = #ssd<form chunked>
+func.func @dense_checkpoints_keep_serial(%x: memref<131072x4x2xf32>, %dt: memref<131072x4xf32>, %A: memref<4xf32>,
+    %B: memref<131072x1x3xf32>, %pool: memref<16x4x2x3xf32>, %qsl: memref<2xi32>, %ci: memref<1xi32>,
+    %cs: memref<1x8xi32>, %y: memref<131072x4x2xf32>) {
+  ssd.chunk_scan_varlen x(%x : memref<131072x4x2xf32>) dt(%dt : memref<131072x4xf32>) A(%A : memref<4xf32>)
+      B(%B : memref<131072x1x3xf32>) C(%B : memref<131072x1x3xf32>) ssm_pool(%pool : memref<16x4x2x3xf32>)
+      query_start_loc(%qsl : memref<2xi32>) cache_indices(%ci : memref<1xi32>)
+      checkpoint_slots(%cs : memref<1x8xi32>) checkpoint_interval(128) outs(%y : memref<131072x4x2xf32>)
+  return
+}
+
+// -----
+
+// A checkpoint every chunk or sparser costs the chunked form one more state
+// write per checkpoint: the launch shape decides.
+// CHECK-LABEL: func.func @sparse_checkpoints_follow_the_shape
+// CHECK:       {chunk_size = 256 : i64, form = #ssd<form chunked>}
+func.func @sparse_checkpoints_follow_the_shape(%x: memref<131072x4x2xf32>, %dt: memref<131072x4xf32>, %A: memref<4xf32>,
+    %B: memref<131072x1x3xf32>, %pool: memref<16x4x2x3xf32>, %qsl: memref<2xi32>, %ci: memref<1xi32>,
+    %cs: memref<1x8xi32>, %y: memref<131072x4x2xf32>) {
+  ssd.chunk_scan_varlen x(%x : memref<131072x4x2xf32>) dt(%dt : memref<131072x4xf32>) A(%A : memref<4xf32>)
+      B(%B : memref<131072x1x3xf32>) C(%B : memref<131072x1x3xf32>) ssm_pool(%pool : memref<16x4x2x3xf32>)
+      query_start_loc(%qsl : memref<2xi32>) cache_indices(%ci : memref<1xi32>)
+      checkpoint_slots(%cs : memref<1x8xi32>) checkpoint_interval(256) outs(%y : memref<131072x4x2xf32>)
+  return
+}
+
+// -----
+
+// With T and batch dynamic no runtime branch is needed: dense checkpoints
+// make both branches serial.
+// CHECK-LABEL: func.func @dense_checkpoints_dynamic
+// CHECK-NOT:   scf.if
+// CHECK:       {form = #ssd<form serial>}
+// GPU-LABEL:   func.func @dense_checkpoints_dynamic
+// GPU:         scf.if
+func.func @dense_checkpoints_dynamic(%x: memref<?x4x2xf32>, %dt: memref<?x4xf32>, %A: memref<4xf32>,
+    %B: memref<?x1x3xf32>, %pool: memref<16x4x2x3xf32>, %qsl: memref<?xi32>, %ci: memref<?xi32>,
+    %cs: memref<?x8xi32>, %y: memref<?x4x2xf32>) {
+  ssd.chunk_scan_varlen x(%x : memref<?x4x2xf32>) dt(%dt : memref<?x4xf32>) A(%A : memref<4xf32>)
+      B(%B : memref<?x1x3xf32>) C(%B : memref<?x1x3xf32>) ssm_pool(%pool : memref<16x4x2x3xf32>)
+      query_start_loc(%qsl : memref<?xi32>) cache_indices(%ci : memref<?xi32>)
+      checkpoint_slots(%cs : memref<?x8xi32>) checkpoint_interval(1) outs(%y : memref<?x4x2xf32>)
   return
 }

@@ -69,10 +69,16 @@ struct SSDFormPipelineOptionsBase : public PassPipelineOptions<Derived> {
       llvm::cl::desc("fewest tokens per sequence (T / batch) for which auto "
                      "picks chunked, 0 to 2^31 - 1"),
       llvm::cl::init(Thresholds.minChunkedTokensPerSeq)};
+  Option<bool> serialForDenseCheckpoints{
+      *this, "serial-for-dense-checkpoints",
+      llvm::cl::desc("auto keeps an op serial when its checkpoint_interval is "
+                     "below the chunk size"),
+      llvm::cl::init(Thresholds.serialForDenseCheckpoints)};
 
   /// Those options as ssd-select-form takes them.
   SSDSelectFormOptions selectFormOptions() const {
-    return {form, chunkSize, minChunkedTokens, minChunkedTokensPerSeq};
+    return {form, chunkSize, minChunkedTokens, minChunkedTokensPerSeq,
+            serialForDenseCheckpoints};
   }
 };
 

@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 
 namespace mlir {
 namespace ssd {
@@ -66,6 +67,14 @@ struct FormThresholds {
   /// Fewest tokens per sequence on average (T / batch) for which the chunked
   /// form is chosen.
   int64_t minChunkedTokensPerSeq = 65536;
+  /// With state checkpoints closer together than a chunk, every chunk holds
+  /// one that the chunked form reaches by a serial walk from the chunk's
+  /// entering state (ChunkedScan.cpp): it then does the serial form's state
+  /// updates on top of its own work. Where total work decides (the CPU) such
+  /// ops stay serial; the GPU's walks run in parallel over chunks, each at
+  /// most a chunk long, against the serial kernel's walk over the whole
+  /// sequence, so there the launch shape still decides.
+  bool serialForDenseCheckpoints = true;
 
   /// True when a launch of `tokens` tokens over `batch` sequences should run
   /// the chunked form: long launches of long sequences. Decode (one token per
@@ -73,6 +82,13 @@ struct FormThresholds {
   bool choosesChunked(int64_t tokens, int64_t batch) const {
     return tokens >= minChunkedTokens &&
            tokens >= minChunkedTokensPerSeq * std::max<int64_t>(batch, 1);
+  }
+
+  /// True when checkpoints every `interval` tokens (none: nullopt) make an
+  /// op serial whatever its launch shape, for chunks of `chunkSize`.
+  bool checkpointsKeepSerial(std::optional<int64_t> interval,
+                             int64_t chunkSize) const {
+    return serialForDenseCheckpoints && interval && *interval < chunkSize;
   }
 
   /// Per sequence, the same rule as for a launch of that one sequence: a
@@ -95,7 +111,7 @@ inline constexpr FormThresholds kCPUFormThresholds{};
 /// chunked once a launch has 1024 tokens and its sequences average 256, where
 /// the serial kernel's token loop (one step per token per sequence) stops
 /// being hidden by parallelism over heads and sequences.
-inline constexpr FormThresholds kGPUFormThresholds{1024, 256};
+inline constexpr FormThresholds kGPUFormThresholds{1024, 256, false};
 
 /// Mixed launches: a serial op carrying this attribute (an i64, the
 /// per-sequence threshold minChunkedSequence()) may run its sequences of at

@@ -22,6 +22,14 @@ def SSDSelectForm : Pass<"ssd-select-form"> {
     replaced by an `scf.if` on the runtime values whose branches hold one op
     of each form.
 
+    State checkpoints weigh in too: with `serial-for-dense-checkpoints`
+    (the CPU default), an op whose `checkpoint_interval` is below the chunk
+    size stays serial whatever its launch shape, since every chunk would
+    hold a checkpoint the chunked form reaches by a serial walk (it would do
+    the serial form's state updates on top of its own work). The GPU
+    pipelines turn it off: there the walks run in parallel over chunks, each
+    at most a chunk long, while the serial kernel walks whole sequences.
+
     Ops that already carry a form are left alone, so a graph compiler can pin
     the form of some ops and let the pass choose for the rest.
 
@@ -71,7 +79,11 @@ def SSDSelectForm : Pass<"ssd-select-form"> {
     Option<"minChunkedTokensPerSeq", "min-chunked-tokens-per-seq", "int64_t",
            /*default=*/"::mlir::ssd::kCPUFormThresholds.minChunkedTokensPerSeq",
            "fewest tokens per sequence on average (T / batch) for which auto "
-           "picks the chunked form">
+           "picks the chunked form">,
+    Option<"serialForDenseCheckpoints", "serial-for-dense-checkpoints", "bool",
+           /*default=*/"::mlir::ssd::kCPUFormThresholds.serialForDenseCheckpoints",
+           "auto keeps an op serial when its checkpoint_interval is below the "
+           "chunk size (true on the CPU; the GPU pipelines pass false)">
   ];
   let statistics = [
     Statistic<"numSerial", "num-serial", "ops fixed to the serial form">,
