@@ -34,6 +34,7 @@
 #include "mlir/Dialect/Index/IR/IndexDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/LLVMIR/Transforms/OptimizeForNVVM.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
@@ -175,6 +176,11 @@ struct KernelCodegenOptions {
 /// of upstream's gpu-lower-to-nvvm-pipeline (MLIR 22), written out so that
 /// the emulator's target can replace the NVVM one right before
 /// gpu-module-to-binary; everything before it is the same for both targets.
+/// Kept in step with mlir/lib/Dialect/GPU/Pipelines/GPUToNVVMPipeline.cpp
+/// (buildCommonPassPipeline, buildGpuPassPipeline, buildHostPostPipeline):
+/// the differences are the async region pass and outlining up front (the
+/// launches share one stream) and the 64-bit index width, which the kernels'
+/// base offsets need.
 void addKernelCodegen(OpPassManager &pm, const KernelCodegenOptions &options) {
   pm.addPass(createGpuKernelOutliningPass());
   pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
@@ -199,9 +205,11 @@ void addKernelCodegen(OpPassManager &pm, const KernelCodegenOptions &options) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 
+  pm.addNestedPass<gpu::GPUModuleOp>(createStripDebugInfoPass());
   ConvertGpuOpsToNVVMOpsOptions toNVVM;
   toNVVM.indexBitwidth = 64;
   pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps(toNVVM));
+  pm.addNestedPass<gpu::GPUModuleOp>(LLVM::createNVVMOptimizeForTargetPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createCanonicalizerPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createCSEPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createReconcileUnrealizedCastsPass());
