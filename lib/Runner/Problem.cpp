@@ -549,21 +549,21 @@ bool load(Loader &L, ModelDType dtype, PoolDType poolDType,
       !L.read("checkpoint_offsets.npy", true, ckOffsets,
               out.checkpointOffsetsPresent))
     return false;
-  // The interval comes with the slots: neither means anything alone.
+  // The interval and the offsets come with the slots: neither means
+  // anything alone.
+  if (out.checkpointOffsetsPresent && !out.checkpointSlotsPresent)
+    return L.fail("checkpoint_offsets.npy",
+                  "given without checkpoint_slots.npy (offsets only place "
+                  "checkpoints)");
   if (out.checkpointSlotsPresent && checkpointInterval < 1)
     return L.fail("checkpoint_slots.npy",
                   "--checkpoint-interval is required with "
                   "checkpoint_slots.npy");
   if (!out.checkpointSlotsPresent && checkpointInterval > 0)
     return L.fail("checkpoint_slots.npy",
-                  "missing, but --checkpoint-interval " +
+                  "--checkpoint-interval " +
                       std::to_string(checkpointInterval) +
-                      " was given (it is only valid with "
-                      "checkpoint_slots.npy)");
-  if (out.checkpointOffsetsPresent && !out.checkpointSlotsPresent)
-    return L.fail("checkpoint_offsets.npy",
-                  "given without checkpoint_slots.npy (offsets only place "
-                  "checkpoints)");
+                      " given without checkpoint_slots.npy");
 
   // Sizes come from x (T, H, P), B (G, N), the pool (S) and
   // query_start_loc (batch); every other file is checked against them.
@@ -681,7 +681,7 @@ bool load(Loader &L, ModelDType dtype, PoolDType poolDType,
     out.checkpointK = ckSlots.shape[1];
     if (!L.expectShape("checkpoint_slots.npy", ckSlots,
                        {out.batch, out.checkpointK}, "[batch, K]",
-                       "query_start_loc.npy (batch) and its own columns (K)"))
+                       "query_start_loc.npy (batch)"))
       return false;
     out.checkpointSlotsUnsigned = ckSlots.descr == "<u4";
     out.checkpointSlots.resize(size_t(out.batch * out.checkpointK));
