@@ -154,6 +154,12 @@ bool compileVariants(const CompileRequest &o, mlir::MLIRContext &context,
                      std::string &error) {
   std::vector<std::string> done;
   for (const std::string &dir : o.inputs) {
+    // The registry's keys and ssd-aot-run take no checkpoint interval yet.
+    if (std::string path = ssd::checkpointSlotsPath(dir); !path.empty()) {
+      error = path + ": state checkpoints are not supported by ssd-compile "
+                     "(ssd-run --checkpoint-interval runs them)";
+      return false;
+    }
     ssd::ScanProblem problem;
     if (!ssd::loadProblem(dir, o.dtype, problem, error))
       return false;

@@ -78,6 +78,8 @@ std::string ssd::buildScanModuleText(const ScanProblem &p,
       bool batchDim = o.name == "query_start_loc" ||
                       o.name == "has_initial_state" ||
                       o.name == "update_state" ||
+                      o.name == "checkpoint_offsets" ||
+                      (o.name == "checkpoint_slots" && i == 0) ||
                       (o.name == "cache_indices" && i == o.shape.size() - 1);
       if (!options.staticShapes && (tokenDim || batchDim))
         os << "?x";
@@ -109,6 +111,12 @@ std::string ssd::buildScanModuleText(const ScanProblem &p,
     op << (opCount ? (opCount % 3 == 0 ? "\n      " : " ") : "") << o.name
        << "(" << value << " : " << typeOf(o) << ")";
     ++opCount;
+    // The interval attribute follows the last checkpoint operand.
+    bool lastCheckpointOperand =
+        (o.name == "checkpoint_slots" && !p.checkpointOffsetsPresent) ||
+        o.name == "checkpoint_offsets";
+    if (lastCheckpointOperand)
+      op << " checkpoint_interval(" << p.checkpointInterval << ")";
   }
   std::ostringstream module;
   module << "func.func @" << options.functionName << "(\n    " << args.str()

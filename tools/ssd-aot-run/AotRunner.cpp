@@ -184,6 +184,10 @@ bool copyBandwidth(size_t bytes, int reps, double &bandwidth,
 
 int bench(const Options &o, ssd::ModelDType dtype) {
   std::string error;
+  // No variant is compiled with checkpoints (ssd-compile rejects them).
+  if (std::string path = ssd::checkpointSlotsPath(o.like); !path.empty())
+    return fail(path + ": state checkpoints are not supported by ssd-aot-run "
+                       "(ssd-run --checkpoint-interval runs them)");
   ssd::ScanProblem like;
   if (!ssd::loadProblem(o.like, dtype, like, error))
     return fail(error);
@@ -413,6 +417,10 @@ int runOne(const Options &o) {
     return fail("--target " + target + ": this executable runs on " + linked +
                 " (linked with " + ssd::aot::deviceLibrary() + ")");
 
+  // No variant is compiled with checkpoints (ssd-compile rejects them).
+  if (std::string path = ssd::checkpointSlotsPath(o.inputs); !path.empty())
+    return fail(path + ": state checkpoints are not supported by ssd-aot-run "
+                       "(ssd-run --checkpoint-interval runs them)");
   ssd::ScanProblem problem;
   if (!ssd::loadProblem(o.inputs, dtype, problem, error))
     return fail(error);
