@@ -265,6 +265,14 @@ def test_resume_from_a_checkpoint():
     assert rel_err(b["ssm_pool"][4], a["ssm_pool"][0]) <= 5e-4
 
 
+def test_checkpoints_on_the_gpu_emulator(monkeypatch):
+    a, kw = checkpoint_case(seed=18)
+    before = a["ssm_pool"].clone()
+    monkeypatch.setenv("SSD_TORCH_DEVICE", "gpu-emu")
+    y = call(a, form="chunked", chunk_size=4, **kw)
+    check(a, before, y, **kw)
+
+
 def _bad(a, name, value):
     b = dict(a)
     b[name] = value
