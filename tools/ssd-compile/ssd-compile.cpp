@@ -131,8 +131,8 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
       errno = 0;
       o.checkpointInterval = std::strtoll(v.c_str(), &end, 10);
       if (v.empty() || *end || errno == ERANGE || o.checkpointInterval < 1) {
-        error = "--checkpoint-interval must be an integer >= 1, got '" + v +
-                "'";
+        error =
+            "--checkpoint-interval must be an integer >= 1, got '" + v + "'";
         return false;
       }
     } else {
