@@ -8,11 +8,19 @@
                                                 compare an output dir to a
                                                 reference dir
   ssdgen.py bad OUTDIR KIND                     write a deliberately broken dir
+  ssdgen.py split INPUTDIR POOLDIR OUTDIR --sequence B --start J
+                 --checkpoint-interval I        the rest of sequence B from its
+                                                checkpoint after local token
+                                                J - 1, as a call of its own
+  ssdgen.py resume-check INPUTDIR FULLOUT SPLITDIR SPLITOUT --sequence B
+                 --start J                      compare a split run with the
+                                                uncut one
 
 Only the standard library and NumPy. `ref` is an independent NumPy
 transcription of the recurrence, used to cross-check the C++ reference: it
 performs the same operations in the same order, so the two agree bit for bit
-(checked with --tol 0). `--pool-dtype bf16` matches ssd-run's: the float32
+(checked with --tol 0). With checkpoints, `ref` and `check` take the
+interval as ssd-run does (--checkpoint-interval). `--pool-dtype bf16` matches ssd-run's: the float32
 values of ssm_pool.npy are rounded to bf16 on load and the written states to
 bf16 on write; the output pool holds those bf16 values as float32.
 """
@@ -89,7 +97,8 @@ def load_inputs(d):
     """All files of an input dir as NumPy arrays (absent optionals: None)."""
     arrs = {}
     for name in FLOAT_INPUTS + ["ssm_pool", "query_start_loc", "cache_indices",
-                                "has_initial_state", "update_state"]:
+                                "has_initial_state", "update_state",
+                                "checkpoint_slots", "checkpoint_offsets"]:
         p = _path(d, name)
         arrs[name] = np.load(p) if os.path.exists(p) else None
     return arrs
@@ -106,6 +115,42 @@ def writers(arrs):
             out.append((None, False))
         else:
             out.append((slot, upd is None or bool(upd[b])))
+    return out
+
+
+def checkpoint_boundaries(offset, length, interval):
+    """(j, k) for each local token j after which a sequence of `length`
+    tokens that held `offset` before the call reaches a multiple of the
+    interval, k being that boundary's index in this call."""
+    out = []
+    for j in range(length):
+        held = offset + j + 1
+        if held % interval == 0:
+            out.append((j, held // interval - offset // interval - 1))
+    return out
+
+
+def checkpoint_writes(arrs, interval):
+    """[(sequence, local token j, slot)] of every checkpoint the call writes
+    (docs/overview.md, "State checkpoints")."""
+    slots = arrs.get("checkpoint_slots")
+    if slots is None:
+        return []
+    if not interval:
+        raise SystemExit("ssdgen: checkpoint_slots.npy needs "
+                         "--checkpoint-interval")
+    slots = slots.astype(np.int64) & 0xFFFFFFFF
+    offsets = arrs.get("checkpoint_offsets")
+    qsl = arrs["query_start_loc"]
+    out = []
+    for b, (slot, _) in enumerate(writers(arrs)):
+        if slot is None:
+            continue  # Padding writes no checkpoints.
+        o = int(offsets[b]) if offsets is not None else 0
+        for j, k in checkpoint_boundaries(o, int(qsl[b + 1] - qsl[b]),
+                                          interval):
+            if k < slots.shape[1] and slots[b, k] != PADDING:
+                out.append((b, j, int(slots[b, k])))
     return out
 
 
@@ -134,8 +179,16 @@ def _mask(mode, batch, rng):
 def generate(outdir, seqlens, H=4, P=8, N=16, G=2, slots=None, seed=0,
              with_D=True, with_dt_bias=True, initial="mixed", update="mixed",
              ci_shape="1d", ci_dtype="int32", padding=(), float16_files=False,
-             tree=False, large_dt=0.0):
-    """Writes a valid input directory; returns the arrays written."""
+             tree=False, large_dt=0.0, checkpoint_interval=None,
+             checkpoint_k=None, checkpoint_offsets=None,
+             checkpoint_unused=False, checkpoint_slots_dtype="int32"):
+    """Writes a valid input directory; returns the arrays written.
+
+    With `checkpoint_interval`, also checkpoint_slots.npy ([batch, K], every
+    entry a slot no sequence names in cache_indices, the pool grown to hold
+    them) and, with `checkpoint_offsets` (a list, or "random"),
+    checkpoint_offsets.npy. The interval itself is not written: ssd-run
+    takes it as --checkpoint-interval."""
     if H % G:
         raise SystemExit("ssdgen: H=%d is not a multiple of G=%d" % (H, G))
     rng = np.random.default_rng(seed)
@@ -145,6 +198,34 @@ def generate(outdir, seqlens, H=4, P=8, N=16, G=2, slots=None, seed=0,
     T = int(sum(seqlens))
     S = slots if slots is not None else 2 * batch + 2
     real = batch - len(set(padding))
+    ck_offsets = None
+    if checkpoint_interval is not None:
+        if checkpoint_interval < 1:
+            raise SystemExit("ssdgen: --checkpoint-interval must be >= 1")
+        # A generator of its own, so that the other arrays of a seed do not
+        # depend on the checkpoint options.
+        ck_rng = np.random.default_rng([seed, 21])
+        if checkpoint_offsets == "random":
+            ck_offsets = ck_rng.integers(0, 3 * checkpoint_interval,
+                                         size=batch).astype(np.int32)
+        elif checkpoint_offsets is not None:
+            if len(checkpoint_offsets) != batch:
+                raise SystemExit("ssdgen: --checkpoint-offsets needs %d "
+                                 "values" % batch)
+            ck_offsets = np.array(checkpoint_offsets, dtype=np.int32)
+        if checkpoint_k is None:
+            # Enough columns for every boundary any sequence reaches.
+            checkpoint_k = max([len(checkpoint_boundaries(
+                int(ck_offsets[b]) if ck_offsets is not None else 0,
+                seqlens[b], checkpoint_interval)) for b in range(batch)]
+                + [1])
+        # Checkpoint slots are all distinct and none is a cache index: grow
+        # the pool to hold both.
+        need = (real if not tree else 1) + batch * checkpoint_k
+        S = max(S, need) if slots is not None else S + batch * checkpoint_k
+    elif checkpoint_offsets is not None or checkpoint_k is not None:
+        raise SystemExit("ssdgen: checkpoint options need "
+                         "--checkpoint-interval")
     if not tree and S < real:
         raise SystemExit("ssdgen: %d slots cannot hold %d distinct sequences"
                          % (S, real))
@@ -222,6 +303,23 @@ def generate(outdir, seqlens, H=4, P=8, N=16, G=2, slots=None, seed=0,
     else:
         arrs["update_state"] = _mask(update, batch, rng)
 
+    arrs["checkpoint_slots"] = arrs["checkpoint_offsets"] = None
+    if checkpoint_interval is not None:
+        named = {int(s) for s in slots_of if int(s) != PADDING}
+        free = np.array([s for s in range(S) if s not in named],
+                        dtype=np.int64)
+        ck = ck_rng.permutation(free)[:batch * checkpoint_k].reshape(
+            batch, checkpoint_k)
+        if checkpoint_unused and ck.size:
+            # About a quarter of the entries unused (-1), at least one.
+            unused = ck_rng.random(ck.shape) < 0.25
+            unused.reshape(-1)[int(ck_rng.integers(ck.size))] = True
+            ck = np.where(unused, PADDING, ck)
+        ck = ck.astype(np.uint32)
+        arrs["checkpoint_slots"] = (ck if checkpoint_slots_dtype == "uint32"
+                                    else ck.view(np.int32))
+        arrs["checkpoint_offsets"] = ck_offsets
+
     os.makedirs(outdir, exist_ok=True)
     for k, v in arrs.items():
         p = _path(outdir, k)
@@ -253,8 +351,9 @@ def pool_input(arrs, pool_dtype):
     return _bf16_from_f32(pool) if pool_dtype == "bf16" else pool
 
 
-def reference(arrs, dtype, pool_dtype="f32"):
-    """(y, pool) in float64: docs/overview.md's recurrence on rounded inputs.
+def reference(arrs, dtype, pool_dtype="f32", interval=None):
+    """(y, pool) in float64: docs/overview.md's recurrence on rounded inputs,
+    with the checkpoints of `interval` (needed with checkpoint_slots).
 
     Every operation is the C++ reference's (lib/Runner/Reference.cpp), in the
     same order (the state update, then the dot product with C summed over n
@@ -276,6 +375,8 @@ def reference(arrs, dtype, pool_dtype="f32"):
     init = arrs["has_initial_state"]
     y = np.zeros((T, H, P))
     pool = pool_in.copy()
+    # (sequence, local token) -> checkpoint slot.
+    ck = {(b, j): s for b, j, s in checkpoint_writes(arrs, interval)}
     for b, (slot, writes) in enumerate(writers(arrs)):
         if slot is not None and init is not None and init[b]:
             state = pool_in[slot].copy()  # Readers see the pre-op state.
@@ -294,6 +395,8 @@ def reference(arrs, dtype, pool_dtype="f32"):
             if D is not None:
                 acc = acc + D[:, None] * x[t]
             y[t] = acc
+            if (b, t - int(qsl[b])) in ck:
+                pool[ck[(b, t - int(qsl[b]))]] = state
         if writes:
             pool[slot] = state
     return y, pool
@@ -308,7 +411,8 @@ def round_pool(pool, pool_dtype):
 
 def cmd_ref(args):
     arrs = load_inputs(args.inputdir)
-    y, pool = reference(arrs, args.dtype, args.pool_dtype)
+    y, pool = reference(arrs, args.dtype, args.pool_dtype,
+                        args.checkpoint_interval)
     os.makedirs(args.outdir, exist_ok=True)
     np.save(_path(args.outdir, "y"), round_to_dtype(y, args.dtype))
     np.save(_path(args.outdir, "ssm_pool"), round_pool(pool, args.pool_dtype))
@@ -380,7 +484,14 @@ def cmd_check(args):
         return fail("y has %d values that are not %s values"
                     % (int(np.sum(unrounded)), args.dtype))
 
-    written = sorted({s for s, w in writers(arrs) if w})
+    # Checkpoint slots the call reaches are written slots too; the entries
+    # it does not reach (k >= the boundaries it crosses) stay untouched.
+    try:
+        ck_written = {s for _, _, s in
+                      checkpoint_writes(arrs, args.checkpoint_interval)}
+    except SystemExit as e:
+        return fail(str(e))
+    written = sorted({s for s, w in writers(arrs) if w} | ck_written)
     untouched = [s for s in range(in_pool.shape[0]) if s not in written]
     if written and not np.all(np.isfinite(out_pool[written])):
         return fail("a written pool slot holds NaN or Inf")
@@ -401,12 +512,14 @@ def cmd_check(args):
     pool_err = _slot_rel_err(out_pool, ref_pool, written)
     status = "PASS" if y_err <= tol and pool_err <= pool_tol else "FAIL"
     print("%s dtype=%s%s y_err=%.3e pool_err=%.3e tol=%.1e%s written_slots=%d "
-          "untouched_slots=%d (bit-identical)"
+          "%suntouched_slots=%d (bit-identical)"
           % (status, args.dtype,
              " pool=bf16" if args.pool_dtype == "bf16" else "",
              y_err, pool_err, tol,
              " pool_tol=%.1e" % pool_tol if pool_tol != tol else "",
-             len(written), len(untouched)))
+             len(written),
+             "checkpoint_slots=%d " % len(ck_written) if ck_written else "",
+             len(untouched)))
     return 0 if status == "PASS" else 1
 
 
@@ -581,6 +694,99 @@ def _bad_update_length(d, a):
     return "update_state.npy"
 
 
+def _ck_base(d, **kw):
+    """_base with checkpoints: interval 1, K = 2, offsets [0, 1, 0]; for the
+    runs of these dirs ssd-run needs --checkpoint-interval 1."""
+    opts = dict(checkpoint_interval=1, checkpoint_k=2,
+                checkpoint_offsets=[0, 1, 0])
+    opts.update(kw)
+    shutil.rmtree(d)
+    return _base(d, **opts)
+
+
+def _ck_set(d, a, b, k, slot):
+    """checkpoint_slots[b, k] = slot, in the file's dtype."""
+    ck = a["checkpoint_slots"].copy()
+    ck[b, k] = slot
+    _save(d, "checkpoint_slots", ck)
+
+
+def _bad_ck_range(d, a):
+    a = _ck_base(d)
+    _ck_set(d, a, 1, 1, a["ssm_pool"].shape[0])
+    return "checkpoint_slots.npy"
+
+
+def _bad_ck_negative(d, a):
+    a = _ck_base(d)
+    _ck_set(d, a, 1, 0, -2)  # Only -1 marks an unused entry.
+    return "checkpoint_slots.npy"
+
+
+def _bad_ck_duplicate(d, a):
+    a = _ck_base(d)
+    _ck_set(d, a, 2, 1, a["checkpoint_slots"][0, 0])
+    return "checkpoint_slots.npy"
+
+
+def _bad_ck_read(d, a):
+    # A slot some sequence reads its initial state from.
+    a = _ck_base(d)
+    b = int(np.flatnonzero(a["has_initial_state"])[0])
+    _ck_set(d, a, 1, 1, a["cache_indices"].reshape(-1)[b])
+    return "checkpoint_slots.npy"
+
+
+def _bad_ck_written(d, a):
+    # A slot a sequence without initial state writes its final state to.
+    a = _ck_base(d)
+    b = int(np.flatnonzero(~a["has_initial_state"])[0])
+    _ck_set(d, a, 0, 1, a["cache_indices"].reshape(-1)[b])
+    return "checkpoint_slots.npy"
+
+
+def _bad_ck_offset(d, a):
+    a = _ck_base(d)
+    _save(d, "checkpoint_offsets", np.array([0, -1, 0], np.int32))
+    return "checkpoint_offsets.npy"
+
+
+def _bad_ck_shape(d, a):
+    a = _ck_base(d)
+    _save(d, "checkpoint_slots", a["checkpoint_slots"][:-1])
+    return "checkpoint_slots.npy"
+
+
+def _bad_ck_rank(d, a):
+    a = _ck_base(d)
+    _save(d, "checkpoint_slots", a["checkpoint_slots"].reshape(-1))
+    return "checkpoint_slots.npy"
+
+
+def _bad_ck_dtype(d, a):
+    a = _ck_base(d)
+    _save(d, "checkpoint_slots", a["checkpoint_slots"].astype(np.int64))
+    return "checkpoint_slots.npy"
+
+
+def _bad_ck_offsets_shape(d, a):
+    a = _ck_base(d)
+    _save(d, "checkpoint_offsets", a["checkpoint_offsets"][:-1])
+    return "checkpoint_offsets.npy"
+
+
+def _bad_ck_offsets_dtype(d, a):
+    a = _ck_base(d)
+    _save(d, "checkpoint_offsets", a["checkpoint_offsets"].astype(np.uint32))
+    return "checkpoint_offsets.npy"
+
+
+def _bad_ck_offsets_alone(d, a):
+    a = _ck_base(d)
+    os.remove(_path(d, "checkpoint_slots"))
+    return "checkpoint_offsets.npy"
+
+
 BAD_KINDS = {
     "missing-file": (_bad_missing, "a required file (C.npy) is absent"),
     "truncated": (_bad_truncated, "x.npy loses its last 100 bytes"),
@@ -609,6 +815,29 @@ BAD_KINDS = {
     "two-writers": (_bad_two_writers, "two writing sequences name one slot"),
     "mask-length": (_bad_mask_length, "has_initial_state has batch+1 entries"),
     "update-length": (_bad_update_length, "update_state has batch-1 entries"),
+    # Checkpoints (run with --checkpoint-interval 1, except ck-offsets-alone).
+    "ck-out-of-range": (_bad_ck_range, "a checkpoint slot equals the slot "
+                                       "count"),
+    "ck-negative": (_bad_ck_negative, "a checkpoint slot is -2 (only -1 is "
+                                      "unused)"),
+    "ck-duplicate": (_bad_ck_duplicate, "two checkpoint entries name one "
+                                        "slot"),
+    "ck-read-slot": (_bad_ck_read, "a checkpoint slot is a slot a sequence "
+                                   "reads"),
+    "ck-written-slot": (_bad_ck_written, "a checkpoint slot is a slot a "
+                                         "sequence writes (and does not "
+                                         "read)"),
+    "ck-negative-offset": (_bad_ck_offset, "a checkpoint offset is -1"),
+    "ck-shape": (_bad_ck_shape, "checkpoint_slots has batch-1 rows"),
+    "ck-rank": (_bad_ck_rank, "checkpoint_slots is flattened to rank 1"),
+    "ck-dtype": (_bad_ck_dtype, "checkpoint_slots.npy is int64"),
+    "ck-offsets-shape": (_bad_ck_offsets_shape, "checkpoint_offsets has "
+                                                "batch-1 entries"),
+    "ck-offsets-dtype": (_bad_ck_offsets_dtype, "checkpoint_offsets.npy is "
+                                                "uint32"),
+    "ck-offsets-alone": (_bad_ck_offsets_alone, "checkpoint_offsets.npy "
+                                                "without "
+                                                "checkpoint_slots.npy"),
 }
 
 
@@ -632,6 +861,106 @@ def cmd_bad(args):
 
 
 # ----------------------------------------------------------------------------
+# split / resume-check: resuming from a checkpoint
+# ----------------------------------------------------------------------------
+
+def _resume_point(arrs, b, start, interval):
+    """(k, slot): the checkpoint of sequence b after its local token
+    start - 1, which a resumed call starts from."""
+    qsl = arrs["query_start_loc"]
+    length = int(qsl[b + 1] - qsl[b])
+    slots = arrs["checkpoint_slots"]
+    if slots is None:
+        raise SystemExit("ssdgen: the input has no checkpoint_slots.npy")
+    if not 1 <= start < length + 1:
+        raise SystemExit("ssdgen: --start %d is not in [1, %d]"
+                         % (start, length))
+    offsets = arrs["checkpoint_offsets"]
+    o = int(offsets[b]) if offsets is not None else 0
+    if (o + start) % interval:
+        raise SystemExit("ssdgen: sequence %d holds %d tokens after local "
+                         "token %d, not a multiple of %d"
+                         % (b, o + start, start - 1, interval))
+    k = (o + start) // interval - o // interval - 1
+    row = slots[b].astype(np.int64) & 0xFFFFFFFF
+    if k >= len(row) or row[k] == PADDING:
+        raise SystemExit("ssdgen: boundary %d of sequence %d has no "
+                         "checkpoint slot" % (k, b))
+    return k, int(row[k]), o
+
+
+def cmd_split(args):
+    """The rest of one sequence as a call of its own, resuming from the
+    checkpoint the uncut call wrote: tokens [start, length) of sequence B,
+    its initial state read from the checkpoint slot (which it also writes
+    its final state to), offset o + start, and the row's later checkpoint
+    columns, with the pool the uncut call left (POOLDIR/ssm_pool.npy)."""
+    arrs = load_inputs(args.inputdir)
+    b, start = args.sequence, args.start
+    k, slot, o = _resume_point(arrs, b, start, args.checkpoint_interval)
+    qsl = arrs["query_start_loc"]
+    lo, hi = int(qsl[b]) + start, int(qsl[b + 1])
+    out = {name: arrs[name] for name in ["A", "D", "dt_bias"]}
+    for name in ["x", "dt", "B", "C"]:
+        out[name] = arrs[name][lo:hi]
+    out["ssm_pool"] = np.load(_path(args.pooldir, "ssm_pool"))
+    out["query_start_loc"] = np.array([0, hi - lo], np.int32)
+    ci = arrs["cache_indices"]
+    c = np.array([slot], np.uint32)
+    out["cache_indices"] = c if ci.dtype == np.uint32 else c.view(np.int32)
+    out["has_initial_state"] = np.ones(1, np.bool_)
+    out["update_state"] = np.ones(1, np.bool_)
+    ck = arrs["checkpoint_slots"]
+    later = np.full((1, ck.shape[1]), PADDING, np.uint32)
+    rest = (ck[b].astype(np.int64) & 0xFFFFFFFF)[k + 1:]
+    later[0, :len(rest)] = rest
+    out["checkpoint_slots"] = later if ck.dtype == np.uint32 \
+        else later.view(np.int32)
+    out["checkpoint_offsets"] = np.array([o + start], np.int32)
+    if os.path.isdir(args.outdir):
+        shutil.rmtree(args.outdir)
+    os.makedirs(args.outdir)
+    for name, v in out.items():
+        if v is not None:
+            np.save(_path(args.outdir, name), v)
+    print("ssdgen split: wrote %s (tokens %d..%d of sequence %d, from "
+          "checkpoint slot %d, offset %d)"
+          % (args.outdir, start, hi - int(qsl[b]) - 1, b, slot, o + start))
+    return 0
+
+
+def cmd_resume_check(args):
+    """A split run (SPLITOUT of SPLITDIR) against the uncut run (FULLOUT of
+    INPUTDIR): the resumed tokens' y rows, the final state and the later
+    checkpoints must agree within the dtype's tolerance."""
+    tol = args.tol if args.tol is not None else TOLERANCES[args.dtype]
+    arrs = load_inputs(args.inputdir)
+    split = load_inputs(args.splitdir)
+    b, start = args.sequence, args.start
+    qsl = arrs["query_start_loc"]
+    lo, hi = int(qsl[b]) + start, int(qsl[b + 1])
+    full_y = np.load(_path(args.fullout, "y"))
+    full_pool = np.load(_path(args.fullout, "ssm_pool"))
+    split_y = np.load(_path(args.splitout, "y"))
+    split_pool = np.load(_path(args.splitout, "ssm_pool"))
+    y_err = _rel_err(split_y, full_y[lo:hi])
+    errors = []
+    slot = int(split["cache_indices"].astype(np.int64).reshape(-1)[0]
+               & 0xFFFFFFFF)
+    full_slot, full_writes = writers(arrs)[b]
+    if full_writes:
+        errors.append(_rel_err(split_pool[slot], full_pool[full_slot]))
+    for s in (split["checkpoint_slots"].astype(np.int64) & 0xFFFFFFFF)[0]:
+        if s != PADDING:
+            errors.append(_rel_err(split_pool[s], full_pool[s]))
+    state_err = max(errors, default=0.0)
+    status = "PASS" if y_err <= tol and state_err <= tol else "FAIL"
+    print("%s resume y_rows=%d y_err=%.3e states=%d state_err=%.3e tol=%.1e"
+          % (status, hi - lo, y_err, len(errors), state_err, tol))
+    return 0 if status == "PASS" else 1
+
+
+# ----------------------------------------------------------------------------
 # Command line
 # ----------------------------------------------------------------------------
 
@@ -644,6 +973,10 @@ def _int_list(s):
         value, _, count = v.partition("*")
         out += [int(value)] * (int(count) if count else 1)
     return out
+
+
+def _offsets(s):
+    return "random" if s.strip() == "random" else _int_list(s)
 
 
 def _index_list(s):
@@ -686,6 +1019,30 @@ def main(argv=None):
     g.add_argument("--tree", action="store_true",
                    help="tree speculation: all sequences read one slot, only "
                         "sequence 0 writes it (overrides --initial/--update)")
+    ck = g.add_argument_group(
+        "state checkpoints",
+        "With --checkpoint-interval I, writes checkpoint_slots.npy [batch, K]: "
+        "distinct slots that no sequence names in cache_indices (so none is "
+        "read or written otherwise; the pool grows beyond --slots to hold "
+        "them), padding sequences' rows included. The interval itself is not "
+        "written: run ssd-run, ssdgen ref and ssdgen check with the same "
+        "--checkpoint-interval I.")
+    ck.add_argument("--checkpoint-interval", type=int, default=None,
+                    metavar="I", help="tokens between checkpoints (>= 1)")
+    ck.add_argument("--checkpoint-k", type=int, default=None, metavar="K",
+                    help="columns of checkpoint_slots (default: the most "
+                         "boundaries any sequence crosses, at least 1; "
+                         "fewer leaves boundaries unwritten)")
+    ck.add_argument("--checkpoint-offsets", type=_offsets, default=None,
+                    metavar="LIST|random",
+                    help="write checkpoint_offsets.npy: comma-separated "
+                         "tokens each sequence held before the call, or "
+                         "'random' (each in [0, 3*I)); absent by default")
+    ck.add_argument("--checkpoint-unused", action="store_true",
+                    help="make about a quarter of the entries (at least one) "
+                         "-1, unused")
+    ck.add_argument("--checkpoint-slots-dtype", choices=["int32", "uint32"],
+                    default="int32")
 
     r = sub.add_parser("ref", help="float64 NumPy reference of an input dir")
     r.add_argument("inputdir")
@@ -693,6 +1050,8 @@ def main(argv=None):
     r.add_argument("--dtype", choices=list(TOLERANCES), default="f32")
     r.add_argument("--pool-dtype", choices=["f32", "bf16"], default="f32",
                    help="pool element type (bf16: rounded on load and write)")
+    r.add_argument("--checkpoint-interval", type=int, default=None,
+                   metavar="I", help="as ssd-run's (with checkpoint_slots.npy)")
 
     c = sub.add_parser("check", help="compare OUTDIR to REFDIR within the "
                        "tolerances of docs/overview.md (Accuracy)")
@@ -706,6 +1065,10 @@ def main(argv=None):
                    help="pool element type of the run (bf16: the input pool "
                         "is compared rounded to bf16, written slots must hold "
                         "bf16 values)")
+    c.add_argument("--checkpoint-interval", type=int, default=None,
+                   metavar="I", help="as ssd-run's (with checkpoint_slots.npy): "
+                   "the checkpoints the call reaches are written slots, the "
+                   "entries it does not reach must stay bit-identical")
 
     kinds = "\n".join("  %-20s %s" % (k, v[1]) for k, v in BAD_KINDS.items())
     b = sub.add_parser(
@@ -715,6 +1078,31 @@ def main(argv=None):
     b.add_argument("outdir")
     b.add_argument("kind", choices=list(BAD_KINDS) + ["all"], metavar="KIND")
 
+    sp = sub.add_parser(
+        "split", help="the rest of one sequence from its checkpoint, as a "
+        "call of its own (pool: the uncut run's output)")
+    sp.add_argument("inputdir")
+    sp.add_argument("pooldir", help="the uncut run's output dir")
+    sp.add_argument("outdir")
+    sp.add_argument("--sequence", type=int, required=True, metavar="B")
+    sp.add_argument("--start", type=int, required=True, metavar="J",
+                    help="first local token of the resumed call (the "
+                         "checkpoint after token J-1 must exist)")
+    sp.add_argument("--checkpoint-interval", type=int, required=True,
+                    metavar="I")
+
+    rc = sub.add_parser(
+        "resume-check", help="compare a run of a split dir with the uncut "
+        "run: y rows, final state, later checkpoints")
+    rc.add_argument("inputdir")
+    rc.add_argument("fullout")
+    rc.add_argument("splitdir")
+    rc.add_argument("splitout")
+    rc.add_argument("--sequence", type=int, required=True, metavar="B")
+    rc.add_argument("--start", type=int, required=True, metavar="J")
+    rc.add_argument("--dtype", choices=list(TOLERANCES), default="f32")
+    rc.add_argument("--tol", type=float, default=None)
+
     args = ap.parse_args(argv)
     if args.cmd == "gen":
         arrs = generate(args.outdir, args.seqlens, H=args.H, P=args.P, N=args.N,
@@ -723,10 +1111,18 @@ def main(argv=None):
                         initial=args.initial, update=args.update,
                         ci_shape=args.ci_shape, ci_dtype=args.ci_dtype,
                         padding=args.padding, float16_files=args.float16_files,
-                        tree=args.tree, large_dt=args.large_dt)
-        print("ssdgen gen: wrote %s (T=%d, batch=%d, S=%d)"
+                        tree=args.tree, large_dt=args.large_dt,
+                        checkpoint_interval=args.checkpoint_interval,
+                        checkpoint_k=args.checkpoint_k,
+                        checkpoint_offsets=args.checkpoint_offsets,
+                        checkpoint_unused=args.checkpoint_unused,
+                        checkpoint_slots_dtype=args.checkpoint_slots_dtype)
+        print("ssdgen gen: wrote %s (T=%d, batch=%d, S=%d%s)"
               % (args.outdir, arrs["x"].shape[0], len(args.seqlens),
-                 arrs["ssm_pool"].shape[0]))
+                 arrs["ssm_pool"].shape[0],
+                 ", checkpoints K=%d every %d tokens"
+                 % (arrs["checkpoint_slots"].shape[1], args.checkpoint_interval)
+                 if arrs["checkpoint_slots"] is not None else ""))
         if args.large_dt > 0 and arrs["dt_bias"] is not None:
             v = (arrs["dt"].astype(np.float64)
                  + arrs["dt_bias"].astype(np.float64)[None, :])
@@ -738,6 +1134,10 @@ def main(argv=None):
         return cmd_ref(args)
     if args.cmd == "check":
         return cmd_check(args)
+    if args.cmd == "split":
+        return cmd_split(args)
+    if args.cmd == "resume-check":
+        return cmd_resume_check(args)
     return cmd_bad(args)
 
 

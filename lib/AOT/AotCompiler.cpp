@@ -154,8 +154,13 @@ bool compileVariants(const CompileRequest &o, mlir::MLIRContext &context,
                      std::string &error) {
   std::vector<std::string> done;
   for (const std::string &dir : o.inputs) {
+    // The interval applies to the directories with checkpoints only, so
+    // that one object can hold variants with and without them.
+    int64_t interval =
+        ssd::checkpointSlotsPath(dir).empty() ? 0 : o.checkpointInterval;
     ssd::ScanProblem problem;
-    if (!ssd::loadProblem(dir, o.dtype, problem, error))
+    if (!ssd::loadProblem(dir, o.dtype, problem, error, ssd::PoolDType::F32,
+                          interval))
       return false;
     for (const std::string &form : o.forms) {
       std::string key = ssd::variantKey(problem, form, o.chunkSize);

@@ -33,6 +33,12 @@ std::vector<OperandLayout> ssd::operandLayouts(const ScanProblem &p) {
       {"cache_indices", indexShape, p.cacheIndicesUnsigned ? "ui32" : "i32"});
   if (p.updateStatePresent)
     operands.push_back({"update_state", {p.batch}, "i1"});
+  if (p.checkpointSlotsPresent)
+    operands.push_back({"checkpoint_slots",
+                        {p.batch, p.checkpointK},
+                        p.checkpointSlotsUnsigned ? "ui32" : "i32"});
+  if (p.checkpointOffsetsPresent)
+    operands.push_back({"checkpoint_offsets", {p.batch}, "i32"});
   operands.push_back({"outs", {p.T, p.H, p.P}, model});
   return operands;
 }
@@ -49,6 +55,13 @@ std::string ssd::signatureKey(const ScanProblem &p) {
   // Only a bf16 pool shows, so that every key of an f32 pool stays as it was.
   if (p.poolDType == PoolDType::BF16)
     key << " pool=bf16";
+  // Likewise only a call with checkpoints shows them: K is a static extent
+  // of the compiled function and the interval an attribute of its op.
+  if (p.checkpointSlotsPresent)
+    key << " checkpoint_slots=" << (p.checkpointSlotsUnsigned ? "ui32" : "i32")
+        << "[batch," << p.checkpointK << "]"
+        << " checkpoint_offsets=" << p.checkpointOffsetsPresent
+        << " checkpoint_interval=" << p.checkpointInterval;
   return key.str();
 }
 
@@ -151,6 +164,10 @@ HostOperands::HostOperands(const ScanProblem &p) : problem(p) {
       buffer.bytes = rawBytes(p.cacheIndices);
     else if (o.name == "update_state")
       buffer.bytes = rawBytes(p.updateState);
+    else if (o.name == "checkpoint_slots")
+      buffer.bytes = rawBytes(p.checkpointSlots);
+    else if (o.name == "checkpoint_offsets")
+      buffer.bytes = rawBytes(p.checkpointOffsets);
     else if (o.name == "outs") {
       yPosition = buffers.size();
       buffer.bytes.assign(static_cast<size_t>(p.T * p.H * p.P) *

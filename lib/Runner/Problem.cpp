@@ -211,6 +211,143 @@ bool ssd::checkIndexContract(const ScanProblem &p, std::string &operand,
   return true;
 }
 
+bool ssd::checkCheckpointContract(const ScanProblem &p, std::string &operand,
+                                  std::string &error) {
+  if (!p.checkpointSlotsPresent) {
+    if (p.checkpointOffsetsPresent) {
+      operand = "checkpoint_offsets";
+      error = "given without checkpoint_slots (offsets only place "
+              "checkpoints)";
+      return false;
+    }
+    return true;
+  }
+  const int64_t K = p.checkpointK;
+  operand = "checkpoint_slots";
+  if (K < 0 || p.checkpointSlots.size() != size_t(p.batch * K)) {
+    error = "has " + std::to_string(p.checkpointSlots.size()) +
+            " entries, expected batch * K = " + std::to_string(p.batch) +
+            " * " + std::to_string(K);
+    return false;
+  }
+  if (p.checkpointOffsetsPresent &&
+      p.checkpointOffsets.size() != size_t(p.batch)) {
+    operand = "checkpoint_offsets";
+    error = "has " + std::to_string(p.checkpointOffsets.size()) +
+            " offsets, expected batch = " + std::to_string(p.batch);
+    return false;
+  }
+
+  // The first offending entry in row-major order, found by sorting rather
+  // than with a table of S slots: the torch op pays for this on every call.
+  // An entry offends when it is out of range, is a slot the call reads or
+  // writes, or repeats an earlier entry; `reason` keeps that order.
+  const int64_t entries = p.batch * K;
+  int64_t firstBad = entries;
+  enum { OutOfRange, Read, Written, Repeated } reason = OutOfRange;
+  int64_t other = -1; // the sequence or entry it clashes with
+  for (int64_t e = 0; e < entries; ++e) {
+    uint32_t slot = p.checkpointSlots[e];
+    if (slot != kPaddingSlot && int64_t(slot) >= p.S) {
+      firstBad = e;
+      break;
+    }
+  }
+  // (slot, sequence) of every slot the call reads or writes; a sequence
+  // that does both reads and writes the same slot, so a slot found here is
+  // reported as read when it is read at all.
+  std::vector<std::pair<uint32_t, int64_t>> reads, writes;
+  for (int64_t b = 0; b < p.batch; ++b) {
+    if (p.readsState(b))
+      reads.push_back({p.cacheIndices[b], b});
+    if (p.writesState(b))
+      writes.push_back({p.cacheIndices[b], b});
+  }
+  std::sort(reads.begin(), reads.end());
+  std::sort(writes.begin(), writes.end());
+  auto find = [](const std::vector<std::pair<uint32_t, int64_t>> &v,
+                 uint32_t slot) -> int64_t {
+    auto it =
+        std::lower_bound(v.begin(), v.end(), std::make_pair(slot, int64_t(-1)));
+    return it != v.end() && it->first == slot ? it->second : -1;
+  };
+  std::vector<std::pair<uint32_t, int64_t>> used;
+  used.reserve(size_t(firstBad));
+  for (int64_t e = 0; e < firstBad; ++e) {
+    uint32_t slot = p.checkpointSlots[e];
+    if (slot == kPaddingSlot)
+      continue;
+    if (int64_t b = find(reads, slot); b >= 0) {
+      firstBad = e, reason = Read, other = b;
+      break;
+    }
+    if (int64_t b = find(writes, slot); b >= 0) {
+      firstBad = e, reason = Written, other = b;
+      break;
+    }
+    used.push_back({slot, e});
+  }
+  // Repeats among the entries before firstBad: the later entry of each
+  // equal pair offends; keep the earliest such.
+  std::sort(used.begin(), used.end());
+  for (size_t i = 1; i < used.size(); ++i)
+    if (used[i].first == used[i - 1].first) {
+      size_t first = i - 1;
+      while (first > 0 && used[first - 1].first == used[i].first)
+        --first;
+      if (used[i].second < firstBad)
+        firstBad = used[i].second, reason = Repeated,
+        other = used[first].second;
+    }
+  if (firstBad < entries) {
+    uint32_t slot = p.checkpointSlots[firstBad];
+    std::string where = "sequence " + std::to_string(firstBad / K) +
+                        ", column " + std::to_string(firstBad % K);
+    switch (reason) {
+    case OutOfRange:
+      error = "slot " +
+              (p.checkpointSlotsUnsigned ? std::to_string(slot)
+                                         : std::to_string(int32_t(slot))) +
+              " at " + where + " is out of range for a pool of " +
+              std::to_string(p.S) + " slots" +
+              (p.checkpointSlotsUnsigned
+                   ? " (only 0xFFFFFFFF marks an unused entry)"
+                   : " (only -1 marks an unused entry)");
+      break;
+    case Read:
+      error = "slot " + std::to_string(slot) + " at " + where +
+              " is the initial state sequence " + std::to_string(other) +
+              " reads (checkpoint slots must differ from every slot the "
+              "call reads or writes)";
+      break;
+    case Written:
+      error = "slot " + std::to_string(slot) + " at " + where +
+              " is the final state sequence " + std::to_string(other) +
+              " writes (checkpoint slots must differ from every slot the "
+              "call reads or writes)";
+      break;
+    case Repeated:
+      error = "slot " + std::to_string(slot) + " at " + where +
+              " repeats sequence " + std::to_string(other / K) + ", column " +
+              std::to_string(other % K) +
+              " (checkpoint slots must be distinct)";
+      break;
+    }
+    return false;
+  }
+
+  operand = "checkpoint_offsets";
+  if (p.checkpointOffsetsPresent)
+    for (int64_t b = 0; b < p.batch; ++b)
+      if (p.checkpointOffsets[b] < 0) {
+        error = "offset " + std::to_string(p.checkpointOffsets[b]) +
+                " of sequence " + std::to_string(b) +
+                " is negative (tokens held before this call)";
+        return false;
+      }
+  return true;
+}
+
 //===----------------------------------------------------------------------===//
 // Loading
 //===----------------------------------------------------------------------===//
@@ -357,31 +494,42 @@ private:
 } // namespace
 
 namespace {
-bool load(Loader &L, ModelDType dtype, PoolDType poolDType, ScanProblem &out);
+bool load(Loader &L, ModelDType dtype, PoolDType poolDType,
+          int64_t checkpointInterval, ScanProblem &out);
 } // namespace
 
-bool ssd::loadProblem(const std::string &dir, ModelDType dtype,
-                      ScanProblem &out, std::string &error,
-                      PoolDType poolDType) {
+std::string ssd::checkpointSlotsPath(const std::string &dir) {
+  std::string error;
   Loader L(dir, error);
-  return load(L, dtype, poolDType, out);
+  std::string path = L.path("checkpoint_slots.npy");
+  return fileExists(path) ? path : std::string();
+}
+
+bool ssd::loadProblem(const std::string &dir, ModelDType dtype,
+                      ScanProblem &out, std::string &error, PoolDType poolDType,
+                      int64_t checkpointInterval) {
+  Loader L(dir, error);
+  return load(L, dtype, poolDType, checkpointInterval, out);
 }
 
 bool ssd::loadProblemFromMemory(
     const std::map<std::string, std::vector<uint8_t>> &files,
     const std::string &dir, ModelDType dtype, ScanProblem &out,
-    std::string &error, PoolDType poolDType) {
+    std::string &error, PoolDType poolDType, int64_t checkpointInterval) {
   Loader L(dir, error, &files);
-  return load(L, dtype, poolDType, out);
+  return load(L, dtype, poolDType, checkpointInterval, out);
 }
 
 namespace {
-bool load(Loader &L, ModelDType dtype, PoolDType poolDType, ScanProblem &out) {
+bool load(Loader &L, ModelDType dtype, PoolDType poolDType,
+          int64_t checkpointInterval, ScanProblem &out) {
   out = ScanProblem();
   out.dtype = dtype;
   out.poolDType = poolDType;
+  out.checkpointInterval = checkpointInterval;
 
-  NpyArray x, dt, A, B, C, D, dtBias, pool, qsl, ci, hasInit, update;
+  NpyArray x, dt, A, B, C, D, dtBias, pool, qsl, ci, hasInit, update, ckSlots,
+      ckOffsets;
   bool present;
   if (!L.read("x.npy", false, x, present) ||
       !L.read("dt.npy", false, dt, present) ||
@@ -395,8 +543,27 @@ bool load(Loader &L, ModelDType dtype, PoolDType poolDType, ScanProblem &out) {
       !L.read("cache_indices.npy", false, ci, present) ||
       !L.read("has_initial_state.npy", true, hasInit,
               out.hasInitialStatePresent) ||
-      !L.read("update_state.npy", true, update, out.updateStatePresent))
+      !L.read("update_state.npy", true, update, out.updateStatePresent) ||
+      !L.read("checkpoint_slots.npy", true, ckSlots,
+              out.checkpointSlotsPresent) ||
+      !L.read("checkpoint_offsets.npy", true, ckOffsets,
+              out.checkpointOffsetsPresent))
     return false;
+  // The interval and the offsets come with the slots: neither means
+  // anything alone.
+  if (out.checkpointOffsetsPresent && !out.checkpointSlotsPresent)
+    return L.fail("checkpoint_offsets.npy",
+                  "given without checkpoint_slots.npy (offsets only place "
+                  "checkpoints)");
+  if (out.checkpointSlotsPresent && checkpointInterval < 1)
+    return L.fail("checkpoint_slots.npy",
+                  "--checkpoint-interval is required with "
+                  "checkpoint_slots.npy");
+  if (!out.checkpointSlotsPresent && checkpointInterval > 0)
+    return L.fail("checkpoint_slots.npy",
+                  "--checkpoint-interval " +
+                      std::to_string(checkpointInterval) +
+                      " given without checkpoint_slots.npy");
 
   // Sizes come from x (T, H, P), B (G, N), the pool (S) and
   // query_start_loc (batch); every other file is checked against them.
@@ -504,8 +671,41 @@ bool load(Loader &L, ModelDType dtype, PoolDType poolDType, ScanProblem &out) {
       !L.toMask("update_state.npy", update, out.batch, out.updateState))
     return false;
 
+  if (out.checkpointSlotsPresent) {
+    if (ckSlots.descr != "<i4" && ckSlots.descr != "<u4")
+      return L.fail("checkpoint_slots.npy",
+                    "dtype '" + ckSlots.descr +
+                        "' is not int32 ('<i4') or uint32 ('<u4')");
+    if (!L.expectRank("checkpoint_slots.npy", ckSlots, 2, "[batch, K]"))
+      return false;
+    out.checkpointK = ckSlots.shape[1];
+    if (!L.expectShape("checkpoint_slots.npy", ckSlots,
+                       {out.batch, out.checkpointK}, "[batch, K]",
+                       "query_start_loc.npy (batch)"))
+      return false;
+    out.checkpointSlotsUnsigned = ckSlots.descr == "<u4";
+    out.checkpointSlots.resize(size_t(out.batch * out.checkpointK));
+    if (!out.checkpointSlots.empty())
+      std::memcpy(out.checkpointSlots.data(), ckSlots.data.data(),
+                  ckSlots.data.size());
+  }
+  if (out.checkpointOffsetsPresent) {
+    if (ckOffsets.descr != "<i4")
+      return L.fail("checkpoint_offsets.npy",
+                    "dtype '" + ckOffsets.descr + "' is not int32 ('<i4')");
+    if (!L.expectRank("checkpoint_offsets.npy", ckOffsets, 1, "[batch]") ||
+        !L.expectShape("checkpoint_offsets.npy", ckOffsets, {out.batch},
+                       "[batch]", "query_start_loc.npy"))
+      return false;
+    out.checkpointOffsets.resize(size_t(out.batch));
+    if (out.batch)
+      std::memcpy(out.checkpointOffsets.data(), ckOffsets.data.data(),
+                  ckOffsets.data.size());
+  }
+
   std::string operand, what;
-  if (!checkIndexContract(out, operand, what))
+  if (!checkIndexContract(out, operand, what) ||
+      !checkCheckpointContract(out, operand, what))
     return L.fail((operand + ".npy").c_str(), what);
   return true;
 }

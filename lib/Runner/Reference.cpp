@@ -62,6 +62,13 @@ bool ssd::referenceScan(const ScanProblem &p, std::vector<double> &y,
         state[i] = 0.0;
     }
 
+    // Checkpoints: after local token j the sequence holds o + j + 1 tokens;
+    // each multiple of I reached is boundary k = (o + j + 1) / I -
+    // floor(o / I) - 1 of this call, stored in checkpoint_slots[b, k] while
+    // k < K (padding sequences store none).
+    const bool checkpoints =
+        p.checkpointSlotsPresent && p.checkpointK > 0 && slot != kPaddingSlot;
+    const int64_t I = p.checkpointInterval, o = p.checkpointOffset(b);
     for (int64_t t = begin; t < end; ++t) {
       for (int64_t h = 0; h < H; ++h) {
         const int64_t g = h / headsPerGroup;
@@ -85,6 +92,15 @@ bool ssd::referenceScan(const ScanProblem &p, std::vector<double> &y,
             acc += double(p.D[h]) * double(x[i]);
           y[(t * H + h) * P + i] = acc;
         }
+      }
+      if (checkpoints && (o + (t - begin) + 1) % I == 0) {
+        const int64_t k = (o + (t - begin) + 1) / I - o / I - 1;
+        const uint32_t target = k < p.checkpointK
+                                    ? p.checkpointSlots[b * p.checkpointK + k]
+                                    : kPaddingSlot;
+        if (target != kPaddingSlot)
+          for (int64_t i = 0; i < stateSize; ++i)
+            pool[int64_t(target) * stateSize + i] = state[i];
       }
     }
 

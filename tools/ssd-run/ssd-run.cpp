@@ -5,6 +5,7 @@
 //           [--form auto|chunked|serial] [--chunk-size N] [--static-shapes]
 //           [--print-ir] [--no-openmp] [--cpu NAME] [--chip sm_90a]
 //           [--tensor-form [--constant-weights]] [--no-fused-output]
+//           [--checkpoint-interval N]
 //
 // Reads the op's operands from DIR/*.npy, runs it on the chosen target and
 // writes y.npy and ssm_pool.npy. Bad input ends with one line naming the file
@@ -21,6 +22,7 @@
 #include "ssd/Runner/Problem.h"
 #include "ssd/Runner/Reference.h"
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -38,7 +40,7 @@ constexpr const char *kUsage =
     "[--no-openmp]\n"
     "               [--cpu NAME] [--chip sm_80|sm_86|sm_89|sm_90|sm_90a]\n"
     "               [--tensor-form [--constant-weights]] [--emulator-costs]\n"
-    "               [--no-fused-output]\n";
+    "               [--no-fused-output] [--checkpoint-interval N]\n";
 
 int fail(const std::string &message) {
   std::fprintf(stderr, "ssd-run: %s\n", message.c_str());
@@ -53,6 +55,8 @@ struct Options {
   ssd::CompileOptions compile;
   bool printIR = false;
   bool emulatorCosts = false; ///< print the emulator's cost counters
+  /// I of checkpoint_slots.npy; 0 when not given.
+  int64_t checkpointInterval = 0;
 };
 
 /// Parses the command line; false with a one-line message on any problem.
@@ -66,8 +70,8 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
       {"--dtype", &dtype},     {"--pool-dtype", &poolDType},
       {"--target", &o.target}, {"--form", &form},
       {"--chip", &chip},       {"--cpu", &o.compile.cpu}};
-  std::string chunkSize;
-  bool chunkSizeGiven = false;
+  std::string chunkSize, checkpointInterval;
+  bool chunkSizeGiven = false, checkpointIntervalGiven = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i], value;
     bool inlineValue = false;
@@ -99,6 +103,9 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
     else if (arg == "--chunk-size") {
       target = &chunkSize;
       chunkSizeGiven = true;
+    } else if (arg == "--checkpoint-interval") {
+      target = &checkpointInterval;
+      checkpointIntervalGiven = true;
     } else {
       error = "unknown flag '" + std::string(argv[i]) + "'";
       return false;
@@ -132,6 +139,18 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
       return false;
     }
     o.compile.chunkSize = v;
+  }
+  if (checkpointIntervalGiven) {
+    char *end = nullptr;
+    errno = 0;
+    long long v = std::strtoll(checkpointInterval.c_str(), &end, 10);
+    if (checkpointInterval.empty() || *end != '\0' || errno == ERANGE ||
+        v < 1) {
+      error = "--checkpoint-interval must be an integer >= 1, got '" +
+              checkpointInterval + "'";
+      return false;
+    }
+    o.checkpointInterval = v;
   }
   if (o.inputs.empty()) {
     error = "--inputs DIR is required";
@@ -191,7 +210,8 @@ int main(int argc, char **argv) {
 
   // loadProblem also rejects extents above the documented maxima.
   ssd::ScanProblem problem;
-  if (!ssd::loadProblem(o.inputs, o.dtype, problem, error, o.poolDType))
+  if (!ssd::loadProblem(o.inputs, o.dtype, problem, error, o.poolDType,
+                        o.checkpointInterval))
     return fail(error);
 
   // Both before anything is compiled.

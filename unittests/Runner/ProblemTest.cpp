@@ -250,4 +250,59 @@ TEST(CheckIndexContractTest, FirstBrokenRuleIsReported) {
   EXPECT_EQ(error, "last offset is 3, expected T = 4 (from x)");
 }
 
+// checkCheckpointContract: the first offending entry in row-major order is
+// reported, whichever rule it breaks.
+TEST(CheckCheckpointContractTest, FirstOffendingEntryIsReported) {
+  ScanProblem p;
+  p.T = 3, p.S = 10, p.batch = 3;
+  p.queryStartLoc = {0, 1, 2, 3};
+  p.cacheIndices = {0, 1, kPaddingSlot};
+  p.hasInitialStatePresent = true;
+  p.hasInitialState = {1, 0, 1}; // 0 reads slot 0, 1 writes slot 1 only
+  p.checkpointInterval = 1;
+  p.checkpointSlotsPresent = true;
+  p.checkpointK = 2;
+  std::string operand, error;
+  p.checkpointSlots = {2, 3, 4, kPaddingSlot, 5, 6};
+  EXPECT_TRUE(checkCheckpointContract(p, operand, error)) << error;
+
+  p.checkpointSlots = {2, 3, 4, 10, 5, 6};
+  EXPECT_FALSE(checkCheckpointContract(p, operand, error));
+  EXPECT_EQ(operand, "checkpoint_slots");
+  EXPECT_EQ(error, "slot 10 at sequence 1, column 1 is out of range for a "
+                   "pool of 10 slots (only -1 marks an unused entry)");
+  p.checkpointSlots = {2, 3, 4, 0, 5, 6};
+  EXPECT_FALSE(checkCheckpointContract(p, operand, error));
+  EXPECT_EQ(error, "slot 0 at sequence 1, column 1 is the initial state "
+                   "sequence 0 reads (checkpoint slots must differ from every "
+                   "slot the call reads or writes)");
+  p.checkpointSlots = {2, 3, 1, 0, 5, 6};
+  EXPECT_FALSE(checkCheckpointContract(p, operand, error));
+  EXPECT_CONTAINS(error, "slot 1 at sequence 1, column 0 is the final state "
+                         "sequence 1 writes");
+  // A repeat after a clash: the earlier entry (the repeat) is reported.
+  p.checkpointSlots = {2, 3, 3, 0, 5, 6};
+  EXPECT_FALSE(checkCheckpointContract(p, operand, error));
+  EXPECT_EQ(error, "slot 3 at sequence 1, column 0 repeats sequence 0, "
+                   "column 1 (checkpoint slots must be distinct)");
+  // Padding rows count for distinctness.
+  p.checkpointSlots = {2, 3, 4, 5, 6, 2};
+  EXPECT_FALSE(checkCheckpointContract(p, operand, error));
+  EXPECT_CONTAINS(error, "slot 2 at sequence 2, column 1 repeats sequence 0, "
+                         "column 0");
+  // A padding sequence's cache index names no slot to avoid.
+  p.checkpointSlots = {2, 3, 4, 5, 6, 7};
+  p.checkpointOffsetsPresent = true;
+  p.checkpointOffsets = {0, 5, -1};
+  EXPECT_FALSE(checkCheckpointContract(p, operand, error));
+  EXPECT_EQ(operand, "checkpoint_offsets");
+  EXPECT_EQ(error, "offset -1 of sequence 2 is negative (tokens held before "
+                   "this call)");
+  p.checkpointOffsets = {0, 5, 0};
+  EXPECT_TRUE(checkCheckpointContract(p, operand, error)) << error;
+  p.checkpointSlotsPresent = false;
+  EXPECT_FALSE(checkCheckpointContract(p, operand, error));
+  EXPECT_EQ(operand, "checkpoint_offsets");
+}
+
 } // namespace

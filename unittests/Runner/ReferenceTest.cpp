@@ -236,6 +236,95 @@ TEST(ReferenceScan, TreeSpeculationReadsTheOldState) {
   EXPECT_TRUE(valuesNear(r.pool, {5}));
 }
 
+// State checkpoints on a scalar recurrence: decay 0.5, d = B = C = 1,
+// x = [2, 4, 6, 8, 10], sequence in slot 0, pool [9, 9, 9, 9, 9]:
+//   S after token j = 0..4: 2, 1 + 4 = 5, 2.5 + 6 = 8.5, 4.25 + 8 = 12.25,
+//   6.125 + 10 = 16.125.
+ScanProblem checkpointProblem(int64_t interval, std::vector<uint32_t> slots,
+                              std::vector<int32_t> offsets) {
+  ScanProblem p;
+  p.T = 5;
+  p.H = p.P = p.G = p.N = 1;
+  p.S = 5;
+  p.batch = 1;
+  p.A = {-kLn2};
+  p.dt = {1, 1, 1, 1, 1};
+  p.x = {2, 4, 6, 8, 10};
+  p.B = p.C = {1, 1, 1, 1, 1};
+  p.pool = {9, 9, 9, 9, 9};
+  p.queryStartLoc = {0, 5};
+  p.cacheIndices = {0};
+  p.checkpointInterval = interval;
+  p.checkpointSlotsPresent = true;
+  p.checkpointK = int64_t(slots.size());
+  p.checkpointSlots = std::move(slots);
+  p.checkpointOffsetsPresent = !offsets.empty();
+  p.checkpointOffsets = std::move(offsets);
+  return p;
+}
+
+// I = 2, no offsets: the sequence holds 2 tokens after j = 1 (boundary 0)
+// and 4 after j = 3 (boundary 1): slot 1 = 5, slot 2 = 12.25. The final
+// state 16.125 goes to slot 0; y is unchanged by checkpoints.
+TEST(ReferenceScan, CheckpointsEveryTwoTokens) {
+  Result r = scan(checkpointProblem(2, {1, 2}, {}));
+  EXPECT_TRUE(valuesNear(r.y, {2, 5, 8.5, 12.25, 16.125}));
+  EXPECT_TRUE(valuesNear(r.pool, {16.125, 5, 12.25, 9, 9}));
+}
+
+// Offset o = 1 (one token held before): after j the sequence holds j + 2
+// tokens, so boundaries fall after j = 0 (2 tokens, k = 2/2 - 1/2 - 1 = 0),
+// j = 2 (k = 1) and j = 4 (k = 2): slots 1, 2, 3 = 2, 8.5, 16.125.
+TEST(ReferenceScan, CheckpointsWithOffset) {
+  Result r = scan(checkpointProblem(2, {1, 2, 3}, {1}));
+  EXPECT_TRUE(valuesNear(r.pool, {16.125, 2, 8.5, 16.125, 9}));
+  // o = 3: boundaries after j = 0 (4 tokens, k = 2 - 1 - 1 = 0) and j = 2
+  // (6 tokens, k = 1); j = 4 holds 8 (k = 2 >= K = 2: not written).
+  r = scan(checkpointProblem(2, {1, 2}, {3}));
+  EXPECT_TRUE(valuesNear(r.pool, {16.125, 2, 8.5, 9, 9}));
+}
+
+// I = 1: one state per token, boundary k after token j = k. With K = 4 and
+// column 2 unused (-1), the states 2, 5, 12.25 of j = 0, 1, 3 go to slots
+// 1, 2, 3; 8.5 (unused column) and 16.125 (k = 4 >= K) are not stored as
+// checkpoints, and slots 4 and 5 keep their 9.
+TEST(ReferenceScan, CheckpointsEveryTokenUnusedAndBeyondK) {
+  ScanProblem p = checkpointProblem(1, {1, 2, kPaddingSlot, 3}, {});
+  p.S = 6;
+  p.pool.push_back(9);
+  Result r = scan(p);
+  EXPECT_TRUE(valuesNear(r.pool, {16.125, 2, 5, 12.25, 9, 9}));
+}
+
+// Checkpoints are written whatever update_state says, and never for
+// padding sequences.
+TEST(ReferenceScan, CheckpointsWithoutUpdateAndPadding) {
+  ScanProblem p = checkpointProblem(2, {1, 2}, {});
+  p.updateStatePresent = true;
+  p.updateState = {0};
+  Result r = scan(p);
+  EXPECT_TRUE(valuesExact({r.pool[0]}, {9})) << "update_state is false";
+  EXPECT_TRUE(valuesNear(r.pool, {9, 5, 12.25, 9, 9}));
+
+  p = checkpointProblem(2, {1, 2}, {});
+  p.cacheIndices = {kPaddingSlot};
+  r = scan(p);
+  EXPECT_TRUE(valuesExact(r.pool, {9, 9, 9, 9, 9}));
+}
+
+// Checkpoints of a bf16 pool are rounded like final states: once, from
+// double. With x = [1 + 2^-8 + 2^-20] and no decay history, the state after
+// token 0 is x itself, just above the bf16 tie: it rounds up to 1 + 2^-7.
+TEST(ReferenceScan, CheckpointsRoundedLikeFinalStates) {
+  ScanProblem p = checkpointProblem(1, {1}, {});
+  p.poolDType = PoolDType::BF16;
+  p.x[0] = 1.0f + std::ldexp(1.0f, -8) + std::ldexp(1.0f, -20);
+  Result r = scan(p);
+  std::vector<float> yOut, poolOut;
+  roundOutputs(p, r.y, r.pool, yOut, poolOut);
+  EXPECT_EQ(poolOut[1], 1.0f + std::ldexp(1.0f, -7));
+}
+
 // y is rounded once, from double, to the model dtype. 1 + 2^-8 + 2^-30 lies
 // just above the bf16 tie between 1 and 1 + 2^-7, so it rounds up; rounding
 // through float first would land on the tie and go to 1. The pool is

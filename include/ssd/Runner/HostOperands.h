@@ -42,7 +42,8 @@ stridedDescriptors(const std::vector<std::vector<int64_t>> &shapes,
                    const std::vector<void *> &data);
 
 /// What a compiled function is specialised to: dtype, H, P, G, N, which
-/// optional operands are present and the cache-index layout (T, batch and
+/// optional operands are present, the cache-index layout and, with
+/// checkpoints, the slots' element type, K and the interval (T, batch and
 /// the slot count stay dynamic). Equal keys mean the same function fits.
 std::string signatureKey(const ScanProblem &problem);
 

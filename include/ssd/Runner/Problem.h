@@ -72,11 +72,31 @@ struct ScanProblem {
   /// [batch] of 0/1 each; empty when the file is absent.
   std::vector<uint8_t> hasInitialState, updateState;
 
+  /// State checkpoints (docs/overview.md, "State checkpoints"). The
+  /// interval I is given beside the files (ssd-run's --checkpoint-interval,
+  /// the torch op's checkpoint_interval); 0 means no checkpoints, and then
+  /// checkpoint_slots must be absent.
+  int64_t checkpointInterval = 0;
+  bool checkpointSlotsPresent = false;
+  bool checkpointSlotsUnsigned = false; ///< The file was uint32 (else int32).
+  /// K, the columns of checkpoint_slots (0 when absent).
+  int64_t checkpointK = 0;
+  /// [batch, K] row-major, as unsigned; kPaddingSlot marks an unused entry.
+  std::vector<uint32_t> checkpointSlots;
+  bool checkpointOffsetsPresent = false;
+  /// [batch]; empty when the file is absent (every offset is then 0).
+  std::vector<int32_t> checkpointOffsets;
+
   /// True when sequence b reads its slot (not padding, has_initial_state).
   bool readsState(int64_t b) const;
   /// True when sequence b writes its slot (not padding, update_state absent
   /// or true).
   bool writesState(int64_t b) const;
+  /// o of sequence b: the tokens it held before this call (0 without
+  /// checkpoint_offsets).
+  int64_t checkpointOffset(int64_t b) const {
+    return checkpointOffsetsPresent ? checkpointOffsets[b] : 0;
+  }
 };
 
 /// cache_indices value that marks a padding sequence (-1 as int32).
@@ -93,8 +113,15 @@ constexpr uint32_t kPaddingSlot = 0xFFFFFFFFu;
 /// Extents above the documented maxima (ssd/IR/SSDLimits.h) are rejected
 /// here too, naming the file that declares them, before anything is
 /// compiled or allocated for them.
+///
+/// checkpoint_slots.npy ([batch, K], int32 or uint32) and
+/// checkpoint_offsets.npy ([batch], int32) are optional too;
+/// `checkpointInterval` (ssd-run's --checkpoint-interval, 0 when not given)
+/// must be given exactly when checkpoint_slots.npy is present, and the
+/// checkpoint entries must pass checkCheckpointContract.
 bool loadProblem(const std::string &dir, ModelDType dtype, ScanProblem &out,
-                 std::string &error, PoolDType poolDType = PoolDType::F32);
+                 std::string &error, PoolDType poolDType = PoolDType::F32,
+                 int64_t checkpointInterval = 0);
 
 /// The same from .npy images in memory: `files` maps a file name
 /// ("x.npy", ...) to its bytes, names it lacks are absent files; messages
@@ -102,7 +129,12 @@ bool loadProblem(const std::string &dir, ModelDType dtype, ScanProblem &out,
 bool loadProblemFromMemory(
     const std::map<std::string, std::vector<uint8_t>> &files,
     const std::string &dir, ModelDType dtype, ScanProblem &out,
-    std::string &error, PoolDType poolDType = PoolDType::F32);
+    std::string &error, PoolDType poolDType = PoolDType::F32,
+    int64_t checkpointInterval = 0);
+
+/// DIR/checkpoint_slots.npy when that file exists, else empty: lets a tool
+/// that does not take checkpoints reject them in one line before loading.
+std::string checkpointSlotsPath(const std::string &dir);
 
 /// Checks H, P, G, N and T of `p` against the documented maxima; false with
 /// a one-line message naming the extent, its value and the maximum.
@@ -118,6 +150,20 @@ bool checkLimits(const ScanProblem &p, std::string &error);
 /// (`tSource` names where T came from).
 bool checkIndexContract(const ScanProblem &p, std::string &operand,
                         std::string &error, const char *tSource = "x.npy");
+
+/// Checks the checkpoint operands of `p` (which must have passed
+/// checkIndexContract; the interval's presence is the caller's to check,
+/// since ssd-run and the torch op name it differently): checkpoint_slots is
+/// [batch, K], each entry -1 or below S, the entries other than -1 distinct
+/// across the whole call and none a slot the call reads (a non-padding
+/// sequence with an initial state) or writes (a final state);
+/// checkpoint_offsets is [batch], each >= 0. Without checkpoint_slots,
+/// checkpoint_offsets must be absent. On failure false with `operand`
+/// naming the operand ("checkpoint_slots", "checkpoint_offsets") and
+/// `error` a one-line message about the first offending entry in row-major
+/// order (sequence b, column k).
+bool checkCheckpointContract(const ScanProblem &p, std::string &operand,
+                             std::string &error);
 
 /// Writes y ([T,H,P]) and the pool ([S,H,P,N]) as float32 DIR/y.npy and
 /// DIR/ssm_pool.npy, creating DIR if needed. Both are written under

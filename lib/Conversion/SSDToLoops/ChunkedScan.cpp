@@ -27,6 +27,24 @@
 // that matter for recent tokens. Every decay is exp(min(., 0)), so a masked
 // or out-of-order lane cannot overflow into inf * 0 = NaN.
 //
+// State checkpoints (see ScanEmitter/Checkpoints.h) are written by phase 4.
+// A boundary at the end of chunk k needs exactly the state it computes
+// anyway, S after chunk k = exp(cum_last) S_prev(k) + dS_k, so chunk-end
+// checkpoints are free. A boundary after token j inside chunk k needs the
+// state there, which no phase forms: the task walks the plain recurrence
+//
+//   S <- exp(d_t A_h) S + d_t x[t, p] B[t, n]     for t = first(k) .. j
+//
+// from S_prev(k), storing at each intra-chunk boundary on the way, and stops
+// at the chunk's last one. It is the same recurrence the reference runs,
+// started from the chunked S_prev(k), so each checkpoint is as exact as a
+// final state; the walk's result is not fed into later chunks, which carry on
+// from the chunked S_prev(k + 1) as without checkpoints. Its cost is a serial
+// walk of O(N) per token per row p over the chunk up to its last boundary:
+// with interval 1 every chunk is walked nearly whole, O(T H P N) serial work
+// on top of the chunked form's, which is why interval 1 (speculative verify)
+// prefers the serial form.
+//
 // The work list (chunk -> sequence, first token, length) makes every phase a
 // flat parallel loop over chunks with data-independent structure; phases 3
 // and 5 run rows up to min(L, T) with a guard, the shape the GPU mapping
@@ -35,11 +53,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "LoopBuilders.h"
+#include "ScanEmitter/Checkpoints.h"
 #include "ScanEmitter/ScanEmitter.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
 using namespace mlir::ssd;
@@ -65,7 +85,7 @@ class ChunkedScanBuilder {
 public:
   ChunkedScanBuilder(ImplicitLocOpBuilder &b, ChunkScanVarlenOp op,
                      int64_t chunkSize)
-      : e(b, op), chunkSize(chunkSize) {}
+      : e(b, op), checkpoints(b, e), chunkSize(chunkSize) {}
 
   void build(ImplicitLocOpBuilder &b) {
     allocate(b);
@@ -86,6 +106,7 @@ public:
 
 private:
   ScanEmitter e;
+  CheckpointEmitter checkpoints;
   int64_t chunkSize;
   ChunkWorkspace ws;
   Value maxChunks;
@@ -247,33 +268,107 @@ private:
           SequenceInfo s = e.sequence(b, seq);
           Value firstChunk = load(b, ws.list.begin, seq);
           Value endChunk = load(b, ws.list.begin, add(b, seq, e.index(b, 1)));
-          e.loop(
-              b, e.index(b, 0), e.dstate,
-              [&](ImplicitLocOpBuilder &b, Value n) {
-                Value initial = e.ifElse(
-                    b, s.readsInitial, e.f32,
-                    [&](ImplicitLocOpBuilder &b) {
-                      return e.loadF32(b, e.pool, {s.slot, head, p, n});
-                    },
-                    [&](ImplicitLocOpBuilder &b) {
-                      return e.f32Const(b, 0.0);
-                    });
-                Value final = e.reduce(
-                    b, firstChunk, endChunk, initial,
-                    [&](ImplicitLocOpBuilder &b, Value k,
-                        Value state) -> Value {
-                      ChunkInfo c = chunk(b, k);
-                      Value chunkDecay =
-                          e.decay(b, load(b, ws.cums, {c.last, head}));
-                      Value contribution = load(b, ws.states, {k, head, p, n});
-                      store(b, state, ws.states, {k, head, p, n});
-                      return fadd(b, fmul(b, chunkDecay, state), contribution);
-                    });
-                e.ifThen(b, s.writesState, [&](ImplicitLocOpBuilder &b) {
-                  e.storeRounded(b, final, e.pool, {s.slot, head, p, n});
-                });
-              });
+          CheckpointRange range;
+          if (checkpoints)
+            range = checkpoints.range(b, seq, s);
+          e.loop(b, e.index(b, 0), e.dstate,
+                 [&](ImplicitLocOpBuilder &b, Value n) {
+                   Value initial = e.ifElse(
+                       b, s.readsInitial, e.f32,
+                       [&](ImplicitLocOpBuilder &b) {
+                         return e.loadF32(b, e.pool, {s.slot, head, p, n});
+                       },
+                       [&](ImplicitLocOpBuilder &b) {
+                         return e.f32Const(b, 0.0);
+                       });
+                   Value final = e.reduce(
+                       b, firstChunk, endChunk, initial,
+                       [&](ImplicitLocOpBuilder &b, Value k,
+                           Value state) -> Value {
+                         ChunkInfo c = chunk(b, k);
+                         Value chunkDecay =
+                             e.decay(b, load(b, ws.cums, {c.last, head}));
+                         Value contribution =
+                             load(b, ws.states, {k, head, p, n});
+                         store(b, state, ws.states, {k, head, p, n});
+                         Value next =
+                             fadd(b, fmul(b, chunkDecay, state), contribution);
+                         if (checkpoints)
+                           emitChunkCheckpoints(b, seq, s, range, c, head, p, n,
+                                                state, next);
+                         return next;
+                       });
+                   e.ifThen(b, s.writesState, [&](ImplicitLocOpBuilder &b) {
+                     e.storeRounded(b, final, e.pool, {s.slot, head, p, n});
+                   });
+                 });
         });
+  }
+
+  // Phase 4's checkpoints of chunk c at element (p, n), given the state
+  // entering the chunk and the one leaving it (see the file comment).
+  void emitChunkCheckpoints(ImplicitLocOpBuilder &b, Value seq,
+                            const SequenceInfo &s, const CheckpointRange &range,
+                            const ChunkInfo &c, Value head, Value p, Value n,
+                            Value entering, Value leaving) {
+    Value one = e.index(b, 1);
+    // Boundaries before the chunk, and up to its end: those in between are
+    // this chunk's, the last at its end when the end is a boundary.
+    Value before = sub(b, c.first, s.begin);
+    Value after = add(b, before, c.len);
+    Value firstBoundary = checkpoints.boundariesWithin(b, range, before);
+    Value endBoundaries = checkpoints.boundariesWithin(b, range, after);
+    // The chunk's last token is a boundary when phase + after is a multiple
+    // of I (after >= 1: chunks are never empty).
+    Value endIsBoundary = arith::CmpIOp::create(
+        b, arith::CmpIPredicate::eq,
+        arith::RemUIOp::create(b, add(b, range.phase, after),
+                               e.index(b, checkpoints.interval)),
+        e.index(b, 0));
+    Value intraEnd = arith::MinUIOp::create(
+        b,
+        sub(b, endBoundaries,
+            arith::IndexCastUIOp::create(b, b.getIndexType(), endIsBoundary)),
+        range.limit);
+
+    // Intra-chunk boundaries [firstBoundary, intraEnd): the serial walk from
+    // the entering state, one segment of tokens per boundary.
+    Value group = e.groupOf(b, head);
+    Value a = e.loadF32(b, e.A, {head});
+    scf::ForOp::create(
+        b, firstBoundary, arith::MaxUIOp::create(b, firstBoundary, intraEnd),
+        one, ValueRange{entering, c.first},
+        [&](OpBuilder &nested, Location loc, Value k, ValueRange carried) {
+          ImplicitLocOpBuilder b(loc, nested);
+          Value segmentEnd = checkpoints.boundaryEnd(b, range, k);
+          Value state = e.reduce(
+              b, carried[1], segmentEnd, carried[0],
+              [&](ImplicitLocOpBuilder &b, Value t, Value state) -> Value {
+                Value d = load(b, ws.dts, {t, head});
+                Value input =
+                    fmul(b, fmul(b, d, e.loadF32(b, e.x, {t, head, p})),
+                         e.loadF32(b, e.B, {t, group, n}));
+                return fadd(b, fmul(b, e.decay(b, fmul(b, d, a)), state),
+                            input);
+              });
+          checkpoints.ifSlot(
+              b, seq, k, [&](ImplicitLocOpBuilder &b, Value slot) {
+                e.storeRounded(b, state, e.pool, {slot, head, p, n});
+              });
+          scf::YieldOp::create(b, ValueRange{state, segmentEnd});
+        });
+
+    // The chunk-end boundary: the state phase 4 carries on with.
+    Value last = sub(b, endBoundaries, one);
+    Value endWritten = arith::AndIOp::create(
+        b, endIsBoundary,
+        arith::CmpIOp::create(b, arith::CmpIPredicate::ult, last, range.limit));
+    e.ifThen(b, endWritten, [&](ImplicitLocOpBuilder &b) {
+      checkpoints.ifSlot(
+          b, seq, last, [&](ImplicitLocOpBuilder &b, Value slot) {
+            e.storeRounded(b, leaving, e.pool, {slot, head, p, n});
+          });
+    });
   }
 
   // Phase 5: y for row i of chunk k and head h, accumulated over p in a

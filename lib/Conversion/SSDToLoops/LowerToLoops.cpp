@@ -52,10 +52,6 @@ struct LowerChunkScanVarlen : public OpRewritePattern<ChunkScanVarlenOp> {
             mlir::ssd::detail::whyNotReadyToLower(op, kPassName))
       return rewriter.notifyMatchFailure(op, *reason);
     rewriter.setInsertionPoint(op);
-    // TODO(issue 21): checkpoint writes in this lowering.
-    if (op.getCheckpointSlots())
-      return rewriter.notifyMatchFailure(
-          op, "state checkpoints are not lowered by this pass yet");
     if (*op.getForm() == Form::serial) {
       mlir::ssd::detail::buildSerialScan(rewriter, op, serialPTile,
                                          vectorWidth);

@@ -25,15 +25,22 @@
 // of 2^79 with inputs of its size already overflowed; a fold costs one pass
 // over the tile per ~22 / |d A| tokens, nothing next to two FMAs per element
 // and token); a decay that underflows to zero is then applied exactly as in
-// the plain recurrence. A pair whose scales would leave the range runs one token at
-// a time, so every token sees the same operations whichever way it is grouped.
-// Rows are vectors of `lanes` columns (the widest power of two up to the
-// target's width that divides N); B and C rows of an f16/bf16 model are widened
-// once per token into an f32 row pair shared by the tile's rows, and y is
-// reduced from a vector accumulator.
+// the plain recurrence. A pair whose scales would leave the range runs one
+// token at a time, so every token sees the same operations whichever way it is
+// grouped. Rows are vectors of `lanes` columns (the widest power of two up to
+// the target's width that divides N); B and C rows of an f16/bf16 model are
+// widened once per token into an f32 row pair shared by the tile's rows, and y
+// is reduced from a vector accumulator.
 //
 // Every reader sees the pool as it was before the op: a writer whose slot
 // other sequences read runs in a second parallel loop, after all the others.
+//
+// State checkpoints (see ScanEmitter/Checkpoints.h) split a sequence's tokens
+// into segments that end after the boundary tokens written; after each, the
+// task stores s S' of its tile into the checkpoint's slot, rounded like the
+// final state. Checkpoint slots are never read, so storing them mid-scan
+// changes no reader's view of the pool. A checkpoint costs one pass over the
+// tile, and a segment that ends after an odd token runs that token alone.
 //
 // Work is O(T H P N) with no redundant flops, and the state of a task is one
 // P-tile x N block that stays in cache for the whole sequence: the right form
@@ -43,6 +50,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "LoopBuilders.h"
+#include "ScanEmitter/Checkpoints.h"
 #include "ScanEmitter/ScanEmitter.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -100,6 +108,7 @@ void mlir::ssd::detail::buildSerialScan(RewriterBase &rewriter,
                                         int64_t vectorWidth) {
   ImplicitLocOpBuilder b(op.getLoc(), rewriter);
   ScanEmitter e(b, op);
+  CheckpointEmitter checkpoints(b, e);
 
   // A tile never needs more rows than head_dim has; hosts calling the
   // pattern directly get the pass's bounds too. A tile also holds at most
@@ -160,6 +169,9 @@ void mlir::ssd::detail::buildSerialScan(RewriterBase &rewriter,
   auto emitTask = [&](ImplicitLocOpBuilder &b, Value seq, Value head,
                       Value tileIndex) {
     SequenceInfo s = e.sequence(b, seq);
+    CheckpointRange range;
+    if (checkpoints)
+      range = checkpoints.range(b, seq, s);
     Value group = e.groupOf(b, head);
     Value a = e.loadF32(b, e.A, {head});
     Value p0 = arith::MulIOp::create(b, tileIndex, tile);
@@ -416,57 +428,101 @@ void mlir::ssd::detail::buildSerialScan(RewriterBase &rewriter,
                                   state, ValueRange{p, n});
         });
       });
-      // Tokens in groups of kTokensPerPass: one pass over the tile serves the
-      // group (its FMA pairs per state load and store; the loads and stores
-      // bound a single-token pass), with the same operations per token as one
-      // at a time. A group whose scales leave the range runs token by token
-      // instead, so results do not depend on the grouping.
-      Value tokenCount = arith::SubIOp::create(b, s.end, s.begin);
-      Value groupedEnd = arith::AddIOp::create(
-          b, s.begin,
-          arith::SubIOp::create(
-              b, tokenCount,
-              arith::RemUIOp::create(b, tokenCount,
-                                     e.index(b, kTokensPerPass))));
-      auto groupLoop = scf::ForOp::create(
-          b, s.begin, groupedEnd, e.index(b, kTokensPerPass),
-          ValueRange{e.f32Const(b, 1.0)},
-          [&](OpBuilder &nested, Location loc, Value t, ValueRange carried) {
-            ImplicitLocOpBuilder b(loc, nested);
-            SmallVector<Value> tokens;
-            SmallVector<Decayed> decayed;
-            Value ungrouped;
-            for (int64_t k = 0; k < kTokensPerPass; ++k) {
-              tokens.push_back(arith::AddIOp::create(b, t, e.index(b, k)));
-              decayed.push_back(
-                  decayScale(b, tokens.back(),
-                             k ? decayed.back().scale : carried.front()));
-              Value out = outOfRange(b, decayed.back().scale);
-              ungrouped = k ? arith::OrIOp::create(b, ungrouped, out) : out;
-            }
-            Value scale = e.ifElse(
-                b, ungrouped, e.f32,
-                [&](ImplicitLocOpBuilder &b) {
-                  return emitSingleTokens(
-                      b, t,
-                      arith::AddIOp::create(b, t, e.index(b, kTokensPerPass)),
-                      carried.front());
-                },
-                [&](ImplicitLocOpBuilder &b) {
-                  SmallVector<TokenStep> steps;
-                  for (int64_t k = 0; k < kTokensPerPass; ++k) {
-                    widenRows(b, tokens[k], k);
-                    steps.push_back(TokenStep{tokens[k], decayed[k].d,
-                                              decayed[k].scale,
-                                              inverse(b, decayed[k].scale), k});
-                  }
-                  emitTile(b, steps, inTile);
-                  return decayed.back().scale;
-                });
-            scf::YieldOp::create(b, ValueRange{scale});
-          });
-      Value finalScale = splat(
-          b, emitSingleTokens(b, groupedEnd, s.end, groupLoop.getResult(0)));
+      // Tokens [first, last) in groups of kTokensPerPass: one pass over the
+      // tile serves the group (its FMA pairs per state load and store; the
+      // loads and stores bound a single-token pass), with the same operations
+      // per token as one at a time. A group whose scales leave the range runs
+      // token by token instead, so results do not depend on the grouping
+      // (nor on where checkpoints split the tokens). Returns the scale after
+      // them.
+      auto emitTokens = [&](ImplicitLocOpBuilder &b, Value first, Value last,
+                            Value scale) -> Value {
+        Value tokenCount = arith::SubIOp::create(b, last, first);
+        Value groupedEnd = arith::AddIOp::create(
+            b, first,
+            arith::SubIOp::create(
+                b, tokenCount,
+                arith::RemUIOp::create(b, tokenCount,
+                                       e.index(b, kTokensPerPass))));
+        auto groupLoop = scf::ForOp::create(
+            b, first, groupedEnd, e.index(b, kTokensPerPass), ValueRange{scale},
+            [&](OpBuilder &nested, Location loc, Value t, ValueRange carried) {
+              ImplicitLocOpBuilder b(loc, nested);
+              SmallVector<Value> tokens;
+              SmallVector<Decayed> decayed;
+              Value ungrouped;
+              for (int64_t k = 0; k < kTokensPerPass; ++k) {
+                tokens.push_back(arith::AddIOp::create(b, t, e.index(b, k)));
+                decayed.push_back(
+                    decayScale(b, tokens.back(),
+                               k ? decayed.back().scale : carried.front()));
+                Value out = outOfRange(b, decayed.back().scale);
+                ungrouped = k ? arith::OrIOp::create(b, ungrouped, out) : out;
+              }
+              Value scale = e.ifElse(
+                  b, ungrouped, e.f32,
+                  [&](ImplicitLocOpBuilder &b) {
+                    return emitSingleTokens(
+                        b, t,
+                        arith::AddIOp::create(b, t, e.index(b, kTokensPerPass)),
+                        carried.front());
+                  },
+                  [&](ImplicitLocOpBuilder &b) {
+                    SmallVector<TokenStep> steps;
+                    for (int64_t k = 0; k < kTokensPerPass; ++k) {
+                      widenRows(b, tokens[k], k);
+                      steps.push_back(
+                          TokenStep{tokens[k], decayed[k].d, decayed[k].scale,
+                                    inverse(b, decayed[k].scale), k});
+                    }
+                    emitTile(b, steps, inTile);
+                    return decayed.back().scale;
+                  });
+              scf::YieldOp::create(b, ValueRange{scale});
+            });
+        return emitSingleTokens(b, groupedEnd, last, groupLoop.getResult(0));
+      };
+
+      Value scale = e.f32Const(b, 1.0);
+      if (!checkpoints) {
+        scale = emitTokens(b, s.begin, s.end, scale);
+      } else {
+        // Checkpoints split the tokens into segments that end at the written
+        // boundaries (segment k < W ends after boundary k's token) and a last
+        // one up to the end; after segment k the tile times its scale is the
+        // state to store, rounded like the final state. One segment loop, so
+        // the token loops are emitted once.
+        Value written = checkpoints.writtenWithin(
+            b, range, arith::SubIOp::create(b, s.end, s.begin));
+        auto segments = scf::ForOp::create(
+            b, zero, arith::AddIOp::create(b, written, e.index(b, 1)),
+            e.index(b, 1), ValueRange{scale, s.begin},
+            [&](OpBuilder &nested, Location loc, Value k, ValueRange carried) {
+              ImplicitLocOpBuilder b(loc, nested);
+              Value isBoundary = arith::CmpIOp::create(
+                  b, arith::CmpIPredicate::ult, k, written);
+              Value segmentEnd = arith::SelectOp::create(
+                  b, isBoundary, checkpoints.boundaryEnd(b, range, k), s.end);
+              Value scale = emitTokens(b, carried[1], segmentEnd, carried[0]);
+              e.ifThen(b, isBoundary, [&](ImplicitLocOpBuilder &b) {
+                checkpoints.ifSlot(
+                    b, seq, k, [&](ImplicitLocOpBuilder &b, Value slot) {
+                      Value factor = splat(b, scale);
+                      forEachStateVector(
+                          b, [&](ImplicitLocOpBuilder &b, Value p, Value n) {
+                            Value row = arith::AddIOp::create(b, p0, p);
+                            Value v = vector::LoadOp::create(b, vecType, state,
+                                                             ValueRange{p, n});
+                            storeVector(b, arith::MulFOp::create(b, factor, v),
+                                        e.pool, {slot, head, row, n});
+                          });
+                    });
+              });
+              scf::YieldOp::create(b, ValueRange{scale, segmentEnd});
+            });
+        scale = segments.getResult(0);
+      }
+      Value finalScale = splat(b, scale);
 
       e.ifThen(b, s.writesState, [&](ImplicitLocOpBuilder &b) {
         forEachStateVector(b, [&](ImplicitLocOpBuilder &b, Value p, Value n) {
@@ -513,6 +569,15 @@ void mlir::ssd::detail::buildSerialScan(RewriterBase &rewriter,
       Value oneToken = arith::CmpIOp::create(
           b, arith::CmpIPredicate::eq, arith::SubIOp::create(b, s.end, s.begin),
           e.index(b, 1));
+      // A token that writes a checkpoint takes the general path (the pool to
+      // pool pass has no tile to store it from).
+      if (checkpoints) {
+        Value written = checkpoints.writtenWithin(b, range, e.index(b, 1));
+        oneToken = arith::AndIOp::create(
+            b, oneToken,
+            arith::CmpIOp::create(b, arith::CmpIPredicate::eq, written,
+                                  e.index(b, 0)));
+      }
       Value decode = e.ifElse(
           b, oneToken, b.getI1Type(),
           [&](ImplicitLocOpBuilder &b) {
