@@ -76,9 +76,10 @@
 // resident tile at each k-step's columns). So S_prev never goes to DRAM and x
 // is read by one block, shortly after the same block read it for dS.
 //
-// State checkpoints (checkpoint_slots; LowerToGPU.cpp turns both fused
-// modes off for such ops, so there are always three launches): launch 2
-// writes them. A boundary at a chunk's last token stores the S_prev(k+1)
+// State checkpoints (checkpoint_slots): when every boundary ends a chunk
+// (no offsets, the interval a multiple of L) the fused chunk kernel stores
+// each with the state it publishes (passState). Otherwise LowerToGPU.cpp
+// turns both fused modes off, and launch 2 writes them. A boundary at a chunk's last token stores the S_prev(k+1)
 // that state passing computes anyway (one more state write); boundaries
 // inside a chunk need states the decomposition never forms, so the thread
 // walks the chunk's tokens serially from S_prev(k) up to its last such
@@ -349,10 +350,13 @@ public:
         op(op) {
     modelType = cast<MemRefType>(op.getX().getType()).getElementType();
     mmaType = mmaElementType(b.getContext(), plan.element);
-    // State checkpoints are written by launch 2 (emitChunkCheckpoints);
-    // LowerToGPU.cpp turns the fused modes off for such ops.
-    assert((!checkpoints || !fused) &&
-           "checkpoints need state passing as a launch of its own");
+    // State checkpoints are written by launch 2 (emitChunkCheckpoints), or,
+    // when all of them end chunks, where the fused chunk kernel publishes
+    // (passState); LowerToGPU.cpp turns the fused modes off otherwise.
+    assert((!checkpoints || !fused ||
+            Checkpoints::atChunkEndsOnly(op, plan.chunkSize)) &&
+           "checkpoints inside chunks need state passing as a launch of its "
+           "own");
   }
 
   /// Records the form's workspace buffers (host code at `b`).
@@ -1438,6 +1442,16 @@ private:
           [&](ImplicitLocOpBuilder &b) -> Value { return idx(b, 0); });
     Value slotIn = remu(b, add(b, chunk, idx(b, 1)), 2);
     Value slotOut = remu(b, chunk, 2);
+    // A checkpoint at the chunk's last token (every boundary is one here,
+    // LowerToGPU.cpp): the state this block publishes, one more store.
+    Value checkpointWrites, checkpointSlot;
+    if (checkpoints) {
+      Value first = mul(b, j, L);
+      Value last = sub(b, minu(b, sub(b, s.end, s.begin), add(b, first, L)),
+                       idx(b, 1));
+      std::tie(checkpointWrites, checkpointSlot) = checkpoints.slotAfter(
+          b, e, checkpoints.sequence(b, e, seq), last);
+    }
     // The update runs on the fragments: each lane takes its accumulator
     // pairs (two adjacent state columns) and moves their S_prev, ring and
     // pool values as 8-byte pairs, 8 rows x 32 bytes per warp access (whole
@@ -1525,6 +1539,10 @@ private:
                        [&](ImplicitLocOpBuilder &b) {
                          storeTo(b, ring, {slotOut, head, p, col});
                        });
+              if (checkpoints)
+                e.ifThen(b, checkpointWrites, [&](ImplicitLocOpBuilder &b) {
+                  storeTo(b, e.pool, {checkpointSlot, head, p, col});
+                });
             });
           });
     });

@@ -396,3 +396,12 @@ Value mlir::ssd::detail::Checkpoints::walkLength(ImplicitLocOpBuilder &b,
       1);
   return select(b, any, length, idx(b, 0));
 }
+
+bool mlir::ssd::detail::Checkpoints::atChunkEndsOnly(ChunkScanVarlenOp op,
+                                                     int64_t chunkSize) {
+  // Boundary after local token j: (j + 1) mod I = 0, so (j + 1) mod L = 0
+  // when L divides I: the last token of a whole chunk.
+  std::optional<uint64_t> interval = op.getCheckpointInterval();
+  return interval && !op.getCheckpointOffsets() && chunkSize > 0 &&
+         *interval % static_cast<uint64_t>(chunkSize) == 0;
+}
