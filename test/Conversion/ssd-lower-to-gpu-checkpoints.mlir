@@ -6,7 +6,10 @@
 // say (no memset of tickets, no atomics, three launches); launch 2, state
 // passing, stores each chunk-end checkpoint from the S it computes and
 // walks a chunk's tokens serially from S_prev (d from the workspace, x, B)
-// for the boundaries inside it. A mixed launch does both.
+// for the boundaries inside it. Only when every boundary ends a chunk (no
+// offsets, the interval a multiple of the chunk size) do the fused modes
+// stay, the chunk kernel storing each checkpoint with the state it
+// publishes. A mixed launch does both.
 // RUN: ssd-opt %s -ssd-lower-to-gpu -split-input-file | FileCheck %s
 // RUN: ssd-opt %s -ssd-lower-to-gpu="fused-state-passing=true fused-output=true" -gpu-kernel-outlining -split-input-file | FileCheck %s --check-prefix=LAUNCHES
 
@@ -151,5 +154,68 @@ func.func @mixed(%x: memref<?x4x16xbf16>, %dt: memref<?x4xbf16>, %A: memref<4xbf
       cache_indices(%ci : memref<?xi32>) checkpoint_slots(%cs : memref<?x2xi32>)
       checkpoint_interval(1) outs(%y : memref<?x4x16xbf16>)
       {form = #ssd<form serial>, ssd.mixed_min_chunked_tokens = 1024 : i64, ssd.mixed_chunk_size = 256 : i64}
+  return
+}
+
+// -----
+
+// Every boundary ends a chunk (interval 128, chunks of 64, no offsets): the
+// fused kernels stay (tickets, two launches); the (chunk, head) block that
+// publishes a chunk's state also stores it to the chunk end's checkpoint
+// slot, before its release of the flag.
+// CHECK-LABEL: func.func @chunk_ends
+// CHECK-SAME:    %[[POOL:[^:]+]]: memref<?x4x16x32xf32>
+// CHECK-SAME:    %[[CS:[^:]+]]: memref<?x3xi32>
+// CHECK:       gpu.memset
+// CHECK:       gpu.launch
+// CHECK:         memref.atomic_rmw addi
+// CHECK:         llvm.load {{.*}} atomic syncscope("device") acquire
+// CHECK:         arith.remui %{{.*}}, %c128{{.*}} : index
+// CHECK:         memref.load %[[CS]][
+// CHECK:         %[[SLOT:.*]] = arith.select
+// CHECK:         vector.store %{{.*}}, %[[POOL]][%[[SLOT]],
+// CHECK:         llvm.store {{.*}} atomic syncscope("device") release
+// CHECK:       gpu.launch
+// CHECK-NOT:   gpu.launch
+// CHECK:       return
+// LAUNCHES-LABEL: func.func @chunk_ends
+// LAUNCHES:     gpu.memset
+// LAUNCHES-COUNT-2: gpu.launch_func
+// LAUNCHES-NOT: gpu.launch_func
+// LAUNCHES:     return
+func.func @chunk_ends(%x: memref<?x4x16xbf16>, %dt: memref<?x4xbf16>, %A: memref<4xbf16>,
+    %B: memref<?x1x32xbf16>, %C: memref<?x1x32xbf16>, %pool: memref<?x4x16x32xf32>,
+    %qsl: memref<?xi32>, %ci: memref<?xi32>, %cs: memref<?x3xi32>,
+    %y: memref<?x4x16xbf16>) {
+  ssd.chunk_scan_varlen x(%x : memref<?x4x16xbf16>) dt(%dt : memref<?x4xbf16>) A(%A : memref<4xbf16>)
+      B(%B : memref<?x1x32xbf16>) C(%C : memref<?x1x32xbf16>) ssm_pool(%pool : memref<?x4x16x32xf32>)
+      query_start_loc(%qsl : memref<?xi32>) cache_indices(%ci : memref<?xi32>)
+      checkpoint_slots(%cs : memref<?x3xi32>)
+      checkpoint_interval(128) outs(%y : memref<?x4x16xbf16>) {form = #ssd<form chunked>, chunk_size = 64}
+  return
+}
+
+// -----
+
+// The same with checkpoint_offsets: boundaries may fall inside chunks, so
+// three launches, no tickets.
+// CHECK-LABEL: func.func @chunk_ends_with_offsets
+// CHECK-NOT:   gpu.memset
+// CHECK-NOT:   atomic
+// CHECK:       return
+// LAUNCHES-LABEL: func.func @chunk_ends_with_offsets
+// LAUNCHES-NOT: gpu.memset
+// LAUNCHES-COUNT-3: gpu.launch_func
+// LAUNCHES-NOT: gpu.launch_func
+// LAUNCHES:     return
+func.func @chunk_ends_with_offsets(%x: memref<?x4x16xbf16>, %dt: memref<?x4xbf16>, %A: memref<4xbf16>,
+    %B: memref<?x1x32xbf16>, %C: memref<?x1x32xbf16>, %pool: memref<?x4x16x32xf32>,
+    %qsl: memref<?xi32>, %ci: memref<?xi32>, %cs: memref<?x3xi32>, %co: memref<?xi32>,
+    %y: memref<?x4x16xbf16>) {
+  ssd.chunk_scan_varlen x(%x : memref<?x4x16xbf16>) dt(%dt : memref<?x4xbf16>) A(%A : memref<4xbf16>)
+      B(%B : memref<?x1x32xbf16>) C(%C : memref<?x1x32xbf16>) ssm_pool(%pool : memref<?x4x16x32xf32>)
+      query_start_loc(%qsl : memref<?xi32>) cache_indices(%ci : memref<?xi32>)
+      checkpoint_slots(%cs : memref<?x3xi32>) checkpoint_offsets(%co : memref<?xi32>)
+      checkpoint_interval(128) outs(%y : memref<?x4x16xbf16>) {form = #ssd<form chunked>, chunk_size = 64}
   return
 }

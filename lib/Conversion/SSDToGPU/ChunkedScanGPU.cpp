@@ -76,14 +76,15 @@
 // resident tile at each k-step's columns). So S_prev never goes to DRAM and x
 // is read by one block, shortly after the same block read it for dS.
 //
-// State checkpoints (checkpoint_slots; LowerToGPU.cpp turns both fused
-// modes off for such ops, so there are always three launches): launch 2
-// writes them. A boundary at a chunk's last token stores the S_prev(k+1)
-// that state passing computes anyway (one more state write); boundaries
-// inside a chunk need states the decomposition never forms, so the thread
-// walks the chunk's tokens serially from S_prev(k) up to its last such
-// boundary, S <- exp(d_t A) S + d_t x_t B_tᵀ for its own elements, storing
-// at each (emitChunkCheckpoints: the math and its cost).
+// State checkpoints (checkpoint_slots): when every boundary ends a chunk
+// (no offsets, the interval a multiple of L) the fused chunk kernel stores
+// each with the state it publishes (passState). Otherwise LowerToGPU.cpp
+// turns both fused modes off, and launch 2 writes them. A boundary at a chunk's
+// last token stores the S_prev(k+1) that state passing computes anyway (one
+// more state write); boundaries inside a chunk need states the decomposition
+// never forms, so the thread walks the chunk's tokens serially from S_prev(k)
+// up to its last such boundary, S <- exp(d_t A) S + d_t x_t B_tᵀ for its own
+// elements, storing at each (emitChunkCheckpoints: the math and its cost).
 //
 // Mixed launches (buildMixedScanGPU): only sequences of at least
 // `minSequence` tokens run chunked. Their chunk counts are ceil(len / L),
@@ -341,18 +342,21 @@ public:
                         const LowerToGPUOptions &options,
                         int64_t minSequence = 0)
       : e(b, op, MathFlavor::NVVMApprox), checkpoints(b, op), plan(plan),
-        x(plan.x),
-        L(plan.chunkSize), minSequence(minSequence), async(options.asyncCopies),
-        fused(plan.fused), fusedOutput(plan.fusedOutput),
+        x(plan.x), L(plan.chunkSize), minSequence(minSequence),
+        async(options.asyncCopies), fused(plan.fused),
+        fusedOutput(plan.fusedOutput),
         loads(options.ldmatrix ? FragmentLoads::LdMatrix
                                : FragmentLoads::Scalar),
         op(op) {
     modelType = cast<MemRefType>(op.getX().getType()).getElementType();
     mmaType = mmaElementType(b.getContext(), plan.element);
-    // State checkpoints are written by launch 2 (emitChunkCheckpoints);
-    // LowerToGPU.cpp turns the fused modes off for such ops.
-    assert((!checkpoints || !fused) &&
-           "checkpoints need state passing as a launch of its own");
+    // State checkpoints are written by launch 2 (emitChunkCheckpoints), or,
+    // when all of them end chunks, where the fused chunk kernel publishes
+    // (passState); LowerToGPU.cpp turns the fused modes off otherwise.
+    assert((!checkpoints || !fused ||
+            Checkpoints::atChunkEndsOnly(op, plan.chunkSize)) &&
+           "checkpoints inside chunks need state passing as a launch of its "
+           "own");
   }
 
   /// Records the form's workspace buffers (host code at `b`).
@@ -1438,6 +1442,16 @@ private:
           [&](ImplicitLocOpBuilder &b) -> Value { return idx(b, 0); });
     Value slotIn = remu(b, add(b, chunk, idx(b, 1)), 2);
     Value slotOut = remu(b, chunk, 2);
+    // A checkpoint at the chunk's last token (every boundary is one here,
+    // LowerToGPU.cpp): the state this block publishes, one more store.
+    Value checkpointWrites, checkpointSlot;
+    if (checkpoints) {
+      Value first = mul(b, j, L);
+      Value last =
+          sub(b, minu(b, sub(b, s.end, s.begin), add(b, first, L)), idx(b, 1));
+      std::tie(checkpointWrites, checkpointSlot) =
+          checkpoints.slotAfter(b, e, checkpoints.sequence(b, e, seq), last);
+    }
     // The update runs on the fragments: each lane takes its accumulator
     // pairs (two adjacent state columns) and moves their S_prev, ring and
     // pool values as 8-byte pairs, 8 rows x 32 bytes per warp access (whole
@@ -1525,6 +1539,10 @@ private:
                        [&](ImplicitLocOpBuilder &b) {
                          storeTo(b, ring, {slotOut, head, p, col});
                        });
+              if (checkpoints)
+                e.ifThen(b, checkpointWrites, [&](ImplicitLocOpBuilder &b) {
+                  storeTo(b, e.pool, {checkpointSlot, head, p, col});
+                });
             });
           });
     });
@@ -1723,15 +1741,16 @@ private:
     Value begin, len, firstChunk; // tokens begin..begin + len
     Value a, group;               // A_h and the head's group
   };
-  CheckpointedSequence checkpointedSequence(ImplicitLocOpBuilder &b,
-                                            Value seq, const SequenceInfo &s,
-                                            Value head) {
-    return {checkpoints.sequence(b, e, seq),
-            s.begin,
-            sequenceLength(b, seq),
-            toIndex(b, load(b, chunkBegin, {seq})),
-            e.loadF32(b, e.A, {head}),
-            e.groupOf(b, head)};
+  CheckpointedSequence checkpointedSequence(ImplicitLocOpBuilder &b, Value seq,
+                                            const SequenceInfo &s, Value head) {
+    CheckpointedSequence c;
+    c.boundaries = checkpoints.sequence(b, e, seq);
+    c.begin = s.begin;
+    c.len = sequenceLength(b, seq);
+    c.firstChunk = toIndex(b, load(b, chunkBegin, {seq}));
+    c.a = e.loadF32(b, e.A, {head});
+    c.group = e.groupOf(b, head);
+    return c;
   }
 
   /// The checkpoints of chunk `chunk` of sequence `c`, for the thread's
@@ -1774,24 +1793,23 @@ private:
     // The chunk's tokens: local j = jFirst .. jFirst + len - 1.
     Value jFirst = mul(b, sub(b, chunk, c.firstChunk), L);
     Value len = minu(b, idx(b, L), sub(b, c.len, jFirst));
-    Value walk = checkpoints.walkLength(b, c.boundaries, jFirst,
-                                        sub(b, len, idx(b, 1)));
-    forLoop(b, idx(b, 0), walk, {prev},
-            [&](ImplicitLocOpBuilder &b, Value s, ValueRange carried) {
-              Value t = add(b, c.begin, add(b, jFirst, s));
-              Value d = load(b, dts, {chunk, head, s});
-              Value decay = splat(b, e.exp(b, fmul(b, d, c.a)));
-              Value dx = splat(b, fmul(b, d, e.loadF32(b, e.x, {t, head, p})));
-              SmallVector<Value> bValues;
-              for (int64_t q = 0; q < v; ++q)
-                bValues.push_back(
-                    e.loadF32(b, e.B, {t, c.group, add(b, n, q)}));
-              Value bRow = vector::FromElementsOp::create(b, vecType, bValues);
-              Value state =
-                  fadd(b, fmul(b, decay, carried[0]), fmul(b, dx, bRow));
-              storeCheckpoint(b, add(b, jFirst, s), state);
-              return SmallVector<Value>{state};
-            });
+    Value walk =
+        checkpoints.walkLength(b, c.boundaries, jFirst, sub(b, len, idx(b, 1)));
+    forLoop(
+        b, idx(b, 0), walk, {prev},
+        [&](ImplicitLocOpBuilder &b, Value s, ValueRange carried) {
+          Value t = add(b, c.begin, add(b, jFirst, s));
+          Value d = load(b, dts, {chunk, head, s});
+          Value decay = splat(b, e.exp(b, fmul(b, d, c.a)));
+          Value dx = splat(b, fmul(b, d, e.loadF32(b, e.x, {t, head, p})));
+          SmallVector<Value> bValues;
+          for (int64_t q = 0; q < v; ++q)
+            bValues.push_back(e.loadF32(b, e.B, {t, c.group, add(b, n, q)}));
+          Value bRow = vector::FromElementsOp::create(b, vecType, bValues);
+          Value state = fadd(b, fmul(b, decay, carried[0]), fmul(b, dx, bRow));
+          storeCheckpoint(b, add(b, jFirst, s), state);
+          return SmallVector<Value>{state};
+        });
     storeCheckpoint(b, add(b, jFirst, sub(b, len, idx(b, 1))), next);
   }
 

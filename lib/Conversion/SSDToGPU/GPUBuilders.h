@@ -244,6 +244,13 @@ public:
   Value walkLength(ImplicitLocOpBuilder &b, const Sequence &s, Value first,
                    Value count) const;
 
+  /// Whether every boundary of `op` ends a chunk of `chunkSize` tokens
+  /// (chunks start every chunkSize tokens of a sequence): no offsets (o =
+  /// 0) and an interval that is a multiple of the chunk size. The fused
+  /// chunked kernels can write such checkpoints where they publish a
+  /// chunk's state; others need the three launches (LowerToGPU.cpp).
+  static bool atChunkEndsOnly(ChunkScanVarlenOp op, int64_t chunkSize);
+
   int64_t interval = 0;
   Value slots;   // [batch, K] i32 (ui32 viewed as signless)
   Value offsets; // [batch] i32, or null

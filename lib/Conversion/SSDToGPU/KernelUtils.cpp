@@ -324,9 +324,9 @@ mlir::ssd::detail::Checkpoints::Checkpoints(ImplicitLocOpBuilder &b,
   // on signless integers, so view unsigned ones as signless once, here.
   auto type = cast<MemRefType>(slots.getType());
   if (type.getElementType().isUnsignedInteger())
-    slots = UnrealizedConversionCastOp::create(
-                b, type.clone(b.getI32Type()), slots)
-                .getResult(0);
+    slots =
+        UnrealizedConversionCastOp::create(b, type.clone(b.getI32Type()), slots)
+            .getResult(0);
   columns = memref::DimOp::create(b, slots, 1);
 }
 
@@ -338,8 +338,8 @@ mlir::ssd::detail::Checkpoints::sequence(ImplicitLocOpBuilder &b,
   Sequence s{seq, idx(b, 0), Value()};
   // Offsets are >= 0 (the op's contract): zero-extend like slots.
   if (offsets)
-    s.phase = remu(b, toIndex(b, memref::LoadOp::create(b, offsets, seq)),
-                   interval);
+    s.phase =
+        remu(b, toIndex(b, memref::LoadOp::create(b, offsets, seq)), interval);
   s.writes = arith::CmpIOp::create(b, arith::CmpIPredicate::ne,
                                    rawPoolSlot(b, e, seq), i32(b, -1));
   return s;
@@ -352,8 +352,8 @@ mlir::ssd::detail::Checkpoints::slotAfter(ImplicitLocOpBuilder &b,
   using namespace ir;
   Value u = add(b, add(b, s.phase, j), 1);
   Value k = sub(b, divu(b, u, interval), idx(b, 1));
-  Value boundary = both(b, eq(b, remu(b, u, interval), idx(b, 0)),
-                        ult(b, k, columns));
+  Value boundary =
+      both(b, eq(b, remu(b, u, interval), idx(b, 0)), ult(b, k, columns));
   boundary = both(b, boundary, s.writes);
   // The entry is loaded only inside [0, K).
   Value raw = e.ifElse(
@@ -362,15 +362,14 @@ mlir::ssd::detail::Checkpoints::slotAfter(ImplicitLocOpBuilder &b,
         return memref::LoadOp::create(b, slots, ValueRange{s.seq, k});
       },
       [&](ImplicitLocOpBuilder &b) -> Value { return i32(b, -1); });
-  Value writes = both(b, boundary,
-                      arith::CmpIOp::create(b, arith::CmpIPredicate::ne, raw,
-                                            i32(b, -1)));
+  Value writes =
+      both(b, boundary,
+           arith::CmpIOp::create(b, arith::CmpIPredicate::ne, raw, i32(b, -1)));
   return {writes, select(b, writes, toIndex(b, raw), idx(b, 0))};
 }
 
 Value mlir::ssd::detail::Checkpoints::walkLength(ImplicitLocOpBuilder &b,
-                                                 const Sequence &s,
-                                                 Value first,
+                                                 const Sequence &s, Value first,
                                                  Value count) const {
   using namespace ir;
   const int64_t I = interval;
@@ -382,17 +381,27 @@ Value mlir::ssd::detail::Checkpoints::walkLength(ImplicitLocOpBuilder &b,
   Value any = both(b, s.writes, ult(b, sFirst, count));
   // Boundaries in range: floor((count - 1 - sFirst) / I) + 1, at most the
   // K - kFirst that are still written.
-  Value inRange = add(b, divu(b, sub(b, maxu(b, count, add(b, sFirst, 1)),
-                                     add(b, sFirst, 1)),
-                              I),
-                      1);
-  Value written = select(b, ult(b, kFirst, columns), sub(b, columns, kFirst),
-                         idx(b, 0));
+  Value inRange = add(
+      b,
+      divu(b, sub(b, maxu(b, count, add(b, sFirst, 1)), add(b, sFirst, 1)), I),
+      1);
+  Value written =
+      select(b, ult(b, kFirst, columns), sub(b, columns, kFirst), idx(b, 0));
   Value boundaries = minu(b, inRange, written);
   any = both(b, any, ult(b, idx(b, 0), boundaries));
-  Value length = add(
-      b, add(b, sFirst, mul(b, sub(b, maxu(b, boundaries, idx(b, 1)), idx(b, 1)),
-                            I)),
-      1);
+  Value length =
+      add(b,
+          add(b, sFirst,
+              mul(b, sub(b, maxu(b, boundaries, idx(b, 1)), idx(b, 1)), I)),
+          1);
   return select(b, any, length, idx(b, 0));
+}
+
+bool mlir::ssd::detail::Checkpoints::atChunkEndsOnly(ChunkScanVarlenOp op,
+                                                     int64_t chunkSize) {
+  // Boundary after local token j: (j + 1) mod I = 0, so (j + 1) mod L = 0
+  // when L divides I: the last token of a whole chunk.
+  std::optional<uint64_t> interval = op.getCheckpointInterval();
+  return interval && !op.getCheckpointOffsets() && chunkSize > 0 &&
+         *interval % static_cast<uint64_t>(chunkSize) == 0;
 }

@@ -38,20 +38,30 @@ using namespace mlir::ssd;
 
 namespace {
 
-/// The options the kernels of `op` are built with. An op with state
-/// checkpoints takes the chunked form's three launches: its checkpoints
-/// are states inside a sequence, and launch 2 (state passing), where each
+/// The options the kernels of `op` (form set) are built with. An op with
+/// state checkpoints takes the chunked form's three launches unless every
+/// boundary ends a chunk (Checkpoints::atChunkEndsOnly: no offsets, an
+/// interval that is a multiple of the chunk size). Its checkpoints are
+/// states inside a sequence, and launch 2 (state passing), where each
 /// thread walks one sequence's chunks with its state elements in
 /// registers, is where they can be written at chunk ends and, by a short
 /// serial walk from S_prev, inside chunks (ChunkedScanGPU.cpp). The fused
-/// modes hold a chunk's state in one block of the chunk kernel for the
-/// length of a look-back and have no such walk, so they are off for it;
-/// the decision is made here, before any chunked plan is formed, so that
-/// the shared-memory checks, the mixed launch and the kernels agree.
+/// modes hold a chunk's state in the block that publishes it, which can
+/// store a chunk-end checkpoint, but have no such walk, so they are off
+/// otherwise. The decision is made here, before any chunked plan is
+/// formed, so that the shared-memory checks, the mixed launch and the
+/// kernels agree.
 LowerToGPUOptions kernelOptions(ChunkScanVarlenOp op,
                                 const LowerToGPUOptions &options) {
   LowerToGPUOptions kernel = options;
-  if (op.getCheckpointSlots()) {
+  if (!op.getCheckpointSlots())
+    return kernel;
+  int64_t chunkSize = 0;
+  if (*op.getForm() == Form::chunked)
+    chunkSize = mlir::ssd::detail::chunkSizeOf(op);
+  else if (auto mixed = op->getAttrOfType<IntegerAttr>(kMixedChunkSizeAttr))
+    chunkSize = mixed.getInt();
+  if (!mlir::ssd::detail::Checkpoints::atChunkEndsOnly(op, chunkSize)) {
     kernel.fusedStatePassing = false;
     kernel.fusedOutput = false;
   }
@@ -112,10 +122,10 @@ void buildKernels(RewriterBase &rewriter, ChunkScanVarlenOp op,
 std::optional<std::string> whyNotLowerable(
     ChunkScanVarlenOp op, const LowerToGPUOptions &passOptions,
     SmallVector<mlir::ssd::detail::OperandLayoutNeed> *needs = nullptr) {
-  LowerToGPUOptions options = kernelOptions(op, passOptions);
   if (std::optional<std::string> reason =
           mlir::ssd::detail::whyNotReadyToLower(op, "ssd-lower-to-gpu"))
     return reason;
+  LowerToGPUOptions options = kernelOptions(op, passOptions);
   FailureOr<mlir::ssd::detail::StaticExtents> extents =
       mlir::ssd::detail::getStaticExtents(op);
   if (failed(extents))

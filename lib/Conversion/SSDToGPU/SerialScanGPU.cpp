@@ -324,8 +324,8 @@ private:
           // the final state is stored (the same test in every thread).
           if (checkpointed) {
             Value writes, slot;
-            std::tie(writes, slot) = checkpoints.slotAfter(
-                b, e, *checkpointed, sub(b, t, s.begin));
+            std::tie(writes, slot) =
+                checkpoints.slotAfter(b, e, *checkpointed, sub(b, t, s.begin));
             e.ifThen(b, writes, [&](ImplicitLocOpBuilder &b) {
               storeState(b, next, slot);
             });
