@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <thread>
 
 namespace {
@@ -146,6 +147,10 @@ std::vector<ssd::BenchCase> ssd::defaultBenchCases(bool quick) {
        quick ? std::vector<int64_t>{256, 1024}
              : std::vector<int64_t>{256, 1024, 2048, 4096, 8192, 16384})
     cases.push_back({"prefill", 1, length});
+  // Speculative decoding keeps a state per draft token; prefix caching one
+  // per 256-token block.
+  cases.push_back({"verify", quick ? 8 : 16, 4, 1});
+  cases.push_back({"prefill", 1, quick ? 1024 : 8192, 256});
   return cases;
 }
 
@@ -183,29 +188,62 @@ bool ssd::runBenchmark(const BenchOptions &o, std::string &error) {
       return false;
   }
 
+  // Best-of time of `kernel` on `problem`. Long prefills run once in the
+  // serial and chunked forms alike after a warm-up call; short calls take
+  // the best of `reps`. The calls reuse the warm-up's buffers (the pool
+  // updated in place each time; decays below 1 keep it bounded), as the
+  // ggml peer does, so both see the same cache state.
+  auto timeCall = [&](ScanKernel &kernel, const ScanProblem &problem,
+                      double &best) {
+    int runs = problem.T >= 4096 ? 1 : o.reps;
+    HostOperands operands(problem);
+    double seconds;
+    if (!kernel.run(operands, seconds, error)) // warm-up
+      return false;
+    best = 1e30;
+    for (int r = 0; r < runs; ++r) {
+      if (!kernel.run(operands, seconds, error))
+        return false;
+      best = std::min(best, seconds);
+    }
+    return true;
+  };
+
   for (const BenchCase &c : o.cases) {
     ScanProblem problem = makeSyntheticProblem(like, c.batch, c.length, 1);
     double bytes = minimumBytesMoved(problem);
     double update = updateInPlaceSeconds(bytes, threads, std::max(o.reps, 5));
     // The usual count for the recurrence: 6 flops per state element and token.
     double flops = 6.0 * problem.T * o.H * o.P * o.N;
+    std::string kind = c.kind;
+    // With checkpoints: the same call without them first (the baseline),
+    // then with them, each form compiled for the checkpoint signature (K is
+    // a static extent of it).
+    ScanProblem checkpointed;
+    std::vector<std::unique_ptr<ScanKernel>> checkpointKernels;
+    std::vector<double> plain(forms.size(), 0.0);
+    if (c.checkpointInterval > 0) {
+      ScanProblem likeCheckpointed = like;
+      likeCheckpointed.checkpointInterval = c.checkpointInterval;
+      checkpointed =
+          makeSyntheticProblem(likeCheckpointed, c.batch, c.length, 1);
+      for (size_t f = 0; f < forms.size(); ++f) {
+        options.form = forms[f];
+        checkpointKernels.push_back(
+            ScanKernel::compile(checkpointed, options, error));
+        if (!checkpointKernels.back())
+          return false;
+        if (!timeCall(*kernels[f], problem, plain[f]))
+          return false;
+      }
+      kind += "@" + std::to_string(c.checkpointInterval);
+    }
     std::vector<double> best(forms.size(), 1e30);
     for (size_t f = 0; f < forms.size(); ++f) {
-      // Long prefills run once in the serial and chunked forms alike after a
-      // warm-up call; short calls take the best of `reps`.
-      int runs = problem.T >= 4096 ? 1 : o.reps;
-      HostOperands operands(problem);
-      double seconds;
-      if (!kernels[f]->run(operands, seconds, error)) // warm-up
+      if (c.checkpointInterval > 0
+              ? !timeCall(*checkpointKernels[f], checkpointed, best[f])
+              : !timeCall(*kernels[f], problem, best[f]))
         return false;
-      // The calls reuse the warm-up's buffers (the pool updated in place
-      // each time; decays below 1 keep it bounded), as the ggml peer does,
-      // so both see the same cache state.
-      for (int r = 0; r < runs; ++r) {
-        if (!kernels[f]->run(operands, seconds, error))
-          return false;
-        best[f] = std::min(best[f], seconds);
-      }
       // Prefill is compute-bound: its ceiling is the FMA peak. Decode and
       // verify move each sequence's state twice for little arithmetic: their
       // ceiling is an update in place of the bytes they move.
@@ -215,18 +253,45 @@ bool ssd::runBenchmark(const BenchOptions &o, std::string &error) {
       std::printf(
           "%-8s %6lld %6lld %-8s %10.3f %10.4g %8.1f %8.2f %8.2f "
           "%5.1f%% of %s\n",
-          c.kind.c_str(), (long long)problem.T, (long long)problem.batch,
+          kind.c_str(), (long long)problem.T, (long long)problem.batch,
           mlir::ssd::enumName(mlir::ssd::kFormChoiceNames, forms[f]).c_str(),
           best[f] * 1e3, problem.T / best[f], flops / best[f] / 1e9,
           bytes / best[f] / 1e9, bytes / update / 1e9, 100.0 * fraction,
           computeBound ? "FMA peak" : "update in place");
       std::fflush(stdout);
     }
+    if (c.checkpointInterval > 0) {
+      // What the checkpoints cost: the time over the same call without
+      // them, against writing their states once at the update-in-place
+      // bandwidth (an update of 2E bytes writes E).
+      int64_t written = 0;
+      for (int64_t b = 0; b < checkpointed.batch; ++b)
+        written += std::min<int64_t>(checkpointed.checkpointK,
+                                     c.length / c.checkpointInterval);
+      double stateBytes = 4.0 * o.H * o.P * o.N;
+      double extraBytes = written * stateBytes;
+      double writeSeconds =
+          updateInPlaceSeconds(2.0 * extraBytes, threads, std::max(o.reps, 5));
+      for (size_t f = 0; f < forms.size(); ++f)
+        std::printf(
+            "%-8s %6lld %6lld %-8s checkpoints: %.3fx the call without "
+            "(%+.3f ms); %lld states, %.3g MB, written at update bandwidth "
+            "in %.3f ms\n",
+            kind.c_str(), (long long)problem.T, (long long)problem.batch,
+            mlir::ssd::enumName(mlir::ssd::kFormChoiceNames, forms[f]).c_str(),
+            best[f] / plain[f], (best[f] - plain[f]) * 1e3, (long long)written,
+            extraBytes / 1e6, writeSeconds * 1e3);
+    }
     if (forms.size() == 2) {
+      mlir::ssd::FormThresholds rule;
+      std::optional<int64_t> interval;
+      if (c.checkpointInterval > 0)
+        interval = c.checkpointInterval;
       bool autoChunked =
-          mlir::ssd::FormThresholds().choosesChunked(problem.T, problem.batch);
+          !rule.checkpointsKeepSerial(interval, o.chunkSize) &&
+          rule.choosesChunked(problem.T, problem.batch);
       std::printf("%-8s %6lld %6lld auto->%s, faster: %s (%.2fx)\n",
-                  c.kind.c_str(), (long long)problem.T,
+                  kind.c_str(), (long long)problem.T,
                   (long long)problem.batch, autoChunked ? "chunked" : "serial",
                   best[0] <= best[1] ? "serial" : "chunked",
                   std::max(best[0], best[1]) / std::min(best[0], best[1]));

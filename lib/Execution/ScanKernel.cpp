@@ -190,7 +190,13 @@ bool ssd::runsChunked(const ScanProblem &problem,
           ? mlir::ssd::SSDToCPUPipelineOptions().selectFormOptions()
           : mlir::ssd::SSDToNVVMPipelineOptions().selectFormOptions();
   mlir::ssd::FormThresholds rule{select.minChunkedTokens,
-                                 select.minChunkedTokensPerSeq};
+                                 select.minChunkedTokensPerSeq,
+                                 select.serialForDenseCheckpoints};
+  std::optional<int64_t> interval;
+  if (problem.checkpointSlotsPresent)
+    interval = problem.checkpointInterval;
+  if (rule.checkpointsKeepSerial(interval, options.chunkSize))
+    return false;
   return rule.choosesChunked(problem.T, problem.batch);
 }
 

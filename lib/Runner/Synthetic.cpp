@@ -70,6 +70,22 @@ ScanProblem ssd::makeSyntheticProblem(const ScanProblem &like, int64_t batch,
   p.updateStatePresent = like.updateStatePresent;
   if (p.updateStatePresent)
     p.updateState.assign(batch, 1);
+  // Checkpoints: every boundary the sequences cross gets a slot of its own
+  // after the sequences' slots, so the pool grows by batch * K states.
+  if (like.checkpointInterval > 0) {
+    p.checkpointInterval = like.checkpointInterval;
+    p.checkpointSlotsPresent = true;
+    p.checkpointSlotsUnsigned = like.checkpointSlotsUnsigned;
+    p.checkpointK = std::max<int64_t>(length / like.checkpointInterval, 1);
+    for (int64_t b = 0; b < batch; ++b)
+      for (int64_t k = 0; k < p.checkpointK; ++k)
+        p.checkpointSlots.push_back(
+            static_cast<uint32_t>(batch + b * p.checkpointK + k));
+    p.S = batch + batch * p.checkpointK;
+    p.pool.resize(static_cast<size_t>(p.S * p.H * p.P * p.N));
+    for (size_t e = size_t(batch) * p.H * p.P * p.N; e < p.pool.size(); ++e)
+      p.pool[e] = 0.0f;
+  }
   return p;
 }
 

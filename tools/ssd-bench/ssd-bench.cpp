@@ -2,7 +2,8 @@
 //
 //   ssd-bench [--dtype f32|f16|bf16] [--model mamba2|granite4] [--quick]
 //             [--reps N] [--chunk-size N] [--form serial|chunked|both]
-//             [--case decode:B|verify:B|prefill:T ...] [--H --P --N --G n]
+//             [--case decode:B|verify:B|prefill:T[@I] ...]
+//             [--H --P --N --G n]
 //             [--cpu NAME]
 //
 // Times the serial and the chunked form on decode, verify and prefill cases
@@ -25,7 +26,7 @@ int usage(const char *message) {
       stderr,
       "usage: ssd-bench [--dtype f32|f16|bf16] [--model mamba2|granite4] "
       "[--quick] [--reps N] [--chunk-size N] "
-      "[--form serial|chunked|both] [--case decode:B|verify:B|prefill:T ...] "
+      "[--form serial|chunked|both] [--case decode:B|verify:B|prefill:T[@I] ...] "
       "[--H n] [--P n] [--N n] [--G n] [--cpu NAME]\n");
   return 1;
 }
@@ -75,19 +76,30 @@ int main(int argc, char **argv) {
         return usage("--form takes serial, chunked or both");
     } else if (arg == "--case") {
       // The peer's syntax: decode:NSEQS, prefill:T; verify:NSEQS has 4
-      // tokens per sequence.
+      // tokens per sequence. A suffix @I adds a state checkpoint every I
+      // tokens (verify:16@1 is speculative decoding's one state per draft
+      // token, prefill:8192@256 prefix caching's block states).
       const char *v = next();
       std::string text = v ? v : "";
       size_t colon = text.find(':');
+      size_t at = text.find('@');
       std::string kind = text.substr(0, colon);
-      long long n =
-          colon == std::string::npos ? 0 : std::atoll(text.c_str() + colon + 1);
-      if (n < 1 || (kind != "decode" && kind != "verify" && kind != "prefill"))
-        return usage("--case takes decode:B, verify:B or prefill:T");
+      char *end = nullptr;
+      long long n = colon == std::string::npos
+                        ? 0
+                        : std::strtoll(text.c_str() + colon + 1, &end, 10);
+      long long interval = 0;
+      if (end && *end == '@')
+        interval = std::strtoll(text.c_str() + at + 1, &end, 10);
+      if (n < 1 || !end || *end != '\0' ||
+          (at != std::string::npos && interval < 1) ||
+          (kind != "decode" && kind != "verify" && kind != "prefill"))
+        return usage("--case takes decode:B, verify:B or prefill:T, each "
+                     "with an optional @I (a checkpoint every I tokens)");
       if (kind == "prefill")
-        o.cases.push_back({kind, 1, n});
+        o.cases.push_back({kind, 1, n, interval});
       else
-        o.cases.push_back({kind, n, kind == "decode" ? 1 : 4});
+        o.cases.push_back({kind, n, kind == "decode" ? 1 : 4, interval});
     } else if (arg == "--reps" || arg == "--chunk-size" || arg == "--H" ||
                arg == "--P" || arg == "--N" || arg == "--G") {
       const char *v = next();

@@ -10,6 +10,8 @@
 // threads: prefill's FLOP rate (6 H P N per token) against the machine's
 // vector FMA peak, decode's and verify's bytes moved against an update in
 // place of as many (half of them read, the same half written back).
+// Cases with state checkpoints (`verify:B@1`, `prefill:T@256`) run beside
+// the same call without them and print what the checkpoints cost.
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,6 +34,11 @@ namespace ssd {
 struct BenchCase {
   std::string kind;
   int64_t batch = 1, length = 1;
+  /// State checkpoints every this many tokens (0: none), each boundary into
+  /// a slot of its own: the case is then timed with and without them, and
+  /// their cost printed against writing their bytes at the update-in-place
+  /// bandwidth.
+  int64_t checkpointInterval = 0;
 };
 
 struct BenchOptions {
