@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "AotDevice.h"
+#include "ssd/AOT/AotDevice.h"
 #include "ssd/GPURuntime/EmulatorReports.h"
 
 namespace {
