@@ -4,9 +4,9 @@
 // thread of a block is a fiber, a worker resumes them in turn, completes warp
 // collectives whose lanes have all arrived, opens barriers, and reports a
 // block that can never finish; a pool of OS threads (workers) runs a
-// launch's blocks. Its own file because it is the one part that switches
-// stacks: everything a fiber switch touches is here, and the checks and the
-// cost model it calls are in files of their own.
+// launch's blocks. Its own file because it alone decides which fiber runs
+// next and when a block is stuck; the checks and the cost model it calls are
+// in files of their own.
 //
 //===----------------------------------------------------------------------===//
 
