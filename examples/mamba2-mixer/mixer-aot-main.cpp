@@ -3,7 +3,7 @@
 // The main of the mixer's ahead-of-time GPU executable (libSSDMixerAotMain.a):
 // linked with the object that `ssd-compile --module mixer.mlir [--target T]`
 // writes, a device selection library with its runtime
-// (tools/ssd-aot-run/AotDevice.h) and libSSDRunner.a, it runs the compiled
+// (ssd/AOT/AotDevice.h) and libSSDRunner.a, it runs the compiled
 // mixer with no LLVM or MLIR and checks it like mixer-run does on the CPU
 // (MixerHarness.cpp):
 //
@@ -27,9 +27,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "AotDevice.h"
-#include "AotRegistry.h"
 #include "MixerHarness.h"
+#include "ssd/AOT/AotDevice.h"
+#include "ssd/AOT/AotRegistry.h"
 #include "ssd/GPURuntime/DeviceCall.h"
 
 #include <cstdio>

@@ -13,7 +13,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "ssd/GPURuntime/DeviceCall.h"
 #include "ssd/GPURuntime/DeviceRuntime.h"
-#include "ssd/GPURuntime/EmulatorRuntime.h"
+#include "ssd/GPURuntime/EmulatorReports.h"
 #include "ssd/Pipelines/Pipelines.h"
 #include "ssd/Runner/Npy.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"

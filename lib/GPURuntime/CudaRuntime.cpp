@@ -1,6 +1,19 @@
 //===- CudaRuntime.cpp - mgpu* on the CUDA driver API, opened at run time -===//
+//
+// Host code produced by --ssd-to-nvvm calls the mgpu* C functions (module
+// loading, launches, streams, device memory) that MLIR's gpu-to-llvm
+// emits. This library defines them on top of the CUDA driver API, opened
+// with dlopen at run time: it builds without the CUDA toolkit, links into
+// programs that need no LLVM or MLIR, and a machine without a driver or GPU
+// gets a clear error instead of a failed load.
+//
+// The mgpu* functions cannot return errors to the compiled code; the first
+// failure is recorded and reported by the takeError() of
+// ssd::cuda::deviceRuntime() (DeviceRuntime.h), the one interface callers
+// use.
+//
+//===----------------------------------------------------------------------===//
 
-#include "ssd/GPURuntime/CudaRuntime.h"
 #include "ssd/GPURuntime/DeviceRuntime.h"
 #include "ssd/Transforms/GPUChip.h"
 
@@ -10,6 +23,17 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+
+namespace ssd {
+namespace cuda {
+namespace {
+// The table's functions (Host-side API below), which the mgpu* functions
+// use too.
+bool initialize(std::string &error);
+std::string takeError();
+} // namespace
+} // namespace cuda
+} // namespace ssd
 
 namespace {
 
@@ -466,6 +490,11 @@ CUstream currentStream() {
 namespace ssd {
 namespace cuda {
 
+namespace {
+
+/// Opens libcuda.so.1, initialises the driver and makes the primary context
+/// of device 0 current. Idempotent. False with a one-line reason (no driver,
+/// no device, driver error) otherwise.
 bool initialize(std::string &error) {
   State &s = state();
   std::call_once(s.once, initializeOnce);
@@ -509,7 +538,7 @@ int computeCapability() {
   return major * 10 + minor;
 }
 
-static bool result(CUresult r, const char *what, std::string &error) {
+bool result(CUresult r, const char *what, std::string &error) {
   if (r == CUDA_SUCCESS)
     return true;
   error = std::string(what) + ": " + describe(r);
@@ -577,6 +606,8 @@ std::string takeError() {
 std::vector<std::pair<const char *, void *>> runtimeSymbols() {
   return {SSD_MGPU_FUNCTIONS(SSD_MGPU_SYMBOL)};
 }
+
+} // namespace
 
 const DeviceRuntime &deviceRuntime() {
   static const DeviceRuntime runtime{

@@ -17,7 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ssd/Execution/ScanKernel.h"
-#include "ssd/GPURuntime/EmulatorRuntime.h"
+#include "ssd/GPURuntime/EmulatorReports.h"
 #include "ssd/IR/SSDLimits.h"
 #include "ssd/Runner/Problem.h"
 #include "ssd/Runner/Reference.h"

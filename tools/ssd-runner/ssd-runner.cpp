@@ -22,8 +22,8 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
-#include "ssd/GPURuntime/CudaRuntime.h"
-#include "ssd/GPURuntime/EmulatorRuntime.h"
+#include "ssd/GPURuntime/DeviceRuntime.h"
+#include "ssd/GPURuntime/EmulatorReports.h"
 #include "ssd/InitSSD.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/Support/CommandLine.h"
@@ -80,7 +80,9 @@ int main(int argc, char **argv) {
 
   std::string error;
   const bool emulator = gpu == "emulator";
-  if (!emulator && !ssd::cuda::initialize(error)) {
+  const ssd::DeviceRuntime &runtime =
+      emulator ? ssd::emulator::deviceRuntime() : ssd::cuda::deviceRuntime();
+  if (!emulator && !runtime.initialize(error)) {
     errs() << "ssd-runner: " << error << "\n";
     return 1;
   }
@@ -97,8 +99,7 @@ int main(int argc, char **argv) {
   }
   (*engine)->registerSymbols([&](orc::MangleAndInterner interner) {
     orc::SymbolMap symbols;
-    for (auto [name, address] : emulator ? ssd::emulator::runtimeSymbols()
-                                         : ssd::cuda::runtimeSymbols())
+    for (auto [name, address] : runtime.runtimeSymbols())
       symbols[interner(name)] = {orc::ExecutorAddr::fromPtr(address),
                                  JITSymbolFlags::Exported};
     return symbols;
@@ -114,8 +115,7 @@ int main(int argc, char **argv) {
            << ssd::emulator::formatCosts(ssd::emulator::takeCosts());
   }
   outs().flush();
-  std::string failure =
-      emulator ? ssd::emulator::takeError() : ssd::cuda::takeError();
+  std::string failure = runtime.takeError();
   if (!failure.empty()) {
     if (!emulator)
       errs() << "ssd-runner: " << failure << "\n";

@@ -2,8 +2,10 @@
 //
 // What code that runs compiled ops on a GPU needs from the runtime under the
 // mgpu* functions, as a table, so that one caller (ssd-run, ssd-runner, the
-// ahead-of-time runner) drives the CUDA driver (CudaRuntime.h) or the GPU
-// emulator (EmulatorRuntime.h) the same way.
+// ahead-of-time runner) drives the CUDA driver (lib/GPURuntime/CudaRuntime.cpp)
+// or the GPU emulator (lib/GPURuntime/Emulator; its extras without a CUDA
+// twin, such as cost counters, in EmulatorReports.h) the same way. It is the
+// one interface of both runtimes: callers go through the table.
 //
 //===----------------------------------------------------------------------===//
 

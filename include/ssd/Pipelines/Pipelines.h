@@ -189,7 +189,7 @@ void buildSSDToNVVMPipeline(OpPassManager &pm,
 /// Everything `--ssd-to-nvvm` does, up to the same NVVM/LLVM-dialect kernels,
 /// then `ssd-attach-gpu-emulator-target`: `gpu-module-to-binary` compiles the
 /// kernels into a host shared object that the GPU emulator runtime
-/// (ssd/GPURuntime/EmulatorRuntime.h) loads through the same mgpu* calls.
+/// (ssd/GPURuntime/EmulatorReports.h) loads through the same mgpu* calls.
 void buildSSDToGPUEmulatorPipeline(
     OpPassManager &pm, const SSDToGPUEmulatorPipelineOptions &options);
 

@@ -2,7 +2,7 @@
 //
 // What one warp-level memory instruction costs, as plain functions of the
 // lanes' addresses (no threads, no state), and the store of per-launch and
-// per-kernel counters (CostCounters, EmulatorRuntime.h). The executor
+// per-kernel counters (CostCounters, EmulatorReports.h). The executor
 // buffers each lane's accesses, groups them into warp-level instructions at
 // the next warp or block synchronisation and calls these.
 //
@@ -22,7 +22,7 @@
 #ifndef SSD_LIB_GPURUNTIME_EMULATOR_COSTS_H
 #define SSD_LIB_GPURUNTIME_EMULATOR_COSTS_H
 
-#include "ssd/GPURuntime/EmulatorRuntime.h"
+#include "ssd/GPURuntime/EmulatorReports.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -12,10 +12,41 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ssd {
 namespace emulator {
+
+//===----------------------------------------------------------------------===//
+// The host-side API behind deviceRuntime() (DeviceRuntime.h; Runtime.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Maps device memory and installs the fault handler. Idempotent; false
+/// with a reason when the host cannot provide the memory.
+bool initialize(std::string &error);
+
+/// "GPU emulator (<threads> threads, <memory> device memory)".
+std::string describeDevice();
+
+void *allocate(size_t bytes, std::string &error);
+void release(void *devicePointer);
+bool copyToDevice(void *device, const void *host, size_t bytes,
+                  std::string &error);
+bool copyToHost(void *host, const void *device, size_t bytes,
+                std::string &error);
+bool copyDeviceToDevice(void *dst, const void *src, size_t bytes,
+                        std::string &error);
+/// Launches run to completion when issued; this reports their errors.
+bool synchronize(std::string &error);
+
+/// The first error since the last call, or "". Taking it clears the sticky
+/// state: later launches run again.
+std::string takeError();
+
+/// The mgpu* entry points with their symbol names, for hosts (such as a
+/// JIT) that bind symbols explicitly.
+std::vector<std::pair<const char *, void *>> runtimeSymbols();
 
 //===----------------------------------------------------------------------===//
 // Errors
@@ -129,7 +160,7 @@ bool describeRunningThread(char *buffer, size_t size);
 /// Runs every block of a launch to completion (errors reported).
 void runLaunch(const Kernel &kernel, const LaunchConfig &config, void **params);
 
-/// Counters of Statistics (EmulatorRuntime.h).
+/// Counters of Statistics (EmulatorReports.h).
 struct Counters {
   std::atomic<uint64_t> launches{0}, blocks{0}, threads{0}, barriers{0},
       warpCollectives{0}, mmas{0}, globalAccesses{0}, sharedAccesses{0};

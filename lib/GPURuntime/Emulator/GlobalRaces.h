@@ -110,7 +110,8 @@ struct Knowledge {
 };
 using KnowledgeRef = std::shared_ptr<const Knowledge>;
 /// Per thread of a block, the generation below which its accesses are
-/// covered (Executor.cpp: a barrier's or a fence's view of the block).
+/// covered (GlobalSync.cpp and Scheduler.cpp: a barrier's or a fence's view of
+/// the block).
 using CoverageRef = std::shared_ptr<const std::vector<uint32_t>>;
 
 } // namespace emulator

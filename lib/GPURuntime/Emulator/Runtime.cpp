@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ssd/GPURuntime/EmulatorRuntime.h"
+#include "ssd/GPURuntime/EmulatorReports.h"
 
 #include "ssd/GPURuntime/DeviceRuntime.h"
 

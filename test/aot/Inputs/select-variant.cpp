@@ -4,7 +4,7 @@
 // (SSD_GPU_EMULATOR_COMPUTE_CAPABILITY), or its error. For
 // test/aot/chips-select.test: the PTX fallback, which objects of the
 // emulator (no PTX) cannot reach.
-#include "AotRegistry.h"
+#include "ssd/AOT/AotRegistry.h"
 
 #include <cstdio>
 #include <string>

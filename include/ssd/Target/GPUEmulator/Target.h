@@ -2,7 +2,7 @@
 //
 // `#ssd.gpu_emulator_target` implements gpu::TargetAttrInterface: its
 // serialization turns a gpu.module's NVVM kernels into a host shared object
-// that the emulator runtime (ssd/GPURuntime/EmulatorRuntime.h) loads and
+// that the emulator runtime (ssd/GPURuntime/EmulatorReports.h) loads and
 // runs. See the attribute's description in SSDAttrs.td and docs/gpu.md.
 //
 //===----------------------------------------------------------------------===//

@@ -1,23 +1,27 @@
-//===- EmulatorRuntime.h - the GPU emulator for host code ------*- C++ -*-===//
+//===- EmulatorReports.h - what the GPU emulator reports -------*- C++ -*-===//
+//
+// The GPU emulator's extras beside its DeviceRuntime table
+// (ssd::emulator::deviceRuntime(), DeviceRuntime.h), which have no CUDA
+// twin: whether errors are printed, statistics of the work emulated, and
+// the cost counters of its launches.
 //
 // Host code produced by --ssd-to-gpu-emulator (or --ssd-gpu-lower-to-emulator)
-// calls the same mgpu* C functions as the CUDA path. This library defines
-// them on the host CPU: kernel objects (host shared objects made by the
-// #ssd.gpu_emulator_target serializer) are opened from memory, and every
-// launch runs each thread of each block as its own fiber, so barriers, warp
-// shuffles and mma.sync synchronise real threads of execution. Device memory
-// lives in a window that host code cannot touch (a host access faults with
-// a message naming the allocation); kernels reach it only through checked
-// accesses (bounds, alignment, host pointers, freed memory). Shared memory is checked
-// for races between barriers and for reads of bytes no thread wrote.
+// calls the same mgpu* C functions as the CUDA path (CudaRuntime.cpp). This
+// library defines them on the host CPU: kernel objects (host shared objects
+// made by the #ssd.gpu_emulator_target serializer) are opened from memory, and
+// every launch runs each thread of each block as its own fiber, so barriers,
+// warp shuffles and mma.sync synchronise real threads of execution. Device
+// memory lives in a window that host code cannot touch (a host access faults
+// with a message naming the allocation); kernels reach it only through checked
+// accesses (bounds, alignment, host pointers, freed memory). Shared memory is
+// checked for races between barriers and for reads of bytes no thread wrote.
 //
 // The first error is recorded, stops all later launches and copies (like a
-// CUDA context after a fault) and is returned by takeError(). A fault of a
-// kernel's own code (SIGSEGV, SIGBUS, a trap, SIGFPE) cannot be recovered
-// from: it prints one line naming the kernel and thread and exits with
-// status 1. Unless a host
-// took it, errors are also printed to stderr and make the process exit with
-// status 1 (for programs run by mlir-runner).
+// CUDA context after a fault) and is returned by the table's takeError(). A
+// fault of a kernel's own code (SIGSEGV, SIGBUS, a trap, SIGFPE) cannot be
+// recovered from: it prints one line naming the kernel and thread and exits
+// with status 1. Unless a host took it, errors are also printed to stderr and
+// make the process exit with status 1 (for programs run by mlir-runner).
 //
 // Every launch is also counted by a cost model (work per kernel: tensor-core
 // ops, shared-memory wavefronts with bank conflicts, global sectors; see
@@ -33,39 +37,16 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SSD_GPURUNTIME_EMULATORRUNTIME_H
-#define SSD_GPURUNTIME_EMULATORRUNTIME_H
+#ifndef SSD_GPURUNTIME_EMULATORREPORTS_H
+#define SSD_GPURUNTIME_EMULATORREPORTS_H
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
-#include <utility>
 #include <vector>
 
 namespace ssd {
 namespace emulator {
-
-/// Maps device memory and installs the fault handler. Idempotent; false
-/// with a reason when the host cannot provide the memory.
-bool initialize(std::string &error);
-
-/// "GPU emulator (<threads> threads, <memory> device memory)".
-std::string describeDevice();
-
-void *allocate(size_t bytes, std::string &error);
-void release(void *devicePointer);
-bool copyToDevice(void *device, const void *host, size_t bytes,
-                  std::string &error);
-bool copyToHost(void *host, const void *device, size_t bytes,
-                std::string &error);
-bool copyDeviceToDevice(void *dst, const void *src, size_t bytes,
-                        std::string &error);
-/// Launches run to completion when issued; this reports their errors.
-bool synchronize(std::string &error);
-
-/// The first error since the last call, or "". Taking it clears the sticky
-/// state: later launches run again.
-std::string takeError();
 
 /// Whether errors are also printed to stderr when they happen (default:
 /// yes). A host that reports takeError() itself turns this off.
@@ -156,11 +137,7 @@ std::vector<LaunchCost> takeLaunchCosts();
 /// bounds of the time on an H200 from its peak rates.
 std::string formatCosts(const std::vector<KernelCost> &costs);
 
-/// The mgpu* entry points with their symbol names, for hosts (such as a
-/// JIT) that bind symbols explicitly.
-std::vector<std::pair<const char *, void *>> runtimeSymbols();
-
 } // namespace emulator
 } // namespace ssd
 
-#endif // SSD_GPURUNTIME_EMULATORRUNTIME_H
+#endif // SSD_GPURUNTIME_EMULATORREPORTS_H

@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "AotDevice.h"
+#include "ssd/AOT/AotDevice.h"
 
 const ssd::DeviceRuntime &ssd::aot::deviceRuntime() {
   return ssd::cuda::deviceRuntime();

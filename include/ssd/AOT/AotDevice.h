@@ -15,8 +15,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SSD_AOTRUN_AOTDEVICE_H
-#define SSD_AOTRUN_AOTDEVICE_H
+#ifndef SSD_AOT_AOTDEVICE_H
+#define SSD_AOT_AOTDEVICE_H
 
 #include "ssd/GPURuntime/DeviceRuntime.h"
 
@@ -44,4 +44,4 @@ bool matchesDevice(const std::string &key, const Variant &v,
 } // namespace aot
 } // namespace ssd
 
-#endif // SSD_AOTRUN_AOTDEVICE_H
+#endif // SSD_AOT_AOTDEVICE_H

@@ -1,4 +1,11 @@
 //===- AttachGPUEmulatorTarget.cpp - retarget gpu.modules to the emulator -===//
+//
+// ssd-attach-gpu-emulator-target, beside the target it attaches
+// (Target.cpp): the pass is declared with the other passes
+// (ssd/Transforms/Passes.td), and defined here so that the emulator target
+// and the one pass that selects it are read and changed together.
+//
+//===----------------------------------------------------------------------===//
 
 #include "ssd/Transforms/Passes.h"
 

@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "AotDevice.h"
-#include "ssd/GPURuntime/EmulatorRuntime.h"
+#include "ssd/AOT/AotDevice.h"
+#include "ssd/GPURuntime/EmulatorReports.h"
 
 namespace {
 __attribute__((constructor(101))) void quietEmulator() {

@@ -14,8 +14,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SSD_AOTRUN_AOTREGISTRY_H
-#define SSD_AOTRUN_AOTREGISTRY_H
+#ifndef SSD_AOT_AOTREGISTRY_H
+#define SSD_AOT_AOTREGISTRY_H
 
 #include <map>
 #include <string>
@@ -71,4 +71,4 @@ extern "C" void ssd_aot_register_chip_variant(const char *key, void *function,
                                               const char *chip,
                                               const char *format);
 
-#endif // SSD_AOTRUN_AOTREGISTRY_H
+#endif // SSD_AOT_AOTREGISTRY_H

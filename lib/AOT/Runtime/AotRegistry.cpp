@@ -1,7 +1,7 @@
 //===- AotRegistry.cpp - functions registered by ssd-compile's objects ----===//
 
-#include "AotRegistry.h"
-#include "AotDevice.h"
+#include "ssd/AOT/AotRegistry.h"
+#include "ssd/AOT/AotDevice.h"
 
 #include <cstdlib>
 
