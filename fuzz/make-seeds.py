@@ -25,7 +25,7 @@ SSDGEN = os.path.join(ROOT, "utils", "ssdgen.py")
 # The file order of ssd-npy-fuzzer (kFiles in npy-loader-fuzzer.cpp).
 FILES = ["x", "dt", "A", "B", "C", "D", "dt_bias", "ssm_pool",
          "query_start_loc", "cache_indices", "has_initial_state",
-         "update_state"]
+         "update_state", "checkpoint_slots", "checkpoint_offsets"]
 
 # ssdgen gen arguments: the shapes and options the numeric tests use.
 GEN = [
@@ -39,6 +39,8 @@ GEN = [
     "--seqlens 1,1,1,1 --H 2 --P 3 --N 5 --G 1 --slots 4 --seed 3",
     "--seqlens 2,7 --H 6 --G 3 --large-dt 0.25 --seed 11",
     "--seqlens 0 --padding all --slots 0 --H 1 --P 1 --N 7 --G 1",
+    "--seqlens 5,0,9,4 --checkpoint-interval 2 --checkpoint-offsets random --checkpoint-unused --padding 1 --seed 12",
+    "--seqlens 3,7 --checkpoint-interval 1 --checkpoint-k 4 --checkpoint-slots-dtype uint32 --seed 13",
 ]
 
 
@@ -57,20 +59,26 @@ def npy_seeds(outdir):
     os.makedirs(outdir, exist_ok=True)
     count = 0
     with tempfile.TemporaryDirectory() as tmp:
+        # (directory, checkpoint interval: 0 for none)
         dirs = []
         for i, args in enumerate(GEN):
             d = os.path.join(tmp, "gen%d" % i)
             subprocess.run([sys.executable, SSDGEN, "gen", d] + args.split(),
                            check=True, stdout=subprocess.DEVNULL)
-            dirs.append(d)
+            words = args.split()
+            interval = (int(words[words.index("--checkpoint-interval") + 1])
+                        if "--checkpoint-interval" in words else 0)
+            dirs.append((d, interval))
         bad = os.path.join(tmp, "bad")
         subprocess.run([sys.executable, SSDGEN, "bad", bad, "all"], check=True,
                        stdout=subprocess.DEVNULL)
-        dirs += [os.path.join(bad, k) for k in sorted(os.listdir(bad))]
-        for i, d in enumerate(dirs):
+        # The ck-* kinds are broken for --checkpoint-interval 1.
+        dirs += [(os.path.join(bad, k), 1 if k.startswith("ck-") else 0)
+                 for k in sorted(os.listdir(bad))]
+        for i, (d, interval) in enumerate(dirs):
             # Options: model dtype f32, f16, bf16 in turn; every third set
-            # with a bf16 pool.
-            options = (i % 3) | (4 if i % 3 == 1 else 0)
+            # with a bf16 pool; bits 3-7 the checkpoint interval.
+            options = (i % 3) | (4 if i % 3 == 1 else 0) | (interval << 3)
             with open(os.path.join(outdir, "seed-%03d" % i), "wb") as f:
                 f.write(pack(d, options))
             count += 1

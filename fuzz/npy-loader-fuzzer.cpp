@@ -1,6 +1,6 @@
 //===- npy-loader-fuzzer.cpp - libFuzzer target: .npy inputs of ssd-run ---===//
 //
-// Feeds an input set of ssd-run (up to the 12 .npy files of an input
+// Feeds an input set of ssd-run (up to the 14 .npy files of an input
 // directory, in memory) through the .npy parser and the validation of
 // loadProblem, then, for every set that validation accepts, through what
 // runs on a validated problem without compiling anything: the limit check,
@@ -9,16 +9,19 @@
 //
 // Input format (fuzz/pack-inputs.py writes seeds from input directories):
 //   byte 0          options: bits 0-1 model dtype (0 f32, 1 f16, 2 bf16,
-//                   3 f32), bit 2 bf16 pool
+//                   3 f32), bit 2 bf16 pool, bits 3-7 the checkpoint
+//                   interval (ssd-run's --checkpoint-interval; 0: none)
 //   then records    [file index: 1 byte][length: 4 bytes, little-endian]
-//                   [bytes]; index % 12 names the file (kFiles); a later
+//                   [bytes]; index % 14 names the file (kFiles); a later
 //                   record of a file replaces an earlier one; a record cut
 //                   short by the end of the input keeps what is there.
 //
 // Properties checked (a violation aborts, which libFuzzer reports):
 //   - a rejection is exactly one line naming a file of the set ("in/...");
 //   - an accepted problem satisfies every rule the compiled code relies on
-//     (array sizes, offsets, slots, one writer per slot, the limits);
+//     (array sizes, offsets, slots, one writer per slot, the limits, and
+//     the checkpoint rules, checked here with sets rather than the
+//     loader's sorting);
 //   - the reference, when run, returns y and pool of the right sizes.
 //
 //===----------------------------------------------------------------------===//
@@ -49,7 +52,10 @@ const char *const kFiles[] = {"x.npy",
                               "query_start_loc.npy",
                               "cache_indices.npy",
                               "has_initial_state.npy",
-                              "update_state.npy"};
+                              "update_state.npy",
+                              "checkpoint_slots.npy",
+                              "checkpoint_offsets.npy"};
+constexpr size_t kFileCount = sizeof(kFiles) / sizeof(kFiles[0]);
 
 [[noreturn]] void violated(const char *what, const std::string &detail) {
   std::fprintf(stderr, "npy-loader-fuzzer: property violated: %s: %s\n", what,
@@ -100,6 +106,33 @@ void checkValidated(const ssd::ScanProblem &p) {
     if (p.writesState(b))
       require(written.insert(slot).second, "two writers of one slot");
   }
+
+  // Checkpoints: present exactly with an interval; every entry -1 or in
+  // range, distinct, and neither read nor written by the call.
+  require(p.checkpointSlotsPresent == (p.checkpointInterval > 0),
+          "checkpoint slots without an interval, or the reverse");
+  require(!p.checkpointOffsetsPresent || p.checkpointSlotsPresent,
+          "checkpoint offsets without slots");
+  require(int64_t(p.checkpointSlots.size()) == p.batch * p.checkpointK,
+          "checkpoint_slots size");
+  require(int64_t(p.checkpointOffsets.size()) ==
+              (p.checkpointOffsetsPresent ? p.batch : 0),
+          "checkpoint_offsets size");
+  std::set<uint32_t> read;
+  for (int64_t b = 0; b < p.batch; ++b)
+    if (p.readsState(b))
+      read.insert(p.cacheIndices[b]);
+  std::set<uint32_t> checkpoints;
+  for (uint32_t slot : p.checkpointSlots) {
+    if (slot == ssd::kPaddingSlot)
+      continue;
+    require(int64_t(slot) < p.S, "checkpoint slot out of range");
+    require(checkpoints.insert(slot).second, "checkpoint slot repeated");
+    require(!read.count(slot) && !written.count(slot),
+            "checkpoint slot read or written by the call");
+  }
+  for (int32_t o : p.checkpointOffsets)
+    require(o >= 0, "negative checkpoint offset");
 }
 
 } // namespace
@@ -113,11 +146,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   ssd::ModelDType dtype = dtypes[data[0] & 3];
   ssd::PoolDType poolDType =
       data[0] & 4 ? ssd::PoolDType::BF16 : ssd::PoolDType::F32;
+  const int64_t checkpointInterval = data[0] >> 3;
 
   std::map<std::string, std::vector<uint8_t>> files;
   size_t pos = 1;
   while (pos < size) {
-    const char *name = kFiles[data[pos] % 12];
+    const char *name = kFiles[data[pos] % kFileCount];
     uint32_t length = 0;
     for (int i = 0; i < 4; ++i)
       if (pos + 1 + i < size)
@@ -132,7 +166,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
   ssd::ScanProblem p;
   std::string error;
-  if (!ssd::loadProblemFromMemory(files, "in", dtype, p, error, poolDType)) {
+  if (!ssd::loadProblemFromMemory(files, "in", dtype, p, error, poolDType,
+                                  checkpointInterval)) {
     require(!error.empty(), "rejection without a message");
     require(error.find('\n') == std::string::npos,
             "rejection message of more than one line", error);
@@ -155,6 +190,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   ssd::HostOperands operands(p);
   std::vector<ssd::OperandLayout> layouts = ssd::operandLayouts(p);
   require(layouts.size() == operands.size(), "operand count");
+  for (size_t i = 0; i < layouts.size(); ++i) {
+    int64_t count = 1;
+    for (int64_t extent : layouts[i].shape)
+      count *= extent;
+    require(operands.bytes(i).size() ==
+                size_t(count) * ssd::elementBytes(layouts[i].elementType),
+            "host operand bytes", layouts[i].name);
+  }
   std::vector<double> y, pool;
   require(ssd::referenceScan(p, y, pool, &error), "reference failed", error);
   require(y.size() == p.x.size() && pool.size() == p.pool.size(),

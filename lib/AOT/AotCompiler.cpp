@@ -154,14 +154,13 @@ bool compileVariants(const CompileRequest &o, mlir::MLIRContext &context,
                      std::string &error) {
   std::vector<std::string> done;
   for (const std::string &dir : o.inputs) {
-    // The registry's keys and ssd-aot-run take no checkpoint interval yet.
-    if (std::string path = ssd::checkpointSlotsPath(dir); !path.empty()) {
-      error = path + ": state checkpoints are not supported by ssd-compile "
-                     "(ssd-run --checkpoint-interval runs them)";
-      return false;
-    }
+    // The interval applies to the directories with checkpoints only, so
+    // that one object can hold variants with and without them.
+    int64_t interval =
+        ssd::checkpointSlotsPath(dir).empty() ? 0 : o.checkpointInterval;
     ssd::ScanProblem problem;
-    if (!ssd::loadProblem(dir, o.dtype, problem, error))
+    if (!ssd::loadProblem(dir, o.dtype, problem, error, ssd::PoolDType::F32,
+                          interval))
       return false;
     for (const std::string &form : o.forms) {
       std::string key = ssd::variantKey(problem, form, o.chunkSize);

@@ -75,12 +75,11 @@ std::string ssd::buildScanModuleText(const ScanProblem &p,
           (o.name == "x" || o.name == "dt" || o.name == "B" || o.name == "C" ||
            o.name == "outs" || o.name == "ssm_pool") &&
           i == 0;
-      bool batchDim = o.name == "query_start_loc" ||
-                      o.name == "has_initial_state" ||
-                      o.name == "update_state" ||
-                      o.name == "checkpoint_offsets" ||
-                      (o.name == "checkpoint_slots" && i == 0) ||
-                      (o.name == "cache_indices" && i == o.shape.size() - 1);
+      bool batchDim =
+          o.name == "query_start_loc" || o.name == "has_initial_state" ||
+          o.name == "update_state" || o.name == "checkpoint_offsets" ||
+          (o.name == "checkpoint_slots" && i == 0) ||
+          (o.name == "cache_indices" && i == o.shape.size() - 1);
       if (!options.staticShapes && (tokenDim || batchDim))
         os << "?x";
       else

@@ -58,9 +58,8 @@ std::string ssd::signatureKey(const ScanProblem &p) {
   // Likewise only a call with checkpoints shows them: K is a static extent
   // of the compiled function and the interval an attribute of its op.
   if (p.checkpointSlotsPresent)
-    key << " checkpoint_slots="
-        << (p.checkpointSlotsUnsigned ? "ui32" : "i32") << "[batch,"
-        << p.checkpointK << "]"
+    key << " checkpoint_slots=" << (p.checkpointSlotsUnsigned ? "ui32" : "i32")
+        << "[batch," << p.checkpointK << "]"
         << " checkpoint_offsets=" << p.checkpointOffsetsPresent
         << " checkpoint_interval=" << p.checkpointInterval;
   return key.str();

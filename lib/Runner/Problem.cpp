@@ -267,8 +267,8 @@ bool ssd::checkCheckpointContract(const ScanProblem &p, std::string &operand,
   std::sort(writes.begin(), writes.end());
   auto find = [](const std::vector<std::pair<uint32_t, int64_t>> &v,
                  uint32_t slot) -> int64_t {
-    auto it = std::lower_bound(v.begin(), v.end(),
-                               std::make_pair(slot, int64_t(-1)));
+    auto it =
+        std::lower_bound(v.begin(), v.end(), std::make_pair(slot, int64_t(-1)));
     return it != v.end() && it->first == slot ? it->second : -1;
   };
   std::vector<std::pair<uint32_t, int64_t>> used;
@@ -328,8 +328,8 @@ bool ssd::checkCheckpointContract(const ScanProblem &p, std::string &operand,
       break;
     case Repeated:
       error = "slot " + std::to_string(slot) + " at " + where +
-              " repeats sequence " + std::to_string(other / K) +
-              ", column " + std::to_string(other % K) +
+              " repeats sequence " + std::to_string(other / K) + ", column " +
+              std::to_string(other % K) +
               " (checkpoint slots must be distinct)";
       break;
     }
@@ -506,8 +506,8 @@ std::string ssd::checkpointSlotsPath(const std::string &dir) {
 }
 
 bool ssd::loadProblem(const std::string &dir, ModelDType dtype,
-                      ScanProblem &out, std::string &error,
-                      PoolDType poolDType, int64_t checkpointInterval) {
+                      ScanProblem &out, std::string &error, PoolDType poolDType,
+                      int64_t checkpointInterval) {
   Loader L(dir, error);
   return load(L, dtype, poolDType, checkpointInterval, out);
 }
@@ -528,8 +528,8 @@ bool load(Loader &L, ModelDType dtype, PoolDType poolDType,
   out.poolDType = poolDType;
   out.checkpointInterval = checkpointInterval;
 
-  NpyArray x, dt, A, B, C, D, dtBias, pool, qsl, ci, hasInit, update,
-      ckSlots, ckOffsets;
+  NpyArray x, dt, A, B, C, D, dtBias, pool, qsl, ci, hasInit, update, ckSlots,
+      ckOffsets;
   bool present;
   if (!L.read("x.npy", false, x, present) ||
       !L.read("dt.npy", false, dt, present) ||
@@ -549,21 +549,21 @@ bool load(Loader &L, ModelDType dtype, PoolDType poolDType,
       !L.read("checkpoint_offsets.npy", true, ckOffsets,
               out.checkpointOffsetsPresent))
     return false;
-  // The interval comes with the slots: neither means anything alone.
+  // The interval and the offsets come with the slots: neither means
+  // anything alone.
+  if (out.checkpointOffsetsPresent && !out.checkpointSlotsPresent)
+    return L.fail("checkpoint_offsets.npy",
+                  "given without checkpoint_slots.npy (offsets only place "
+                  "checkpoints)");
   if (out.checkpointSlotsPresent && checkpointInterval < 1)
     return L.fail("checkpoint_slots.npy",
                   "--checkpoint-interval is required with "
                   "checkpoint_slots.npy");
   if (!out.checkpointSlotsPresent && checkpointInterval > 0)
     return L.fail("checkpoint_slots.npy",
-                  "missing, but --checkpoint-interval " +
+                  "--checkpoint-interval " +
                       std::to_string(checkpointInterval) +
-                      " was given (it is only valid with "
-                      "checkpoint_slots.npy)");
-  if (out.checkpointOffsetsPresent && !out.checkpointSlotsPresent)
-    return L.fail("checkpoint_offsets.npy",
-                  "given without checkpoint_slots.npy (offsets only place "
-                  "checkpoints)");
+                      " given without checkpoint_slots.npy");
 
   // Sizes come from x (T, H, P), B (G, N), the pool (S) and
   // query_start_loc (batch); every other file is checked against them.
@@ -681,7 +681,7 @@ bool load(Loader &L, ModelDType dtype, PoolDType poolDType,
     out.checkpointK = ckSlots.shape[1];
     if (!L.expectShape("checkpoint_slots.npy", ckSlots,
                        {out.batch, out.checkpointK}, "[batch, K]",
-                       "query_start_loc.npy (batch) and its own columns (K)"))
+                       "query_start_loc.npy (batch)"))
       return false;
     out.checkpointSlotsUnsigned = ckSlots.descr == "<u4";
     out.checkpointSlots.resize(size_t(out.batch * out.checkpointK));

@@ -95,9 +95,9 @@ bool ssd::referenceScan(const ScanProblem &p, std::vector<double> &y,
       }
       if (checkpoints && (o + (t - begin) + 1) % I == 0) {
         const int64_t k = (o + (t - begin) + 1) / I - o / I - 1;
-        const uint32_t target =
-            k < p.checkpointK ? p.checkpointSlots[b * p.checkpointK + k]
-                              : kPaddingSlot;
+        const uint32_t target = k < p.checkpointK
+                                    ? p.checkpointSlots[b * p.checkpointK + k]
+                                    : kPaddingSlot;
         if (target != kPaddingSlot)
           for (int64_t i = 0; i < stateSize; ++i)
             pool[int64_t(target) * stateSize + i] = state[i];

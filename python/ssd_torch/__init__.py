@@ -27,7 +27,9 @@ def _device():
 
 def chunk_scan_varlen_(x, dt, A, B, C, ssm_pool, query_start_loc, cache_indices, *,
                        D=None, dt_bias=None, has_initial_state=None,
-                       update_state=None, form="auto", chunk_size=None, device=None):
+                       update_state=None, form="auto", chunk_size=None, device=None,
+                       checkpoint_slots=None, checkpoint_offsets=None,
+                       checkpoint_interval=None):
     """Runs ssd.chunk_scan_varlen (docs/overview.md) on CPU tensors.
 
     Writes the final state of every writing sequence into its slot of
@@ -36,11 +38,18 @@ def chunk_scan_varlen_(x, dt, A, B, C, ssm_pool, query_start_loc, cache_indices,
     kernel) or "gpu-emu" (the GPU kernels on the GPU emulator), by default
     $SSD_TORCH_DEVICE or "cpu". A bad argument raises ValueError, a failed
     execution RuntimeError; either way the pool is untouched.
+
+    State checkpoints (docs/overview.md, "State checkpoints"):
+    `checkpoint_slots` (int32 [batch, K], -1 for an unused entry) with
+    `checkpoint_interval` I >= 1 stores the state after every I-th token a
+    sequence holds into its row's next slot; `checkpoint_offsets` (int32
+    [batch]) gives the tokens each sequence held before this call.
     """
     try:
         return _op(x, dt, A, B, C, ssm_pool, query_start_loc, cache_indices,
                    D, dt_bias, has_initial_state, update_state, form, chunk_size,
-                   device or _device())
+                   device or _device(), checkpoint_slots, checkpoint_offsets,
+                   checkpoint_interval)
     except (ValueError, RuntimeError) as e:
         # torch may append its C++ context on further lines: keep the message.
         lines = str(e).splitlines()

@@ -11,9 +11,10 @@ TOLERANCES = {torch.float32: 5e-4, torch.float16: 1e-2, torch.bfloat16: 3e-2}
 
 
 def reference(x, dt, A, B, C, pool, qsl, ci, D=None, dt_bias=None,
-              has_initial_state=None, update_state=None):
+              has_initial_state=None, update_state=None, checkpoint_slots=None,
+              checkpoint_offsets=None, checkpoint_interval=None):
     """Returns (y, pool_after) in float64; pool_after as the op writes it
-    before any rounding to the pool's dtype."""
+    before any rounding to the pool's dtype, checkpoints included."""
     T, H, P = x.shape
     G, N = B.shape[1], B.shape[2]
     heads_per_group = H // G
@@ -26,6 +27,7 @@ def reference(x, dt, A, B, C, pool, qsl, ci, D=None, dt_bias=None,
         slot = int(ci[b])
         reads = slot != -1 and has_initial_state is not None and bool(has_initial_state[b])
         state = before[slot].clone() if reads else torch.zeros(H, P, N, dtype=torch.float64)
+        o = int(checkpoint_offsets[b]) if checkpoint_offsets is not None else 0
         for t in range(int(qsl[b]), int(qsl[b + 1])):
             d = dt[t]
             if dt_bias is not None:
@@ -37,6 +39,13 @@ def reference(x, dt, A, B, C, pool, qsl, ci, D=None, dt_bias=None,
             y[t] = (state * Ct[:, None, :]).sum(-1)
             if D is not None:
                 y[t] += D.double()[:, None] * x[t]
+            # After local token j the sequence holds o + j + 1 tokens; each
+            # multiple of the interval is the call's next boundary k.
+            held = o + t - int(qsl[b]) + 1
+            if checkpoint_slots is not None and slot != -1 and held % checkpoint_interval == 0:
+                k = held // checkpoint_interval - o // checkpoint_interval - 1
+                if k < checkpoint_slots.shape[1] and int(checkpoint_slots[b, k]) != -1:
+                    after[int(checkpoint_slots[b, k])] = state
         if slot != -1 and (update_state is None or bool(update_state[b])):
             after[slot] = state
     return y, after

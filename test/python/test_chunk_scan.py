@@ -28,7 +28,8 @@ def check(a, pool_before, y, **kw):
     yr, pr = reference(a["x"], a["dt"], a["A"], a["B"], a["C"], pool_before,
                        a["query_start_loc"], a["cache_indices"], a.get("D"),
                        a.get("dt_bias"), kw.get("has_initial_state"),
-                       kw.get("update_state"))
+                       kw.get("update_state"), kw.get("checkpoint_slots"),
+                       kw.get("checkpoint_offsets"), kw.get("checkpoint_interval"))
     tol = TOLERANCES[a["x"].dtype]
     assert y.dtype == a["x"].dtype and y.shape == a["x"].shape
     assert torch.isfinite(y.float()).all()
@@ -38,6 +39,7 @@ def check(a, pool_before, y, **kw):
     update = kw.get("update_state")
     written = {s for b, s in enumerate(ci)
                if s != -1 and (update is None or bool(update[b]))}
+    written |= checkpoints_written(a, kw)
     pool_tol = tol
     if pool.dtype == torch.bfloat16:
         # Written states are rounded to bf16: one bf16 step (2^-7 relative)
@@ -52,6 +54,27 @@ def check(a, pool_before, y, **kw):
                                             else torch.int32),
                                pool_before[s].view(torch.int16 if pool.dtype == torch.bfloat16
                                                    else torch.int32)), s
+
+
+def checkpoints_written(a, kw):
+    """The checkpoint slots the call reaches (docs/overview.md, "State
+    checkpoints"), worked out from the rule rather than from the reference."""
+    slots, I = kw.get("checkpoint_slots"), kw.get("checkpoint_interval")
+    if slots is None:
+        return set()
+    offsets = kw.get("checkpoint_offsets")
+    qsl = a["query_start_loc"].tolist()
+    ci = a["cache_indices"].reshape(-1).tolist()
+    out = set()
+    for b in range(len(qsl) - 1):
+        if ci[b] == -1:
+            continue
+        o = int(offsets[b]) if offsets is not None else 0
+        for held in range(o + 1, o + qsl[b + 1] - qsl[b] + 1):
+            k = held // I - o // I - 1
+            if held % I == 0 and k < slots.shape[1] and int(slots[b, k]) != -1:
+                out.add(int(slots[b, k]))
+    return out
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
@@ -183,6 +206,73 @@ def test_gpu_emulator(dtype, pool_dtype, form, monkeypatch):
     check(a, before, y, has_initial_state=hi)
 
 
+def checkpoint_case(seed=16):
+    """Four sequences (one padding, one that does not update its slot) with
+    offsets, an unused entry and a column that no boundary reaches; the
+    checkpoint slots are the pool's last 12, which no sequence names."""
+    a = make_inputs([5, 7, 3, 6], S=16, seed=seed)
+    a["cache_indices"] = torch.tensor([2, 0, -1, 3], dtype=torch.int32)
+    kw = dict(
+        has_initial_state=torch.tensor([True, False, True, True]),
+        update_state=torch.tensor([True, True, True, False]),
+        checkpoint_slots=torch.tensor([[4, 5, 6], [7, -1, 8], [9, 10, 11],
+                                       [12, 13, 14]], dtype=torch.int32),
+        checkpoint_offsets=torch.tensor([1, 0, 2, 4], dtype=torch.int32),
+        checkpoint_interval=2)
+    return a, kw
+
+
+@pytest.mark.parametrize("form", ["serial", "chunked"])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_checkpoints(form, threads):
+    torch.set_num_threads(threads)
+    a, kw = checkpoint_case()
+    before = a["ssm_pool"].clone()
+    y = call(a, form=form, chunk_size=4, **kw)
+    check(a, before, y, **kw)
+    # Sequence 0 (o = 1, 5 tokens) holds 2, 4, 6 tokens after its tokens 0,
+    # 2, 4: slots 4, 5, 6. Sequence 1 (o = 0, 7 tokens): boundaries after
+    # tokens 1, 3, 5 go to 7, (unused), 8. Sequence 3 (o = 4, 6 tokens),
+    # update_state false: 6, 8, 10 tokens -> 12, 13, 14. The padding
+    # sequence's row (9, 10, 11) is never written.
+    assert checkpoints_written(a, kw) == {4, 5, 6, 7, 8, 12, 13, 14}
+    for s in (9, 10, 11, 15, 1):
+        assert torch.equal(a["ssm_pool"][s], before[s]), s
+    torch.set_num_threads(1)
+
+
+def test_resume_from_a_checkpoint():
+    # 12 tokens with interval 4, then the last 4 alone from the checkpoint
+    # after token 7 (offset 8): the same y rows and final state.
+    a = make_inputs([12], S=6, seed=17)
+    a["cache_indices"] = torch.tensor([0], dtype=torch.int32)
+    slots = torch.tensor([[1, 2, 3]], dtype=torch.int32)
+    y = call(a, checkpoint_slots=slots, checkpoint_interval=4)
+    b = dict(a)
+    for k in ("x", "dt", "B", "C"):
+        b[k] = a[k][8:]
+    b["query_start_loc"] = torch.tensor([0, 4], dtype=torch.int32)
+    b["cache_indices"] = torch.tensor([2], dtype=torch.int32)
+    b["ssm_pool"] = a["ssm_pool"].clone()
+    y2 = call(b, has_initial_state=torch.tensor([True]),
+              checkpoint_slots=torch.tensor([[4]], dtype=torch.int32),
+              checkpoint_offsets=torch.tensor([8], dtype=torch.int32),
+              checkpoint_interval=4)
+    assert rel_err(y2, y[8:]) <= 5e-4
+    assert rel_err(b["ssm_pool"][2], a["ssm_pool"][0]) <= 5e-4
+    # The checkpoint after token 11 is the final state.
+    assert torch.equal(a["ssm_pool"][3], a["ssm_pool"][0])
+    assert rel_err(b["ssm_pool"][4], a["ssm_pool"][0]) <= 5e-4
+
+
+def test_checkpoints_on_the_gpu_emulator(monkeypatch):
+    a, kw = checkpoint_case(seed=18)
+    before = a["ssm_pool"].clone()
+    monkeypatch.setenv("SSD_TORCH_DEVICE", "gpu-emu")
+    y = call(a, form="chunked", chunk_size=4, **kw)
+    check(a, before, y, **kw)
+
+
 def _bad(a, name, value):
     b = dict(a)
     b[name] = value
@@ -220,6 +310,27 @@ def error_cases():
     yield "form", a, {"form": "fast"}, ValueError, "form: 'fast'"
     yield "chunk size", a, {"chunk_size": 0}, ValueError, "chunk_size: 0"
     yield "device", a, {"device": "tpu"}, ValueError, "device: 'tpu'"
+    # Checkpoints: f0, f1, f2 are the slots no sequence names.
+    f0, f1, f2 = sorted(set(range(6)) - set(a["cache_indices"].tolist()))
+    ck = torch.tensor([[f0, f1], [-1, -1], [-1, f2]], dtype=i32)
+
+    def ckw(slots=ck, **kw):
+        return dict(checkpoint_slots=slots, checkpoint_interval=2, **kw)
+    yield "checkpoint without interval", a, {"checkpoint_slots": ck}, ValueError, "checkpoint_interval: required with checkpoint_slots"
+    yield "interval without checkpoints", a, {"checkpoint_interval": 2}, ValueError, "checkpoint_interval: given without checkpoint_slots"
+    yield "checkpoint interval 0", a, {"checkpoint_slots": ck, "checkpoint_interval": 0}, ValueError, "checkpoint_interval: 0 is not >= 1"
+    yield "offsets without checkpoints", a, {"checkpoint_offsets": torch.zeros(3, dtype=i32)}, ValueError, "checkpoint_offsets: given without checkpoint_slots"
+    yield "checkpoint dtype", a, ckw(ck.long()), ValueError, "checkpoint_slots: dtype"
+    yield "checkpoint offsets dtype", a, ckw(checkpoint_offsets=torch.zeros(3)), ValueError, "checkpoint_offsets: dtype"
+    yield "checkpoint shape", a, ckw(ck[:2]), ValueError, "checkpoint_slots: shape [2, 2] does not match [batch, K] = [3, 2]"
+    yield "checkpoint rank", a, ckw(ck.reshape(-1)), ValueError, "checkpoint_slots: expected rank 2"
+    yield "checkpoint range", a, ckw(torch.tensor([[f0, 6], [-1, -1], [-1, -1]], dtype=i32)), ValueError, "checkpoint_slots: slot 6 at sequence 0, column 1 is out of range for a pool of 6 slots"
+    yield "checkpoint -2", a, ckw(torch.tensor([[f0, -2], [-1, -1], [-1, -1]], dtype=i32)), ValueError, "checkpoint_slots: slot -2 at sequence 0, column 1 is out of range"
+    yield "checkpoint repeated", a, ckw(torch.tensor([[f0, f1], [-1, -1], [-1, f0]], dtype=i32)), ValueError, "at sequence 2, column 1 repeats sequence 0, column 0"
+    yield "checkpoint on a written slot", a, ckw(torch.tensor([[f0, -1], [int(a["cache_indices"][1]), -1], [-1, -1]], dtype=i32)), ValueError, "at sequence 1, column 0 is the final state sequence 1 writes"
+    yield "checkpoint on a read slot", a, ckw(torch.tensor([[-1, -1], [-1, int(a["cache_indices"][0])], [-1, -1]], dtype=i32), has_initial_state=torch.tensor([True, False, False]), update_state=torch.tensor([False, True, True])), ValueError, "at sequence 1, column 1 is the initial state sequence 0 reads"
+    yield "checkpoint offset", a, ckw(checkpoint_offsets=torch.tensor([0, -3, 0], dtype=i32)), ValueError, "checkpoint_offsets: offset -3 of sequence 1 is negative"
+    yield "checkpoint offsets shape", a, ckw(checkpoint_offsets=torch.zeros(2, dtype=i32)), ValueError, "checkpoint_offsets: shape"
     yield "limits", _bad(_bad(a, "B", torch.zeros(6, 1, 2 ** 20 + 1)), "C", torch.zeros(6, 1, 2 ** 20 + 1)), {}, ValueError, "dstate N = 1048577 exceeds"
     del g
 

@@ -15,7 +15,7 @@
 //   RUNNER --list
 //   RUNNER --inputs DIR --outputs DIR [--dtype D]
 //          [--target cuda|gpu-emu|reference] [--form auto|serial|chunked]
-//          [--chunk-size N]
+//          [--chunk-size N] [--checkpoint-interval N]
 //   RUNNER --bench prefill|decode --like DIR [--dtype D] [--form F]
 //          [--chunk-size N] [--reps N] [--max-tokens N]
 //   RUNNER --call module:NAME --input FILE --output FILE --output-bytes N
@@ -78,7 +78,7 @@ struct Options {
   std::string inputs, outputs, like, bench, cases, call, input, output,
       dtype = "f32", target, form = "auto";
   int64_t chunkSize = mlir::ssd::kChunkSizeDefault, reps = 5, maxTokens = 65536,
-          outputBytes = 0;
+          outputBytes = 0, checkpointInterval = 0;
   bool list = false;
 };
 
@@ -100,7 +100,8 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
         {"--chunk-size", &o.chunkSize},
         {"--reps", &o.reps},
         {"--max-tokens", &o.maxTokens},
-        {"--output-bytes", &o.outputBytes}};
+        {"--output-bytes", &o.outputBytes},
+        {"--checkpoint-interval", &o.checkpointInterval}};
     if (i + 1 >= argc || (!text.count(arg) && !numbers.count(arg))) {
       error = text.count(arg) || numbers.count(arg)
                   ? "flag '" + arg + "' needs a value"
@@ -184,10 +185,10 @@ bool copyBandwidth(size_t bytes, int reps, double &bandwidth,
 
 int bench(const Options &o, ssd::ModelDType dtype) {
   std::string error;
-  // No variant is compiled with checkpoints (ssd-compile rejects them).
+  // The benchmark's launches are synthetic, without checkpoints.
   if (std::string path = ssd::checkpointSlotsPath(o.like); !path.empty())
-    return fail(path + ": state checkpoints are not supported by ssd-aot-run "
-                       "(ssd-run --checkpoint-interval runs them)");
+    return fail(path + ": --bench runs launches without checkpoints; give "
+                       "--like a directory without checkpoint_slots.npy");
   ssd::ScanProblem like;
   if (!ssd::loadProblem(o.like, dtype, like, error))
     return fail(error);
@@ -417,12 +418,9 @@ int runOne(const Options &o) {
     return fail("--target " + target + ": this executable runs on " + linked +
                 " (linked with " + ssd::aot::deviceLibrary() + ")");
 
-  // No variant is compiled with checkpoints (ssd-compile rejects them).
-  if (std::string path = ssd::checkpointSlotsPath(o.inputs); !path.empty())
-    return fail(path + ": state checkpoints are not supported by ssd-aot-run "
-                       "(ssd-run --checkpoint-interval runs them)");
   ssd::ScanProblem problem;
-  if (!ssd::loadProblem(o.inputs, dtype, problem, error))
+  if (!ssd::loadProblem(o.inputs, dtype, problem, error, ssd::PoolDType::F32,
+                        o.checkpointInterval))
     return fail(error);
   std::vector<float> y, pool;
   double seconds = 0;

@@ -2,6 +2,7 @@
 //
 //   ssd-compile --inputs DIR [--inputs DIR ...] [--dtype f32|f16|bf16]
 //               [--forms auto,serial,chunked] [--chunk-size N]
+//               [--checkpoint-interval N]
 //               [--target cuda|gpu-emu] [--chip sm_90a[,sm_80...]]
 //               [--format isa|bin|fatbin] -o FILE.o
 //   ssd-compile --module FILE.mlir [--forms F] [--chunk-size N]
@@ -48,6 +49,7 @@
 #include "ssd/Runner/Problem.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -118,6 +120,19 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
         error = "--chunk-size must be an integer in [1, " +
                 std::to_string(mlir::ssd::kGPUChunkSizeMax) + "], got '" + v +
                 "'";
+        return false;
+      }
+    } else if (arg == "--checkpoint-interval") {
+      // For the input directories with checkpoint_slots.npy; the interval
+      // is part of their variants' keys.
+      if (!value(v))
+        return false;
+      char *end = nullptr;
+      errno = 0;
+      o.checkpointInterval = std::strtoll(v.c_str(), &end, 10);
+      if (v.empty() || *end || errno == ERANGE || o.checkpointInterval < 1) {
+        error =
+            "--checkpoint-interval must be an integer >= 1, got '" + v + "'";
         return false;
       }
     } else {

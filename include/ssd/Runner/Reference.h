@@ -22,9 +22,9 @@ double referenceSoftplus(double v);
 
 /// y: [T,H,P]. pool: [S,H,P,N], starting as a copy of p.pool; only the slots
 /// of writing sequences and the checkpoint slots of checkpoint boundaries
-/// change (checkpoints hold the state after their token). Padding sequences start from zero and write
-/// nothing. p must have passed loadProblem's validation (or be built to the
-/// same rules).
+/// change (checkpoints hold the state after their token). Padding sequences
+/// start from zero and write nothing. p must have passed loadProblem's
+/// validation (or be built to the same rules).
 ///
 /// Work and memory follow the launch's content, not its declared extents:
 /// sequences without tokens that write nothing are skipped, and the [H, P, N]

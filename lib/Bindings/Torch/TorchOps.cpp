@@ -104,9 +104,15 @@ struct KernelKey {
   ssd::Target target;
   mlir::ssd::FormChoice form;
   int64_t chunk;
+  /// Checkpoints: K (a static extent of the kernel; -1 without
+  /// checkpoint_slots), offsets present, the interval (an attribute).
+  int64_t checkpointK;
+  bool checkpointOffsets;
+  int64_t checkpointInterval;
   auto tie() const {
     return std::tie(dtype, pool, H, P, G, N, D, dtBias, hasInit, update, row,
-                    target, form, chunk);
+                    target, form, chunk, checkpointK, checkpointOffsets,
+                    checkpointInterval);
   }
   bool operator<(const KernelKey &o) const { return tie() < o.tie(); }
 };
@@ -174,7 +180,10 @@ at::Tensor chunkScanVarlen(const at::Tensor &xIn, const at::Tensor &dtIn,
                            const c10::optional<at::Tensor> &updateIn,
                            c10::string_view formName,
                            c10::optional<int64_t> chunkSize,
-                           c10::string_view deviceName) {
+                           c10::string_view deviceName,
+                           const c10::optional<at::Tensor> &ckSlotsIn,
+                           const c10::optional<at::Tensor> &ckOffsetsIn,
+                           c10::optional<int64_t> ckInterval) {
   // Which tensors there are, by name, for the checks that treat all alike.
   std::vector<std::pair<const char *, const at::Tensor *>> all = {
       {"x", &xIn},
@@ -193,6 +202,10 @@ at::Tensor chunkScanVarlen(const at::Tensor &xIn, const at::Tensor &dtIn,
     all.push_back({"has_initial_state", &*hasInitIn});
   if (updateIn)
     all.push_back({"update_state", &*updateIn});
+  if (ckSlotsIn)
+    all.push_back({"checkpoint_slots", &*ckSlotsIn});
+  if (ckOffsetsIn)
+    all.push_back({"checkpoint_offsets", &*ckOffsetsIn});
 
   // Arguments of the call itself.
   std::optional<mlir::ssd::FormChoice> form = mlir::ssd::parseEnumName(
@@ -214,6 +227,17 @@ at::Tensor chunkScanVarlen(const at::Tensor &xIn, const at::Tensor &dtIn,
   if (chunk < 1 || chunk > chunkMax)
     valueError("chunk_size: " + std::to_string(chunk) + " is not in [1, " +
                std::to_string(chunkMax) + "]");
+  // The interval and the offsets come with the slots.
+  if (ckOffsetsIn && !ckSlotsIn)
+    valueError("checkpoint_offsets: given without checkpoint_slots (offsets "
+               "only place checkpoints)");
+  if (ckSlotsIn && !ckInterval)
+    valueError("checkpoint_interval: required with checkpoint_slots");
+  if (!ckSlotsIn && ckInterval)
+    valueError("checkpoint_interval: given without checkpoint_slots");
+  if (ckInterval && *ckInterval < 1)
+    valueError("checkpoint_interval: " + std::to_string(*ckInterval) +
+               " is not >= 1");
 
   for (auto &[name, t] : all) {
     if (!t->defined())
@@ -234,7 +258,8 @@ at::Tensor chunkScanVarlen(const at::Tensor &xIn, const at::Tensor &dtIn,
   for (auto &[name, t] : all) {
     std::string n = name;
     if (n == "ssm_pool" || n == "query_start_loc" || n == "cache_indices" ||
-        n == "has_initial_state" || n == "update_state" || n == "x")
+        n == "has_initial_state" || n == "update_state" ||
+        n == "checkpoint_slots" || n == "checkpoint_offsets" || n == "x")
       continue;
     if (t->scalar_type() != xIn.scalar_type())
       valueError(n + ": dtype " + typeName(t->scalar_type()) +
@@ -254,6 +279,12 @@ at::Tensor chunkScanVarlen(const at::Tensor &xIn, const at::Tensor &dtIn,
   if (ciIn.scalar_type() != at::kInt)
     valueError(std::string("cache_indices: dtype ") +
                typeName(ciIn.scalar_type()) + " is not int32");
+  for (const c10::optional<at::Tensor> *index : {&ckSlotsIn, &ckOffsetsIn})
+    if (*index && (*index)->scalar_type() != at::kInt)
+      valueError(std::string(index == &ckSlotsIn ? "checkpoint_slots"
+                                                 : "checkpoint_offsets") +
+                 ": dtype " + typeName((*index)->scalar_type()) +
+                 " is not int32");
   for (const c10::optional<at::Tensor> *mask : {&hasInitIn, &updateIn})
     if (*mask && (*mask)->scalar_type() != at::kBool)
       valueError(std::string(mask == &hasInitIn ? "has_initial_state"
@@ -322,11 +353,22 @@ at::Tensor chunkScanVarlen(const at::Tensor &xIn, const at::Tensor &dtIn,
     expectShape("has_initial_state", *hasInitIn, {p.batch}, "[batch]");
   if (p.updateStatePresent)
     expectShape("update_state", *updateIn, {p.batch}, "[batch]");
+  p.checkpointSlotsPresent = ckSlotsIn.has_value();
+  p.checkpointOffsetsPresent = ckOffsetsIn.has_value();
+  p.checkpointInterval = ckInterval.value_or(0);
+  if (p.checkpointSlotsPresent) {
+    expectRank("checkpoint_slots", *ckSlotsIn, 2, "[batch, K]");
+    p.checkpointK = ckSlotsIn->size(1);
+    expectShape("checkpoint_slots", *ckSlotsIn, {p.batch, p.checkpointK},
+                "[batch, K]");
+  }
+  if (p.checkpointOffsetsPresent)
+    expectShape("checkpoint_offsets", *ckOffsetsIn, {p.batch}, "[batch]");
 
   // Inputs other than the pool may be copied to be row-major; the index
   // operands are read here, so they are made contiguous first.
   at::Tensor qsl = qslIn.contiguous(), ci = ciIn.contiguous();
-  at::Tensor hasInit, update;
+  at::Tensor hasInit, update, ckSlots, ckOffsets;
   const int32_t *q = qsl.data_ptr<int32_t>();
   p.queryStartLoc.assign(q, q + p.batch + 1);
   const auto *slots =
@@ -343,8 +385,20 @@ at::Tensor chunkScanVarlen(const at::Tensor &xIn, const at::Tensor &dtIn,
     const auto *m = reinterpret_cast<const uint8_t *>(update.data_ptr<bool>());
     p.updateState.assign(m, m + p.batch);
   }
+  if (p.checkpointSlotsPresent) {
+    ckSlots = ckSlotsIn->contiguous();
+    const auto *c =
+        reinterpret_cast<const uint32_t *>(ckSlots.data_ptr<int32_t>());
+    p.checkpointSlots.assign(c, c + p.batch * p.checkpointK);
+  }
+  if (p.checkpointOffsetsPresent) {
+    ckOffsets = ckOffsetsIn->contiguous();
+    const int32_t *o = ckOffsets.data_ptr<int32_t>();
+    p.checkpointOffsets.assign(o, o + p.batch);
+  }
   std::string operand;
-  if (!ssd::checkIndexContract(p, operand, error, "x"))
+  if (!ssd::checkIndexContract(p, operand, error, "x") ||
+      !ssd::checkCheckpointContract(p, operand, error))
     valueError(operand + ": " + error);
 
   ssd::CompileOptions options;
@@ -368,7 +422,10 @@ at::Tensor chunkScanVarlen(const at::Tensor &xIn, const at::Tensor &dtIn,
                 p.cacheIndicesRow,
                 target,
                 *form,
-                chunk};
+                chunk,
+                p.checkpointSlotsPresent ? p.checkpointK : -1,
+                p.checkpointOffsetsPresent,
+                p.checkpointInterval};
   ssd::ScanKernel *kernel = kernelFor(p, key, options);
 
   at::Tensor x = xIn.contiguous(), dt = dtIn.contiguous(), A = AIn.contiguous(),
@@ -399,6 +456,10 @@ at::Tensor chunkScanVarlen(const at::Tensor &xIn, const at::Tensor &dtIn,
     data.push_back(ci.data_ptr<int32_t>() + begin);
     if (p.updateStatePresent)
       data.push_back(static_cast<bool *>(update.data_ptr()) + begin);
+    if (p.checkpointSlotsPresent)
+      data.push_back(ckSlots.data_ptr<int32_t>() + begin * p.checkpointK);
+    if (p.checkpointOffsetsPresent)
+      data.push_back(ckOffsets.data_ptr<int32_t>() + begin);
     data.push_back(offset(y, t0 * p.H * p.P));
     return data;
   };
@@ -445,6 +506,12 @@ at::Tensor chunkScanVarlen(const at::Tensor &xIn, const at::Tensor &dtIn,
     part.hasInitialStatePresent = p.hasInitialStatePresent;
     part.updateStatePresent = p.updateStatePresent;
     part.cacheIndicesRow = p.cacheIndicesRow;
+    // Checkpoint slots are never read and all distinct, so ranges stay
+    // independent with them.
+    part.checkpointSlotsPresent = p.checkpointSlotsPresent;
+    part.checkpointK = p.checkpointK;
+    part.checkpointOffsetsPresent = p.checkpointOffsetsPresent;
+    part.checkpointInterval = p.checkpointInterval;
     part.batch = end - begin;
     const int32_t t0 = p.queryStartLoc[begin];
     part.T = p.queryStartLoc[end] - t0;
@@ -492,8 +559,9 @@ TORCH_LIBRARY(ssd, m) {
         "Tensor C, Tensor(a!) ssm_pool, Tensor query_start_loc, "
         "Tensor cache_indices, Tensor? D=None, Tensor? dt_bias=None, "
         "Tensor? has_initial_state=None, Tensor? update_state=None, "
-        "str form=\"auto\", int? chunk_size=None, str device=\"cpu\") "
-        "-> Tensor",
+        "str form=\"auto\", int? chunk_size=None, str device=\"cpu\", "
+        "Tensor? checkpoint_slots=None, Tensor? checkpoint_offsets=None, "
+        "int? checkpoint_interval=None) -> Tensor",
         &chunkScanVarlen);
   // How many kernels this process compiled: the tests check the cache.
   m.def("compiled_kernels() -> int", &compiledKernels);

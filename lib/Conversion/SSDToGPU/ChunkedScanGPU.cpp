@@ -76,6 +76,15 @@
 // resident tile at each k-step's columns). So S_prev never goes to DRAM and x
 // is read by one block, shortly after the same block read it for dS.
 //
+// State checkpoints (checkpoint_slots; LowerToGPU.cpp turns both fused
+// modes off for such ops, so there are always three launches): launch 2
+// writes them. A boundary at a chunk's last token stores the S_prev(k+1)
+// that state passing computes anyway (one more state write); boundaries
+// inside a chunk need states the decomposition never forms, so the thread
+// walks the chunk's tokens serially from S_prev(k) up to its last such
+// boundary, S <- exp(d_t A) S + d_t x_t B_tᵀ for its own elements, storing
+// at each (emitChunkCheckpoints: the math and its cost).
+//
 // Mixed launches (buildMixedScanGPU): only sequences of at least
 // `minSequence` tokens run chunked. Their chunk counts are ceil(len / L),
 // the others' 0; at most T / minSequence sequences qualify, which bounds
@@ -331,7 +340,8 @@ public:
                         const ChunkedPlan &plan,
                         const LowerToGPUOptions &options,
                         int64_t minSequence = 0)
-      : e(b, op, MathFlavor::NVVMApprox), plan(plan), x(plan.x),
+      : e(b, op, MathFlavor::NVVMApprox), checkpoints(b, op), plan(plan),
+        x(plan.x),
         L(plan.chunkSize), minSequence(minSequence), async(options.asyncCopies),
         fused(plan.fused), fusedOutput(plan.fusedOutput),
         loads(options.ldmatrix ? FragmentLoads::LdMatrix
@@ -339,6 +349,10 @@ public:
         op(op) {
     modelType = cast<MemRefType>(op.getX().getType()).getElementType();
     mmaType = mmaElementType(b.getContext(), plan.element);
+    // State checkpoints are written by launch 2 (emitChunkCheckpoints);
+    // LowerToGPU.cpp turns the fused modes off for such ops.
+    assert((!checkpoints || !fused) &&
+           "checkpoints need state passing as a launch of its own");
   }
 
   /// Records the form's workspace buffers (host code at `b`).
@@ -367,6 +381,7 @@ public:
 
 private:
   ScanEmitter e;
+  Checkpoints checkpoints;
   const ChunkedPlan &plan;
   StaticExtents x;
   int64_t L;
@@ -1701,6 +1716,85 @@ private:
                 v * element.getIntOrFloatBitWidth() / 8);
   }
 
+  /// A sequence's checkpoint boundaries, and what state passing needs to
+  /// place its chunks among its tokens and to walk them.
+  struct CheckpointedSequence {
+    Checkpoints::Sequence boundaries;
+    Value begin, len, firstChunk; // tokens begin..begin + len
+    Value a, group;               // A_h and the head's group
+  };
+  CheckpointedSequence checkpointedSequence(ImplicitLocOpBuilder &b,
+                                            Value seq, const SequenceInfo &s,
+                                            Value head) {
+    return {checkpoints.sequence(b, e, seq),
+            s.begin,
+            sequenceLength(b, seq),
+            toIndex(b, load(b, chunkBegin, {seq})),
+            e.loadF32(b, e.A, {head}),
+            e.groupOf(b, head)};
+  }
+
+  /// The checkpoints of chunk `chunk` of sequence `c`, for the thread's
+  /// state elements (row p, columns n..n+v-1): S_prev(k) = `prev` enters
+  /// the chunk, S_prev(k+1) = `next` leaves it.
+  ///
+  /// A boundary at the chunk's last token takes `next`, the state that
+  /// state passing computes anyway: one more state write. A boundary
+  /// inside the chunk (token s < len - 1) needs the state after token s,
+  /// which the chunked decomposition never forms; the thread rebuilds it
+  /// for its own elements from S_prev(k) with the serial recurrence
+  ///
+  ///   S <- exp(d_t A_h) S + (d_t x[t, h, p]) B[t, g, n]
+  ///
+  /// over the chunk's tokens up to its last boundary that is written (d_t
+  /// as launch 1 stored it in the workspace), storing S at each boundary.
+  /// That walk costs per token one d, one x and v B loads and v fma per
+  /// thread, at most L - 1 tokens per chunk: a serial scan of the chunk
+  /// (as the serial kernel does it, without its C S dot product), only
+  /// over chunks that hold such boundaries (at interval I >= L, at most
+  /// one per chunk), and only here, off the matmul launches. The chunk's
+  /// own S_prev(k+1) still comes from the chunked decomposition, so the
+  /// walk changes nothing else.
+  void emitChunkCheckpoints(ImplicitLocOpBuilder &b,
+                            const CheckpointedSequence &c, Value chunk,
+                            Value head, Value p, Value n, Value prev,
+                            Value next) {
+    const int64_t v = stateVector();
+    auto vecType = VectorType::get({v}, b.getF32Type());
+    auto splat = [&](ImplicitLocOpBuilder &b, Value s) -> Value {
+      return vector::BroadcastOp::create(b, vecType, s);
+    };
+    auto storeCheckpoint = [&](ImplicitLocOpBuilder &b, Value j, Value state) {
+      Value writes, slot;
+      std::tie(writes, slot) = checkpoints.slotAfter(b, e, c.boundaries, j);
+      e.ifThen(b, writes, [&](ImplicitLocOpBuilder &b) {
+        storeStateVector(b, state, e.pool, {slot, head, p, n});
+      });
+    };
+    // The chunk's tokens: local j = jFirst .. jFirst + len - 1.
+    Value jFirst = mul(b, sub(b, chunk, c.firstChunk), L);
+    Value len = minu(b, idx(b, L), sub(b, c.len, jFirst));
+    Value walk = checkpoints.walkLength(b, c.boundaries, jFirst,
+                                        sub(b, len, idx(b, 1)));
+    forLoop(b, idx(b, 0), walk, {prev},
+            [&](ImplicitLocOpBuilder &b, Value s, ValueRange carried) {
+              Value t = add(b, c.begin, add(b, jFirst, s));
+              Value d = load(b, dts, {chunk, head, s});
+              Value decay = splat(b, e.exp(b, fmul(b, d, c.a)));
+              Value dx = splat(b, fmul(b, d, e.loadF32(b, e.x, {t, head, p})));
+              SmallVector<Value> bValues;
+              for (int64_t q = 0; q < v; ++q)
+                bValues.push_back(
+                    e.loadF32(b, e.B, {t, c.group, add(b, n, q)}));
+              Value bRow = vector::FromElementsOp::create(b, vecType, bValues);
+              Value state =
+                  fadd(b, fmul(b, decay, carried[0]), fmul(b, dx, bRow));
+              storeCheckpoint(b, add(b, jFirst, s), state);
+              return SmallVector<Value>{state};
+            });
+    storeCheckpoint(b, add(b, jFirst, sub(b, len, idx(b, 1))), next);
+  }
+
   void emitStatePassing(ImplicitLocOpBuilder &b) {
     const int64_t v = stateVector(), elements = x.headDim * x.dstate;
     const int64_t parts = llvm::divideCeil(elements, kChunkThreads * v);
@@ -1716,6 +1810,9 @@ private:
                   Value p = divu(b, element, x.dstate);
                   Value n = remu(b, element, x.dstate);
                   SequenceInfo s = e.sequence(b, seq);
+                  std::optional<CheckpointedSequence> checkpointed;
+                  if (checkpoints)
+                    checkpointed = checkpointedSequence(b, seq, s, head);
                   auto vecType = VectorType::get({v}, b.getF32Type());
                   Value initial =
                       ifValues(b, s.readsInitial, [&](ImplicitLocOpBuilder &b) {
@@ -1759,6 +1856,9 @@ private:
                                           prevLow, at, 2 * v);
                             Value updated =
                                 fadd(b, fmul(b, carried[1], state), carried[2]);
+                            if (checkpoints)
+                              emitChunkCheckpoints(b, *checkpointed, chunk,
+                                                   head, p, n, state, updated);
                             return SmallVector<Value>{updated, next[0],
                                                       next[1]};
                           })

@@ -207,6 +207,49 @@ Value warpAny(ImplicitLocOpBuilder &b, Value predicate);
 /// Sequence `seq`'s pool slot as cache_indices holds it (i32, unchecked).
 Value rawPoolSlot(ImplicitLocOpBuilder &b, const ScanEmitter &e, Value seq);
 
+/// The state checkpoints of an op with checkpoint_slots (ssd.chunk_scan_varlen
+/// in docs/overview.md): sequence b, holding o = checkpoint_offsets[b]
+/// tokens before the call (0 without the operand), holds o + j + 1 after
+/// its local token j; when that is a multiple of the interval I it has
+/// crossed boundary k = (o + j + 1) / I - floor(o / I) - 1 of the call, and
+/// its whole state after token j goes to pool[checkpoint_slots[b, k]] for
+/// k < K, unless that entry is -1 or the sequence is padding. With
+/// r = o mod I and u = r + j + 1 (what the boundary arithmetic needs of o),
+/// token j ends a boundary when u mod I = 0, and k = u / I - 1.
+/// Checkpoint slots are never read and distinct from every slot the call
+/// reads, so the kernels write them as soon as they hold the state.
+class Checkpoints {
+public:
+  /// Reads the op's checkpoint operands (host code at `b`); empty (false)
+  /// for an op without checkpoint_slots.
+  Checkpoints(ImplicitLocOpBuilder &b, ChunkScanVarlenOp op);
+  explicit operator bool() const { return static_cast<bool>(slots); }
+
+  /// What the boundary tests of one sequence need: r = o mod I, and
+  /// whether it writes checkpoints at all (not padding).
+  struct Sequence {
+    Value seq, phase, writes;
+  };
+  Sequence sequence(ImplicitLocOpBuilder &b, const ScanEmitter &e,
+                    Value seq) const;
+  /// Whether local token `j` (index) of `s` ends a boundary whose state
+  /// is written (i1), and the pool slot it goes to (index; 0 when not
+  /// written: the slot entry is only loaded for k < K).
+  std::pair<Value, Value> slotAfter(ImplicitLocOpBuilder &b,
+                                    const ScanEmitter &e, const Sequence &s,
+                                    Value j) const;
+  /// How many of the local tokens [first, first + count) of `s` (indices)
+  /// to walk so that the walk ends on the last boundary among them that
+  /// is written (k < K; `s.writes`), or 0 when none is: a prefix length.
+  Value walkLength(ImplicitLocOpBuilder &b, const Sequence &s, Value first,
+                   Value count) const;
+
+  int64_t interval = 0;
+  Value slots;   // [batch, K] i32 (ui32 viewed as signless)
+  Value offsets; // [batch] i32, or null
+  Value columns; // K, index
+};
+
 /// Whether `seq` writes a pool slot that another sequence of the batch
 /// reads (has_initial_state): its write must wait until they have read.
 /// The same answer in every thread of the block (`threads` threads, thread

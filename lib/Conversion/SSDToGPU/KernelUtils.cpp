@@ -312,3 +312,87 @@ Value mlir::ssd::detail::contestedWriter(ImplicitLocOpBuilder &b,
       },
       [&](ImplicitLocOpBuilder &b) -> Value { return boolean(b, false); });
 }
+
+mlir::ssd::detail::Checkpoints::Checkpoints(ImplicitLocOpBuilder &b,
+                                            ChunkScanVarlenOp op) {
+  slots = op.getCheckpointSlots();
+  if (!slots)
+    return;
+  interval = static_cast<int64_t>(*op.getCheckpointInterval());
+  offsets = op.getCheckpointOffsets();
+  // ui32 and i32 entries share their bits (-1 is 0xFFFFFFFF): arith works
+  // on signless integers, so view unsigned ones as signless once, here.
+  auto type = cast<MemRefType>(slots.getType());
+  if (type.getElementType().isUnsignedInteger())
+    slots = UnrealizedConversionCastOp::create(
+                b, type.clone(b.getI32Type()), slots)
+                .getResult(0);
+  columns = memref::DimOp::create(b, slots, 1);
+}
+
+mlir::ssd::detail::Checkpoints::Sequence
+mlir::ssd::detail::Checkpoints::sequence(ImplicitLocOpBuilder &b,
+                                         const ScanEmitter &e,
+                                         Value seq) const {
+  using namespace ir;
+  Sequence s{seq, idx(b, 0), Value()};
+  // Offsets are >= 0 (the op's contract): zero-extend like slots.
+  if (offsets)
+    s.phase = remu(b, toIndex(b, memref::LoadOp::create(b, offsets, seq)),
+                   interval);
+  s.writes = arith::CmpIOp::create(b, arith::CmpIPredicate::ne,
+                                   rawPoolSlot(b, e, seq), i32(b, -1));
+  return s;
+}
+
+std::pair<Value, Value>
+mlir::ssd::detail::Checkpoints::slotAfter(ImplicitLocOpBuilder &b,
+                                          const ScanEmitter &e,
+                                          const Sequence &s, Value j) const {
+  using namespace ir;
+  Value u = add(b, add(b, s.phase, j), 1);
+  Value k = sub(b, divu(b, u, interval), idx(b, 1));
+  Value boundary = both(b, eq(b, remu(b, u, interval), idx(b, 0)),
+                        ult(b, k, columns));
+  boundary = both(b, boundary, s.writes);
+  // The entry is loaded only inside [0, K).
+  Value raw = e.ifElse(
+      b, boundary, b.getI32Type(),
+      [&](ImplicitLocOpBuilder &b) -> Value {
+        return memref::LoadOp::create(b, slots, ValueRange{s.seq, k});
+      },
+      [&](ImplicitLocOpBuilder &b) -> Value { return i32(b, -1); });
+  Value writes = both(b, boundary,
+                      arith::CmpIOp::create(b, arith::CmpIPredicate::ne, raw,
+                                            i32(b, -1)));
+  return {writes, select(b, writes, toIndex(b, raw), idx(b, 0))};
+}
+
+Value mlir::ssd::detail::Checkpoints::walkLength(ImplicitLocOpBuilder &b,
+                                                 const Sequence &s,
+                                                 Value first,
+                                                 Value count) const {
+  using namespace ir;
+  const int64_t I = interval;
+  // u at the walk's first token, and its first boundary: offset sFirst,
+  // boundary kFirst; then one every I tokens.
+  Value u0 = add(b, add(b, s.phase, first), 1);
+  Value sFirst = remu(b, sub(b, idx(b, I), remu(b, u0, I)), I);
+  Value kFirst = sub(b, divu(b, add(b, u0, sFirst), I), idx(b, 1));
+  Value any = both(b, s.writes, ult(b, sFirst, count));
+  // Boundaries in range: floor((count - 1 - sFirst) / I) + 1, at most the
+  // K - kFirst that are still written.
+  Value inRange = add(b, divu(b, sub(b, maxu(b, count, add(b, sFirst, 1)),
+                                     add(b, sFirst, 1)),
+                              I),
+                      1);
+  Value written = select(b, ult(b, kFirst, columns), sub(b, columns, kFirst),
+                         idx(b, 0));
+  Value boundaries = minu(b, inRange, written);
+  any = both(b, any, ult(b, idx(b, 0), boundaries));
+  Value length = add(
+      b, add(b, sFirst, mul(b, sub(b, maxu(b, boundaries, idx(b, 1)), idx(b, 1)),
+                            I)),
+      1);
+  return select(b, any, length, idx(b, 0));
+}

@@ -38,6 +38,26 @@ using namespace mlir::ssd;
 
 namespace {
 
+/// The options the kernels of `op` are built with. An op with state
+/// checkpoints takes the chunked form's three launches: its checkpoints
+/// are states inside a sequence, and launch 2 (state passing), where each
+/// thread walks one sequence's chunks with its state elements in
+/// registers, is where they can be written at chunk ends and, by a short
+/// serial walk from S_prev, inside chunks (ChunkedScanGPU.cpp). The fused
+/// modes hold a chunk's state in one block of the chunk kernel for the
+/// length of a look-back and have no such walk, so they are off for it;
+/// the decision is made here, before any chunked plan is formed, so that
+/// the shared-memory checks, the mixed launch and the kernels agree.
+LowerToGPUOptions kernelOptions(ChunkScanVarlenOp op,
+                                const LowerToGPUOptions &options) {
+  LowerToGPUOptions kernel = options;
+  if (op.getCheckpointSlots()) {
+    kernel.fusedStatePassing = false;
+    kernel.fusedOutput = false;
+  }
+  return kernel;
+}
+
 /// Why the chunked kernels cannot take `op` at `chunkSize`, or nothing.
 std::optional<std::string>
 whyNotChunked(ChunkScanVarlenOp op,
@@ -90,8 +110,9 @@ void buildKernels(RewriterBase &rewriter, ChunkScanVarlenOp op,
 /// pattern and the pass share it, so that what the pattern skips is what
 /// the pass reports.
 std::optional<std::string> whyNotLowerable(
-    ChunkScanVarlenOp op, const LowerToGPUOptions &options,
+    ChunkScanVarlenOp op, const LowerToGPUOptions &passOptions,
     SmallVector<mlir::ssd::detail::OperandLayoutNeed> *needs = nullptr) {
+  LowerToGPUOptions options = kernelOptions(op, passOptions);
   if (std::optional<std::string> reason =
           mlir::ssd::detail::whyNotReadyToLower(op, "ssd-lower-to-gpu"))
     return reason;
@@ -146,15 +167,11 @@ struct LowerChunkScanVarlenToGPU : public OpRewritePattern<ChunkScanVarlenOp> {
     if (std::optional<std::string> reason =
             whyNotLowerable(op, options, &needs))
       return rewriter.notifyMatchFailure(op, *reason);
-    // TODO(issue 21): checkpoint writes in this lowering.
-    if (op.getCheckpointSlots())
-      return rewriter.notifyMatchFailure(
-          op, "state checkpoints are not lowered by this pass yet");
     mlir::ssd::detail::StaticExtents extents =
         *mlir::ssd::detail::getStaticExtents(op);
     rewriter.setInsertionPoint(op);
     mlir::ssd::detail::emitLayoutChecked(rewriter, op, needs, [&] {
-      buildKernels(rewriter, op, extents, options);
+      buildKernels(rewriter, op, extents, kernelOptions(op, options));
     });
     return success();
   }

@@ -14,7 +14,15 @@
 //   for t in tokens of b:
 //     S[r][j]    = exp(d_t A_h) S[r][j] + (d_t x[t, h, p_r]) B[t, g, n_j]
 //     y[t,h,p_r] = warp_sum_l(sum_j S[r][j] C[t, g, n_j]) (+ D_h x[t, h, p_r])
+//     if t ends a checkpoint boundary k (GPUBuilders.h, Checkpoints):
+//       pool[checkpoint_slots[b, k], h, p_r, n_j] = S[r][j]
 //   if writes: pool[slot, h, p_r, n_j] = S[r][j]
+//
+// Checkpoints cost one boundary test per token (uniform over the block, so
+// no divergence) and, at a boundary, one more state write: the same
+// coalesced rows as the final state, rounded the same way. Checkpoint
+// slots are never read, so they are written from whichever launch scans
+// the sequence.
 //
 // The update and the dot product are written as a * b + c with
 // contraction allowed, so each is one fma. B and C rows are read once per
@@ -60,7 +68,7 @@ public:
   SerialScanGPUBuilder(ImplicitLocOpBuilder &b, ChunkScanVarlenOp op,
                        const StaticExtents &x, const LowerToGPUOptions &options,
                        int64_t minChunkedSequence)
-      : e(b, op, MathFlavor::NVVMApprox), x(x), op(op),
+      : e(b, op, MathFlavor::NVVMApprox), checkpoints(b, op), x(x), op(op),
         rowsPerWarp(options.serialRowsPerWarp),
         warps(options.serialWarpsPerBlock),
         minChunkedSequence(minChunkedSequence),
@@ -140,6 +148,7 @@ public:
 
 private:
   ScanEmitter e;
+  Checkpoints checkpoints;
   StaticExtents x;
   ChunkScanVarlenOp op;
   int64_t rowsPerWarp, warps;
@@ -225,6 +234,26 @@ private:
             b, both(b, s.readsInitial, both(b, rowValid[r], columnValid[j])),
             e.pool, {s.slot, head, rows[r], columns[j]}, /*guarded=*/true));
 
+    // Stores the state values (R x J vectors) into pool[slot]: the final
+    // state and the checkpoints.
+    auto storeState = [&](ImplicitLocOpBuilder &b, ValueRange values,
+                          Value slot) {
+      for (int64_t r = 0; r < R; ++r)
+        for (int64_t j = 0; j < J; ++j) {
+          Value value = values[r * J + j];
+          auto store = [&](ImplicitLocOpBuilder &b) {
+            storeColumns(b, value, e.pool, {slot, head, rows[r], columns[j]});
+          };
+          if (rowValid[r] == trueV && columnValid[j] == trueV)
+            store(b);
+          else
+            e.ifThen(b, both(b, rowValid[r], columnValid[j]), store);
+        }
+    };
+    std::optional<Checkpoints::Sequence> checkpointed;
+    if (checkpoints)
+      checkpointed = checkpoints.sequence(b, e, seq);
+
     Value dSkip = e.D ? e.loadF32(b, e.D, {head}) : Value();
     auto vecType = VectorType::get({V}, b.getF32Type());
     auto splat = [&](ImplicitLocOpBuilder &b, Value v) -> Value {
@@ -291,21 +320,21 @@ private:
           e.ifThen(b, stores, [&](ImplicitLocOpBuilder &b) {
             e.storeRounded(b, mine, e.y, {t, head, lanesRow});
           });
+          // A checkpoint boundary after token t: the state it leaves, as
+          // the final state is stored (the same test in every thread).
+          if (checkpointed) {
+            Value writes, slot;
+            std::tie(writes, slot) = checkpoints.slotAfter(
+                b, e, *checkpointed, sub(b, t, s.begin));
+            e.ifThen(b, writes, [&](ImplicitLocOpBuilder &b) {
+              storeState(b, next, slot);
+            });
+          }
           scf::YieldOp::create(b, next);
         });
 
     e.ifThen(b, s.writesState, [&](ImplicitLocOpBuilder &b) {
-      for (int64_t r = 0; r < R; ++r)
-        for (int64_t j = 0; j < J; ++j) {
-          Value value = tokenLoop.getResult(r * J + j);
-          auto store = [&](ImplicitLocOpBuilder &b) {
-            storeColumns(b, value, e.pool, {s.slot, head, rows[r], columns[j]});
-          };
-          if (rowValid[r] == trueV && columnValid[j] == trueV)
-            store(b);
-          else
-            e.ifThen(b, both(b, rowValid[r], columnValid[j]), store);
-        }
+      storeState(b, tokenLoop.getResults(), s.slot);
     });
   }
 };
