@@ -111,6 +111,15 @@ func.func @serial_decode(%x: memref<?x2x16xf32>, %dt: memref<?x2xf32>, %A: memre
 // CHECK:       %[[DTS:.*]] = memref.alloc(%{{.*}}) : memref<?x2xf32>
 // CHECK:       %[[CUMS:.*]] = memref.alloc(%{{.*}}) : memref<?x2xf32>
 // CHECK:       %[[STATES:.*]] = memref.alloc(%{{.*}}) : memref<?x2x4x8xf32>
+// Only with checkpoints: each token's decay exp(d A), stored by phase 1.
+// CHECK:       %[[DECAYS:.*]] = memref.alloc(%{{.*}}) : memref<?x2xf32>
+// CHECK:       scf.parallel
+// CHECK:         %[[DT1:.*]] = memref.load %{{.*}} : memref<?x2xf32>
+// CHECK:         memref.store %[[DT1]], %[[DTS]]
+// CHECK:         %[[DA1:.*]] = arith.mulf %[[DT1]], %{{.*}} : f32
+// CHECK:         %[[CLAMPED:.*]] = arith.minimumf %[[DA1]], %cst{{.*}} : f32
+// CHECK:         %[[DECAY1:.*]] = math.exp %[[CLAMPED]] : f32
+// CHECK:         memref.store %[[DECAY1]], %[[DECAYS]]
 // Phase 4, first pass: a task per (sequence, head, row p).
 // CHECK:       scf.parallel (%{{.*}}, %[[HEAD:.*]], %[[P:.*]]) = (%c0, %c0, %c0) to (%{{.*}}#0, %c2, %c4)
 // CHECK:         %[[SEQ:.*]] = memref.load
@@ -142,7 +151,7 @@ func.func @serial_decode(%x: memref<?x2x16xf32>, %dt: memref<?x2xf32>, %A: memre
 // CHECK:             %[[KINTRA:.*]] = arith.subi %[[KHI]], %[[AT_END_X]] : index
 // CHECK:             %[[INTRA_END:.*]] = arith.minui %[[KINTRA]], %[[LIMIT]] : index
 // Boundaries inside the chunk: the plain recurrence from the entering state,
-// token by token with the processed dt, up to the chunk's last one.
+// token by token with the processed dt and decay, up to the chunk's last one.
 // CHECK:             %[[WALK_END:.*]] = arith.maxui %[[KLO]], %[[INTRA_END]] : index
 // CHECK:             scf.for %[[K:.*]] = %[[KLO]] to %[[WALK_END]] step %c1 iter_args(%[[S:.*]] = %[[ENTERING]], %[[FROM:.*]] = %[[FIRST]]) -> (f32, index) {
 // CHECK:               %[[SEG_END:.*]] = arith.subi %{{.*}}, %[[PHASE]] : index
@@ -152,9 +161,7 @@ func.func @serial_decode(%x: memref<?x2x16xf32>, %dt: memref<?x2xf32>, %A: memre
 // CHECK:                 %[[DX:.*]] = arith.mulf %[[D]], %[[XV]] : f32
 // CHECK:                 %[[BV:.*]] = memref.load %{{.*}}[%[[T]], %{{.*}}, %[[N]]]
 // CHECK:                 %[[INPUT:.*]] = arith.mulf %[[DX]], %[[BV]] : f32
-// CHECK:                 %[[DA:.*]] = arith.mulf %[[D]], %{{.*}} : f32
-// CHECK:                 %[[CLAMPED:.*]] = arith.minimumf %[[DA]], %cst{{.*}} : f32
-// CHECK:                 %[[DECAY_T:.*]] = math.exp %[[CLAMPED]] : f32
+// CHECK:                 %[[DECAY_T:.*]] = memref.load %[[DECAYS]][%[[T]], %[[HEAD]]]
 // CHECK:                 %[[KEPT:.*]] = arith.mulf %[[DECAY_T]], %[[ST]] : f32
 // CHECK:                 %[[NEXT:.*]] = arith.addf %[[KEPT]], %[[INPUT]] : f32
 // CHECK:                 scf.yield %[[NEXT]] : f32
