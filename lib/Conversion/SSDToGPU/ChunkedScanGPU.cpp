@@ -2323,7 +2323,9 @@ private:
           for (auto [dr, cum] : llvm::zip_equal(wRows, wRowCum)) {
             Value r = add(b, wRow, dr);
             Value i = add(b, i0, r);
-            auto [hiI, loI] = cum;
+            // Named copies: a lambda cannot capture structured bindings in
+            // C++17.
+            Value hiI = std::get<0>(cum), loI = std::get<1>(cum);
             Value g = values[next++];
             Value read =
                 bandPerThread ? boolean(b, true) : readByItsWarps(b, r, j0);
