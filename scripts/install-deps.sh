@@ -15,6 +15,7 @@ packages=(
   python3-torch libtorch-dev # the PyTorch op and ssd_torch (docs/python.md;
                              # about 800 MB): TorchConfig.cmake, the library
   python3-pytest  # the ssd_torch test suite (test/python)
+  clang-format-22 # scripts/check-format.sh: the C++ in LLVM style
 )
 
 missing=()

@@ -287,12 +287,11 @@ bool ssd::runBenchmark(const BenchOptions &o, std::string &error) {
       std::optional<int64_t> interval;
       if (c.checkpointInterval > 0)
         interval = c.checkpointInterval;
-      bool autoChunked =
-          !rule.checkpointsKeepSerial(interval, o.chunkSize) &&
-          rule.choosesChunked(problem.T, problem.batch);
+      bool autoChunked = !rule.checkpointsKeepSerial(interval, o.chunkSize) &&
+                         rule.choosesChunked(problem.T, problem.batch);
       std::printf("%-8s %6lld %6lld auto->%s, faster: %s (%.2fx)\n",
-                  kind.c_str(), (long long)problem.T,
-                  (long long)problem.batch, autoChunked ? "chunked" : "serial",
+                  kind.c_str(), (long long)problem.T, (long long)problem.batch,
+                  autoChunked ? "chunked" : "serial",
                   best[0] <= best[1] ? "serial" : "chunked",
                   std::max(best[0], best[1]) / std::min(best[0], best[1]));
     }

@@ -96,10 +96,10 @@ double ssd::cpuWorkspaceBytes(const ScanProblem &p, bool chunked,
   bytes += 8 * (batch + 1) + 3 * 8 * K; // the chunk work list
   bytes += 2 * 4 * T * H;               // processed dt and cumsums
   if (p.checkpointSlotsPresent)
-    bytes += 4 * T * H; // each token's decay, for intra-chunk checkpoints
-  bytes += 4 * K * H * P * N;           // chunk states
-  bytes += 4 * K * G * R * R;           // C Bᵀ
-  bytes += double(threads) * 4 * P;     // the output's [P] accumulator
+    bytes += 4 * T * H;       // each token's decay, for intra-chunk checkpoints
+  bytes += 4 * K * H * P * N; // chunk states
+  bytes += 4 * K * G * R * R; // C Bᵀ
+  bytes += double(threads) * 4 * P; // the output's [P] accumulator
   return bytes;
 }
 

@@ -26,7 +26,8 @@ int usage(const char *message) {
       stderr,
       "usage: ssd-bench [--dtype f32|f16|bf16] [--model mamba2|granite4] "
       "[--quick] [--reps N] [--chunk-size N] "
-      "[--form serial|chunked|both] [--case decode:B|verify:B|prefill:T[@I] ...] "
+      "[--form serial|chunked|both] [--case decode:B|verify:B|prefill:T[@I] "
+      "...] "
       "[--H n] [--P n] [--N n] [--G n] [--cpu NAME]\n");
   return 1;
 }
