@@ -1,0 +1,132 @@
+//===- ChunkedPlan.cpp - what the chunked GPU kernels derive from a shape
+//--===//
+
+#include "ChunkedPlan.h"
+
+#include <tuple>
+
+using namespace mlir;
+using namespace mlir::ssd;
+using namespace mlir::ssd::detail;
+
+ChunkedPlan::ChunkedPlan(const StaticExtents &x, Type modelType,
+                         int64_t chunkSize, const LowerToGPUOptions &options)
+    : x(x), chunkSize(chunkSize) {
+  split = modelType.isF32();
+  element = modelType.isF16() ? MmaElement::F16 : MmaElement::BF16;
+  paddedP = roundUp(x.headDim, 16);
+  int64_t paddedN = roundUp(x.dstate, 16);
+  reductionN = roundUp(x.dstate, kStep);
+  // The fewest parts whose tile fits kMaxAccumulators per thread.
+  const int64_t chunkWarps = kChunkThreads / 32;
+  stateParts = 1;
+  for (int64_t parts = 1; parts <= paddedN / 16; ++parts) {
+    if ((paddedN / 16) % parts)
+      continue;
+    stateParts = parts;
+    if (chooseWarpLayout(paddedP, paddedN / parts, chunkWarps).accumulators() <=
+        kMaxAccumulators)
+      break;
+  }
+  stateCols = paddedN / stateParts;
+  // 16-bit models: half the warps with twice the tile each, when that
+  // fits the accumulator budget (1.5 instead of 2 fragment loads per
+  // mma; f32 models, three mma per step, would not fit their registers).
+  stateWarps = chooseWarpLayout(paddedP, stateCols, chunkWarps / 2);
+  if (split || stateWarps.accumulators() > kMaxAccumulators)
+    stateWarps = chooseWarpLayout(paddedP, stateCols, chunkWarps);
+  cbWarps = chooseWarpLayout(kRowTile, kRowTile, chunkWarps);
+  outputWarps = chooseWarpLayout(kRowTile, paddedP, kOutputThreads / 32);
+  tokensPerThread = llvm::divideCeil(chunkSize, kChunkThreads);
+  // f32 models (hi/lo operands) keep state passing as a launch of its
+  // own: their chunk kernel sits at ptxas's 128-register budget on
+  // sm_90a, and the fused one spilled there.
+  fused = options.fusedStatePassing && !split;
+  // Rows of y per pass of the fused output: up to 256 (the whole of a
+  // default chunk) for P <= 64, where 8 warps then hold 64 x 32 tiles
+  // (64 accumulators: 1.5 fragment loads per mma, and x staged once);
+  // 64 is the least that deals the W pieces evenly (emitOutputTile).
+  outputRows = paddedP > 64 || chunkSize <= kRowTile ? kRowTile
+               : chunkSize <= 2 * kRowTile           ? 2 * kRowTile
+                                                     : 4 * kRowTile;
+  fusedOutputWarps = chooseWarpLayout(outputRows, paddedP, chunkWarps);
+
+  const int64_t warps = chunkWarps;
+  // An operand tile and, for f32 models, its low-half copy (0 without).
+  auto highLow = [&](SharedLayout &l, int64_t bytes) {
+    int64_t high = l.add(bytes);
+    return std::pair<int64_t, int64_t>(high, split ? l.add(bytes) : 0);
+  };
+  auto chunkRole = [&](bool withOutput) {
+    SharedLayout l;
+    ChunkRoleShared s{};
+    s.locateScratch = l.add(4 * warps);
+    s.chunkedScratch = l.add(4 * warps);
+    s.located = l.add(8);
+    s.scanHi = l.add(4 * warps);
+    s.scanLo = l.add(4 * warps);
+    s.lastCum = l.add(8);
+    s.scale = l.add(4 * chunkSize);
+    if (withOutput) {
+      s.tokenSlots = roundUp(chunkSize, outputRows);
+      s.cumHi = l.add(4 * s.tokenSlots);
+      s.cumLo = l.add(4 * s.tokenSlots);
+      s.dt = l.add(4 * s.tokenSlots);
+      s.rowDecay = l.add(4 * s.tokenSlots);
+    }
+    int64_t region = l.size();
+    std::tie(s.xHigh, s.xLow) =
+        highLow(l, swizzledTileBytes(kStep, paddedP, 2));
+    std::tie(s.bHigh, s.bLow) =
+        highLow(l, swizzledTileBytes(kStep, stateCols, 2));
+    s.bytes = l.size();
+    if (withOutput) {
+      SharedLayout o;
+      o.add(region);
+      s.outA = o.add(swizzledTileBytes(outputRows, kStep, 2));
+      s.outB = o.add(swizzledTileBytes(kStep, paddedP, 2));
+      int64_t end = std::max(s.bytes, o.size());
+      s.sPrev = llvm::alignTo(end, kViewAlignment);
+      s.bytes = llvm::alignTo(s.sPrev + swizzledTileBytes(paddedP, reductionN),
+                              kViewAlignment);
+    }
+    return s;
+  };
+  fusedOutput = fused && options.fusedOutput && stateParts == 1;
+  if (fusedOutput) {
+    chunkShared = chunkRole(true);
+    // Where the fused output does not fit the chip, launch 3 computes y.
+    if (sharedMemoryPerBlock(chunkShared.bytes) > options.sharedMemoryLimit)
+      fusedOutput = false;
+  }
+  if (!fusedOutput)
+    chunkShared = chunkRole(false);
+  {
+    SharedLayout l;
+    CBRoleShared &s = cbShared;
+    s.locateScratch = l.add(4 * warps);
+    s.located = l.add(8);
+    std::tie(s.cHigh, s.cLow) =
+        highLow(l, swizzledTileBytes(kRowTile, kStep, 2));
+    std::tie(s.bHigh, s.bLow) =
+        highLow(l, swizzledTileBytes(kRowTile, kStep, 2));
+    s.bytes = l.size();
+  }
+  {
+    SharedLayout l;
+    OutputRoleShared &s = outputShared;
+    s.rowHi = l.add(4 * kRowTile);
+    s.rowLo = l.add(4 * kRowTile);
+    s.rowDecay = l.add(4 * kRowTile);
+    std::tie(s.aHigh, s.aLow) =
+        highLow(l, swizzledTileBytes(kRowTile, kStep, 2));
+    // The B tile is S_prev [P][k] in the first phase and x [k][P] in the
+    // second: the same bytes, viewed two ways.
+    int64_t bBytes = std::max(swizzledTileBytes(paddedP, kStep, 2),
+                              swizzledTileBytes(kStep, paddedP, 2));
+    std::tie(s.bHigh, s.bLow) = highLow(l, bBytes);
+    s.bytes = l.size();
+  }
+  launch1Bytes = std::max(chunkShared.bytes, cbShared.bytes);
+  launch3Bytes = outputShared.bytes;
+}

@@ -1,0 +1,94 @@
+//===- ChunkedPlan.h - what the chunked GPU kernels derive from a shape
+//----===//
+//
+// The chunked kernels' plan: from the static extents, the model type and the
+// chunk size, the tiles, warp layouts, fused modes and shared-memory layout
+// of every block role. The kernels, the shared-memory check of LowerToGPU
+// and the form selection read the same plan, so they cannot disagree.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SSD_LIB_CONVERSION_SSDTOGPU_CHUNKEDPLAN_H
+#define SSD_LIB_CONVERSION_SSDTOGPU_CHUNKEDPLAN_H
+
+#include "GPUBuilders.h"
+
+namespace mlir {
+namespace ssd {
+namespace detail {
+
+/// Threads per block of launches 1 and 2, and of launch 3.
+inline constexpr int64_t kChunkThreads = 256;
+inline constexpr int64_t kOutputThreads = 128;
+/// Rows of a chunk per C Bᵀ tile and per output block.
+inline constexpr int64_t kRowTile = 64;
+/// Extent of the reduction dimension staged per pipeline step.
+inline constexpr int64_t kStep = 32;
+/// Most f32 accumulators per thread in a matmul tile; wider chunk-state
+/// tiles are split over several blocks (state parts).
+inline constexpr int64_t kMaxAccumulators = 64;
+/// State elements per thread in state passing and the final stores.
+inline constexpr int64_t kStateVector = 4;
+
+inline int64_t roundUp(int64_t v, int64_t m) {
+  return llvm::divideCeil(v, m) * m;
+}
+
+/// The shared-memory layout of each block role; the kernels and the
+/// shared-memory check both use it.
+struct ChunkRoleShared {
+  int64_t locateScratch, chunkedScratch, located, scanHi, scanLo, lastCum,
+      scale;
+  int64_t xHigh, xLow, bHigh, bLow;
+  /// Fused output (0 without): per chunk token, [tokenSlots] f32 each, the
+  /// compensated cum (hi, lo), d and exp(cum); the output's operand stages
+  /// (A [outputRows x kStep], B = x [kStep x paddedP]), over the dS
+  /// operand tiles; S_prev as the mma element, [paddedP x reductionN],
+  /// resident after them.
+  int64_t tokenSlots, cumHi, cumLo, dt, rowDecay;
+  int64_t outA, outB, sPrev;
+  int64_t bytes;
+};
+struct CBRoleShared {
+  int64_t locateScratch, located, cHigh, cLow, bHigh, bLow;
+  int64_t bytes;
+};
+struct OutputRoleShared {
+  int64_t rowHi, rowLo, rowDecay, aHigh, aLow, bHigh, bLow;
+  int64_t bytes;
+};
+
+/// What the kernels derive from the static extents, the model type and the
+/// chunk size.
+struct ChunkedPlan {
+  StaticExtents x;
+  int64_t chunkSize;
+  MmaElement element;
+  bool split;         // f32 model: hi/lo operands
+  int64_t paddedP;    // P rounded up to 16: rows of dS, columns of y
+  int64_t reductionN; // N rounded up to kStep: k of C Bᵀ and C S_prevᵀ
+  int64_t stateParts; // blocks per (chunk, head) for dS, each stateCols
+  int64_t stateCols;  //   columns of N (a multiple of 16)
+  WarpLayout stateWarps, cbWarps, outputWarps;
+  int64_t tokensPerThread; // ceil(L / kChunkThreads) in the cumsum
+  /// Fused state passing (16-bit models): launch 2 goes away. Fused output
+  /// (with it, when one block holds a chunk's whole state and the shared
+  /// memory fits): each (chunk, head) block also computes y, outputRows
+  /// rows at a time, and launch 3 only stores final states.
+  bool fused, fusedOutput;
+  int64_t outputRows;
+  WarpLayout fusedOutputWarps;
+  ChunkRoleShared chunkShared;
+  CBRoleShared cbShared;
+  OutputRoleShared outputShared;
+  int64_t launch1Bytes, launch3Bytes;
+
+  ChunkedPlan(const StaticExtents &x, Type modelType, int64_t chunkSize,
+              const LowerToGPUOptions &options);
+};
+
+} // namespace detail
+} // namespace ssd
+} // namespace mlir
+
+#endif // SSD_LIB_CONVERSION_SSDTOGPU_CHUNKEDPLAN_H
