@@ -25,10 +25,10 @@ config.substitutions.append(("%ssd_obj_root", config.ssd_obj_root))
 
 # Kernels compiled for the GPU emulator are kept in the build tree
 # (lib/Target/GPUEmulator/ObjectCache.h): the block-order variants of
-# test/numeric-emu and the RUN lines that compile a signature again reuse
-# them instead of running the host backend and the linker each time. The
-# key includes the compiler binary's identity, so a rebuilt tool compiles
-# afresh; objects unused for two days are pruned here.
+# test/numeric's gpu-emu tests and the RUN lines that compile a signature
+# again reuse them instead of running the host backend and the linker each
+# time. The key includes the compiler binary's identity, so a rebuilt tool
+# compiles afresh; objects unused for two days are pruned here.
 import time
 
 emulator_cache = os.path.join(config.ssd_obj_root, "test", "gpu-emulator-cache")
@@ -47,10 +47,10 @@ python_with_numpy = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") els
 config.substitutions.append(
     ("%ssdgen", python_with_numpy + " " + os.path.join(config.ssd_src_root, "utils", "ssdgen.py")))
 # %edit_npy DIR NAME STATEMENT: edit one array of an ssdgen input folder in
-# place, for problems ssdgen does not generate (numeric-emu/Inputs/edit-npy.py).
+# place, for problems ssdgen does not generate (numeric/Inputs/edit-npy.py).
 config.substitutions.append(
     ("%edit_npy", python_with_numpy + " " +
-     os.path.join(config.ssd_src_root, "test", "numeric-emu", "Inputs", "edit-npy.py")))
+     os.path.join(config.ssd_src_root, "test", "numeric", "Inputs", "edit-npy.py")))
 config.substitutions.append(("%python", python_with_numpy))
 
 # test/embedding (docs/embedding.md): the stock mlir-opt with SSDPlugin.so,
@@ -106,14 +106,8 @@ if ssd_sanitize:
     config.environment["CFLAGS"] = sanitize_flags
     config.environment["CXXFLAGS"] = sanitize_flags
     config.environment["LDFLAGS"] = sanitize_flags
-    # test/numeric-emu is the numeric grid of test/numeric run again on the
-    # GPU emulator: under ASan its instrumented runtime (a checked call per
-    # emulated memory access and warp collective) takes tens of minutes for
-    # that grid, beyond CI's budget. The sanitizer leg still runs the
-    # emulator's own tests (test/GPUEmulator) and every other test that uses
-    # it (gpu-emu runs in test/ssd-run, test/numeric, test/aot,
-    # test/embedding); the Release leg runs the grid.
-    config.excludes.append("numeric-emu")
+    # test/numeric leaves out its gpu-emu tests and some of its cpu ones
+    # (test/numeric/lit.local.cfg says why).
 
 # CPU feature levels the numeric grid runs at besides the host
 # (test/numeric/cpu-level-*.test): `x86_64` on an x86-64 host (the SSE2

@@ -16,6 +16,7 @@
 // With chunk size 4 the chunked form meets boundaries inside chunks
 // (sequence 0's j = 0, 2, 4; sequence 1's j = 1, 5) and at chunk ends
 // (sequence 1's j = 3, and j = 7, past K).
+// TARGETS: cpu
 // RUN: ssd-opt %s --ssd-to-cpu | mlir-runner -e main -entry-point-result=void \
 // RUN:     --shared-libs=%mlir_runner_utils,%mlir_c_runner_utils,%libomp | FileCheck %s
 

@@ -18,7 +18,7 @@ rm -rf "$work" && mkdir -p "$work"
 "${ssdgen[@]}" gen "$work/in" --seqlens 9,1,0,24,7,3 --initial mixed \
   --update mixed --padding 5 --seed 17 > /dev/null
 # pool-bf16-rounding.test's exact problem, at this level.
-edit_npy=("${ssdgen[0]}" "$(dirname "$0")/../../numeric-emu/Inputs/edit-npy.py")
+edit_npy=("${ssdgen[0]}" "$(dirname "$0")/edit-npy.py")
 "${ssdgen[@]}" gen "$work/exact" --seqlens '1*32' --H 2 --P 4 --N 16 --G 1 \
   --no-dt-bias --no-D --initial absent --update absent --seed 3 > /dev/null
 "${edit_npy[@]}" "$work/exact" dt 'a[...] = 2.0 ** -30'

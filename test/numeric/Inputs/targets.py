@@ -1,0 +1,138 @@
+"""The lit test format of test/numeric: each test file runs once per target
+it declares, and on the GPU emulator once more per block order.
+
+A file names its targets on a line of its own, `TARGETS: cpu gpu-emu` (or
+one of them), and is written once: its RUN lines say `%target` where
+ssd-run takes `--target`, and check the summary line against FileCheck's
+`-DTARGET=%target` (`ssd-run: [[TARGET]] form=serial`). Each target also
+sets a lit feature, `target-cpu` or `target-gpu-emu`, so a RUN line only
+one target needs reads `RUN: %if target-cpu %{ ... %}`. The file FILE
+gives the lit tests
+
+  FILE.cpu             --target cpu
+  FILE.gpu-emu         --target gpu-emu, blocks started in index order
+  FILE.gpu-emu.random  the same with SSD_GPU_EMULATOR_BLOCK_ORDER=random:2026
+  FILE.gpu-emu.reverse the same with =reverse (only with all_orders)
+
+each with its own %t, so `lit --filter 'gpu-emu'` or `--filter '\\.cpu$'`
+selects one target. A file without a TARGETS: line (one that runs both
+targets in the same test to compare them, such as pool-bf16.test) is an
+ordinary lit test, FILE, with no %target. A GPU starts a launch's blocks in no promised order
+(docs/gpu.md, "waits between blocks"): with more than two blocks in a chain
+the seeded random order starts some block before the one it waits for,
+which is what the reverse order was there to force, so the reverse order
+is left to `lit --param block-orders=all` (or SSD_BLOCK_ORDERS=all) to keep
+check-ssd within CI's budget. A RUN line that sets
+SSD_GPU_EMULATOR_BLOCK_ORDER itself overrides the variant's order.
+
+A module of its own, not code in lit.local.cfg, because lit sends tests to
+its worker processes by pickling them, which needs importable classes."""
+
+import copy
+import re
+
+import lit.formats
+import lit.Test
+
+TARGETS = ("cpu", "gpu-emu")
+BLOCK_ORDERS = {"reverse": "reverse", "random": "random:2026"}
+# Orders every gpu-emu file runs in besides index order, unless all_orders.
+DEFAULT_ORDERS = ("random",)
+# The slowest file (a third of the gpu-emu tests' time per order) runs in
+# the random order alone, not in index order as well (all orders with
+# all_orders).
+ONLY_ORDERS_OF = {"model-shapes.test": ("random",)}
+
+_TARGETS_LINE = re.compile(r"\bTARGETS:(.*)")
+
+
+def declared_targets(path):
+    """The targets the file's TARGETS: line names, or None without one."""
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            match = _TARGETS_LINE.search(line)
+            if match:
+                return match.group(1).split()
+    return None
+
+
+class TargetVariant(lit.Test.Test):
+    """The test file `source` run under a lit name of its own (so its own
+    %t) and the configuration `config`."""
+
+    def __init__(self, suite, path_in_suite, config, source):
+        super().__init__(suite, path_in_suite, config)
+        self.source = source
+
+    def getSourcePath(self):
+        return self.source
+
+
+class TargetTest(lit.formats.ShTest):
+    def __init__(self, execute_external=False, targets=TARGETS,
+                 all_orders=False):
+        super().__init__(execute_external)
+        # The targets this build runs; a file's other targets give no test.
+        self.targets = tuple(targets)
+        self.all_orders = all_orders
+
+    def _variant(self, test_suite, path_in_suite, local_config, source,
+                 suffix, target, environment=None):
+        config = copy.copy(local_config)
+        config.substitutions = [("%target", target)] + list(
+            local_config.substitutions)
+        config.available_features = set(local_config.available_features) | {
+            "target-" + target}
+        if environment:
+            config.environment = dict(local_config.environment, **environment)
+        return TargetVariant(
+            test_suite,
+            path_in_suite[:-1] + (path_in_suite[-1] + suffix,),
+            config,
+            source,
+        )
+
+    def getTestsForPath(self, testSuite, path_in_suite, litConfig,
+                        localConfig):
+        # The suffixes and excludes (the sanitizer build's among them) pick
+        # the files.
+        for test in super().getTestsForPath(testSuite, path_in_suite,
+                                            litConfig, localConfig):
+            yield from self._variants(test, litConfig, localConfig)
+
+    def _variants(self, test, litConfig, localConfig):
+        testSuite, path_in_suite = test.suite, test.path_in_suite
+        name = path_in_suite[-1]
+        source = test.getSourcePath()
+        targets = declared_targets(source)
+        if targets is None:
+            # A file that compares targets with each other names them in its
+            # RUN lines and runs once, as an ordinary lit test.
+            yield test
+            return
+        unknown = [target for target in targets if target not in TARGETS]
+        if unknown or not targets:
+            litConfig.error("%s: TARGETS: names %s; the targets are %s" %
+                            (source, " ".join(targets) or "nothing",
+                             ", ".join(TARGETS)))
+            return
+        for target in targets:
+            if target not in self.targets:
+                continue
+            suffix = "." + target
+            if target == "cpu":
+                yield self._variant(testSuite, path_in_suite, localConfig,
+                                    source, suffix, target)
+                continue
+            orders = (("index",) + tuple(BLOCK_ORDERS) if self.all_orders
+                      else ONLY_ORDERS_OF.get(name,
+                                              ("index",) + DEFAULT_ORDERS))
+            if "index" in orders:
+                yield self._variant(testSuite, path_in_suite, localConfig,
+                                    source, suffix, target)
+            for order_name, order in BLOCK_ORDERS.items():
+                if order_name in orders:
+                    yield self._variant(
+                        testSuite, path_in_suite, localConfig, source,
+                        suffix + "." + order_name, target,
+                        {"SSD_GPU_EMULATOR_BLOCK_ORDER": order})
