@@ -1,5 +1,6 @@
 """The lit test format of test/numeric: each test file runs once per target
-it declares, and on the GPU emulator once more per block order.
+it declares, and on the GPU emulator once more per block order
+(docs/testing.md, "The numeric suite").
 
 A file names its targets on a line of its own, `TARGETS: cpu gpu-emu` (or
 one of them), and is written once: its RUN lines say `%target` where
@@ -14,16 +15,16 @@ gives the lit tests
   FILE.gpu-emu.random  the same with SSD_GPU_EMULATOR_BLOCK_ORDER=random:2026
   FILE.gpu-emu.reverse the same with =reverse (only with all_orders)
 
-each with its own %t, so `lit --filter 'gpu-emu'` or `--filter '\\.cpu$'`
-selects one target. A file without a TARGETS: line (one that runs both
-targets in the same test to compare them, such as pool-bf16.test) is an
-ordinary lit test, FILE, with no %target. A GPU starts a launch's blocks in no promised order
-(docs/gpu.md, "waits between blocks"): with more than two blocks in a chain
-the seeded random order starts some block before the one it waits for,
-which is what the reverse order was there to force, so the reverse order
-is left to `lit --param block-orders=all` (or SSD_BLOCK_ORDERS=all) to keep
-check-ssd within CI's budget. A RUN line that sets
-SSD_GPU_EMULATOR_BLOCK_ORDER itself overrides the variant's order.
+each with its own %t. A file without a TARGETS: line (one that compares
+targets with each other in one test, such as pool-bf16.test) is an
+ordinary lit test, FILE, with no %target.
+
+A GPU starts a launch's blocks in no promised order (docs/gpu.md, "waits
+between blocks"). With more than two blocks in a chain the seeded random
+order starts some block before the one it waits for, which is what the
+reverse order was there to force, so the reverse order is left to `lit
+--param block-orders=all` (or SSD_BLOCK_ORDERS=all), for CI's budget. A RUN
+line that sets SSD_GPU_EMULATOR_BLOCK_ORDER itself overrides the variant's.
 
 A module of its own, not code in lit.local.cfg, because lit sends tests to
 its worker processes by pickling them, which needs importable classes."""
