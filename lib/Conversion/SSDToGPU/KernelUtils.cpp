@@ -337,8 +337,8 @@ Value mlir::ssd::detail::Checkpoints::walkLength(ImplicitLocOpBuilder &b,
   // boundary kFirst is the walk's first: after its token sFirst, then one
   // every I tokens.
   Value kFirst = boundariesWithin(b, s.phase, first);
-  Value sFirst =
-      sub(b, boundaryEnd(b, s.phase, kFirst), add(b, first, idx(b, 1)));
+  Value sFirst = sub(b, boundaryEnd(b, Value(), s.phase, kFirst),
+                     add(b, first, idx(b, 1)));
   Value any = both(b, s.writes, ult(b, sFirst, count));
   // Boundaries in range: floor((count - 1 - sFirst) / I) + 1, at most the
   // K - kFirst that are still written.

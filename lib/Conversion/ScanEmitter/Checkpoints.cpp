@@ -52,13 +52,15 @@ Value CheckpointOperands::boundariesWithin(ImplicitLocOpBuilder &b, Value phase,
   return arith::DivUIOp::create(b, reach, indexConst(b, interval));
 }
 
-Value CheckpointOperands::boundaryEnd(ImplicitLocOpBuilder &b, Value phase,
-                                      Value k) const {
+Value CheckpointOperands::boundaryEnd(ImplicitLocOpBuilder &b, Value from,
+                                      Value phase, Value k) const {
   Value next = arith::AddIOp::create(b, k, indexConst(b, 1));
   Value held =
       interval == 1
           ? next
           : arith::MulIOp::create(b, next, indexConst(b, interval)).getResult();
+  if (from)
+    held = arith::AddIOp::create(b, from, held);
   return arith::SubIOp::create(b, held, phase);
 }
 
@@ -100,8 +102,8 @@ CheckpointRange CheckpointEmitter::range(ImplicitLocOpBuilder &b, Value seq,
   r.begin = s.begin;
   r.phase = phase(b, seq);
   // Padding sequences write no checkpoints.
-  r.limit =
-      arith::SelectOp::create(b, writes(b, e, seq), columns, e.index(b, 0));
+  Value written = writes(b, e, seq);
+  r.limit = arith::SelectOp::create(b, written, columns, e.index(b, 0));
   return r;
 }
 
@@ -120,8 +122,7 @@ Value CheckpointEmitter::writtenWithin(ImplicitLocOpBuilder &b,
 
 Value CheckpointEmitter::boundaryEnd(ImplicitLocOpBuilder &b,
                                      const CheckpointRange &r, Value k) const {
-  return arith::AddIOp::create(b, r.begin,
-                               CheckpointOperands::boundaryEnd(b, r.phase, k));
+  return CheckpointOperands::boundaryEnd(b, r.begin, r.phase, k);
 }
 
 void CheckpointEmitter::ifSlot(

@@ -43,9 +43,10 @@ public:
   /// (phase + m) / I, whether written or not.
   Value boundariesWithin(ImplicitLocOpBuilder &b, Value phase,
                          Value localTokens) const;
-  /// index: one past the local token after which boundary k falls:
-  /// (k + 1) I - phase.
-  Value boundaryEnd(ImplicitLocOpBuilder &b, Value phase, Value k) const;
+  /// index: `from` + one past the local token after which boundary k
+  /// falls: from + (k + 1) I - phase (from: 0 when null).
+  Value boundaryEnd(ImplicitLocOpBuilder &b, Value from, Value phase,
+                    Value k) const;
   /// Whether local token `j` ends a boundary (i1: (phase + j + 1) mod I is
   /// 0), and the boundary k it would end: (phase + j + 1) / I - 1 (index).
   std::pair<Value, Value> boundaryAfter(ImplicitLocOpBuilder &b, Value phase,
