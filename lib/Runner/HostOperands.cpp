@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <iterator>
 #include <sstream>
 
 using namespace ssd;
@@ -132,26 +133,25 @@ template <typename T> std::vector<uint8_t> rawBytes(const std::vector<T> &v) {
   return bytes;
 }
 
+/// The operands in the model dtype, by keyword.
+const std::pair<const char *, std::vector<float> ScanProblem::*>
+    kModelOperands[] = {
+        {"x", &ScanProblem::x},           {"dt", &ScanProblem::dt},
+        {"A", &ScanProblem::A},           {"B", &ScanProblem::B},
+        {"C", &ScanProblem::C},           {"D", &ScanProblem::D},
+        {"dt_bias", &ScanProblem::dtBias}};
+
 } // namespace
 
 HostOperands::HostOperands(const ScanProblem &p) : problem(p) {
   for (const OperandLayout &o : operandLayouts(p)) {
     Buffer buffer;
     buffer.shape = o.shape;
-    if (o.name == "x")
-      appendModelArray(buffer.bytes, p.x, p.dtype);
-    else if (o.name == "dt")
-      appendModelArray(buffer.bytes, p.dt, p.dtype);
-    else if (o.name == "A")
-      appendModelArray(buffer.bytes, p.A, p.dtype);
-    else if (o.name == "B")
-      appendModelArray(buffer.bytes, p.B, p.dtype);
-    else if (o.name == "C")
-      appendModelArray(buffer.bytes, p.C, p.dtype);
-    else if (o.name == "D")
-      appendModelArray(buffer.bytes, p.D, p.dtype);
-    else if (o.name == "dt_bias")
-      appendModelArray(buffer.bytes, p.dtBias, p.dtype);
+    const auto *model =
+        std::find_if(std::begin(kModelOperands), std::end(kModelOperands),
+                     [&](const auto &m) { return o.name == m.first; });
+    if (model != std::end(kModelOperands))
+      appendModelArray(buffer.bytes, p.*model->second, p.dtype);
     else if (o.name == "ssm_pool") {
       poolPosition = buffers.size();
       if (p.poolDType == PoolDType::BF16)

@@ -18,8 +18,8 @@
 // CHECK:         %[[OX:.*]] = arith.index_castui %[[O]] : i32 to index
 // CHECK:         %[[PHASE:.*]] = arith.remui %[[OX]], %c4 : index
 // CHECK:         %[[RAW:.*]] = memref.load %[[CI]][%[[SEQ]]] : memref<?xi32>
-// CHECK:         %[[PAD:.*]] = arith.cmpi eq, %[[RAW]], %c-1_i32 : i32
-// CHECK:         %[[LIMIT:.*]] = arith.select %[[PAD]], %c0, %c3 : index
+// CHECK:         %[[WRITES:.*]] = arith.cmpi ne, %[[RAW]], %c-1_i32 : i32
+// CHECK:         %[[LIMIT:.*]] = arith.select %[[WRITES]], %c3, %c0 : index
 // CHECK:         %[[P0:.*]] = arith.muli %[[TILE]], %c8 : index
 // CHECK:         %[[ROWS:.*]] = arith.minui %{{.*}}, %c8 : index
 // CHECK:         %[[STATE:.*]] = memref.alloca() {alignment = 64 : i64} : memref<8x8xf32>
@@ -83,8 +83,8 @@ func.func @serial(%x: memref<?x2x16xf32>, %dt: memref<?x2xf32>, %A: memref<2xf32
 // Interval 1 without offsets: the phase is 0 and every token is a boundary.
 // CHECK-LABEL: func.func @serial_decode
 // CHECK:       scf.parallel
-// CHECK:         %[[PAD:.*]] = arith.cmpi eq, %{{.*}}, %c-1_i32 : i32
-// CHECK:         %[[LIMIT:.*]] = arith.select %[[PAD]], %c0, %c2 : index
+// CHECK:         arith.cmpi ne, %{{.*}}, %c-1_i32 : i32
+// CHECK:         %[[LIMIT:.*]] = arith.select %{{.*}}, %c2, %c0 : index
 // CHECK:         %[[ONE:.*]] = arith.cmpi eq, %{{.*}}, %c1 : index
 // CHECK:         %[[W1:.*]] = arith.minui %[[LIMIT]], %c1 : index
 // CHECK:         %[[NONE:.*]] = arith.cmpi eq, %[[W1]], %c0 : index
@@ -125,7 +125,7 @@ func.func @serial_decode(%x: memref<?x2x16xf32>, %dt: memref<?x2xf32>, %A: memre
 // CHECK:         %[[SEQ:.*]] = memref.load
 // CHECK:         %[[BEGIN:.*]] = arith.index_cast
 // CHECK:         %[[PHASE:.*]] = arith.remui %{{.*}}, %c3 : index
-// CHECK:         %[[LIMIT:.*]] = arith.select %{{.*}}, %c0, %c5 : index
+// CHECK:         %[[LIMIT:.*]] = arith.select %{{.*}}, %c5, %c0 : index
 // CHECK:         scf.for %[[N:.*]] = %c0 to %c8 step %c1 {
 // CHECK:           scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c1 iter_args(%[[ENTERING:.*]] = %{{.*}}) -> (f32) {
 // CHECK:             %[[FIRST:.*]] = memref.load

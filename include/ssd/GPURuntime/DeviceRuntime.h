@@ -20,6 +20,11 @@
 #include <utility>
 #include <vector>
 
+/// Marks what a runtime built as a shared library with hidden visibility
+/// (the GPU emulator's) exports: the functions host code and callers reach
+/// by name. Everything else stays inside the library.
+#define SSD_RUNTIME_EXPORT __attribute__((visibility("default")))
+
 /// The mgpu* C functions that host code from MLIR's gpu-to-llvm calls
 /// (MLIR 22), which every runtime defines.
 #define SSD_MGPU_FUNCTIONS(X)                                                  \
@@ -49,7 +54,8 @@
 /// memref<?xi8> attributes {llvm.emit_c_interface}`): fills `result`, a
 /// StridedMemRefType<int8_t, 1>, with a device buffer of at least `bytes`
 /// that the runtime caches per host thread and stream.
-extern "C" void _mlir_ciface_ssdGPUWorkspace(void *result, int64_t bytes);
+extern "C" SSD_RUNTIME_EXPORT void _mlir_ciface_ssdGPUWorkspace(void *result,
+                                                                int64_t bytes);
 
 /// The layout check of host code from ssd-lower-to-gpu, before the first
 /// launch of a call (`func.func private @ssdGPUMisalignedOperand(i32, i32,
@@ -59,8 +65,10 @@ extern "C" void _mlir_ciface_ssdGPUWorkspace(void *result, int64_t bytes);
 /// dimension `dim`, that is not a multiple of the `alignment` bytes its
 /// kernels access it with. Records the runtime's error (describeMisaligned
 /// below); the host code launches nothing of the call.
-extern "C" void ssdGPUMisalignedOperand(int32_t operand, int32_t dim,
-                                        int64_t value, int64_t alignment);
+extern "C" SSD_RUNTIME_EXPORT void ssdGPUMisalignedOperand(int32_t operand,
+                                                           int32_t dim,
+                                                           int64_t value,
+                                                           int64_t alignment);
 
 /// {"name", address} for one mgpu* function, in a runtimeSymbols() list.
 #define SSD_MGPU_SYMBOL(NAME) {#NAME, reinterpret_cast<void *>(&NAME)},
@@ -140,7 +148,7 @@ const DeviceRuntime &deviceRuntime();
 } // namespace cuda
 
 namespace emulator {
-const DeviceRuntime &deviceRuntime();
+SSD_RUNTIME_EXPORT const DeviceRuntime &deviceRuntime();
 } // namespace emulator
 
 } // namespace ssd

@@ -40,6 +40,8 @@
 #ifndef SSD_GPURUNTIME_EMULATORREPORTS_H
 #define SSD_GPURUNTIME_EMULATORREPORTS_H
 
+#include "ssd/GPURuntime/DeviceRuntime.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -50,7 +52,7 @@ namespace emulator {
 
 /// Whether errors are also printed to stderr when they happen (default:
 /// yes). A host that reports takeError() itself turns this off.
-void setPrintErrors(bool print);
+SSD_RUNTIME_EXPORT void setPrintErrors(bool print);
 
 /// Statistics of the work emulated since the process started.
 struct Statistics {
@@ -62,7 +64,7 @@ struct Statistics {
   /// neither.
   uint64_t deviceAllocations = 0, workspaceAllocations = 0;
 };
-Statistics statistics();
+SSD_RUNTIME_EXPORT Statistics statistics();
 
 /// Memory traffic of one class of instructions, counted per warp-level
 /// instruction (the accesses of a warp's lanes at one dynamic instruction).
@@ -113,7 +115,7 @@ struct CostCounters {
   /// is then exact only for convergent code).
   uint64_t earlyGroupings = 0;
 
-  void add(const CostCounters &o);
+  SSD_RUNTIME_EXPORT void add(const CostCounters &o);
 };
 
 /// Per kernel name, every launch since the last takeCosts(), in order of
@@ -122,7 +124,7 @@ struct KernelCost {
   std::string kernel;
   CostCounters counters;
 };
-std::vector<KernelCost> takeCosts();
+SSD_RUNTIME_EXPORT std::vector<KernelCost> takeCosts();
 
 /// Per launch (the most recent 65536), since the last takeLaunchCosts().
 struct LaunchCost {
@@ -131,11 +133,12 @@ struct LaunchCost {
   uint64_t sharedBytes;
   CostCounters counters;
 };
-std::vector<LaunchCost> takeLaunchCosts();
+SSD_RUNTIME_EXPORT std::vector<LaunchCost> takeLaunchCosts();
 
 /// A per-kernel table of `costs`, one block of lines per kernel, with lower
 /// bounds of the time on an H200 from its peak rates.
-std::string formatCosts(const std::vector<KernelCost> &costs);
+SSD_RUNTIME_EXPORT std::string
+formatCosts(const std::vector<KernelCost> &costs);
 
 } // namespace emulator
 } // namespace ssd

@@ -3,6 +3,7 @@
 #ifndef SSD_LIB_CONVERSION_SSDTOGPU_GPUBUILDERS_H
 #define SSD_LIB_CONVERSION_SSDTOGPU_GPUBUILDERS_H
 
+#include "ScanEmitter/Checkpoints.h"
 #include "ScanEmitter/ScanEmitter.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -204,9 +205,6 @@ Value warpSum(ImplicitLocOpBuilder &b, Value v);
 /// Any lane of the warp has `predicate` set (vote.any), in every lane.
 Value warpAny(ImplicitLocOpBuilder &b, Value predicate);
 
-/// Sequence `seq`'s pool slot as cache_indices holds it (i32, unchecked).
-Value rawPoolSlot(ImplicitLocOpBuilder &b, const ScanEmitter &e, Value seq);
-
 /// The state checkpoints of an op with checkpoint_slots (ssd.chunk_scan_varlen
 /// in docs/overview.md): sequence b, holding o = checkpoint_offsets[b]
 /// tokens before the call (0 without the operand), holds o + j + 1 after
@@ -215,15 +213,17 @@ Value rawPoolSlot(ImplicitLocOpBuilder &b, const ScanEmitter &e, Value seq);
 /// its whole state after token j goes to pool[checkpoint_slots[b, k]] for
 /// k < K, unless that entry is -1 or the sequence is padding. With
 /// r = o mod I and u = r + j + 1 (what the boundary arithmetic needs of o),
-/// token j ends a boundary when u mod I = 0, and k = u / I - 1.
-/// Checkpoint slots are never read and distinct from every slot the call
-/// reads, so the kernels write them as soon as they hold the state.
-class Checkpoints {
+/// token j ends a boundary when u mod I = 0, and k = u / I - 1. The
+/// arithmetic is CheckpointOperands', which the loop lowerings share; the
+/// kernels ask it per token. Checkpoint slots are never read and distinct
+/// from every slot the call reads, so the kernels write them as soon as
+/// they hold the state.
+class Checkpoints : public CheckpointOperands {
 public:
   /// Reads the op's checkpoint operands (host code at `b`); empty (false)
   /// for an op without checkpoint_slots.
-  Checkpoints(ImplicitLocOpBuilder &b, ChunkScanVarlenOp op);
-  explicit operator bool() const { return static_cast<bool>(slots); }
+  Checkpoints(ImplicitLocOpBuilder &b, ChunkScanVarlenOp op)
+      : CheckpointOperands(b, op) {}
 
   /// What the boundary tests of one sequence need: r = o mod I, and
   /// whether it writes checkpoints at all (not padding).
@@ -250,11 +250,6 @@ public:
   /// chunked kernels can write such checkpoints where they publish a
   /// chunk's state; others need the three launches (LowerToGPU.cpp).
   static bool atChunkEndsOnly(ChunkScanVarlenOp op, int64_t chunkSize);
-
-  int64_t interval = 0;
-  Value slots;   // [batch, K] i32 (ui32 viewed as signless)
-  Value offsets; // [batch] i32, or null
-  Value columns; // K, index
 };
 
 /// Whether `seq` writes a pool slot that another sequence of the batch

@@ -252,15 +252,6 @@ SmallVector<Value> WorkspaceBuilder::allocate(ImplicitLocOpBuilder &b,
   return views;
 }
 
-Value mlir::ssd::detail::rawPoolSlot(ImplicitLocOpBuilder &b,
-                                     const ScanEmitter &e, Value seq) {
-  SmallVector<Value, 2> at;
-  if (cast<MemRefType>(e.cacheIndices.getType()).getRank() == 2)
-    at.push_back(ir::idx(b, 0));
-  at.push_back(seq);
-  return memref::LoadOp::create(b, e.cacheIndices, at);
-}
-
 Value mlir::ssd::detail::contestedWriter(ImplicitLocOpBuilder &b,
                                          ScanEmitter &e, Value seq, Value tid,
                                          Value lane, Value warpFlags,
@@ -270,7 +261,7 @@ Value mlir::ssd::detail::contestedWriter(ImplicitLocOpBuilder &b,
   return e.ifElse(
       b, s.writesState, b.getI1Type(),
       [&](ImplicitLocOpBuilder &b) -> Value {
-        Value slot = rawPoolSlot(b, e, seq);
+        Value slot = e.rawSlot(b, seq);
         // This thread's share of the batch: sequences tid, tid + threads...
         Value steps = ceilDiv(b, sub(b, maxu(b, e.batch, tid), tid), threads);
         Value found = e.reduce(
@@ -278,7 +269,7 @@ Value mlir::ssd::detail::contestedWriter(ImplicitLocOpBuilder &b,
             [&](ImplicitLocOpBuilder &b, Value i, Value acc) -> Value {
               Value other = add(b, tid, mul(b, i, threads));
               Value reads = e.ifElse(
-                  b, eq(b, rawPoolSlot(b, e, other), slot), b.getI1Type(),
+                  b, eq(b, e.rawSlot(b, other), slot), b.getI1Type(),
                   [&](ImplicitLocOpBuilder &b) -> Value {
                     return memref::LoadOp::create(b, e.hasInitialState, other);
                   },
@@ -313,36 +304,11 @@ Value mlir::ssd::detail::contestedWriter(ImplicitLocOpBuilder &b,
       [&](ImplicitLocOpBuilder &b) -> Value { return boolean(b, false); });
 }
 
-mlir::ssd::detail::Checkpoints::Checkpoints(ImplicitLocOpBuilder &b,
-                                            ChunkScanVarlenOp op) {
-  slots = op.getCheckpointSlots();
-  if (!slots)
-    return;
-  interval = static_cast<int64_t>(*op.getCheckpointInterval());
-  offsets = op.getCheckpointOffsets();
-  // ui32 and i32 entries share their bits (-1 is 0xFFFFFFFF): arith works
-  // on signless integers, so view unsigned ones as signless once, here.
-  auto type = cast<MemRefType>(slots.getType());
-  if (type.getElementType().isUnsignedInteger())
-    slots =
-        UnrealizedConversionCastOp::create(b, type.clone(b.getI32Type()), slots)
-            .getResult(0);
-  columns = memref::DimOp::create(b, slots, 1);
-}
-
 mlir::ssd::detail::Checkpoints::Sequence
 mlir::ssd::detail::Checkpoints::sequence(ImplicitLocOpBuilder &b,
                                          const ScanEmitter &e,
                                          Value seq) const {
-  using namespace ir;
-  Sequence s{seq, idx(b, 0), Value()};
-  // Offsets are >= 0 (the op's contract): zero-extend like slots.
-  if (offsets)
-    s.phase =
-        remu(b, toIndex(b, memref::LoadOp::create(b, offsets, seq)), interval);
-  s.writes = arith::CmpIOp::create(b, arith::CmpIPredicate::ne,
-                                   rawPoolSlot(b, e, seq), i32(b, -1));
-  return s;
+  return {seq, phase(b, seq), writes(b, e, seq)};
 }
 
 std::pair<Value, Value>
@@ -350,21 +316,15 @@ mlir::ssd::detail::Checkpoints::slotAfter(ImplicitLocOpBuilder &b,
                                           const ScanEmitter &e,
                                           const Sequence &s, Value j) const {
   using namespace ir;
-  Value u = add(b, add(b, s.phase, j), 1);
-  Value k = sub(b, divu(b, u, interval), idx(b, 1));
-  Value boundary =
-      both(b, eq(b, remu(b, u, interval), idx(b, 0)), ult(b, k, columns));
-  boundary = both(b, boundary, s.writes);
+  Value ends, k;
+  std::tie(ends, k) = boundaryAfter(b, s.phase, j);
+  Value boundary = both(b, both(b, ends, ult(b, k, columns)), s.writes);
   // The entry is loaded only inside [0, K).
   Value raw = e.ifElse(
       b, boundary, b.getI32Type(),
-      [&](ImplicitLocOpBuilder &b) -> Value {
-        return memref::LoadOp::create(b, slots, ValueRange{s.seq, k});
-      },
+      [&](ImplicitLocOpBuilder &b) -> Value { return slotEntry(b, s.seq, k); },
       [&](ImplicitLocOpBuilder &b) -> Value { return i32(b, -1); });
-  Value writes =
-      both(b, boundary,
-           arith::CmpIOp::create(b, arith::CmpIPredicate::ne, raw, i32(b, -1)));
+  Value writes = both(b, boundary, isWritten(b, raw));
   return {writes, select(b, writes, toIndex(b, raw), idx(b, 0))};
 }
 
@@ -373,11 +333,12 @@ Value mlir::ssd::detail::Checkpoints::walkLength(ImplicitLocOpBuilder &b,
                                                  Value count) const {
   using namespace ir;
   const int64_t I = interval;
-  // u at the walk's first token, and its first boundary: offset sFirst,
-  // boundary kFirst; then one every I tokens.
-  Value u0 = add(b, add(b, s.phase, first), 1);
-  Value sFirst = remu(b, sub(b, idx(b, I), remu(b, u0, I)), I);
-  Value kFirst = sub(b, divu(b, add(b, u0, sFirst), I), idx(b, 1));
+  // The boundaries among the tokens before the walk number kFirst, so
+  // boundary kFirst is the walk's first: after its token sFirst, then one
+  // every I tokens.
+  Value kFirst = boundariesWithin(b, s.phase, first);
+  Value sFirst = sub(b, boundaryEnd(b, Value(), s.phase, kFirst),
+                     add(b, first, idx(b, 1)));
   Value any = both(b, s.writes, ult(b, sFirst, count));
   // Boundaries in range: floor((count - 1 - sFirst) / I) + 1, at most the
   // K - kFirst that are still written.

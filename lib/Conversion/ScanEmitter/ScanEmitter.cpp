@@ -133,6 +133,14 @@ Value ScanEmitter::log1p(ImplicitLocOpBuilder &b, Value v) const {
   return arith::SelectOp::create(b, small, series, viaLog);
 }
 
+Value ScanEmitter::rawSlot(ImplicitLocOpBuilder &b, Value seq) const {
+  SmallVector<Value, 2> indices;
+  if (cast<MemRefType>(cacheIndices.getType()).getRank() == 2)
+    indices.push_back(index(b, 0));
+  indices.push_back(seq);
+  return memref::LoadOp::create(b, cacheIndices, indices);
+}
+
 SequenceInfo ScanEmitter::sequence(ImplicitLocOpBuilder &b, Value seq) const {
   SequenceInfo info;
   auto offset = [&](Value i) {
@@ -142,16 +150,12 @@ SequenceInfo ScanEmitter::sequence(ImplicitLocOpBuilder &b, Value seq) const {
   info.begin = offset(seq);
   info.end = offset(arith::AddIOp::create(b, seq, index(b, 1)));
 
-  SmallVector<Value, 2> slotIndices;
-  if (cast<MemRefType>(cacheIndices.getType()).getRank() == 2)
-    slotIndices.push_back(index(b, 0));
-  slotIndices.push_back(seq);
-  Value rawSlot = memref::LoadOp::create(b, cacheIndices, slotIndices);
+  Value raw = rawSlot(b, seq);
   // Slots are unsigned: zero-extend, so that indices >= 2^31 stay positive.
-  info.slot = arith::IndexCastUIOp::create(b, b.getIndexType(), rawSlot);
+  info.slot = arith::IndexCastUIOp::create(b, b.getIndexType(), raw);
   Value padding = arith::ConstantOp::create(b, b.getI32IntegerAttr(-1));
   Value isPadding =
-      arith::CmpIOp::create(b, arith::CmpIPredicate::eq, rawSlot, padding);
+      arith::CmpIOp::create(b, arith::CmpIPredicate::eq, raw, padding);
   Value notPadding = arith::XOrIOp::create(
       b, isPadding, arith::ConstantOp::create(b, b.getBoolAttr(true)));
 

@@ -103,6 +103,9 @@ public:
   /// or masked term it is formed for.
   Value decay(ImplicitLocOpBuilder &b, Value delta) const;
   SequenceInfo sequence(ImplicitLocOpBuilder &b, Value seq) const;
+  /// Sequence `seq`'s pool slot as cache_indices holds it (i32, -1 for
+  /// padding, unchecked).
+  Value rawSlot(ImplicitLocOpBuilder &b, Value seq) const;
 
   /// ceil(T / L) + batch: no launch has more chunks of length L, since
   /// sum_b ceil(len_b / L) <= sum_b (len_b / L + 1).

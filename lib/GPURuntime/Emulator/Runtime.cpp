@@ -650,6 +650,8 @@ Statistics statistics() {
 // The functions MLIR's gpu-to-llvm host code calls (MLIR 22 signatures).
 //===----------------------------------------------------------------------===//
 
+// The library is built with hidden visibility: these are what it exports.
+#pragma GCC visibility push(default)
 extern "C" {
 
 void *mgpuModuleLoad(void *data, size_t size) { return loadModule(data, size); }
@@ -777,6 +779,7 @@ void mgpuMemset16(void *dst, unsigned short value, size_t count, void *) {
 }
 
 } // extern "C"
+#pragma GCC visibility pop
 
 std::vector<std::pair<const char *, void *>> ssd::emulator::runtimeSymbols() {
   return {SSD_MGPU_FUNCTIONS(SSD_MGPU_SYMBOL)};
