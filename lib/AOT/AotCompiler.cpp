@@ -12,6 +12,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "ssd/Execution/ScanKernel.h"
+#include "ssd/Execution/ScanModule.h"
 #include "ssd/GPURuntime/DeviceRuntime.h"
 #include "ssd/Runner/HostOperands.h"
 #include "ssd/Runner/Problem.h"
@@ -170,12 +171,13 @@ bool compileVariants(const CompileRequest &o, mlir::MLIRContext &context,
       for (mlir::ssd::GPUChip chip : o.chips) {
         // One function per chip: the name hashes both.
         std::string name = hashName(key + " chip=" + chipName(chip));
+        ssd::ScanModuleOptions moduleOptions;
+        moduleOptions.functionName = name;
         mlir::OwningOpRef<mlir::ModuleOp> module =
-            mlir::parseSourceString<mlir::ModuleOp>(
-                ssd::buildScanModuleText(problem, false, name), &context);
+            ssd::buildScanModule(context, problem, moduleOptions);
         if (!module) {
-          error =
-              "internal error: generated module does not parse: " + diagnostics;
+          error = "internal error: generated module does not verify: " +
+                  diagnostics;
           return false;
         }
         std::unique_ptr<llvm::Module> variant =

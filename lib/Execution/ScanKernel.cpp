@@ -3,13 +3,13 @@
 #include "ssd/Execution/ScanKernel.h"
 
 #include "ssd/Execution/JITTarget.h"
+#include "ssd/Execution/ScanModule.h"
 
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "ssd/GPURuntime/DeviceCall.h"
 #include "ssd/GPURuntime/DeviceRuntime.h"
@@ -26,109 +26,10 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <sstream>
 #include <thread>
 #include <unistd.h>
 
 using namespace ssd;
-
-namespace {
-
-/// Whether operand `o` of the tensor form is baked into the module as a
-/// constant under `--constant-weights` (the per-head weights a graph
-/// compiler holds as constants).
-bool isWeight(const OperandLayout &o) {
-  return o.name == "A" || o.name == "D" || o.name == "dt_bias";
-}
-
-std::string hexBytes(const std::vector<uint8_t> &bytes) {
-  static const char digits[] = "0123456789ABCDEF";
-  std::string hex = "0x";
-  for (uint8_t b : bytes) {
-    hex += digits[b >> 4];
-    hex += digits[b & 15];
-  }
-  return hex;
-}
-
-} // namespace
-
-std::string ssd::buildScanModuleText(const ScanProblem &p, bool staticShapes,
-                                     const std::string &functionName) {
-  ScanModuleOptions options;
-  options.staticShapes = staticShapes;
-  options.functionName = functionName;
-  return buildScanModuleText(p, options);
-}
-
-std::string ssd::buildScanModuleText(const ScanProblem &p,
-                                     const ScanModuleOptions &options) {
-  const bool tensors = options.tensorForm;
-  auto typeOf = [&](const OperandLayout &o) {
-    std::ostringstream os;
-    // The pool is a memref in both forms: the op updates it in place.
-    os << (tensors && o.name != "ssm_pool" ? "tensor<" : "memref<");
-    // T and batch are the launch-dependent extents, and the pool's slot count
-    // is the deployment's; every other extent is the model's and stays static.
-    for (size_t i = 0; i < o.shape.size(); ++i) {
-      bool tokenDim =
-          (o.name == "x" || o.name == "dt" || o.name == "B" || o.name == "C" ||
-           o.name == "outs" || o.name == "ssm_pool") &&
-          i == 0;
-      bool batchDim =
-          o.name == "query_start_loc" || o.name == "has_initial_state" ||
-          o.name == "update_state" || o.name == "checkpoint_offsets" ||
-          (o.name == "checkpoint_slots" && i == 0) ||
-          (o.name == "cache_indices" && i == o.shape.size() - 1);
-      if (!options.staticShapes && (tokenDim || batchDim))
-        os << "?x";
-      else
-        os << o.shape[i] << "x";
-    }
-    os << o.elementType << ">";
-    return os.str();
-  };
-  std::vector<OperandLayout> operands = operandLayouts(p);
-  std::unique_ptr<HostOperands> weights;
-  if (options.constantWeights)
-    weights = std::make_unique<HostOperands>(p);
-  std::ostringstream args, op, constants;
-  std::string resultType;
-  size_t argCount = 0, opCount = 0;
-  for (size_t i = 0; i < operands.size(); ++i) {
-    const OperandLayout &o = operands[i];
-    std::string value = "%" + (o.name == "outs" ? std::string("y") : o.name);
-    if (tensors && o.name == "outs") {
-      resultType = typeOf(o);
-      continue;
-    }
-    if (weights && isWeight(o))
-      constants << "  " << value << " = arith.constant dense<\""
-                << hexBytes(weights->bytes(i)) << "\"> : " << typeOf(o) << "\n";
-    else
-      args << (argCount++ ? ",\n    " : "") << value << ": " << typeOf(o);
-    op << (opCount ? (opCount % 3 == 0 ? "\n      " : " ") : "") << o.name
-       << "(" << value << " : " << typeOf(o) << ")";
-    ++opCount;
-    // The interval attribute follows the last checkpoint operand.
-    bool lastCheckpointOperand =
-        (o.name == "checkpoint_slots" && !p.checkpointOffsetsPresent) ||
-        o.name == "checkpoint_offsets";
-    if (lastCheckpointOperand)
-      op << " checkpoint_interval(" << p.checkpointInterval << ")";
-  }
-  std::ostringstream module;
-  module << "func.func @" << options.functionName << "(\n    " << args.str()
-         << ")" << (tensors ? " -> " + resultType : std::string())
-         << " attributes {llvm.emit_c_interface} {\n"
-         << constants.str();
-  if (tensors)
-    module << "  %y = ssd.chunk_scan_varlen " << op.str() << "\n      -> "
-           << resultType << "\n  return %y : " << resultType << "\n}\n";
-  else
-    module << "  ssd.chunk_scan_varlen " << op.str() << "\n  return\n}\n";
-  return module.str();
-}
 
 //===----------------------------------------------------------------------===//
 // ScanKernel
@@ -228,14 +129,13 @@ bool ssd::printScanModule(const ScanProblem &problem,
   mlir::DialectRegistry registry;
   mlir::ssd::registerSSDPipelineDependencies(registry);
   mlir::MLIRContext context(registry);
-  ScanModuleOptions text;
-  text.staticShapes = options.staticShapes;
-  text.tensorForm = options.tensorForm;
-  text.constantWeights = options.constantWeights;
-  auto module = mlir::parseSourceString<mlir::ModuleOp>(
-      buildScanModuleText(problem, text), &context);
+  ScanModuleOptions moduleOptions;
+  moduleOptions.staticShapes = options.staticShapes;
+  moduleOptions.tensorForm = options.tensorForm;
+  moduleOptions.constantWeights = options.constantWeights;
+  auto module = buildScanModule(context, problem, moduleOptions);
   if (!module) {
-    error = "internal error: the generated module does not parse";
+    error = "internal error: the generated module does not verify";
     return false;
   }
   llvm::raw_string_ostream out(ir);
@@ -270,11 +170,10 @@ std::unique_ptr<ScanKernel> ScanKernel::compile(const ScanProblem &signature,
   moduleOptions.staticShapes = options.staticShapes;
   moduleOptions.tensorForm = options.tensorForm;
   moduleOptions.constantWeights = options.constantWeights;
-  std::string text = buildScanModuleText(signature, moduleOptions);
   mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceString<mlir::ModuleOp>(text, &context);
+      buildScanModule(context, signature, moduleOptions);
   if (!module) {
-    error = "internal error: the generated module does not parse: " +
+    error = "internal error: the generated module does not verify: " +
             llvm::StringRef(diagnostics).trim().str();
     return nullptr;
   }

@@ -82,6 +82,9 @@ struct Options {
   bool list = false;
 };
 
+/// Parses the command line by hand, unlike the other tools' llvm::cl: an
+/// ahead-of-time executable links neither LLVM nor MLIR (it needs only the
+/// NVIDIA driver), and llvm::cl would make LLVM a dependency of each.
 bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];

@@ -47,6 +47,9 @@
 
 #include "ssd/AOT/AotCompiler.h"
 #include "ssd/Runner/Problem.h"
+#include "ssd/Support/ToolOptions.h"
+
+#include "llvm/Support/CommandLine.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -55,7 +58,46 @@
 #include <string>
 #include <vector>
 
+using namespace llvm;
+
 namespace {
+
+cl::OptionCategory category("ssd-compile options");
+
+cl::list<std::string>
+    inputs("inputs",
+           cl::desc("folder of .npy operands whose signature to compile "
+                    "(repeatable)"),
+           cl::value_desc("DIR"), cl::cat(category));
+cl::opt<std::string> module("module",
+                            cl::desc("a whole module to compile instead"),
+                            cl::value_desc("FILE.mlir"), cl::cat(category));
+cl::opt<std::string> dtype("dtype", cl::desc("model dtype: f32, f16 or bf16"),
+                           cl::init("f32"), cl::cat(category));
+cl::opt<std::string>
+    forms("forms", cl::desc("comma-separated forms: auto, serial, chunked"),
+          cl::init("auto"), cl::cat(category));
+cl::opt<std::string>
+    chips("chip", cl::desc("comma-separated GPUs: sm_80, ..., sm_90a"),
+          cl::init(mlir::ssd::enumName(mlir::ssd::kGPUChipNames,
+                                       mlir::ssd::kDefaultGPUChip)),
+          cl::cat(category));
+cl::opt<std::string>
+    format("format", cl::desc("cuda: kernels as isa (PTX), bin or fatbin"),
+           cl::init("isa"), cl::cat(category));
+cl::opt<std::string> target("target", cl::desc("cuda or gpu-emu"),
+                            cl::init("cuda"), cl::cat(category));
+cl::opt<std::string> output("o", cl::desc("the host object to write"),
+                            cl::value_desc("FILE.o"), cl::cat(category));
+cl::opt<std::string> chunkSize("chunk-size",
+                               cl::desc("tokens per chunk of the chunked form"),
+                               cl::value_desc("N"), cl::cat(category));
+// For the input directories with checkpoint_slots.npy; the interval is part
+// of their variants' keys.
+cl::opt<std::string> checkpointInterval(
+    "checkpoint-interval",
+    cl::desc("tokens between the checkpoints of checkpoint_slots.npy"),
+    cl::value_desc("N"), cl::cat(category));
 
 int fail(const std::string &message) {
   std::fprintf(stderr, "ssd-compile: %s\n", message.c_str());
@@ -66,77 +108,32 @@ using Options = ssd::aot::CompileRequest;
 
 std::vector<std::string> split(const std::string &s);
 
-bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
-  // Parsed into `o` below, in the order their errors are reported.
-  std::string dtype = "f32", forms = "auto",
-              chips = mlir::ssd::enumName(mlir::ssd::kGPUChipNames,
-                                          mlir::ssd::kDefaultGPUChip),
-              format = "isa";
-  bool formatGiven = false;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    auto value = [&](std::string &into) {
-      if (i + 1 >= argc) {
-        error = "flag '" + arg + "' needs a value";
-        return false;
-      }
-      into = argv[++i];
-      return true;
-    };
-    std::string v;
-    if (arg == "--inputs") {
-      if (!value(v))
-        return false;
-      o.inputs.push_back(v);
-    } else if (arg == "--module") {
-      if (!value(o.module))
-        return false;
-    } else if (arg == "--dtype") {
-      if (!value(dtype))
-        return false;
-    } else if (arg == "--forms") {
-      if (!value(forms))
-        return false;
-    } else if (arg == "--chip") {
-      if (!value(chips))
-        return false;
-    } else if (arg == "--format") {
-      if (!value(format))
-        return false;
-      formatGiven = true;
-    } else if (arg == "--target") {
-      if (!value(o.target))
-        return false;
-    } else if (arg == "-o") {
-      if (!value(o.output))
-        return false;
-    } else if (arg == "--chunk-size") {
-      if (!value(v))
-        return false;
-      char *end = nullptr;
-      o.chunkSize = std::strtoll(v.c_str(), &end, 10);
-      if (v.empty() || *end || o.chunkSize < 1 ||
-          o.chunkSize > mlir::ssd::kGPUChunkSizeMax) {
-        error = "--chunk-size must be an integer in [1, " +
-                std::to_string(mlir::ssd::kGPUChunkSizeMax) + "], got '" + v +
-                "'";
-        return false;
-      }
-    } else if (arg == "--checkpoint-interval") {
-      // For the input directories with checkpoint_slots.npy; the interval
-      // is part of their variants' keys.
-      if (!value(v))
-        return false;
-      char *end = nullptr;
-      errno = 0;
-      o.checkpointInterval = std::strtoll(v.c_str(), &end, 10);
-      if (v.empty() || *end || errno == ERANGE || o.checkpointInterval < 1) {
-        error =
-            "--checkpoint-interval must be an integer >= 1, got '" + v + "'";
-        return false;
-      }
-    } else {
-      error = "unknown flag '" + arg + "'";
+/// Checks the parsed flags and turns them into `o`, in the order their
+/// errors are reported; false with a one-line message on any problem.
+bool readOptions(Options &o, std::string &error) {
+  o.inputs.assign(inputs.begin(), inputs.end());
+  o.module = module;
+  o.output = output;
+  o.target = target;
+  if (chunkSize.getNumOccurrences()) {
+    char *end = nullptr;
+    o.chunkSize = std::strtoll(chunkSize.c_str(), &end, 10);
+    if (chunkSize.empty() || *end || o.chunkSize < 1 ||
+        o.chunkSize > mlir::ssd::kGPUChunkSizeMax) {
+      error = "--chunk-size must be an integer in [1, " +
+              std::to_string(mlir::ssd::kGPUChunkSizeMax) + "], got '" +
+              chunkSize + "'";
+      return false;
+    }
+  }
+  if (checkpointInterval.getNumOccurrences()) {
+    char *end = nullptr;
+    errno = 0;
+    o.checkpointInterval = std::strtoll(checkpointInterval.c_str(), &end, 10);
+    if (checkpointInterval.empty() || *end || errno == ERANGE ||
+        o.checkpointInterval < 1) {
+      error = "--checkpoint-interval must be an integer >= 1, got '" +
+              checkpointInterval + "'";
       return false;
     }
   }
@@ -154,7 +151,7 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
     error = "unknown --target '" + o.target + "' (expected cuda or gpu-emu)";
     return false;
   }
-  if (o.target == "gpu-emu" && formatGiven) {
+  if (o.target == "gpu-emu" && format.getNumOccurrences()) {
     error = "--format applies to --target cuda only (the GPU emulator's "
             "kernels are host shared objects)";
     return false;
@@ -208,9 +205,15 @@ std::vector<std::string> split(const std::string &s) {
 } // namespace
 
 int main(int argc, char **argv) {
-  Options o;
   std::string error;
-  if (!parseArgs(argc, argv, o, error) || !ssd::aot::compileObject(o, error))
+  if (!ssd::checkToolArguments(argc, argv, category, error))
+    return fail(error);
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "ahead-of-time compilation of ssd.chunk_scan_varlen ops for GPUs\n");
+  Options o;
+  if (!readOptions(o, error) || !ssd::aot::compileObject(o, error))
     return fail(error);
   return 0;
 }

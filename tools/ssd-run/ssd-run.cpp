@@ -7,6 +7,9 @@
 //           [--tensor-form [--constant-weights]] [--no-fused-output]
 //           [--checkpoint-interval N]
 //
+// The flags are llvm::cl options (--help lists them); ssd::checkToolArguments
+// keeps command-line mistakes one line in the tool's words.
+//
 // Reads the op's operands from DIR/*.npy, runs it on the chosen target and
 // writes y.npy and ssm_pool.npy. Bad input ends with one line naming the file
 // and the problem, a non-zero exit code, and nothing written. So do extents
@@ -21,26 +24,78 @@
 #include "ssd/IR/SSDLimits.h"
 #include "ssd/Runner/Problem.h"
 #include "ssd/Runner/Reference.h"
+#include "ssd/Support/ToolOptions.h"
+
+#include "llvm/Support/CommandLine.h"
 
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <map>
 #include <string>
+
+using namespace llvm;
 
 namespace {
 
-constexpr const char *kUsage =
-    "usage: ssd-run --inputs DIR --outputs DIR [--dtype f32|f16|bf16]\n"
-    "               [--pool-dtype f32|bf16]\n"
-    "               [--target cpu|cuda|gpu-emu|reference]\n"
-    "               [--form auto|chunked|serial]\n"
-    "               [--chunk-size N] [--static-shapes] [--print-ir] "
-    "[--no-openmp]\n"
-    "               [--cpu NAME] [--chip sm_80|sm_86|sm_89|sm_90|sm_90a]\n"
-    "               [--tensor-form [--constant-weights]] [--emulator-costs]\n"
-    "               [--no-fused-output] [--checkpoint-interval N]\n";
+cl::OptionCategory category("ssd-run options");
+
+cl::opt<std::string> inputs("inputs",
+                            cl::desc("folder of the op's .npy operands"),
+                            cl::value_desc("DIR"), cl::cat(category));
+cl::opt<std::string> outputs("outputs",
+                             cl::desc("folder for y.npy and ssm_pool.npy"),
+                             cl::value_desc("DIR"), cl::cat(category));
+cl::opt<std::string> dtype("dtype", cl::desc("model dtype: f32, f16 or bf16"),
+                           cl::init("f32"), cl::cat(category));
+cl::opt<std::string> poolDType("pool-dtype",
+                               cl::desc("pool dtype: f32 or bf16"),
+                               cl::init("f32"), cl::cat(category));
+cl::opt<std::string> target("target",
+                            cl::desc("cpu, cuda, gpu-emu or reference"),
+                            cl::init("cpu"), cl::cat(category));
+cl::opt<std::string> form("form", cl::desc("auto, chunked or serial"),
+                          cl::init("auto"), cl::cat(category));
+cl::opt<std::string> chunkSize("chunk-size",
+                               cl::desc("tokens per chunk of the chunked form"),
+                               cl::value_desc("N"), cl::cat(category));
+cl::opt<bool> staticShapes("static-shapes",
+                           cl::desc("compile for the inputs' T and batch"),
+                           cl::cat(category));
+cl::opt<bool> printIR("print-ir",
+                      cl::desc("print the module before any pass; run nothing"),
+                      cl::cat(category));
+cl::opt<bool> noOpenMP("no-openmp",
+                       cl::desc("CPU: run the outer loops on one core"),
+                       cl::cat(category));
+cl::opt<std::string>
+    cpu("cpu", cl::desc("CPU: the LLVM CPU to compile for (default: the host)"),
+        cl::value_desc("NAME"), cl::cat(category));
+cl::opt<std::string>
+    chip("chip", cl::desc("GPU: sm_80, sm_86, sm_89, sm_90 or sm_90a"),
+         cl::init(mlir::ssd::enumName(mlir::ssd::kGPUChipNames,
+                                      mlir::ssd::kDefaultGPUChip)),
+         cl::cat(category));
+cl::opt<bool> tensorForm(
+    "tensor-form",
+    cl::desc("the op on tensors with y returned, as a graph compiler holds it"),
+    cl::cat(category));
+cl::opt<bool> constantWeights(
+    "constant-weights",
+    cl::desc("with --tensor-form: A, D and dt_bias as constants"),
+    cl::cat(category));
+cl::opt<bool>
+    emulatorCosts("emulator-costs",
+                  cl::desc("gpu-emu: print the emulator's cost counters"),
+                  cl::cat(category));
+cl::opt<bool> noFusedOutput(
+    "no-fused-output",
+    cl::desc("GPU: y in a kernel of its own, not in the chunk kernel"),
+    cl::cat(category));
+cl::opt<std::string> checkpointInterval(
+    "checkpoint-interval",
+    cl::desc("tokens between the checkpoints of checkpoint_slots.npy"),
+    cl::value_desc("N"), cl::cat(category));
 
 int fail(const std::string &message) {
   std::fprintf(stderr, "ssd-run: %s\n", message.c_str());
@@ -48,87 +103,18 @@ int fail(const std::string &message) {
 }
 
 struct Options {
-  std::string inputs, outputs, target = "cpu";
   ssd::ModelDType dtype = ssd::ModelDType::F32;
   ssd::PoolDType poolDType = ssd::PoolDType::F32;
   /// How the op is compiled (its target follows `target`).
   ssd::CompileOptions compile;
-  bool printIR = false;
-  bool emulatorCosts = false; ///< print the emulator's cost counters
   /// I of checkpoint_slots.npy; 0 when not given.
   int64_t checkpointInterval = 0;
 };
 
-/// Parses the command line; false with a one-line message on any problem.
-bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
-  // Parsed into `o` below, in the order their errors are reported.
-  std::string dtype = "f32", poolDType = "f32", form = "auto",
-              chip =
-                  mlir::ssd::enumName(mlir::ssd::kGPUChipNames, o.compile.chip);
-  const std::map<std::string, std::string *> valued = {
-      {"--inputs", &o.inputs}, {"--outputs", &o.outputs},
-      {"--dtype", &dtype},     {"--pool-dtype", &poolDType},
-      {"--target", &o.target}, {"--form", &form},
-      {"--chip", &chip},       {"--cpu", &o.compile.cpu}};
-  std::string chunkSize, checkpointInterval;
-  bool chunkSizeGiven = false, checkpointIntervalGiven = false;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i], value;
-    bool inlineValue = false;
-    if (size_t eq = arg.find('=');
-        arg.rfind("--", 0) == 0 && eq != std::string::npos) {
-      value = arg.substr(eq + 1);
-      arg = arg.substr(0, eq);
-      inlineValue = true;
-    }
-    const std::map<std::string, bool *> flags = {
-        {"--static-shapes", &o.compile.staticShapes},
-        {"--print-ir", &o.printIR},
-        {"--no-openmp", &o.compile.openmp},
-        {"--no-fused-output", &o.compile.fusedOutput},
-        {"--tensor-form", &o.compile.tensorForm},
-        {"--constant-weights", &o.compile.constantWeights},
-        {"--emulator-costs", &o.emulatorCosts}};
-    if (auto flag = flags.find(arg); flag != flags.end()) {
-      if (inlineValue) {
-        error = "flag '" + arg + "' takes no value";
-        return false;
-      }
-      *flag->second = arg.rfind("--no-", 0) != 0;
-      continue;
-    }
-    std::string *target = nullptr;
-    if (auto it = valued.find(arg); it != valued.end())
-      target = it->second;
-    else if (arg == "--chunk-size") {
-      target = &chunkSize;
-      chunkSizeGiven = true;
-    } else if (arg == "--checkpoint-interval") {
-      target = &checkpointInterval;
-      checkpointIntervalGiven = true;
-    } else {
-      error = "unknown flag '" + std::string(argv[i]) + "'";
-      return false;
-    }
-    if (!inlineValue) {
-      if (i + 1 >= argc) {
-        error = "flag '" + arg + "' needs a value";
-        return false;
-      }
-      value = argv[++i];
-      // `--outputs --static-shapes` forgot the value: the next flag is not
-      // a folder name. (A value that really starts with "--" can be given
-      // as --outputs=--name.)
-      if (value.rfind("--", 0) == 0) {
-        error = "flag '" + arg + "' needs a value, got the flag '" + value +
-                "' (write " + arg + "=" + value +
-                " if that is really the value)";
-        return false;
-      }
-    }
-    *target = value;
-  }
-  if (chunkSizeGiven) {
+/// Checks the parsed flags and turns them into `o`, in the order their
+/// errors are reported; false with a one-line message on any problem.
+bool readOptions(Options &o, std::string &error) {
+  if (chunkSize.getNumOccurrences()) {
     char *end = nullptr;
     long long v = std::strtoll(chunkSize.c_str(), &end, 10);
     if (chunkSize.empty() || *end != '\0' || v < 1 ||
@@ -140,7 +126,7 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
     }
     o.compile.chunkSize = v;
   }
-  if (checkpointIntervalGiven) {
+  if (checkpointInterval.getNumOccurrences()) {
     char *end = nullptr;
     errno = 0;
     long long v = std::strtoll(checkpointInterval.c_str(), &end, 10);
@@ -152,40 +138,47 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
     }
     o.checkpointInterval = v;
   }
-  if (o.inputs.empty()) {
+  if (inputs.empty()) {
     error = "--inputs DIR is required";
     return false;
   }
-  if (o.outputs.empty() && !o.printIR) {
+  if (outputs.empty() && !printIR) {
     error = "--outputs DIR is required";
     return false;
   }
-  if (o.target != "cpu" && o.target != "cuda" && o.target != "gpu-emu" &&
-      o.target != "reference") {
-    error = "unknown --target '" + o.target +
+  if (target != "cpu" && target != "cuda" && target != "gpu-emu" &&
+      target != "reference") {
+    error = "unknown --target '" + target +
             "' (expected cpu, cuda, gpu-emu or reference)";
     return false;
   }
-  o.compile.target = o.target == "cuda"      ? ssd::Target::CUDA
-                     : o.target == "gpu-emu" ? ssd::Target::GPUEmulator
-                                             : ssd::Target::CPU;
+  o.compile.target = target == "cuda"      ? ssd::Target::CUDA
+                     : target == "gpu-emu" ? ssd::Target::GPUEmulator
+                                           : ssd::Target::CPU;
   if (!mlir::ssd::parseEnumFlag(mlir::ssd::kGPUChipNames, "--chip", chip,
                                 o.compile.chip, error))
     return false;
-  if (o.compile.constantWeights && !o.compile.tensorForm) {
+  o.compile.staticShapes = staticShapes;
+  o.compile.openmp = !noOpenMP;
+  o.compile.cpu = cpu;
+  if (noFusedOutput)
+    o.compile.fusedOutput = false;
+  o.compile.tensorForm = tensorForm;
+  o.compile.constantWeights = constantWeights;
+  if (constantWeights && !tensorForm) {
     error = "--constant-weights needs --tensor-form";
     return false;
   }
-  if (!o.compile.cpu.empty() && o.target != "cpu") {
+  if (!cpu.empty() && target != "cpu") {
     error = "--cpu needs --target cpu (the GPU targets' host code is "
             "compiled for this host)";
     return false;
   }
-  if (o.emulatorCosts && o.target != "gpu-emu") {
+  if (emulatorCosts && target != "gpu-emu") {
     error = "--emulator-costs needs --target gpu-emu";
     return false;
   }
-  if (!o.compile.fusedOutput && o.target != "gpu-emu" && o.target != "cuda") {
+  if (noFusedOutput && target != "gpu-emu" && target != "cuda") {
     error = "--no-fused-output needs --target cuda or gpu-emu";
     return false;
   }
@@ -198,27 +191,30 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
 } // namespace
 
 int main(int argc, char **argv) {
-  if (argc == 2 &&
-      (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
-    std::fputs(kUsage, stdout);
-    return 0;
-  }
-  Options o;
   std::string error;
-  if (!parseArgs(argc, argv, o, error))
+  if (!ssd::checkToolArguments(argc, argv, category, error))
+    return fail(error);
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "run one ssd.chunk_scan_varlen op on .npy arrays\n\n"
+      "Reads the op's operands from --inputs DIR, runs the op on --target and\n"
+      "writes y.npy and ssm_pool.npy to --outputs DIR.\n");
+  Options o;
+  if (!readOptions(o, error))
     return fail(error);
 
   // loadProblem also rejects extents above the documented maxima.
   ssd::ScanProblem problem;
-  if (!ssd::loadProblem(o.inputs, o.dtype, problem, error, o.poolDType,
+  if (!ssd::loadProblem(inputs, o.dtype, problem, error, o.poolDType,
                         o.checkpointInterval))
     return fail(error);
 
   // Both before anything is compiled.
-  if (o.target == "cpu" && !o.printIR &&
+  if (target == "cpu" && !printIR &&
       !ssd::checkCPUWorkspace(problem, o.compile, error))
     return fail(error);
-  if (o.printIR) {
+  if (printIR) {
     std::string ir;
     if (!ssd::printScanModule(problem, o.compile, ir, error))
       return fail(error);
@@ -229,7 +225,7 @@ int main(int argc, char **argv) {
   std::vector<float> y, pool;
   std::string ran;
   double seconds = 0;
-  if (o.target == "reference") {
+  if (target == "reference") {
     std::vector<double> yRef, poolRef;
     auto start = std::chrono::steady_clock::now();
     if (!ssd::referenceScan(problem, yRef, poolRef, &error))
@@ -242,19 +238,19 @@ int main(int argc, char **argv) {
   } else {
     auto kernel = ssd::ScanKernel::compile(problem, o.compile, error);
     if (!kernel)
-      return fail("--target " + o.target + ": " + error);
+      return fail("--target " + target + ": " + error);
     ssd::HostOperands operands(problem);
-    if (o.emulatorCosts)
+    if (emulatorCosts)
       ssd::emulator::takeCosts(); // only the run's launches
     if (!kernel->run(operands, seconds, error))
       return fail(error);
     operands.readOutputs(y, pool);
     // The form the compiled code ran for this launch.
-    ran = o.target + " form=" +
+    ran = target + " form=" +
           (ssd::runsChunked(problem, o.compile) ? "chunked" : "serial");
   }
 
-  if (!ssd::writeOutputs(o.outputs, problem, y, pool, error))
+  if (!ssd::writeOutputs(outputs, problem, y, pool, error))
     return fail(error);
   std::printf("ssd-run: %s dtype=%s%s T=%lld batch=%lld H=%lld P=%lld G=%lld "
               "N=%lld time=%.3f ms\n",
@@ -263,7 +259,7 @@ int main(int argc, char **argv) {
               (long long)problem.T, (long long)problem.batch,
               (long long)problem.H, (long long)problem.P, (long long)problem.G,
               (long long)problem.N, seconds * 1e3);
-  if (o.emulatorCosts)
+  if (emulatorCosts)
     std::fputs(ssd::emulator::formatCosts(ssd::emulator::takeCosts()).c_str(),
                stdout);
   return 0;

@@ -36,22 +36,26 @@
 
 using namespace llvm;
 
+static cl::OptionCategory category("ssd-runner options");
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input file>"),
-                                      cl::init("-"));
-static cl::opt<std::string>
-    entryPoint("entry-point", cl::desc("function to run"), cl::init("main"));
+                                      cl::init("-"), cl::cat(category));
+static cl::opt<std::string> entryPoint("entry-point",
+                                       cl::desc("function to run"),
+                                       cl::init("main"), cl::cat(category));
 static cl::list<std::string> sharedLibs("shared-libs",
                                         cl::desc("libraries to load"),
-                                        cl::CommaSeparated);
+                                        cl::CommaSeparated, cl::cat(category));
 static cl::opt<std::string> gpu("gpu", cl::desc("emulator (default) or cuda"),
-                                cl::init("emulator"));
+                                cl::init("emulator"), cl::cat(category));
 static cl::opt<bool> emulatorCosts(
     "emulator-costs",
     cl::desc("print the GPU emulator's cost counters per kernel after the run"),
-    cl::init(false));
+    cl::init(false), cl::cat(category));
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
+  // --help lists the runner's flags, not every option linked into libLLVM.
+  cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(argc, argv, "ssd module runner\n");
   if (gpu != "emulator" && gpu != "cuda") {
     errs() << "ssd-runner: unknown --gpu '" << gpu

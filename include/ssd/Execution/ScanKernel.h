@@ -76,28 +76,6 @@ bool checkCPUWorkspace(const ScanProblem &problem,
 bool printScanModule(const ScanProblem &problem, const CompileOptions &options,
                      std::string &ir, std::string &error);
 
-/// How buildScanModuleText writes the op.
-struct ScanModuleOptions {
-  bool staticShapes = false;
-  bool tensorForm = false;
-  /// A, D, dt_bias as `arith.constant` tensors holding the problem's values
-  /// (tensor form only).
-  bool constantWeights = false;
-  std::string functionName = "chunk_scan_varlen";
-};
-
-/// The module `ssd-run` compiles for `problem`'s signature: one func,
-/// `@chunk_scan_varlen`, whose arguments are the op's memrefs in operand
-/// order, holding the memref-form op. Before any pass.
-std::string
-buildScanModuleText(const ScanProblem &problem, bool staticShapes,
-                    const std::string &functionName = "chunk_scan_varlen");
-/// The same with every choice of ScanModuleOptions: in the tensor form the
-/// function returns y, its arguments are tensors (the pool stays a memref)
-/// and, with constant weights, A, D and dt_bias are not arguments.
-std::string buildScanModuleText(const ScanProblem &problem,
-                                const ScanModuleOptions &options);
-
 /// One compiled op, callable on any problem with the signature it was
 /// compiled for (with dynamic shapes: any T, batch and pool size).
 class ScanKernel {

@@ -99,15 +99,35 @@ void waitInWarp(Worker &w, WarpOp op) {
 
 void importSyncwarp(uint32_t site, uint32_t mask) {
   Worker &w = worker();
-  waitInWarp(w, WarpOp{WarpOpKind::SyncWarp, 0, mask, site, 0, 0, 0, nullptr, 0,
-                       false});
+  waitInWarp(w, WarpOp{WarpOpKind::SyncWarp,
+                       0,
+                       mask,
+                       site,
+                       0,
+                       0,
+                       0,
+                       nullptr,
+                       0,
+                       false,
+                       0,
+                       {}});
 }
 
 uint32_t importShfl(uint32_t site, uint32_t mode, uint32_t mask, uint32_t value,
                     uint32_t laneOrDelta, uint32_t clamp, uint8_t *inRange) {
   Worker &w = worker();
-  waitInWarp(w, WarpOp{WarpOpKind::Shuffle, mode, mask, site, value,
-                       laneOrDelta, clamp, nullptr, 0, false});
+  waitInWarp(w, WarpOp{WarpOpKind::Shuffle,
+                       mode,
+                       mask,
+                       site,
+                       value,
+                       laneOrDelta,
+                       clamp,
+                       nullptr,
+                       0,
+                       false,
+                       0,
+                       {}});
   const WarpOp &done = w.current->op;
   *inRange = done.inRange;
   return done.result;
@@ -116,8 +136,18 @@ uint32_t importShfl(uint32_t site, uint32_t mode, uint32_t mask, uint32_t value,
 uint32_t importVote(uint32_t site, uint32_t mode, uint32_t mask,
                     uint32_t predicate) {
   Worker &w = worker();
-  waitInWarp(w, WarpOp{WarpOpKind::Vote, mode, mask, site, predicate != 0, 0, 0,
-                       nullptr, 0, false});
+  waitInWarp(w, WarpOp{WarpOpKind::Vote,
+                       mode,
+                       mask,
+                       site,
+                       predicate != 0,
+                       0,
+                       0,
+                       nullptr,
+                       0,
+                       false,
+                       0,
+                       {}});
   return w.current->op.result;
 }
 
@@ -131,8 +161,18 @@ void importMma(uint32_t site, uint32_t kind, const uint32_t *a,
   std::memcpy(fragments.a, a, counts.a * sizeof(uint32_t));
   std::memcpy(fragments.b, b, counts.b * sizeof(uint32_t));
   std::memcpy(fragments.c, c, sizeof(fragments.c));
-  waitInWarp(w, WarpOp{WarpOpKind::Mma, kind, ~0u, site, 0, 0, 0, &fragments, 0,
-                       false});
+  waitInWarp(w, WarpOp{WarpOpKind::Mma,
+                       kind,
+                       ~0u,
+                       site,
+                       0,
+                       0,
+                       0,
+                       &fragments,
+                       0,
+                       false,
+                       0,
+                       {}});
   std::memcpy(d, fragments.d, sizeof(fragments.d));
 }
 
