@@ -1,7 +1,9 @@
 //===- LowerToGPU.cpp - ssd-lower-to-gpu pass and its pattern -------------===//
 //
-// Replaces memref-form scan ops with the GPU kernels of the form recorded on
-// them. The pass and the public pattern entry point share one pattern.
+// Replaces memref-form scan ops with the GPU kernels of the plan recorded on
+// them (#ssd.scan_config), every GPU check made once in planGPUScan; the pass
+// and the public pattern entry point share one pattern. ssd-plan-gpu-kernels
+// writes the same function's choices into the config before the lowering.
 //
 //===----------------------------------------------------------------------===//
 
