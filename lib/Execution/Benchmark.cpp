@@ -8,6 +8,7 @@
 #include "ssd/Execution/Benchmark.h"
 #include "ssd/Execution/ScanKernel.h"
 #include "ssd/Runner/Synthetic.h"
+#include "ssd/Transforms/ScanPlan.h"
 
 #include <algorithm>
 #include <atomic>
@@ -283,12 +284,13 @@ bool ssd::runBenchmark(const BenchOptions &o, std::string &error) {
             extraBytes / 1e6, writeSeconds * 1e3);
     }
     if (forms.size() == 2) {
-      mlir::ssd::FormThresholds rule;
-      std::optional<int64_t> interval;
+      mlir::ssd::ScanRequest request;
+      request.chunkSize = o.chunkSize;
+      request.tokens = problem.T;
+      request.batch = problem.batch;
       if (c.checkpointInterval > 0)
-        interval = c.checkpointInterval;
-      bool autoChunked = !rule.checkpointsKeepSerial(interval, o.chunkSize) &&
-                         rule.choosesChunked(problem.T, problem.batch);
+        request.checkpointInterval = c.checkpointInterval;
+      bool autoChunked = *mlir::ssd::planScan(request).chunked;
       std::printf("%-8s %6lld %6lld auto->%s, faster: %s (%.2fx)\n",
                   kind.c_str(), (long long)problem.T, (long long)problem.batch,
                   autoChunked ? "chunked" : "serial",

@@ -16,6 +16,7 @@
 #include "ssd/GPURuntime/EmulatorReports.h"
 #include "ssd/Pipelines/Pipelines.h"
 #include "ssd/Runner/Npy.h"
+#include "ssd/Transforms/ScanPlan.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
@@ -84,21 +85,20 @@ void ssd::buildPipeline(mlir::OpPassManager &pm, const CompileOptions &options,
 
 bool ssd::runsChunked(const ScanProblem &problem,
                       const CompileOptions &options) {
-  if (options.form != mlir::ssd::FormChoice::Auto)
-    return options.form == mlir::ssd::FormChoice::Chunked;
   mlir::ssd::SSDSelectFormOptions select =
       options.target == Target::CPU
           ? mlir::ssd::SSDToCPUPipelineOptions().selectFormOptions()
           : mlir::ssd::SSDToNVVMPipelineOptions().selectFormOptions();
-  mlir::ssd::FormThresholds rule{select.minChunkedTokens,
-                                 select.minChunkedTokensPerSeq,
-                                 select.serialForDenseCheckpoints};
-  std::optional<int64_t> interval;
+  mlir::ssd::ScanRequest request;
+  request.form = options.form;
+  request.chunkSize = options.chunkSize;
+  request.thresholds = {select.minChunkedTokens, select.minChunkedTokensPerSeq,
+                        select.serialForDenseCheckpoints};
+  request.tokens = problem.T;
+  request.batch = problem.batch;
   if (problem.checkpointSlotsPresent)
-    interval = problem.checkpointInterval;
-  if (rule.checkpointsKeepSerial(interval, options.chunkSize))
-    return false;
-  return rule.choosesChunked(problem.T, problem.batch);
+    request.checkpointInterval = problem.checkpointInterval;
+  return *mlir::ssd::planScan(request).chunked;
 }
 
 bool ssd::checkCPUWorkspace(const ScanProblem &problem,

@@ -5,6 +5,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "ssd/IR/SSDAttrs.h"
+#include "ssd/IR/SSDLimits.h"
 #include "ssd/IR/SSDOps.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -25,4 +26,40 @@ void SSDDialect::initialize() {
 #define GET_ATTRDEF_LIST
 #include "ssd/IR/SSDAttrs.cpp.inc"
       >();
+}
+
+LogicalResult ScanConfigAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, Form form, int64_t chunkSize,
+    std::optional<int64_t> mixedMinTokens, std::optional<Fusion> fusion,
+    std::optional<int64_t> outputRows, std::optional<int64_t> stateParts,
+    std::optional<int64_t> sharedMemory) {
+  if (chunkSize < 1 || chunkSize > ::ssd::limits::kMaxChunkSize)
+    return emitError() << "chunk_size (" << chunkSize << ") must be in [1, "
+                       << ::ssd::limits::kMaxChunkSize << "]";
+  if (mixedMinTokens && form != Form::serial)
+    return emitError() << "mixed_min_tokens is only valid with form = serial "
+                          "(a chunked op runs every sequence chunked)";
+  if (mixedMinTokens && *mixedMinTokens < 1)
+    return emitError() << "mixed_min_tokens (" << *mixedMinTokens
+                       << ") must be positive";
+  int present = fusion.has_value() + outputRows.has_value() +
+                stateParts.has_value() + sharedMemory.has_value();
+  if (present == 0)
+    return success();
+  if (present != 4)
+    return emitError() << "fusion, output_rows, state_parts and shared_memory "
+                          "are the chunked kernels' choices: all four or none";
+  if (form != Form::chunked && !mixedMinTokens)
+    return emitError() << "the chunked kernels' choices need form = chunked "
+                          "or a mixed launch (mixed_min_tokens)";
+  if (*outputRows < 1 || *stateParts < 1 || *sharedMemory < 1)
+    return emitError() << "output_rows (" << *outputRows << "), state_parts ("
+                       << *stateParts << ") and shared_memory ("
+                       << *sharedMemory << ") must be positive";
+  if (*fusion == Fusion::state_and_output && *stateParts != 1)
+    return emitError() << "fusion = state_and_output needs state_parts = 1 "
+                          "(the block that computes y holds the chunk's whole "
+                          "state), got "
+                       << *stateParts;
+  return success();
 }

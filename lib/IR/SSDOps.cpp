@@ -282,6 +282,20 @@ LogicalResult ChunkScanVarlenOp::verify() {
     return emitOpError() << "chunk_size (" << *chunkSize
                          << ") exceeds the supported maximum "
                          << ::ssd::limits::kMaxChunkSize;
+  // The plan is the pass's reading of the request; where the op names a
+  // form or chunk size too, a lowering must not see two answers.
+  if (ScanConfigAttr config = getConfigAttr()) {
+    if (getForm() && *getForm() != config.getForm())
+      return emitOpError() << "form " << stringifyForm(*getForm())
+                           << " does not match the form "
+                           << stringifyForm(config.getForm())
+                           << " of its config";
+    if (std::optional<uint64_t> chunkSize = getChunkSize();
+        chunkSize && int64_t(*chunkSize) != config.getChunkSize())
+      return emitOpError() << "chunk_size (" << *chunkSize
+                           << ") does not match the chunk_size ("
+                           << config.getChunkSize() << ") of its config";
+  }
   return success();
 }
 

@@ -248,6 +248,12 @@ void buildGPUPipeline(OpPassManager &pm, const Options &options,
   lower.serialWarpsPerBlock = options.serialWarpsPerBlock;
   lower.sharedMemoryLimit = sharedMemoryLimitForChip(options.chip);
   lower.fusedOutput = options.fusedOutput;
+  // The kernels' choices join the plan in the IR; the lowering reads them.
+  SSDPlanGPUKernelsOptions plan;
+  plan.sharedMemoryLimit = lower.sharedMemoryLimit;
+  plan.fusedStatePassing = lower.fusedStatePassing;
+  plan.fusedOutput = lower.fusedOutput;
+  pm.addPass(createSSDPlanGPUKernels(plan));
   // No canonicalize/CSE on the launch bodies before outlining: CSE merges
   // the index arithmetic of the unrolled mma steps into values live across
   // the whole reduction loop, which makes the matmul kernels spill.

@@ -2,7 +2,9 @@
 
 #include "ssd/Runner/HostOperands.h"
 
+#include "ssd/IR/SSDLimits.h"
 #include "ssd/Runner/Npy.h"
+#include "ssd/Transforms/FormSelection.h"
 
 #include <algorithm>
 #include <cmath>
@@ -82,13 +84,13 @@ double ssd::cpuWorkspaceBytes(const ScanProblem &p, bool chunked,
   double bytes = 4 * S + batch + 8 * batch;
   if (!chunked) {
     // The [rows, N] f32 state tile of each running task (rows: at most the
-    // default serial-p-tile, 64, mlir::ssd::kSerialPTileDefault, written out
-    // because the runner library stays free of MLIR and LLVM headers that
-    // the ahead-of-time mains could not link; at most 4 MiB of state), and
-    // its B and C rows widened to f32 (16-bit models).
-    bytes += double(threads) * (std::min(std::min(64.0, P) * N * 4,
-                                         std::max(4.0 * 1024 * 1024, N * 4)) +
-                                2 * N * 4);
+    // default serial-p-tile; at most kMaxStateTileBytes of state, or one
+    // row), and its B and C rows widened to f32 (16-bit models).
+    const double pTile = double(mlir::ssd::kSerialPTileDefault);
+    const double maxTile = double(::ssd::limits::kMaxStateTileBytes);
+    bytes += double(threads) *
+             (std::min(std::min(pTile, P) * N * 4, std::max(maxTile, N * 4)) +
+              2 * N * 4);
     return bytes;
   }
   const double L = double(chunkSize);

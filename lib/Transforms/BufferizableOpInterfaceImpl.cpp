@@ -85,7 +85,8 @@ struct ChunkScanVarlenOpInterface
         bufferOf(scan.getCacheIndices()), bufferOf(scan.getUpdateState()),
         bufferOf(scan.getCheckpointSlots()),
         bufferOf(scan.getCheckpointOffsets()), *yBuffer, scan.getFormAttr(),
-        scan.getChunkSizeAttr(), scan.getCheckpointIntervalAttr());
+        scan.getChunkSizeAttr(), scan.getCheckpointIntervalAttr(),
+        scan.getConfigAttr());
     replaceOpWithBufferizedValues(rewriter, op, *yBuffer);
     return success();
   }

@@ -18,7 +18,7 @@
 #include "ssd/IR/SSDLimits.h"
 #include "ssd/IR/SSDOps.h"
 #include "ssd/Support/OptionRange.h"
-#include "ssd/Transforms/FormSelection.h"
+#include "ssd/Transforms/ScanPlan.h"
 
 #include <limits>
 
@@ -78,74 +78,59 @@ struct SSDSelectFormPass
   }
 
   void runOnOperation() override {
-    std::optional<Form> forced;
-    if (form == FormChoice::Chunked)
-      forced = Form::chunked;
-    else if (form == FormChoice::Serial)
-      forced = Form::serial;
-    FormThresholds rule{minChunkedTokens, minChunkedTokensPerSeq,
-                        serialForDenseCheckpoints};
-
     SmallVector<ChunkScanVarlenOp> ops;
     getOperation()->walk([&](ChunkScanVarlenOp op) {
       if (!op.getFormAttr())
         ops.push_back(op);
     });
     for (ChunkScanVarlenOp op : ops)
-      select(op, forced, rule);
+      select(op);
   }
 
-  void pin(ChunkScanVarlenOp op, Form chosen) {
-    MLIRContext *ctx = op.getContext();
-    op.setFormAttr(FormAttr::get(ctx, chosen));
-    if (chosen == Form::chunked && !op.getChunkSizeAttr())
-      op.setChunkSizeAttr(
-          IntegerAttr::get(IntegerType::get(ctx, 64), chunkSize));
-  }
-
-  /// A serial op that `auto` chose for a launch that may still hold a
-  /// sequence long enough for the chunked form: record the per-sequence
-  /// threshold and the chunk size, so that a lowering that can mix the
-  /// forms in one call (the GPU's) runs those sequences chunked. Lowerings
-  /// that ignore the attributes run the op serially, as its form says.
-  void allowMixing(ChunkScanVarlenOp op, const FormThresholds &rule) {
-    auto i64 = IntegerType::get(op.getContext(), 64);
-    int64_t chunk = op.getChunkSizeAttr() ? op.getChunkSizeAttr().getInt()
-                                          : int64_t(chunkSize);
-    op->setAttr(kMixedMinChunkedTokensAttr,
-                IntegerAttr::get(i64, rule.minChunkedSequence()));
-    op->setAttr(kMixedChunkSizeAttr, IntegerAttr::get(i64, chunk));
-  }
-
-  void select(ChunkScanVarlenOp op, std::optional<Form> forced,
-              const FormThresholds &rule) {
-    auto pinAndCount = [&](Form chosen) {
-      pin(op, chosen);
-      ++(chosen == Form::chunked ? numChunked : numSerial);
-    };
-    if (forced)
-      return pinAndCount(*forced);
-
-    std::optional<int64_t> interval;
+  /// The request of the options and of `op`: its shape, checkpoints and,
+  /// where it pins one, chunk size.
+  ScanRequest requestOf(ChunkScanVarlenOp op) const {
+    ScanRequest request;
+    request.form = form;
+    request.chunkSize = op.getChunkSizeAttr() ? op.getChunkSizeAttr().getInt()
+                                              : int64_t(chunkSize);
+    request.thresholds = {minChunkedTokens, minChunkedTokensPerSeq,
+                          serialForDenseCheckpoints};
     if (std::optional<uint64_t> value = op.getCheckpointInterval())
-      interval = static_cast<int64_t>(
+      request.checkpointInterval = static_cast<int64_t>(
           std::min<uint64_t>(*value, std::numeric_limits<int64_t>::max()));
-    int64_t chunk = op.getChunkSizeAttr() ? op.getChunkSizeAttr().getInt()
-                                          : int64_t(chunkSize);
-    if (rule.checkpointsKeepSerial(interval, chunk))
-      return pinAndCount(Form::serial);
-
     int64_t tokens = cast<ShapedType>(op.getX().getType()).getDimSize(0);
     int64_t offsets =
         cast<ShapedType>(op.getQueryStartLoc().getType()).getDimSize(0);
     if (!ShapedType::isDynamic(tokens) && !ShapedType::isDynamic(offsets)) {
-      int64_t batch = offsets - 1;
-      pinAndCount(rule.choosesChunked(tokens, batch) ? Form::chunked
-                                                     : Form::serial);
-      if (rule.mayMix(tokens, batch))
-        allowMixing(op, rule);
-      return;
+      request.tokens = tokens;
+      request.batch = offsets - 1;
     }
+    return request;
+  }
+
+  /// Writes `plan` (its form decided) on `op`: the form and chunk size the
+  /// op's syntax names, and the whole plan as its config. `count`: add it
+  /// to the statistics (the branches of a runtime choice count apart).
+  void pin(ChunkScanVarlenOp op, const ScanPlan &plan, bool count = true) {
+    MLIRContext *ctx = op.getContext();
+    Form chosen = *plan.chunked ? Form::chunked : Form::serial;
+    op.setFormAttr(FormAttr::get(ctx, chosen));
+    if (chosen == Form::chunked && !op.getChunkSizeAttr())
+      op.setChunkSizeAttr(
+          IntegerAttr::get(IntegerType::get(ctx, 64), plan.chunkSize));
+    op.setConfigAttr(ScanConfigAttr::get(
+        ctx, chosen, plan.chunkSize, plan.mixedMinTokens, std::nullopt,
+        std::nullopt, std::nullopt, std::nullopt));
+    if (count)
+      ++(chosen == Form::chunked ? numChunked : numSerial);
+  }
+
+  void select(ChunkScanVarlenOp op) {
+    ScanRequest request = requestOf(op);
+    ScanPlan plan = planScan(request);
+    if (plan.chunked)
+      return pin(op, plan);
 
     // Shape known only at run time: emit both forms and branch on the
     // runtime values of the rule.
@@ -155,7 +140,8 @@ struct SSDSelectFormPass
     Value offsetsValue = emitDim(b, loc, op.getQueryStartLoc(), 0);
     Value batchValue = arith::SubIOp::create(
         b, loc, offsetsValue, arith::ConstantIndexOp::create(b, loc, 1));
-    Value chunked = emitChoosesChunked(b, loc, rule, tokensValue, batchValue);
+    Value chunked =
+        emitChoosesChunked(b, loc, request.thresholds, tokensValue, batchValue);
 
     auto ifOp = scf::IfOp::create(b, loc, op->getResultTypes(), chunked,
                                   /*withElseRegion=*/true);
@@ -163,9 +149,7 @@ struct SSDSelectFormPass
                                  std::pair{ifOp.elseBlock(), Form::serial}}) {
       OpBuilder branch = OpBuilder::atBlockBegin(block);
       auto clone = cast<ChunkScanVarlenOp>(branch.clone(*op));
-      pin(clone, chosen);
-      if (chosen == Form::serial)
-        allowMixing(clone, rule);
+      pin(clone, plan.forForm(chosen == Form::chunked), /*count=*/false);
       // The yields are created by scf.if only when there are no results.
       if (op->getNumResults() == 0)
         continue;

@@ -153,7 +153,7 @@ func.func @mixed(%x: memref<?x4x16xbf16>, %dt: memref<?x4xbf16>, %A: memref<4xbf
       query_start_loc(%qsl : memref<?xi32>) has_initial_state(%init : memref<?xi1>)
       cache_indices(%ci : memref<?xi32>) checkpoint_slots(%cs : memref<?x2xi32>)
       checkpoint_interval(1) outs(%y : memref<?x4x16xbf16>)
-      {form = #ssd<form serial>, ssd.mixed_min_chunked_tokens = 1024 : i64, ssd.mixed_chunk_size = 256 : i64}
+      {form = #ssd<form serial>, config = #ssd.scan_config<form = serial, chunk_size = 256, mixed_min_tokens = 1024>}
   return
 }
 

@@ -180,7 +180,7 @@ func.func @pn0_chunked(%x: memref<8x2x0xf32>, %dt: memref<8x2xf32>, %A: memref<2
 // CHECK: gpu.launch
 // CHECK: return
 func.func @n0_mixed(%x: memref<?x2x4xf32>, %dt: memref<?x2xf32>, %A: memref<2xf32>, %B: memref<?x1x0xf32>, %C: memref<?x1x0xf32>, %dt_bias: memref<2xf32>, %ssm_pool: memref<?x2x4x0xf32>, %query_start_loc: memref<?xi32>, %cache_indices: memref<?xi32>, %y: memref<?x2x4xf32>) {
-  ssd.chunk_scan_varlen x(%x : memref<?x2x4xf32>) dt(%dt : memref<?x2xf32>) A(%A : memref<2xf32>) B(%B : memref<?x1x0xf32>) C(%C : memref<?x1x0xf32>) dt_bias(%dt_bias : memref<2xf32>) ssm_pool(%ssm_pool : memref<?x2x4x0xf32>) query_start_loc(%query_start_loc : memref<?xi32>) cache_indices(%cache_indices : memref<?xi32>) outs(%y : memref<?x2x4xf32>) {form = #ssd<form serial>, ssd.mixed_chunk_size = 64 : i64, ssd.mixed_min_chunked_tokens = 4 : i64}
+  ssd.chunk_scan_varlen x(%x : memref<?x2x4xf32>) dt(%dt : memref<?x2xf32>) A(%A : memref<2xf32>) B(%B : memref<?x1x0xf32>) C(%C : memref<?x1x0xf32>) dt_bias(%dt_bias : memref<2xf32>) ssm_pool(%ssm_pool : memref<?x2x4x0xf32>) query_start_loc(%query_start_loc : memref<?xi32>) cache_indices(%cache_indices : memref<?xi32>) outs(%y : memref<?x2x4xf32>) {form = #ssd<form serial>, config = #ssd.scan_config<form = serial, chunk_size = 64, mixed_min_tokens = 4>}
   return
 }
 

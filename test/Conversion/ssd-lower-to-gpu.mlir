@@ -258,6 +258,6 @@ func.func @mixed(%x: memref<?x128x64xbf16>, %dt: memref<?x128xbf16>, %A: memref<
       B(%B : memref<?x1x128xbf16>) C(%B : memref<?x1x128xbf16>) ssm_pool(%pool : memref<?x128x64x128xf32>)
       query_start_loc(%qsl : memref<?xi32>) has_initial_state(%init : memref<?xi1>)
       cache_indices(%ci : memref<?xi32>) outs(%y : memref<?x128x64xbf16>)
-      {form = #ssd<form serial>, ssd.mixed_min_chunked_tokens = 1024 : i64, ssd.mixed_chunk_size = 256 : i64}
+      {form = #ssd<form serial>, config = #ssd.scan_config<form = serial, chunk_size = 256, mixed_min_tokens = 1024>}
   return
 }

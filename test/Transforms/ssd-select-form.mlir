@@ -14,7 +14,7 @@
 // CHECK-SAME:  form = #ssd<form serial>
 // CHECK-NOT:   chunk_size
 // FORCED-LABEL: func.func @decode_is_serial
-// FORCED:       {chunk_size = 64 : i64, form = #ssd<form chunked>}
+// FORCED:       {chunk_size = 64 : i64, config = #ssd.scan_config<form = chunked, chunk_size = 64>, form = #ssd<form chunked>}
 // LOW-LABEL:    func.func @decode_is_serial
 // LOW:          form = #ssd<form serial>
 func.func @decode_is_serial(%x: memref<8x4x2xf32>, %dt: memref<8x4xf32>, %A: memref<4xf32>,
@@ -30,7 +30,7 @@ func.func @decode_is_serial(%x: memref<8x4x2xf32>, %dt: memref<8x4xf32>, %A: mem
 
 // A prefill of one 128k-token sequence is chunked.
 // CHECK-LABEL: func.func @long_prefill_is_chunked
-// CHECK:       {chunk_size = 256 : i64, form = #ssd<form chunked>}
+// CHECK:       {chunk_size = 256 : i64, config = #ssd.scan_config<form = chunked, chunk_size = 256>, form = #ssd<form chunked>}
 // LOW-LABEL:   func.func @long_prefill_is_chunked
 // LOW:         form = #ssd<form chunked>
 func.func @long_prefill_is_chunked(%x: memref<131072x4x2xf32>, %dt: memref<131072x4xf32>, %A: memref<4xf32>,
@@ -71,11 +71,11 @@ func.func @many_short_sequences_are_serial(%x: memref<2048x4x2xf32>, %dt: memref
 // CHECK:       %[[PERSEQ:.*]] = arith.cmpi sge, %[[T]], %{{.*}}
 // CHECK:       %[[CHUNKED:.*]] = arith.andi %[[LONG]], %[[PERSEQ]]
 // CHECK:       scf.if %[[CHUNKED]] {
-// CHECK-NEXT:    ssd.chunk_scan_varlen {{.*}} {chunk_size = 256 : i64, form = #ssd<form chunked>}
+// CHECK-NEXT:    ssd.chunk_scan_varlen {{.*}} {chunk_size = 256 : i64, config = #ssd.scan_config<form = chunked, chunk_size = 256>, form = #ssd<form chunked>}
 // CHECK-NEXT:  } else {
 // The serial branch may mix: sequences of at least max(min-chunked-tokens,
 // min-chunked-tokens-per-seq) tokens may run chunked where the lowering can.
-// CHECK-NEXT:    ssd.chunk_scan_varlen {{.*}}{form = #ssd<form serial>, ssd.mixed_chunk_size = 256 : i64, ssd.mixed_min_chunked_tokens = 65536 : i64}
+// CHECK-NEXT:    ssd.chunk_scan_varlen {{.*}}{config = #ssd.scan_config<form = serial, chunk_size = 256, mixed_min_tokens = 65536>, form = #ssd<form serial>}
 // CHECK-NEXT:  }
 // CHECK-NOT:   ssd.chunk_scan_varlen
 // FORCED-LABEL: func.func @dynamic_memref_form
@@ -140,9 +140,9 @@ func.func @pinned_form_is_kept(%x: memref<8x4x2xf32>, %dt: memref<8x4xf32>, %A: 
 // pinned chunked form is kept.
 // CHECK-LABEL: func.func @dense_checkpoints_keep_serial
 // CHECK:       checkpoint_interval(128)
-// CHECK-SAME:  {form = #ssd<form serial>}
+// CHECK-SAME:  {config = #ssd.scan_config<form = serial, chunk_size = 256>, form = #ssd<form serial>}
 // GPU-LABEL:   func.func @dense_checkpoints_keep_serial
-// GPU:         {chunk_size = 256 : i64, form = #ssd<form chunked>}
+// GPU:         {chunk_size = 256 : i64, config = #ssd.scan_config<form = chunked, chunk_size = 256>, form = #ssd<form chunked>}
 // FORCED-LABEL: func.func @dense_checkpoints_keep_serial
 // FORCED:      form = #ssd<form chunked>
 func.func @dense_checkpoints_keep_serial(%x: memref<131072x4x2xf32>, %dt: memref<131072x4xf32>, %A: memref<4xf32>,
@@ -160,7 +160,7 @@ func.func @dense_checkpoints_keep_serial(%x: memref<131072x4x2xf32>, %dt: memref
 // A checkpoint every chunk or sparser costs the chunked form one more state
 // write per checkpoint: the launch shape decides.
 // CHECK-LABEL: func.func @sparse_checkpoints_follow_the_shape
-// CHECK:       {chunk_size = 256 : i64, form = #ssd<form chunked>}
+// CHECK:       {chunk_size = 256 : i64, config = #ssd.scan_config<form = chunked, chunk_size = 256>, form = #ssd<form chunked>}
 func.func @sparse_checkpoints_follow_the_shape(%x: memref<131072x4x2xf32>, %dt: memref<131072x4xf32>, %A: memref<4xf32>,
     %B: memref<131072x1x3xf32>, %pool: memref<16x4x2x3xf32>, %qsl: memref<2xi32>, %ci: memref<1xi32>,
     %cs: memref<1x8xi32>, %y: memref<131072x4x2xf32>) {
@@ -177,7 +177,7 @@ func.func @sparse_checkpoints_follow_the_shape(%x: memref<131072x4x2xf32>, %dt: 
 // make both branches serial.
 // CHECK-LABEL: func.func @dense_checkpoints_dynamic
 // CHECK-NOT:   scf.if
-// CHECK:       {form = #ssd<form serial>}
+// CHECK:       {config = #ssd.scan_config<form = serial, chunk_size = 256>, form = #ssd<form serial>}
 // GPU-LABEL:   func.func @dense_checkpoints_dynamic
 // GPU:         scf.if
 func.func @dense_checkpoints_dynamic(%x: memref<?x4x2xf32>, %dt: memref<?x4xf32>, %A: memref<4xf32>,

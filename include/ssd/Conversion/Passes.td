@@ -182,4 +182,58 @@ def SSDLowerToGPU : Pass<"ssd-lower-to-gpu"> {
                            "::mlir::vector::VectorDialect"];
 }
 
+def SSDPlanGPUKernels : Pass<"ssd-plan-gpu-kernels"> {
+  let summary = "Record the chunked GPU kernels' choices in each scan op's "
+                "#ssd.scan_config";
+  let description = [{
+    Completes the plan `ssd-select-form` recorded on every memref-form
+    `ssd.chunk_scan_varlen` op whose chunked kernels will run (a chunked op,
+    or a serial op whose launch may mix) with what the GPU kernels decide
+    for it, through the function `ssd-lower-to-gpu` itself uses: `fusion`
+    (whether state passing, and the output, run inside the chunk kernel:
+    off for checkpoints that do not all end a chunk, and the fused output
+    off where it does not fit `shared-memory-limit`), `output_rows`,
+    `state_parts` and `shared_memory` (bytes per block of the largest
+    launch). A mixed launch whose chunked part the kernels cannot take
+    loses its `mixed_min_tokens` (every sequence then runs serially, as its
+    form says). `ssd-lower-to-gpu` then only reads the plan. Ops without a
+    config, or that the kernels cannot take, are left for `ssd-lower-to-gpu`
+    to lower or report. Part of the GPU pipelines, right before the
+    lowering; its options are those of `ssd-lower-to-gpu` that the plan
+    depends on, and the pipelines pass both the same values.
+
+    ```mlir
+    ssd.chunk_scan_varlen ... {chunk_size = 256 : i64,
+        config = #ssd.scan_config<form = chunked, chunk_size = 256>, ...}
+    // becomes, for a bf16 model with P = 64, N = 128
+    ssd.chunk_scan_varlen ... {chunk_size = 256 : i64,
+        config = #ssd.scan_config<form = chunked, chunk_size = 256,
+            fusion = state_and_output, output_rows = 256, state_parts = 1,
+            shared_memory = ...>, ...}
+    ```
+  }];
+  let options = [
+    Option<"sharedMemoryLimit", "shared-memory-limit", "int64_t",
+           /*default=*/"::mlir::ssd::kDefaultSharedMemoryLimit",
+           "most shared memory per thread block, in bytes (as for "
+           "ssd-lower-to-gpu)">,
+    Option<"fusedStatePassing", "fused-state-passing", "bool",
+           /*default=*/"::mlir::ssd::kDefaultFusedStatePassing",
+           "as for ssd-lower-to-gpu">,
+    Option<"fusedOutput", "fused-output", "bool",
+           /*default=*/"::mlir::ssd::kDefaultFusedOutput",
+           "as for ssd-lower-to-gpu">
+  ];
+  let statistics = [
+    Statistic<"numPlanned", "num-planned",
+              "ops whose chunked kernels' choices were recorded">,
+    Statistic<"numFusedOutputOff", "num-fused-output-off",
+              "ops whose fused output does not fit the shared memory (y "
+              "then computed in a launch of its own)">,
+    Statistic<"numMixingOff", "num-mixing-off",
+              "mixed launches whose chunked part the kernels cannot take "
+              "(run serially)">
+  ];
+}
+
 #endif // SSD_CONVERSION_PASSES_TD

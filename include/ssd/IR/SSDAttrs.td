@@ -30,6 +30,63 @@ def SSD_FormAttr : EnumAttr<SSD_Dialect, SSD_Form, "form"> {
   }];
 }
 
+def SSD_FusionNone : I32EnumAttrCase<"none", 0>;
+def SSD_FusionState : I32EnumAttrCase<"state", 1>;
+def SSD_FusionStateAndOutput : I32EnumAttrCase<"state_and_output", 2>;
+
+def SSD_Fusion : I32EnumAttr<"Fusion",
+    "which launches of the chunked GPU kernels are fused into the first",
+    [SSD_FusionNone, SSD_FusionState, SSD_FusionStateAndOutput]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::ssd";
+}
+
+def SSD_ScanConfigAttr : AttrDef<SSD_Dialect, "ScanConfig"> {
+  let mnemonic = "scan_config";
+  let summary = "the plan ssd-select-form chose for a chunk_scan_varlen op";
+  let description = [{
+    Everything a lowering needs to know about how one `ssd.chunk_scan_varlen`
+    op runs, decided once by `ssd-select-form` after every option and
+    resource check (the plain-C++ `planScan`, ssd/Transforms/ScanPlan.h) and
+    only read by the lowerings:
+
+    - `form`: the algorithm, `serial` or `chunked`;
+    - `chunk_size`: tokens per chunk of the chunked form (also of the
+      chunked sequences of a mixed launch);
+    - `mixed_min_tokens` (serial only; absent: no mixing): a lowering that
+      can mix the forms in one call (the GPU's) runs each sequence of at
+      least that many tokens in the chunked form, the others serially; one
+      that cannot runs every sequence serially, which is what `form` says;
+    - for GPU pipelines, where chunked kernels run (`form = chunked`, or a
+      mixed launch), the chunked kernels' choices, all four or none:
+      `fusion` (`none`: three launches; `state`: state passing fused into
+      the chunk launch; `state_and_output`: y computed there too),
+      `output_rows` (rows of y per pass of the fused output),
+      `state_parts` (blocks per chunk and head over dstate) and
+      `shared_memory` (bytes per block of the largest launch).
+
+    An op without it lowers as if it carried the plan its lowering computes
+    from the op's `form` and `chunk_size` through the same function.
+
+    Example: `#ssd.scan_config<form = chunked, chunk_size = 256>`.
+  }];
+  let parameters = (ins
+    EnumParameter<SSD_Form>:$form,
+    "int64_t":$chunk_size,
+    OptionalParameter<"std::optional<int64_t>">:$mixed_min_tokens,
+    OptionalParameter<"std::optional<::mlir::ssd::Fusion>">:$fusion,
+    OptionalParameter<"std::optional<int64_t>">:$output_rows,
+    OptionalParameter<"std::optional<int64_t>">:$state_parts,
+    OptionalParameter<"std::optional<int64_t>">:$shared_memory
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// True when the chunked GPU kernels' choices are recorded.
+    bool hasKernelChoices() { return getFusion().has_value(); }
+  }];
+}
+
 def SSD_GPUEmulatorTargetAttr
     : AttrDef<SSD_Dialect, "GPUEmulatorTarget"> {
   let mnemonic = "gpu_emulator_target";

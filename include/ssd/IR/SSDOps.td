@@ -108,8 +108,11 @@ def SSD_ChunkScanVarlenOp : SSD_Op<"chunk_scan_varlen", [
       and the op has no results.
 
     The optional `form` attribute (`#ssd<form serial>` or
-    `#ssd<form chunked>`) and `chunk_size` record the algorithm chosen by
-    `ssd-select-form`.
+    `#ssd<form chunked>`) and `chunk_size` name the algorithm: pinned by hand
+    or by a graph compiler, or chosen by `ssd-select-form`, which also
+    records its whole plan in `config` (`#ssd.scan_config<...>`); where both
+    are present they agree. The lowerings read `config`, and an op without
+    one as if it carried the plan `form` and `chunk_size` give.
 
     Example (memref form, decode of 8 sequences, Mamba2-2.7B shapes):
 
@@ -145,7 +148,8 @@ def SSD_ChunkScanVarlenOp : SSD_Op<"chunk_scan_varlen", [
     Optional<AnyMemRef>:$y_out,
     OptionalAttr<SSD_FormAttr>:$form,
     OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$chunk_size,
-    OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$checkpoint_interval
+    OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$checkpoint_interval,
+    OptionalAttr<SSD_ScanConfigAttr>:$config
   );
   let results = (outs Optional<AnyRankedTensor>:$y);
 

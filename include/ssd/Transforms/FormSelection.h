@@ -33,9 +33,9 @@ inline constexpr EnumName<FormChoice> kFormChoiceNames[] = {
 
 /// Tokens per chunk of the chunked form unless an option says otherwise.
 inline constexpr int64_t kChunkSizeDefault = 256;
-/// serial-p-tile's default (ssd-lower-to-loops, --ssd-to-cpu, and ssd-run's
-/// workspace estimate): head_dim rows per serial task; 64-row tasks in
-/// 16-row blocks measured fastest (docs/performance.md).
+/// serial-p-tile's default (ssd-lower-to-loops, --ssd-to-cpu, and the
+/// runner's workspace estimate, cpuWorkspaceBytes): head_dim rows per serial
+/// task; 64-row tasks in 16-row blocks measured fastest (docs/performance.md).
 inline constexpr int64_t kSerialPTileDefault = 64;
 /// Ranges of the integer options of ssd-select-form and ssd-lower-to-loops
 /// (and of the pipelines that pass them on), each checked once by its pass
@@ -112,17 +112,6 @@ inline constexpr FormThresholds kCPUFormThresholds{};
 /// the serial kernel's token loop (one step per token per sequence) stops
 /// being hidden by parallelism over heads and sequences.
 inline constexpr FormThresholds kGPUFormThresholds{1024, 256, false};
-
-/// Mixed launches: a serial op carrying this attribute (an i64, the
-/// per-sequence threshold minChunkedSequence()) may run its sequences of at
-/// least that many tokens in the chunked form, with the chunk size in
-/// kMixedChunkSizeAttr, and the others serially, in one call.
-/// ssd-select-form adds it under `auto` where a launch may mix; the GPU
-/// lowering honours it, and a lowering that ignores it runs every sequence
-/// serially, which is what the op's form says.
-inline constexpr const char kMixedMinChunkedTokensAttr[] =
-    "ssd.mixed_min_chunked_tokens";
-inline constexpr const char kMixedChunkSizeAttr[] = "ssd.mixed_chunk_size";
 
 } // namespace ssd
 } // namespace mlir

@@ -11,7 +11,12 @@ def SSDSelectForm : Pass<"ssd-select-form"> {
   let description = [{
     Records on every `ssd.chunk_scan_varlen` op the algorithm that computes
     it, as `form = #ssd<form serial>` or `form = #ssd<form chunked>` plus
-    `chunk_size`. Lowering passes read the attribute, so each lowering can be
+    `chunk_size`, and the whole plan as `config = #ssd.scan_config<...>`
+    (form, chunk size, and for a serial launch that may hold a long sequence
+    the mixed launch's per-sequence threshold), computed once by `planScan`
+    (ssd/Transforms/ScanPlan.h), the function the runner reads too.
+    Lowering passes read the config (or, on an op pinned by hand without
+    one, the plan its form and chunk size name), so each lowering can be
     tested with the choice pinned.
 
     With `form=auto` the rule is: chunked when the launch has at least
@@ -55,15 +60,18 @@ def SSDSelectForm : Pass<"ssd-select-form"> {
     %longSequences = arith.cmpi sge, %T, %bound : index
     %chunked = arith.andi %longLaunch, %longSequences : i1
     scf.if %chunked {
-      ssd.chunk_scan_varlen ... {chunk_size = 256 : i64, form = #ssd<form chunked>}
+      ssd.chunk_scan_varlen ... {chunk_size = 256 : i64,
+          config = #ssd.scan_config<form = chunked, chunk_size = 256>,
+          form = #ssd<form chunked>}
     } else {
-      ssd.chunk_scan_varlen ... {form = #ssd<form serial>,
-          ssd.mixed_chunk_size = 256 : i64, ssd.mixed_min_chunked_tokens = 65536 : i64}
+      ssd.chunk_scan_varlen ... {config = #ssd.scan_config<form = serial,
+          chunk_size = 256, mixed_min_tokens = 65536>, form = #ssd<form serial>}
     }
     ```
 
     With T and batch static, the op just gets its attributes, e.g.
-    `{form = #ssd<form serial>}` for a decode launch.
+    `{config = #ssd.scan_config<form = serial, chunk_size = 256>,
+    form = #ssd<form serial>}` for a decode launch.
   }];
   let options = [
     Option<"form", "form", "::mlir::ssd::FormChoice",

@@ -1,5 +1,4 @@
-//===- ChunkedPlan.cpp - what the chunked GPU kernels derive from a shape
-//--===//
+//===- ChunkedPlan.cpp - the chunked GPU kernels' plan --------------------===//
 
 #include "ChunkedPlan.h"
 
@@ -96,8 +95,10 @@ ChunkedPlan::ChunkedPlan(const StaticExtents &x, Type modelType,
   if (fusedOutput) {
     chunkShared = chunkRole(true);
     // Where the fused output does not fit the chip, launch 3 computes y.
-    if (sharedMemoryPerBlock(chunkShared.bytes) > options.sharedMemoryLimit)
+    if (sharedMemoryPerBlock(chunkShared.bytes) > options.sharedMemoryLimit) {
       fusedOutput = false;
+      fusedOutputDoesNotFit = true;
+    }
   }
   if (!fusedOutput)
     chunkShared = chunkRole(false);
@@ -129,4 +130,12 @@ ChunkedPlan::ChunkedPlan(const StaticExtents &x, Type modelType,
   }
   launch1Bytes = std::max(chunkShared.bytes, cbShared.bytes);
   launch3Bytes = outputShared.bytes;
+}
+
+SmallVector<KernelSharedMemory> ChunkedPlan::sharedMemory() const {
+  SmallVector<KernelSharedMemory> kernels{
+      {"chunk states and C B^T", sharedMemoryPerBlock(launch1Bytes)}};
+  if (!fusedOutput)
+    kernels.push_back({"output", sharedMemoryPerBlock(launch3Bytes)});
+  return kernels;
 }

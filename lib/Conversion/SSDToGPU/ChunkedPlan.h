@@ -1,5 +1,4 @@
-//===- ChunkedPlan.h - what the chunked GPU kernels derive from a shape
-//----===//
+//===- ChunkedPlan.h - the chunked GPU kernels' plan -----------*- C++ -*-===//
 //
 // The chunked kernels' plan: from the static extents, the model type and the
 // chunk size, the tiles, warp layouts, fused modes and shared-memory layout
@@ -33,6 +32,12 @@ inline constexpr int64_t kStateVector = 4;
 inline int64_t roundUp(int64_t v, int64_t m) {
   return llvm::divideCeil(v, m) * m;
 }
+
+/// The shared memory one kernel of a form needs, for diagnostics.
+struct KernelSharedMemory {
+  StringRef kernel;
+  int64_t bytes;
+};
 
 /// The shared-memory layout of each block role; the kernels and the
 /// shared-memory check both use it.
@@ -83,8 +88,17 @@ struct ChunkedPlan {
   OutputRoleShared outputShared;
   int64_t launch1Bytes, launch3Bytes;
 
+  /// True when options.fusedOutput asked for the fused output and the
+  /// shared memory could not hold it (launch 3 then computes y): the plan's
+  /// readers record it rather than the kernels deciding alone.
+  bool fusedOutputDoesNotFit = false;
+
   ChunkedPlan(const StaticExtents &x, Type modelType, int64_t chunkSize,
               const LowerToGPUOptions &options);
+
+  /// Shared memory per block of each launch (launch 3's only when it
+  /// computes y), as the kernels will request it.
+  SmallVector<KernelSharedMemory> sharedMemory() const;
 };
 
 } // namespace detail

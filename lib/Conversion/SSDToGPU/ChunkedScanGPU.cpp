@@ -2331,26 +2331,11 @@ void ChunkedScanGPUBuilder::bindWorkspace(ArrayRef<Value> views) {
 
 } // namespace
 
-SmallVector<KernelSharedMemory>
-mlir::ssd::detail::chunkedSharedMemory(const StaticExtents &extents,
-                                       Type modelType, int64_t chunkSize,
-                                       const LowerToGPUOptions &options) {
-  ChunkedPlan plan(extents, modelType, chunkSize, options);
-  SmallVector<KernelSharedMemory> kernels{
-      {"chunk states and C B^T", sharedMemoryPerBlock(plan.launch1Bytes)}};
-  if (!plan.fusedOutput)
-    kernels.push_back({"output", sharedMemoryPerBlock(plan.launch3Bytes)});
-  return kernels;
-}
-
 void mlir::ssd::detail::buildChunkedScanGPU(RewriterBase &rewriter,
                                             ChunkScanVarlenOp op,
-                                            const StaticExtents &extents,
-                                            int64_t chunkSize,
+                                            const ChunkedPlan &plan,
                                             const LowerToGPUOptions &options) {
   ImplicitLocOpBuilder b(op.getLoc(), rewriter);
-  Type modelType = cast<MemRefType>(op.getX().getType()).getElementType();
-  ChunkedPlan plan(extents, modelType, chunkSize, options);
   ChunkedScanGPUBuilder chunked(b, op, plan, options);
   WorkspaceBuilder w;
   chunked.declareWorkspace(b, w);
@@ -2361,8 +2346,7 @@ void mlir::ssd::detail::buildChunkedScanGPU(RewriterBase &rewriter,
 
 void mlir::ssd::detail::buildMixedScanGPU(RewriterBase &rewriter,
                                           ChunkScanVarlenOp op,
-                                          const StaticExtents &extents,
-                                          int64_t chunkSize,
+                                          const ChunkedPlan &plan,
                                           int64_t minChunkedSequence,
                                           const LowerToGPUOptions &options) {
   // Order: the serial readers' pass, the chunked launches (pool reads in
@@ -2374,10 +2358,8 @@ void mlir::ssd::detail::buildMixedScanGPU(RewriterBase &rewriter,
   // serial reader but the contested writers, which read only their own
   // slots.
   ImplicitLocOpBuilder b(op.getLoc(), rewriter);
-  Type modelType = cast<MemRefType>(op.getX().getType()).getElementType();
-  ChunkedPlan plan(extents, modelType, chunkSize, options);
   std::unique_ptr<SerialPart> serial =
-      makeSerialPart(b, op, extents, options, minChunkedSequence);
+      makeSerialPart(b, op, plan.x, options, minChunkedSequence);
   ChunkedScanGPUBuilder chunked(b, op, plan, options, minChunkedSequence);
   WorkspaceBuilder w;
   serial->declareWorkspace(b, w);

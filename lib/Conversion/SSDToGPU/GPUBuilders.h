@@ -509,30 +509,19 @@ std::unique_ptr<SerialPart> makeSerialPart(ImplicitLocOpBuilder &b,
                                            const LowerToGPUOptions &options,
                                            int64_t minChunkedSequence);
 
-/// The shared memory one kernel of a form needs, for diagnostics.
-struct KernelSharedMemory {
-  StringRef kernel;
-  int64_t bytes;
-};
+struct ChunkedPlan;
 
-/// Shared memory of each launch of the chunked form at the given extents,
-/// model element type, chunk size and options.
-SmallVector<KernelSharedMemory>
-chunkedSharedMemory(const StaticExtents &extents, Type modelType,
-                    int64_t chunkSize, const LowerToGPUOptions &options);
-
-/// Replace `op` (memref form, chunked, static extents) with GPU kernels.
+/// Replace `op` (memref form, chunked, static extents) with the GPU kernels
+/// of `plan` (ChunkedPlan.h, built by the lowering's plan).
 void buildChunkedScanGPU(RewriterBase &rewriter, ChunkScanVarlenOp op,
-                         const StaticExtents &extents, int64_t chunkSize,
+                         const ChunkedPlan &plan,
                          const LowerToGPUOptions &options);
 
-/// Replace `op` (memref form, serial, carrying the mixed-launch attributes
-/// of FormSelection.h) with the kernels of both forms in one call: its
-/// sequences of at least `minChunkedSequence` tokens run chunked with
-/// `chunkSize`, the others serially.
+/// Replace `op` (memref form, serial, its plan a mixed launch) with the
+/// kernels of both forms in one call: its sequences of at least
+/// `minChunkedSequence` tokens run chunked by `plan`, the others serially.
 void buildMixedScanGPU(RewriterBase &rewriter, ChunkScanVarlenOp op,
-                       const StaticExtents &extents, int64_t chunkSize,
-                       int64_t minChunkedSequence,
+                       const ChunkedPlan &plan, int64_t minChunkedSequence,
                        const LowerToGPUOptions &options);
 
 } // namespace detail

@@ -52,7 +52,7 @@ struct LowerChunkScanVarlen : public OpRewritePattern<ChunkScanVarlenOp> {
             mlir::ssd::detail::whyNotReadyToLower(op, kPassName))
       return rewriter.notifyMatchFailure(op, *reason);
     rewriter.setInsertionPoint(op);
-    if (*op.getForm() == Form::serial) {
+    if (mlir::ssd::detail::configOf(op).getForm() == Form::serial) {
       mlir::ssd::detail::buildSerialScan(rewriter, op, serialPTile,
                                          vectorWidth);
       return success();

@@ -15,13 +15,23 @@ mlir::ssd::detail::whyNotReadyToLower(ChunkScanVarlenOp op,
     return (passName + ": op is in the tensor form; bufferize it first "
                        "(one-shot-bufferize)")
         .str();
-  if (!op.getFormAttr())
+  if (!op.getFormAttr() && !op.getConfigAttr())
     return (passName + ": op has no form; run ssd-select-form first").str();
   return std::nullopt;
 }
 
+ScanConfigAttr mlir::ssd::detail::configOf(ChunkScanVarlenOp op) {
+  if (ScanConfigAttr config = op.getConfigAttr())
+    return config;
+  // A hand-pinned op: the plan its form and chunk size name, no mixing.
+  return ScanConfigAttr::get(op.getContext(), *op.getForm(),
+                             op.getChunkSize().value_or(kChunkSizeDefault),
+                             std::nullopt, std::nullopt, std::nullopt,
+                             std::nullopt, std::nullopt);
+}
+
 int64_t mlir::ssd::detail::chunkSizeOf(ChunkScanVarlenOp op) {
-  return op.getChunkSize().value_or(kChunkSizeDefault);
+  return configOf(op).getChunkSize();
 }
 
 LogicalResult mlir::ssd::detail::lowerScanOps(
@@ -31,8 +41,8 @@ LogicalResult mlir::ssd::detail::lowerScanOps(
     Pass::Statistic &numSerial, Pass::Statistic &numChunked) {
   int64_t serial = 0, chunked = 0;
   root->walk([&](ChunkScanVarlenOp op) {
-    if (op.getFormAttr())
-      ++(*op.getForm() == Form::serial ? serial : chunked);
+    if (op.getFormAttr() || op.getConfigAttr())
+      ++(configOf(op).getForm() == Form::serial ? serial : chunked);
   });
 
   walkAndApplyPatterns(root, std::move(patterns));

@@ -28,7 +28,11 @@ namespace detail {
 std::optional<std::string> whyNotReadyToLower(ChunkScanVarlenOp op,
                                               llvm::StringRef passName);
 
-/// The chunk size a chunked op runs with: its own, else the default.
+/// The plan `op` (ready to lower) runs with: its config (ssd-select-form's
+/// decision), else the one its form and chunk size (or the default) name.
+ScanConfigAttr configOf(ChunkScanVarlenOp op);
+
+/// The chunk size of configOf(op).
 int64_t chunkSizeOf(ChunkScanVarlenOp op);
 
 /// Applies `patterns` to every ssd.chunk_scan_varlen op under `root` (walk

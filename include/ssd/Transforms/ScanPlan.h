@@ -1,0 +1,85 @@
+//===- ScanPlan.h - the one decision per scan op ----------------*- C++ -*-===//
+//
+// What ssd-select-form decides for one op from the options and the launch
+// shape, as a plain-C++ function: the pass writes its result on the op
+// (#ssd.scan_config), and the runner and ssd-run take the form and the
+// workspace estimate from the same function instead of re-deriving them.
+// Plain C++, like FormSelection.h: the ahead-of-time runner reads it too.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SSD_TRANSFORMS_SCANPLAN_H
+#define SSD_TRANSFORMS_SCANPLAN_H
+
+#include "ssd/Transforms/FormSelection.h"
+
+#include <cstdint>
+#include <optional>
+
+namespace mlir {
+namespace ssd {
+
+/// What the plan depends on: the options of ssd-select-form and the op.
+struct ScanRequest {
+  FormChoice form = FormChoice::Auto;
+  /// The option's chunk size, unless the op pins its own.
+  int64_t chunkSize = kChunkSizeDefault;
+  FormThresholds thresholds = kCPUFormThresholds;
+  /// Total tokens T and sequences; nullopt where known only at run time.
+  std::optional<int64_t> tokens, batch;
+  /// The op's checkpoint_interval, if it has checkpoints.
+  std::optional<int64_t> checkpointInterval;
+};
+
+/// The decision for one op.
+struct ScanPlan {
+  /// nullopt: the launch shape is known only at run time, and `auto` puts
+  /// both forms behind a branch on it (forForm gives each branch's plan).
+  std::optional<bool> chunked;
+  int64_t chunkSize = kChunkSizeDefault;
+  /// For a serial op whose launch may still hold a sequence long enough
+  /// for the chunked form: the per-sequence threshold of a mixed launch.
+  std::optional<int64_t> mixedMinTokens;
+
+  /// The plan of the branch that runs `chunkedForm` when the shape is
+  /// known only at run time: the serial branch may mix.
+  ScanPlan forForm(bool chunkedForm) const {
+    ScanPlan plan = *this;
+    plan.chunked = chunkedForm;
+    if (chunkedForm)
+      plan.mixedMinTokens.reset();
+    return plan;
+  }
+};
+
+/// The rule of FormSelection.h applied once: a forced form wins; under
+/// `auto`, dense checkpoints keep an op serial (where the thresholds say
+/// so), a static shape decides by FormThresholds::choosesChunked, and a
+/// serial launch that may hold a long sequence may mix.
+inline ScanPlan planScan(const ScanRequest &request) {
+  const FormThresholds &rule = request.thresholds;
+  ScanPlan plan;
+  plan.chunkSize = request.chunkSize;
+  if (request.form != FormChoice::Auto) {
+    plan.chunked = request.form == FormChoice::Chunked;
+    return plan;
+  }
+  if (rule.checkpointsKeepSerial(request.checkpointInterval,
+                                 request.chunkSize)) {
+    plan.chunked = false;
+    return plan;
+  }
+  if (!request.tokens || !request.batch) {
+    plan.mixedMinTokens = rule.minChunkedSequence();
+    return plan;
+  }
+  plan.chunked = rule.choosesChunked(*request.tokens, *request.batch);
+  if (rule.mayMix(*request.tokens, *request.batch))
+    plan.mixedMinTokens = rule.minChunkedSequence();
+  return plan;
+}
+
+} // namespace ssd
+} // namespace mlir
+
+#endif // SSD_TRANSFORMS_SCANPLAN_H

@@ -1,0 +1,96 @@
+// RUN: ssd-opt %s -ssd-select-form -split-input-file | FileCheck %s --check-prefix=CPU
+// RUN: ssd-opt %s -ssd-select-form="min-chunked-tokens=1024 min-chunked-tokens-per-seq=256 serial-for-dense-checkpoints=false" -ssd-plan-gpu-kernels="shared-memory-limit=232448" -split-input-file | FileCheck %s --check-prefix=GPU
+// RUN: ssd-opt %s -ssd-select-form="min-chunked-tokens=1024 min-chunked-tokens-per-seq=256 serial-for-dense-checkpoints=false" -ssd-plan-gpu-kernels="shared-memory-limit=40000" -split-input-file | FileCheck %s --check-prefix=SMALL
+
+// The plan ssd-select-form records on each op (#ssd.scan_config) for the
+// four launch shapes, under the CPU pipelines' options (the pass's
+// defaults) and the GPU pipelines' (kGPUFormThresholds, as --ssd-to-nvvm
+// passes them, then ssd-plan-gpu-kernels with sm_90's shared memory). A bf16
+// model with head_dim 64 and dstate 128: one block holds a chunk's whole
+// state and y is computed in the chunk kernel, 256 rows per pass (the whole
+// chunk). With 40000 bytes of shared memory (SMALL) the fused output (62640
+// bytes) does not fit: the plan records fusion = state, and launch 3
+// computes y.
+
+// Decode: 8 sequences of one token.
+// CPU-LABEL: func.func @decode
+// CPU: config = #ssd.scan_config<form = serial, chunk_size = 256>,
+// GPU-LABEL: func.func @decode
+// GPU: config = #ssd.scan_config<form = serial, chunk_size = 256>,
+func.func @decode(%x: memref<8x4x64xbf16>, %dt: memref<8x4xbf16>, %A: memref<4xbf16>,
+    %B: memref<8x1x128xbf16>, %pool: memref<16x4x64x128xf32>, %qsl: memref<9xi32>, %ci: memref<8xi32>,
+    %y: memref<8x4x64xbf16>) {
+  ssd.chunk_scan_varlen x(%x : memref<8x4x64xbf16>) dt(%dt : memref<8x4xbf16>) A(%A : memref<4xbf16>)
+      B(%B : memref<8x1x128xbf16>) C(%B : memref<8x1x128xbf16>) ssm_pool(%pool : memref<16x4x64x128xf32>)
+      query_start_loc(%qsl : memref<9xi32>) cache_indices(%ci : memref<8xi32>) outs(%y : memref<8x4x64xbf16>)
+  return
+}
+
+// -----
+
+// Speculative verify: 8 sequences of 4 tokens (a draft of 3 and the last accepted token).
+// CPU-LABEL: func.func @verify
+// CPU: config = #ssd.scan_config<form = serial, chunk_size = 256>,
+// GPU-LABEL: func.func @verify
+// GPU: config = #ssd.scan_config<form = serial, chunk_size = 256>,
+func.func @verify(%x: memref<32x4x64xbf16>, %dt: memref<32x4xbf16>, %A: memref<4xbf16>,
+    %B: memref<32x1x128xbf16>, %pool: memref<16x4x64x128xf32>, %qsl: memref<9xi32>, %ci: memref<8xi32>,
+    %y: memref<32x4x64xbf16>) {
+  ssd.chunk_scan_varlen x(%x : memref<32x4x64xbf16>) dt(%dt : memref<32x4xbf16>) A(%A : memref<4xbf16>)
+      B(%B : memref<32x1x128xbf16>) C(%B : memref<32x1x128xbf16>) ssm_pool(%pool : memref<16x4x64x128xf32>)
+      query_start_loc(%qsl : memref<9xi32>) cache_indices(%ci : memref<8xi32>) outs(%y : memref<32x4x64xbf16>)
+  return
+}
+
+// -----
+
+// A long prefill: one sequence of 128k tokens.
+// CPU-LABEL: func.func @long_prefill
+// CPU: config = #ssd.scan_config<form = chunked, chunk_size = 256>,
+// GPU-LABEL: func.func @long_prefill
+// SMALL-LABEL: func.func @long_prefill
+// SMALL: config = #ssd.scan_config<form = chunked, chunk_size = 256, fusion = state, output_rows = 256, state_parts = 1, shared_memory = 25760>,
+// GPU: config = #ssd.scan_config<form = chunked, chunk_size = 256, fusion = state_and_output, output_rows = 256, state_parts = 1, shared_memory = 62640>,
+func.func @long_prefill(%x: memref<131072x4x64xbf16>, %dt: memref<131072x4xbf16>, %A: memref<4xbf16>,
+    %B: memref<131072x1x128xbf16>, %pool: memref<2x4x64x128xf32>, %qsl: memref<2xi32>, %ci: memref<1xi32>,
+    %y: memref<131072x4x64xbf16>) {
+  ssd.chunk_scan_varlen x(%x : memref<131072x4x64xbf16>) dt(%dt : memref<131072x4xbf16>) A(%A : memref<4xbf16>)
+      B(%B : memref<131072x1x128xbf16>) C(%B : memref<131072x1x128xbf16>) ssm_pool(%pool : memref<2x4x64x128xf32>)
+      query_start_loc(%qsl : memref<2xi32>) cache_indices(%ci : memref<1xi32>) outs(%y : memref<131072x4x64xbf16>)
+  return
+}
+
+// -----
+
+// A launch that mixes on the GPU, 2048 tokens over 64 sequences average 32 each
+// (serial), but one may hold 1024 or more (chunked in the same call).
+// The CPU thresholds keep it serial without mixing.
+// CPU-LABEL: func.func @mixed_gpu
+// CPU: config = #ssd.scan_config<form = serial, chunk_size = 256>,
+// GPU-LABEL: func.func @mixed_gpu
+// GPU: config = #ssd.scan_config<form = serial, chunk_size = 256, mixed_min_tokens = 1024, fusion = state_and_output, output_rows = 256, state_parts = 1, shared_memory = 62640>,
+func.func @mixed_gpu(%x: memref<2048x4x64xbf16>, %dt: memref<2048x4xbf16>, %A: memref<4xbf16>,
+    %B: memref<2048x1x128xbf16>, %pool: memref<128x4x64x128xf32>, %qsl: memref<65xi32>, %ci: memref<64xi32>,
+    %y: memref<2048x4x64xbf16>) {
+  ssd.chunk_scan_varlen x(%x : memref<2048x4x64xbf16>) dt(%dt : memref<2048x4xbf16>) A(%A : memref<4xbf16>)
+      B(%B : memref<2048x1x128xbf16>) C(%B : memref<2048x1x128xbf16>) ssm_pool(%pool : memref<128x4x64x128xf32>)
+      query_start_loc(%qsl : memref<65xi32>) cache_indices(%ci : memref<64xi32>) outs(%y : memref<2048x4x64xbf16>)
+  return
+}
+
+// -----
+
+// A launch that mixes under the CPU thresholds, 128k tokens over 64 sequences
+// average 2k (serial), but one may hold 64k. The GPU thresholds chunk it.
+// CPU-LABEL: func.func @mixed_cpu
+// CPU: config = #ssd.scan_config<form = serial, chunk_size = 256, mixed_min_tokens = 65536>,
+// GPU-LABEL: func.func @mixed_cpu
+// GPU: config = #ssd.scan_config<form = chunked, chunk_size = 256, fusion = state_and_output, output_rows = 256, state_parts = 1, shared_memory = 62640>,
+func.func @mixed_cpu(%x: memref<131072x4x64xbf16>, %dt: memref<131072x4xbf16>, %A: memref<4xbf16>,
+    %B: memref<131072x1x128xbf16>, %pool: memref<128x4x64x128xf32>, %qsl: memref<65xi32>, %ci: memref<64xi32>,
+    %y: memref<131072x4x64xbf16>) {
+  ssd.chunk_scan_varlen x(%x : memref<131072x4x64xbf16>) dt(%dt : memref<131072x4xbf16>) A(%A : memref<4xbf16>)
+      B(%B : memref<131072x1x128xbf16>) C(%B : memref<131072x1x128xbf16>) ssm_pool(%pool : memref<128x4x64x128xf32>)
+      query_start_loc(%qsl : memref<65xi32>) cache_indices(%ci : memref<64xi32>) outs(%y : memref<131072x4x64xbf16>)
+  return
+}
