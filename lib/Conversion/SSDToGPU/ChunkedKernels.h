@@ -347,6 +347,33 @@ private:
   void emitOutputTile(ImplicitLocOpBuilder &b, const KernelContext &k,
                       const OutputTileLayout &layout, Value chunk, Value head,
                       const ChunkLocation &c, Value i0);
+
+  /// An output tile under way: where it lies, and what its steps share.
+  struct OutputTile {
+    const KernelContext &k;
+    const OutputTileLayout &layout;
+    Value chunk, head;
+    const ChunkLocation &c;
+    Value i0;
+    Value tid, lane, group, lastToken, rowsEnd;
+    // Row r's cum (hi, lo) and exp(cum) are at rowBase + r of these.
+    Value rowHi, rowLo, rowDecay, rowBase;
+    MmaLane mmaLaneInfo;
+    WarpTile tile;
+  };
+  OutputTile beginOutputTile(ImplicitLocOpBuilder &b, const KernelContext &k,
+                             const OutputTileLayout &layout, Value chunk,
+                             Value head, const ChunkLocation &c, Value i0);
+  Value rowValue(ImplicitLocOpBuilder &b, const OutputTile &ot, Value array,
+                 Value r);
+  void addInterChunkTerm(ImplicitLocOpBuilder &b, const OutputTile &ot,
+                         SmallVector<Value> &acc);
+  void scaleByRowDecay(ImplicitLocOpBuilder &b, const OutputTile &ot,
+                       SmallVector<Value> &acc);
+  void addIntraChunkTerm(ImplicitLocOpBuilder &b, const OutputTile &ot,
+                         SmallVector<Value> &acc);
+  void storeOutputRows(ImplicitLocOpBuilder &b, const OutputTile &ot,
+                       ValueRange acc);
 };
 
 } // namespace detail
