@@ -1,13 +1,13 @@
 //===- FusedStatePassing.cpp - launch 1 chained across blocks -------------===//
 //
 // Fused state passing (option fused-state-passing, 16-bit models; f32
-// models keep three launches, see the builder): launch 2 goes away.
-// The host zeroes a ticket counter and one flag per (chunk, head, state
-// part); every block of launch 1 takes a ticket (an atomic add by thread 0)
-// and uses it instead of blockIdx.x, so blocks are numbered in the order
-// they start and a block only ever waits for a smaller ticket, a block that
-// is running or done: forward progress on a GPU that starts blocks in any
-// order. A (chunk, head, part) block computes dS in registers, then (a
+// models keep three launches, see the plan, ChunkedPlan.cpp): launch 2
+// goes away. The host zeroes a ticket counter and one flag per (chunk, head,
+// state part); every block of launch 1 takes a ticket (an atomic add by
+// thread 0) and uses it instead of blockIdx.x, so blocks are numbered in the
+// order they start and a block only ever waits for a smaller ticket, a block
+// that is running or done: forward progress on a GPU that starts blocks in
+// any order. A (chunk, head, part) block computes dS in registers, then (a
 // decoupled look-back: the wait comes after its own matmul) waits for the
 // flag of chunk k - 1 (ld.acquire.gpu poll by thread 0 with nanosleep
 // backoff, barrier), takes S_prev from the ring slot (k - 1) % 2 (or the pool
