@@ -132,7 +132,7 @@ OwningOpRef<ModuleOp> buildScanModule(MLIRContext &context,
       operand("has_initial_state"), operand("cache_indices"),
       operand("update_state"), operand("checkpoint_slots"),
       operand("checkpoint_offsets"), operand("outs"), /*form=*/nullptr,
-      /*chunk_size=*/nullptr, interval);
+      /*chunk_size=*/nullptr, interval, /*config=*/nullptr);
   func::ReturnOp::create(b, loc, scan->getResults());
   if (failed(verify(*module)))
     return nullptr;

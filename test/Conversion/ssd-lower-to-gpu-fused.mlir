@@ -1,5 +1,5 @@
 // The chunked form with and without fused state passing (the pass option
-// fused-state-passing; ChunkedScanGPU.cpp). Fused: the host zeroes the
+// fused-state-passing; FusedStatePassing.cpp). Fused: the host zeroes the
 // ticket counter and flags (gpu.memset), then two launches: the chunk
 // kernel, whose blocks take a ticket (atomic add) as their index, wait for
 // the previous chunk's flag with ld.acquire.gpu polls (nanosleep between

@@ -98,7 +98,7 @@ struct GPUScanPlan {
 /// checkpoints are states inside a sequence, and launch 2 (state passing),
 /// where each thread walks one sequence's chunks with its state elements in
 /// registers, is where they can be written at chunk ends and, by a short
-/// serial walk from S_prev, inside chunks (ChunkedScanGPU.cpp). The fused
+/// serial walk from S_prev, inside chunks (StatePassing.cpp). The fused
 /// modes hold a chunk's state in the block that publishes it, which can
 /// store a chunk-end checkpoint, but have no such walk, so they are off
 /// otherwise. A config that records the kernels' choices fixes the fusion
@@ -114,7 +114,7 @@ planGPUScan(ChunkScanVarlenOp op, const LowerToGPUOptions &options) {
                        "head_dim, ngroups and dstate (they fix the tiling)");
   ScanConfigAttr config = mlir::ssd::detail::configOf(op);
   GPUScanPlan plan{*extents, config.getForm(), config.getMixedMinTokens(),
-                   options};
+                   options, /*chunked=*/std::nullopt};
   if (std::optional<Fusion> fusion = config.getFusion()) {
     plan.kernel.fusedStatePassing = *fusion != Fusion::none;
     plan.kernel.fusedOutput = *fusion == Fusion::state_and_output;

@@ -15,6 +15,10 @@ namespace mlir {
 namespace ssd {
 namespace emulator {
 
+/// Fuses the multiply-adds the NVPTX backend would fuse into exact llvm.fma
+/// calls, and drops `contract` everywhere (Contraction.cpp).
+void contractLikeNVPTX(llvm::Module &module);
+
 /// Rewrites the LLVM IR of a gpu.module's kernels (as translated from the
 /// NVVM and LLVM dialects, the IR the NVPTX backend would compile) into host
 /// code that runs under the GPU emulator runtime: special registers,
@@ -29,10 +33,6 @@ namespace emulator {
 /// a one-line message naming the first construct the emulator cannot
 /// execute (an NVVM intrinsic it does not implement, inline PTX, a call to
 /// an unknown external function, ...), never emulating it silently.
-/// Fuses the multiply-adds the NVPTX backend would fuse into exact llvm.fma
-/// calls, and drops `contract` everywhere (Contraction.cpp).
-void contractLikeNVPTX(llvm::Module &module);
-
 bool rewriteKernelsForHost(llvm::Module &module, llvm::StringRef chip,
                            std::string &error);
 

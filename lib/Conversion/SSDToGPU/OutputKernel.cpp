@@ -1,0 +1,571 @@
+//===- OutputKernel.cpp - launch 3: y and the final states ----------------===//
+//
+// Launch 3, the output kernel: 128 threads, two block roles:
+//   - (chunk, head, 64 rows) blocks: y = (C S_prevᵀ) scaled by exp(cum_i)
+//     per row, plus W X with W[i, j] = G[i, j] exp(cum_i - cum_j) d_j
+//     (j <= i), plus D x; one accumulator tile on tensor cores, stored
+//     from the fragments in pairs (emitOutputTile says why);
+//   - (sequence, head, 512 state elements) blocks store the final state
+//     of each writing sequence into its pool slot.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ChunkedKernels.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace mlir::ssd;
+using namespace mlir::ssd::detail;
+using namespace mlir::ssd::detail::ir;
+
+void ChunkedScanGPUBuilder::emitOutputKernel(ImplicitLocOpBuilder &b) {
+  const int64_t v = stateVector(), elements = x.headDim * x.dstate;
+  const int64_t storeParts = llvm::divideCeil(elements, kOutputThreads * v);
+  Value outputPerChunk = mul(b, rowTiles, x.heads);
+  // With the fused output, the chunk kernel computed y: final states only.
+  Value outputBlocks =
+      fusedOutput ? idx(b, 0) : mul(b, maxChunks, outputPerChunk);
+  Value storeBlocks = mul(b, seqBound, x.heads * storeParts);
+  Value one = idx(b, 1);
+  launchKernel(
+      b, e, {add(b, outputBlocks, storeBlocks), one, one},
+      {kOutputThreads, 1, 1},
+      [&](ImplicitLocOpBuilder &b, const KernelContext &k) {
+        Value block = k.block.x;
+        ImplicitLocOpBuilder f(b.getLoc(), b.getContext());
+        if (fusedOutput) {
+          f.setInsertionPoint(b.getInsertionBlock(), b.getInsertionPoint());
+        } else {
+          auto ifOutput = scf::IfOp::create(b, TypeRange{},
+                                            ult(b, block, outputBlocks), true);
+          ImplicitLocOpBuilder o(b.getLoc(), b.getContext());
+          o.setInsertionPoint(ifOutput.thenBlock()->getTerminator());
+          Value chunk = divu(o, block, outputPerChunk);
+          Value rest = arith::RemUIOp::create(o, block, outputPerChunk);
+          Value head = divu(o, rest, rowTiles);
+          Value rowTile = arith::RemUIOp::create(o, rest, rowTiles);
+          Value used = toIndex(o, load(o, chunkBegin, {e.batch}));
+          e.ifThen(o, ult(o, chunk, used), [&](ImplicitLocOpBuilder &o) {
+            Value seq = toIndex(o, load(o, chunkSeq, {chunk}));
+            Value j = sub(o, chunk, toIndex(o, load(o, chunkBegin, {seq})));
+            Value begin = signedIndex(o, load(o, e.queryStartLoc, seq));
+            Value end =
+                signedIndex(o, load(o, e.queryStartLoc, add(o, seq, 1)));
+            Value first = add(o, begin, mul(o, j, L));
+            ChunkLocation c{seq, first, minu(o, idx(o, L), sub(o, end, first))};
+            Value i0 = mul(o, rowTile, kRowTile);
+            e.ifThen(o, ult(o, i0, c.len), [&](ImplicitLocOpBuilder &o) {
+              emitOutputTile(o, k, outputKernelLayout(), chunk, head, c, i0);
+            });
+          });
+
+          // The final states of writing sequences into their pool slots:
+          // every pool read happened in launch 2.
+          f.setInsertionPoint(ifOutput.elseBlock()->getTerminator());
+        }
+        Value linear = sub(f, block, outputBlocks);
+        Value entry = divu(f, linear, x.heads * storeParts);
+        Value rest2 = remu(f, linear, x.heads * storeParts);
+        Value head2 = divu(f, rest2, storeParts);
+        Value part = remu(f, rest2, storeParts);
+        Value tid = k.thread.x;
+        Value element = mul(f, add(f, mul(f, part, kOutputThreads), tid), v);
+        forChunkedSequence(f, entry, [&](ImplicitLocOpBuilder &f, Value seq) {
+          SequenceInfo s = e.sequence(f, seq);
+          // Fused: the final state sits at the last chunk, unless the
+          // chunk kernel stored it into the pool already (an uncontested
+          // writer, the same vote as there); a sequence without chunks
+          // keeps its initial state.
+          Value begin, end, empty, stored = boolean(f, false);
+          if (fused) {
+            begin = toIndex(f, load(f, chunkBegin, {seq}));
+            end = toIndex(f, load(f, chunkBegin, {add(f, seq, idx(f, 1))}));
+            empty = eq(f, begin, end);
+            Value contested = boolean(f, false);
+            if (e.hasInitialState)
+              contested = contestedWriter(
+                  f, e, seq, tid, remu(f, tid, 32),
+                  sharedView(f, k, 0, {kOutputThreads / 32}, f.getI32Type()),
+                  kOutputThreads);
+            stored =
+                both(f, arith::XOrIOp::create(f, empty, boolean(f, true)),
+                     arith::XOrIOp::create(f, contested, boolean(f, true)));
+          }
+          Value stores =
+              both(f, both(f, s.writesState, ult(f, element, elements)),
+                   arith::XOrIOp::create(f, stored, boolean(f, true)));
+          e.ifThen(f, stores, [&](ImplicitLocOpBuilder &f) {
+            Value p = divu(f, element, x.dstate);
+            Value n = remu(f, element, x.dstate);
+            Value final;
+            if (fused) {
+              final = ifValues(f, empty, [&](ImplicitLocOpBuilder &f) {
+                        return ifValues(
+                            f, s.readsInitial, [&](ImplicitLocOpBuilder &f) {
+                              return SmallVector<Value>{loadStateVector(
+                                  f, e.pool, {s.slot, head2, p, n})};
+                            });
+                      }).front();
+              Value ended =
+                  ifValues(f, arith::XOrIOp::create(f, empty, boolean(f, true)),
+                           [&](ImplicitLocOpBuilder &f) {
+                             return SmallVector<Value>{loadStateVector(
+                                 f, finals, {entry, head2, p, n})};
+                           })
+                      .front();
+              final = select(f, empty, final, ended);
+            } else {
+              final = loadStateVector(f, finals, {entry, head2, p, n});
+            }
+            storeStateVector(f, final, e.pool, {s.slot, head2, p, n});
+          });
+        });
+      },
+      // The final-state blocks' vote: a flag per warp.
+      fusedOutput ? 4 * (kOutputThreads / 32) : plan.launch3Bytes);
+}
+
+ChunkedScanGPUBuilder::OutputTileLayout
+ChunkedScanGPUBuilder::outputKernelLayout() const {
+  const OutputRoleShared &sh = plan.outputShared;
+  OutputTileLayout l;
+  l.warps = plan.outputWarps;
+  l.aHigh = sh.aHigh;
+  l.aLow = sh.aLow;
+  l.bHigh = sh.bHigh;
+  l.bLow = sh.bLow;
+  l.rowHi = sh.rowHi;
+  l.rowLo = sh.rowLo;
+  l.rowDecay = sh.rowDecay;
+  return l;
+}
+
+ChunkedScanGPUBuilder::OutputTileLayout
+ChunkedScanGPUBuilder::fusedOutputLayout() const {
+  const ChunkRoleShared &sh = plan.chunkShared;
+  OutputTileLayout l;
+  l.threads = kChunkThreads;
+  l.rows = plan.outputRows;
+  l.warps = plan.fusedOutputWarps;
+  l.aHigh = sh.outA;
+  l.bHigh = sh.outB;
+  l.inBlock = true;
+  l.cumHi = sh.cumHi;
+  l.cumLo = sh.cumLo;
+  l.dt = sh.dt;
+  l.rowDecay = sh.rowDecay;
+  l.tokenSlots = sh.tokenSlots;
+  l.sPrev = sh.sPrev;
+  return l;
+}
+
+// y for `layout.rows` rows of a chunk, from row i0, and one head: the
+// inter-chunk term, scaled per row, plus the intra-chunk term, plus D x.
+void ChunkedScanGPUBuilder::emitOutputTile(ImplicitLocOpBuilder &b,
+                                           const KernelContext &k,
+                                           const OutputTileLayout &layout,
+                                           Value chunk, Value head,
+                                           const ChunkLocation &c, Value i0) {
+  OutputTile ot = beginOutputTile(b, k, layout, chunk, head, c, i0);
+  SmallVector<Value> acc(ot.tile.accumulators(), f32(b, 0.0));
+  addInterChunkTerm(b, ot, acc);
+  scaleByRowDecay(b, ot, acc);
+  addIntraChunkTerm(b, ot, acc);
+  storeOutputRows(b, ot, acc);
+}
+
+/// The tile's position, its rows' cum and exp(cum), and its warps.
+ChunkedScanGPUBuilder::OutputTile ChunkedScanGPUBuilder::beginOutputTile(
+    ImplicitLocOpBuilder &b, const KernelContext &k,
+    const OutputTileLayout &layout, Value chunk, Value head,
+    const ChunkLocation &c, Value i0) {
+  const int64_t threads = layout.threads, rows = layout.rows;
+  Type f32t = b.getF32Type();
+  Value tid = k.thread.x, lane = remu(b, tid, 32);
+  Value group = e.groupOf(b, head);
+  Value lastToken = sub(b, add(b, c.first, c.len), idx(b, 1));
+  Value rowsEnd = minu(b, add(b, i0, rows), c.len);
+
+  // Row r's cum (hi, lo) and exp(cum) (zeros past the chunk): staged per
+  // tile from the workspace, or read from the chunk's arrays.
+  Value rowHi, rowLo, rowDecay;
+  Value rowBase = idx(b, 0);
+  if (layout.inBlock) {
+    rowHi = sharedView(b, k, layout.cumHi, {layout.tokenSlots}, f32t);
+    rowLo = sharedView(b, k, layout.cumLo, {layout.tokenSlots}, f32t);
+    rowDecay = sharedView(b, k, layout.rowDecay, {layout.tokenSlots}, f32t);
+    rowBase = i0;
+  } else {
+    rowHi = sharedView(b, k, layout.rowHi, {rows}, f32t);
+    rowLo = sharedView(b, k, layout.rowLo, {rows}, f32t);
+    rowDecay = sharedView(b, k, layout.rowDecay, {rows}, f32t);
+    for (int64_t base = 0; base < rows; base += threads) {
+      Value r = add(b, tid, base);
+      e.ifThen(b, ult(b, r, rows), [&](ImplicitLocOpBuilder &b) {
+        Value i = add(b, i0, r);
+        SmallVector<Value> cum =
+            ifValues(b, ult(b, i, c.len), [&](ImplicitLocOpBuilder &b) {
+              Value h = load(b, cumHi, {chunk, head, i});
+              Value l = load(b, cumLo, {chunk, head, i});
+              return SmallVector<Value>{h, l, e.decay(b, faddExact(b, h, l))};
+            });
+        store(b, cum[0], rowHi, {r});
+        store(b, cum[1], rowLo, {r});
+        store(b, cum[2], rowDecay, {r});
+      });
+    }
+    gpu::BarrierOp::create(b);
+  }
+
+  MmaLane mmaLaneInfo = mmaLane(b, lane);
+  WarpTile tile =
+      warpTile(b, layout.warps, rows, plan.paddedP, divu(b, tid, 32));
+  return OutputTile{k,     layout,   chunk,   head,        c,       i0,
+                    tid,   lane,     group,   lastToken,   rowsEnd, rowHi,
+                    rowLo, rowDecay, rowBase, mmaLaneInfo, tile};
+}
+
+Value ChunkedScanGPUBuilder::rowValue(ImplicitLocOpBuilder &b,
+                                      const OutputTile &ot, Value array,
+                                      Value r) {
+  return load(b, array, {add(b, ot.rowBase, r)});
+}
+
+/// Inter-chunk term: acc[i, p] = sum_n C[i, n] S_prev[p, n]; A = C stored
+/// [i][n], B = S_prev stored [p][n]: staged per k-step, or the block's
+/// resident tile, read at the step's columns.
+void ChunkedScanGPUBuilder::addInterChunkTerm(ImplicitLocOpBuilder &b,
+                                              const OutputTile &ot,
+                                              SmallVector<Value> &acc) {
+  const KernelContext &k = ot.k;
+  const OutputTileLayout &layout = ot.layout;
+  const int64_t threads = layout.threads, rows = layout.rows;
+  const ChunkLocation &c = ot.c;
+  Value chunk = ot.chunk, head = ot.head, i0 = ot.i0, tid = ot.tid,
+        group = ot.group;
+  const MmaLane &mmaLaneInfo = ot.mmaLaneInfo;
+  const WarpTile &tile = ot.tile;
+  MmaOperand cs = operand(b, k, layout.aHigh, layout.aLow, rows, kStep, false);
+  MmaOperand ps;
+  if (layout.inBlock) {
+    ps.high =
+        sharedTile(b, k, layout.sPrev, plan.paddedP, plan.reductionN, mmaType);
+  } else {
+    ps = operand(b, k, layout.bHigh, layout.bLow, plan.paddedP, kStep, false);
+  }
+  const bool rawC = copiesRaw(e.C, x.dstate);
+  const bool rawPrev = x.dstate % 8 == 0;
+  auto fetch = [&](ImplicitLocOpBuilder &b, Value step,
+                   Value stage) -> SmallVector<Value> {
+    SmallVector<Value> values;
+    Value n0 = mul(b, step, kStep);
+    SwizzledTile cStage = cs.high.stage(b, stage);
+    forEachChunk(
+        b, tid, threads, rows, kStep,
+        [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value n) {
+          fetchStateOperand(b, e.C, rawC, c, group, add(b, i0, r),
+                            add(b, n0, n), cStage, r, n, values);
+        },
+        &values);
+    if (layout.inBlock)
+      return values;
+    MmaOperand pStage = atStage(b, ps, stage);
+    forEachChunk(
+        b, tid, threads, plan.paddedP, kStep,
+        [&](ImplicitLocOpBuilder &b, int64_t, Value p, Value n) {
+          Value col = add(b, n0, n);
+          Value valid = both(b, ult(b, p, x.headDim), ult(b, col, x.dstate));
+          Value pc = minu(b, p, idx(b, x.headDim - 1));
+          SmallVector<Value> at{chunk, head, pc, col};
+          for (auto [source, t] : {std::pair{prevHigh, pStage.high},
+                                   std::pair{prevLow, pStage.low}}) {
+            if (!source)
+              continue;
+            if (rawPrev)
+              llvm::append_range(values,
+                                 fetchRaw(b, source, at, valid, t, p, n));
+            else
+              values.push_back(loadEight(b, source, at, x.dstate, valid));
+          }
+        },
+        &values);
+    return values;
+  };
+  auto deposit = [&](ImplicitLocOpBuilder &b, ValueRange values, Value,
+                     Value stage) {
+    size_t next = 0;
+    MmaOperand cStage = atStage(b, cs, stage);
+    forEachChunk(b, tid, threads, rows, kStep,
+                 [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value n) {
+                   if (!rawC)
+                     depositConverted(b, values[next++], cStage, r, n);
+                   else if (!async)
+                     depositRaw(b, values.slice(next++, 1), cStage.high, r, n);
+                 });
+    if (layout.inBlock)
+      return;
+    MmaOperand pStage = atStage(b, ps, stage);
+    forEachChunk(b, tid, threads, plan.paddedP, kStep,
+                 [&](ImplicitLocOpBuilder &b, int64_t, Value p, Value n) {
+                   for (auto [source, t] : {std::pair{prevHigh, pStage.high},
+                                            std::pair{prevLow, pStage.low}}) {
+                     if (!source)
+                       continue;
+                     if (!rawPrev)
+                       t.storeChunk(
+                           b, p, n,
+                           toMmaElement(b, values[next++], plan.element));
+                     else if (!async)
+                       depositRaw(b, values.slice(next++, 1), t, p, n);
+                   }
+                 });
+  };
+  acc = pipelinedReduction(
+      b, idx(b, plan.reductionN / kStep), acc, fetch, deposit,
+      [&](ImplicitLocOpBuilder &b, Value step, Value stage, ValueRange acc) {
+        if (layout.inBlock)
+          return warpStep(b, mmaLaneInfo, tile, cs, ps, stage, acc,
+                          /*bStaged=*/false, mul(b, step, kStep));
+        return warpStep(b, mmaLaneInfo, tile, cs, ps, stage, acc);
+      });
+}
+
+/// exp(cum_i) per row: the state enters row i decayed by the whole
+/// prefix of the chunk up to i.
+/// One load per row the lane holds (2 per 16-row mma tile), not per
+/// accumulator.
+void ChunkedScanGPUBuilder::scaleByRowDecay(ImplicitLocOpBuilder &b,
+                                            const OutputTile &ot,
+                                            SmallVector<Value> &acc) {
+  Value rowDecay = ot.rowDecay;
+  const MmaLane &mmaLaneInfo = ot.mmaLaneInfo;
+  const WarpTile &tile = ot.tile;
+  llvm::DenseMap<int64_t, Value> decayOfRow;
+  forEachAccumulator(b, mmaLaneInfo, tile,
+                     [&](ImplicitLocOpBuilder &b, Value row, Value, int64_t i) {
+                       int64_t rowKey = i / (4 * tile.nTiles) * 2 + i % 4 / 2;
+                       Value &decay = decayOfRow[rowKey];
+                       if (!decay)
+                         decay = rowValue(b, ot, rowDecay, row);
+                       acc[i] = fmul(b, acc[i], decay);
+                     });
+}
+
+/// Intra-chunk term: acc[i, p] += sum_{j <= i} W[i, j] x[j, p]; A = W
+/// stored [i][j], B = x stored [j][p] (rows along k).
+void ChunkedScanGPUBuilder::addIntraChunkTerm(ImplicitLocOpBuilder &b,
+                                              const OutputTile &ot,
+                                              SmallVector<Value> &acc) {
+  const KernelContext &k = ot.k;
+  const OutputTileLayout &layout = ot.layout;
+  const int64_t threads = layout.threads, rows = layout.rows;
+  Type f32t = b.getF32Type();
+  const ChunkLocation &c = ot.c;
+  Value chunk = ot.chunk, head = ot.head, i0 = ot.i0, tid = ot.tid,
+        group = ot.group, lastToken = ot.lastToken, rowsEnd = ot.rowsEnd,
+        rowHi = ot.rowHi, rowLo = ot.rowLo;
+  const MmaLane &mmaLaneInfo = ot.mmaLaneInfo;
+  const WarpTile &tile = ot.tile;
+  MmaOperand ws = operand(b, k, layout.aHigh, layout.aLow, rows, kStep, false);
+  MmaOperand xs =
+      operand(b, k, layout.bHigh, layout.bLow, kStep, plan.paddedP, true);
+  const bool rawX = copiesRaw(e.x, x.headDim);
+  // W pieces of kWCols columns: warp w fills rows [w R, (w + 1) R)
+  // (R = rows per warp), lane l column piece l % 8 of rows
+  // w R + l / 8 + 4 m. So each thread loads one set of column data
+  // (cum hi, lo and d: one 16-byte load each, the quarter-warp reading
+  // 128 contiguous bytes), keeps its rows' cum in registers, its rows
+  // lie in one band of the mma warps' rows (skipped together, below),
+  // and a store instruction writes 4 consecutive rows (no conflicts in
+  // the swizzled tile).
+  constexpr int64_t kWCols = 4, piecesPerRow = kStep / kWCols;
+  const int64_t rowsPerWarp = rows / (threads / 32);
+  const int64_t rowsPerStore = 32 / piecesPerRow;
+  const int64_t wPerThread = rowsPerWarp / rowsPerStore;
+  assert(wPerThread >= 1 && rowsPerWarp % rowsPerStore == 0 &&
+         "whole W pieces per thread");
+  Value wCol = mul(b, remu(b, tid, piecesPerRow), kWCols);
+  Value wRow = add(b, mul(b, divu(b, tid, 32), rowsPerWarp),
+                   divu(b, remu(b, tid, 32), piecesPerRow));
+  // Whether the warps owning tile row r multiply the step from column
+  // j0: the same test as their causal skip below, so W pieces nobody
+  // reads are neither computed nor stored.
+  const int64_t band = 16 * tile.mTiles;
+  auto readByItsWarps = [&](ImplicitLocOpBuilder &b, Value r, Value j0) {
+    Value bandLast = add(b, mul(b, divu(b, r, band), band), band - 1);
+    return ule(b, j0, add(b, i0, bandLast));
+  };
+  // A thread's rows all in one band: one test skips its whole share.
+  const bool bandPerThread = band % rowsPerWarp == 0;
+  SmallVector<int64_t> wRows;
+  for (int64_t m = 0; m < wPerThread; ++m)
+    wRows.push_back(m * rowsPerStore);
+  auto f32xW = VectorType::get({kWCols}, f32t);
+  // The cum of each W row this thread fills, loaded once for all steps.
+  SmallVector<std::pair<Value, Value>> wRowCum;
+  for (int64_t dr : wRows) {
+    Value r = add(b, wRow, dr);
+    wRowCum.push_back({rowValue(b, ot, rowHi, r), rowValue(b, ot, rowLo, r)});
+  }
+  // cum and d of the columns jb.. (zeros past the chunk, never used).
+  auto columnValues = [&](ImplicitLocOpBuilder &b, Value jb) {
+    return ifValues(b, ult(b, jb, c.len), [&](ImplicitLocOpBuilder &b) {
+      SmallVector<Value> v;
+      if (layout.inBlock) {
+        for (int64_t offset : {layout.cumHi, layout.cumLo, layout.dt})
+          v.push_back(vectorLoad(
+              b, f32xW, sharedView(b, k, offset, {layout.tokenSlots}, f32t),
+              {jb}, 4 * kWCols));
+        return v;
+      }
+      for (Value source : {cumHi, cumLo, dts})
+        v.push_back(
+            vectorLoad(b, f32xW, source, {chunk, head, jb}, 4 * kWCols));
+      return v;
+    });
+  };
+
+  auto fetch = [&](ImplicitLocOpBuilder &b, Value step,
+                   Value stage) -> SmallVector<Value> {
+    SmallVector<Value> values;
+    Value j0 = mul(b, step, kStep);
+    Value jb = add(b, j0, wCol);
+    for (int64_t dr : wRows) {
+      Value i = add(b, add(b, i0, wRow), dr);
+      Value any = both(b, both(b, ult(b, i, c.len), ule(b, jb, i)),
+                       readByItsWarps(b, add(b, wRow, dr), j0));
+      Value row = minu(b, i, sub(b, c.len, idx(b, 1)));
+      values.push_back(
+          ifValues(b, any, [&](ImplicitLocOpBuilder &b) {
+            return SmallVector<Value>{
+                vectorLoad(b, f32xW, cb, {chunk, group, row, jb}, 4 * kWCols)};
+          }).front());
+    }
+    SwizzledTile xStage = xs.high.stage(b, stage);
+    forEachChunk(
+        b, tid, threads, kStep, plan.paddedP,
+        [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value p) {
+          Value jj = add(b, j0, r);
+          Value valid = both(b, ult(b, jj, rowsEnd), ult(b, p, x.headDim));
+          Value t = minu(b, add(b, c.first, jj), lastToken);
+          if (rawX)
+            llvm::append_range(
+                values, fetchRaw(b, e.x, {t, head, p}, valid, xStage, r, p));
+          else
+            values.push_back(loadEight(b, e.x, {t, head, p}, x.headDim, valid));
+        },
+        &values);
+    return values;
+  };
+  auto deposit = [&](ImplicitLocOpBuilder &b, ValueRange values, Value step,
+                     Value stage) {
+    size_t next = 0;
+    Value j0 = mul(b, step, kStep);
+    Value jb = add(b, j0, wCol);
+    MmaOperand wStage = atStage(b, ws, stage);
+    SmallVector<Value> pieceValues(values.begin() + next,
+                                   values.begin() + next + wPerThread);
+    next += wPerThread;
+    auto buildPieces = [&](ImplicitLocOpBuilder &b) {
+      size_t next = 0;
+      ValueRange values = pieceValues;
+      SmallVector<Value> column = columnValues(b, jb);
+      for (auto [dr, cum] : llvm::zip_equal(wRows, wRowCum)) {
+        Value r = add(b, wRow, dr);
+        Value i = add(b, i0, r);
+        // Named copies: a lambda cannot capture structured bindings in
+        // C++17.
+        Value hiI = std::get<0>(cum), loI = std::get<1>(cum);
+        Value g = values[next++];
+        Value read =
+            bandPerThread ? boolean(b, true) : readByItsWarps(b, r, j0);
+        e.ifThen(b, read, [&](ImplicitLocOpBuilder &b) {
+          SmallVector<Value> w;
+          for (int64_t q = 0; q < kWCols; ++q) {
+            auto at = [&](Value v) {
+              return vector::ExtractOp::create(b, v, ArrayRef<int64_t>{q})
+                  .getResult();
+            };
+            Value j = add(b, jb, q);
+            Value valid = both(b, ult(b, i, c.len), ule(b, j, i));
+            Value weight = fmul(
+                b,
+                fmul(b, at(g),
+                     decayBetween(b, hiI, loI, at(column[0]), at(column[1]))),
+                at(column[2]));
+            w.push_back(select(b, valid, weight, f32(b, 0.0)));
+          }
+          Value piece = vector::FromElementsOp::create(b, f32xW, w);
+          auto storePiece = [&](const SwizzledTile &t, Value v) {
+            // A piece stays inside its 16-byte chunk, which the swizzle
+            // moves as a whole.
+            Value br = t.bufferRow(b, r);
+            vectorStore(b, v, t.buffer, {br, t.physicalColumn(b, br, wCol)},
+                        2 * kWCols);
+          };
+          storePiece(wStage.high, toMmaElement(b, piece, plan.element));
+          if (wStage.split())
+            storePiece(wStage.low, mmaLowPart(b, piece, plan.element));
+        });
+      }
+    };
+    if (bandPerThread)
+      e.ifThen(b, readByItsWarps(b, wRow, j0), buildPieces);
+    else
+      buildPieces(b);
+    MmaOperand xStage = atStage(b, xs, stage);
+    forEachChunk(b, tid, threads, kStep, plan.paddedP,
+                 [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value p) {
+                   if (!rawX)
+                     depositConverted(b, values[next++], xStage, r, p);
+                   else if (!async)
+                     depositRaw(b, values.slice(next++, 1), xStage.high, r, p);
+                 });
+  };
+  acc = pipelinedReduction(
+      b, ceilDiv(b, rowsEnd, kStep), acc, fetch, deposit,
+      [&](ImplicitLocOpBuilder &b, Value step, Value stage, ValueRange acc) {
+        // A warp whose rows all lie before the step's first column has
+        // only zeros of W there (j > i): it skips the step.
+        WarpTile causal = tile;
+        Value lastRow = add(b, add(b, i0, tile.mBase), 16 * tile.mTiles - 1);
+        causal.active =
+            both(b, tile.active, ule(b, mul(b, step, kStep), lastRow));
+        return warpStep(b, mmaLaneInfo, causal, ws, xs, stage, acc);
+      });
+}
+
+/// y = acc + D x, rounded once to the model type, stored straight from
+/// the fragments: a lane's two adjacent columns as one pair (4 bytes for
+/// 16-bit models). Staging the tile through shared memory for whole
+/// 16-byte rows cost as many shared-memory wavefronts as a fifth of the
+/// block's mma operand loads; the pairs' partial sectors merge in L2.
+void ChunkedScanGPUBuilder::storeOutputRows(ImplicitLocOpBuilder &b,
+                                            const OutputTile &ot,
+                                            ValueRange acc) {
+  const ChunkLocation &c = ot.c;
+  Value head = ot.head, i0 = ot.i0;
+  const MmaLane &mmaLaneInfo = ot.mmaLaneInfo;
+  const WarpTile &tile = ot.tile;
+  Value dSkip = e.D ? e.loadF32(b, e.D, {head}) : Value();
+  e.ifThen(b, tile.active, [&](ImplicitLocOpBuilder &b) {
+    forEachAccumulatorPair(
+        b, mmaLaneInfo, tile, acc,
+        [&](ImplicitLocOpBuilder &b, Value i, Value p, Value v0, Value v1) {
+          Value row = add(b, i0, i);
+          e.ifThen(b, ult(b, row, c.len), [&](ImplicitLocOpBuilder &b) {
+            Value t = add(b, c.first, row);
+            Value y0 = v0, y1 = v1;
+            if (dSkip) {
+              auto [x0, x1] = loadPair(b, e.x, {t, head, p}, x.headDim);
+              y0 = fadd(b, y0, fmul(b, dSkip, x0));
+              y1 = fadd(b, y1, fmul(b, dSkip, x1));
+            }
+            storePair(b, e.y, {t, head, p}, idx(b, x.headDim), y0, y1,
+                      x.headDim % 2 == 0);
+          });
+        });
+  });
+}
