@@ -25,7 +25,7 @@
 // RUN:   --pass-pipeline='builtin.module(func.func(ssd-select-form{form=chunked chunk-size=2}))' %s \
 // RUN:   | FileCheck %s --check-prefix=SELECT
 // SELECT: ssd.chunk_scan_varlen
-// SELECT-SAME: chunk_size = 2 : i64, form = #ssd<form chunked>
+// SELECT-SAME: chunk_size = 2 : i64, config = #ssd.scan_config<form = chunked, chunk_size = 2>, form = #ssd<form chunked>
 
 // The whole CPU pipeline: LLVM dialect only.
 // RUN: %stock_mlir_opt --load-dialect-plugin=%ssd_plugin --load-pass-plugin=%ssd_plugin \
