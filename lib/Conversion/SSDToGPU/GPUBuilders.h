@@ -19,6 +19,16 @@ namespace detail {
 
 //===----------------------------------------------------------------------===//
 // Small IR helpers (index and f32 arithmetic), so that kernels read as math.
+//
+// Why not upstream's ArithBuilder (mlir/Dialect/Arith/Utils/Utils.h): the
+// kernels' index math is unsigned (divu, remu, minu, maxu, ult, ule), which
+// ArithBuilder does not offer (its comparisons are signed); the overloads
+// taking a constant skip the op where it is the identity (add 0, mul 1,
+// div 1), which keeps the emitted kernels as small as the hand-written math;
+// and ArithBuilder picks the float op only for scalar floats, so the exact
+// f32 helpers below, which also run on vector<...xf32> fragments, would get
+// integer ops (tried: the kernels then fail to verify). One-line wrappers
+// over the arith ops' own builders are what remains.
 //===----------------------------------------------------------------------===//
 
 namespace ir {
