@@ -11,19 +11,24 @@ one target needs reads `RUN: %if target-cpu %{ ... %}`. The file FILE
 gives the lit tests
 
   FILE.cpu             --target cpu
-  FILE.gpu-emu         --target gpu-emu, blocks started in index order
-  FILE.gpu-emu.random  the same with SSD_GPU_EMULATOR_BLOCK_ORDER=random:2026
-  FILE.gpu-emu.reverse the same with =reverse (only with all_orders)
+  FILE.gpu-emu.random  --target gpu-emu, blocks started in a seeded random
+                       order (SSD_GPU_EMULATOR_BLOCK_ORDER=random:2026)
+  FILE.gpu-emu         the same in index order (only with all_orders)
+  FILE.gpu-emu.reverse the same in reverse order (only with all_orders)
 
 each with its own %t. A file without a TARGETS: line (one that compares
 targets with each other in one test, such as pool-bf16.test) is an
 ordinary lit test, FILE, with no %target.
 
 A GPU starts a launch's blocks in no promised order (docs/gpu.md, "waits
-between blocks"). With more than two blocks in a chain the seeded random
-order starts some block before the one it waits for, which is what the
-reverse order was there to force, so the reverse order is left to `lit
---param block-orders=all` (or SSD_BLOCK_ORDERS=all), for CI's budget. A RUN
+between blocks"), and every order must give the same bits, so the numeric
+checks hold in any one of them. The seeded random order is the adversarial
+one: with more than two blocks in a chain it starts some block before the
+one it waits for, which is what the reverse order was there to force, and
+it starts blocks out of ticket order, which the index order never does. So
+by default each gpu-emu file runs in the random order alone; the index and
+reverse orders are left to `lit --param block-orders=all` (or
+SSD_BLOCK_ORDERS=all), for CI's budget (docs/testing.md, "Time"). A RUN
 line that sets SSD_GPU_EMULATOR_BLOCK_ORDER itself overrides the variant's.
 
 A module of its own, not code in lit.local.cfg, because lit sends tests to
@@ -37,12 +42,8 @@ import lit.Test
 
 TARGETS = ("cpu", "gpu-emu")
 BLOCK_ORDERS = {"reverse": "reverse", "random": "random:2026"}
-# Orders every gpu-emu file runs in besides index order, unless all_orders.
+# The orders every gpu-emu file runs in, unless all_orders.
 DEFAULT_ORDERS = ("random",)
-# The slowest file (a third of the gpu-emu tests' time per order) runs in
-# the random order alone, not in index order as well (all orders with
-# all_orders).
-ONLY_ORDERS_OF = {"model-shapes.test": ("random",)}
 
 _TARGETS_LINE = re.compile(r"\bTARGETS:(.*)")
 
@@ -103,7 +104,6 @@ class TargetTest(lit.formats.ShTest):
 
     def _variants(self, test, litConfig, localConfig):
         testSuite, path_in_suite = test.suite, test.path_in_suite
-        name = path_in_suite[-1]
         source = test.getSourcePath()
         targets = declared_targets(source)
         if targets is None:
@@ -126,8 +126,7 @@ class TargetTest(lit.formats.ShTest):
                                     source, suffix, target)
                 continue
             orders = (("index",) + tuple(BLOCK_ORDERS) if self.all_orders
-                      else ONLY_ORDERS_OF.get(name,
-                                              ("index",) + DEFAULT_ORDERS))
+                      else DEFAULT_ORDERS)
             if "index" in orders:
                 yield self._variant(testSuite, path_in_suite, localConfig,
                                     source, suffix, target)
