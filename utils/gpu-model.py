@@ -179,7 +179,8 @@ def find_ptxas(given):
 def occupancy(kernel, resources):
     """(fill, resident warps per SM, registers, assumed) of one kernel: the
     share of the SMs its launches' blocks cover, and the warps resident on
-    an SM given registers and static shared memory per block."""
+    an SM given registers and shared memory (static and dynamic) per
+    block."""
     launches = max(kernel["launches"], 1)
     blocks = kernel["blocks"] / launches
     if not kernel["blocks"]:
@@ -267,8 +268,9 @@ def unescape(text):
 
 
 def ptxas_resources(build, inputs, form, dtype, ptxas, chip="sm_90a"):
-    """{kernel: (registers, static shared bytes)} from `ptxas -v` on the PTX
-    --ssd-to-nvvm makes of the module ssd-run compiles for `inputs`."""
+    """{kernel: (registers, shared bytes)} from `ptxas -v` on the PTX
+    --ssd-to-nvvm makes of the module ssd-run compiles for `inputs` (static
+    shared memory), plus the dynamic shared memory its launch asks for."""
     ir = subprocess.run([os.path.join(build, "bin", "ssd-run"), "--inputs",
                          inputs, "--print-ir", "--dtype", dtype],
                         capture_output=True, text=True, check=True).stdout
@@ -279,6 +281,19 @@ def ptxas_resources(build, inputs, form, dtype, ptxas, chip="sm_90a"):
     # The emulator names a kernel after its gpu.module (the binary), whose
     # entry function may carry another name: key by the binary.
     resources = {}
+    # Dynamic shared memory (arenas over ptxas's 48 KiB static limit) is
+    # not in `ptxas -v`: it is the launch's operand, a constant of the
+    # host function that launches the kernel.
+    dynamic = {}
+    for launch in re.finditer(r"gpu\.launch_func .*?@(\w+)::@\w+ .*?"
+                              r"dynamic_shared_memory_size (%\w+)", lowered):
+        host = lowered[:launch.start()].rfind("llvm.func")
+        c = re.search(re.escape(launch.group(2)) +
+                      r" = llvm\.mlir\.constant\((\d+) : i32\)",
+                      lowered[host:launch.start()])
+        if c:
+            dynamic[launch.group(1)] = max(dynamic.get(launch.group(1), 0),
+                                           int(c.group(1)))
     with tempfile.TemporaryDirectory() as scratch:
         for binary in re.finditer(r'gpu\.binary @(\w+)\s+\[(.*)\]\s*$',
                                   lowered, re.M):
@@ -298,6 +313,9 @@ def ptxas_resources(build, inputs, form, dtype, ptxas, chip="sm_90a"):
                     resources[binary.group(1)] = (
                         max(registers, int(u.group(1))),
                         max(shared, int(u.group(2) or 0)))
+    for name, bytes_ in dynamic.items():
+        registers, shared = resources.get(name, (255, 0))
+        resources[name] = (registers, shared + bytes_)
     return resources
 
 
@@ -324,6 +342,9 @@ def main():
                     help="ptxas for registers and shared memory per kernel "
                     "(default: CUDA_HOME, CUDA_PATH or PATH; 'none': assume "
                     "255 registers)")
+    ap.add_argument("--only", default=None,
+                    help="comma-separated case names (e.g. 'granite-4 1x2048'): "
+                    "run only these")
     args = ap.parse_args()
     ptxas = find_ptxas(args.ptxas)
 
@@ -352,6 +373,8 @@ def main():
     for group in args.cases.split(","):
         for case in CASES[group]:
             name, H, P, N, G, seqlens, form, dtype = case
+            if args.only and name not in args.only.split(","):
+                continue
             kernels, inputs = run_case(args.build, work, case)
             resources = (ptxas_resources(args.build, inputs, form, dtype, ptxas)
                          if ptxas else {})
