@@ -26,7 +26,7 @@
 // FUSED-LABEL: func.func @chunked
 // FUSED:       %[[WS:.*]] = func.call @ssdGPUWorkspace
 // FUSED:       memref.view %[[WS]]{{.*}} to memref<?x128x64x128xf32>
-// FUSED:       memref.view %[[WS]]{{.*}} to memref<?x8x?x?xf32>
+// FUSED:       memref.view %[[WS]]{{.*}} to memref<?x8x?x?xbf16>
 // FUSED-NEXT:  %[[FLAGS:.*]] = memref.view %[[WS]]{{.*}} to memref<?xi32>
 // FUSED-NEXT:  %[[RING:.*]] = memref.view %[[WS]]{{.*}} to memref<2x128x64x128xf32>
 // FUSED:       gpu.memset  %[[FLAGS]], %{{.*}} : memref<?xi32>, i32

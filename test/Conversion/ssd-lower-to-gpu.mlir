@@ -100,7 +100,7 @@ func.func @serial_kernel_body(%x: memref<?x80x64xbf16>, %dt: memref<?x80xbf16>, 
 
 // Chunked form, Codestral shapes (H=128 P=64 N=128 G=8), chunk 128: one
 // workspace for the call, carved into the chunk map, per-token cum/d, chunk
-// decays, chunk states (f32), S_prev (bf16), final states and C Bᵀ, then
+// decays, chunk states (f32), S_prev (bf16), final states and C Bᵀ (bf16), then
 // three launches:
 // CHECK-LABEL: func.func @chunked
 // CHECK:       %[[WS:.*]] = func.call @ssdGPUWorkspace(%{{.*}}) : (i64) -> memref<?xi8>
@@ -111,7 +111,7 @@ func.func @serial_kernel_body(%x: memref<?x80x64xbf16>, %dt: memref<?x80xbf16>, 
 // CHECK:       memref.view %[[WS]]{{.*}} to memref<?x128x64x128xf32>
 // CHECK:       memref.view %[[WS]]{{.*}} to memref<?x128x64x128xbf16>
 // CHECK:       memref.view %[[WS]]{{.*}} to memref<?x128x64x128xf32>
-// CHECK:       memref.view %[[WS]]{{.*}} to memref<?x8x?x?xf32>
+// CHECK:       memref.view %[[WS]]{{.*}} to memref<?x8x?x?xbf16>
 // 1. The chunk kernel (256 threads): the chunk map, the chunk states and
 // C Bᵀ, from one arena of static shared memory; each block locates its
 // chunk with a block scan (shfl.up) over the batch; operand tiles are bf16
@@ -153,14 +153,16 @@ func.func @serial_kernel_body(%x: memref<?x80x64xbf16>, %dt: memref<?x80xbf16>, 
 // ASYNC:         nvvm.cp.async.wait.group 0
 // The C Bᵀ blocks come first (C and B stored with k along the columns),
 // then the chunk-state blocks (x and B with k along the rows: transposed
-// loads), whose fused output reads C in 128-row stages and S_prev from
-// its resident [P x N] tile.
+// loads), whose fused output reads C in 64-row stages (two of them),
+// S_prev from its resident [P x N] tile and x from the chunk's resident
+// [L x P] tile (k along the rows: transposed).
 // ASYNC:         nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false} : memref<128x32xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
 // ASYNC:         nvvm.mma.sync
 // ASYNC:         nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = true} : memref<64x64xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
 // ASYNC:         nvvm.mma.sync
-// ASYNC:         nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false} : memref<256x32xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
+// ASYNC:         nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false} : memref<128x32xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
 // ASYNC:         nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false} : memref<64x128xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
+// ASYNC:         nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = true} : memref<128x64xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
 
 func.func @chunked(%x: memref<?x128x64xbf16>, %dt: memref<?x128xbf16>, %A: memref<128xbf16>,
     %B: memref<?x8x128xbf16>, %C: memref<?x8x128xbf16>, %pool: memref<?x128x64x128xf32>,

@@ -228,12 +228,9 @@ void ChunkedScanGPUBuilder::emitChunkStateBlock(ImplicitLocOpBuilder &b,
                                                 Value part) {
   const ChunkRoleShared &sh = plan.chunkShared;
   Value tid = k.thread.x, lane = remu(b, tid, 32);
-  Value scratch =
-      sharedView(b, k, sh.locateScratch, {kChunkThreads / 32}, b.getI32Type());
-  Value located = sharedView(b, k, sh.located, {2}, b.getI32Type());
-  locateChunk(
-      b, chunk, tid, lane, scratch, located,
-      [&](ImplicitLocOpBuilder &b, ChunkLocation c) {
+  locateChunkOfBlock(
+      b, k, chunk, sh.locateScratch, sh.located,
+      [&](ImplicitLocOpBuilder &b, ChunkLocation c, Value located) {
         emitChunkCumsum(b, k, chunk, head, part, c, tid, lane);
         Value group = e.groupOf(b, head);
         Value scale = sharedView(b, k, sh.scale, {L}, b.getF32Type());
@@ -243,6 +240,12 @@ void ChunkedScanGPUBuilder::emitChunkStateBlock(ImplicitLocOpBuilder &b,
         MmaOperand xs =
             operand(b, k, sh.xHigh, sh.xLow, kStep, plan.paddedP, true);
         MmaOperand bs = operand(b, k, sh.bHigh, sh.bLow, kStep, cols, true);
+        // With the fused output, x stays: the output's intra-chunk term and
+        // D x read it here rather than from L2 again.
+        std::optional<SwizzledTile> xResident;
+        if (fusedOutput)
+          xResident = sharedTile(b, k, sh.xResident, sh.tokenSlots,
+                                 plan.paddedP, mmaType);
         const bool rawB = copiesRaw(e.B, x.dstate);
         Value lastToken = sub(b, add(b, c.first, c.len), idx(b, 1));
         Value lastRow = sub(b, c.len, idx(b, 1));
@@ -284,6 +287,11 @@ void ChunkedScanGPUBuilder::emitChunkStateBlock(ImplicitLocOpBuilder &b,
                          Value w = vector::BroadcastOp::create(
                              b, VectorType::get({8}, b.getF32Type()),
                              load(b, scale, {s}));
+                         // x is of the model type: converting back is exact.
+                         if (xResident)
+                           xResident->storeChunk(
+                               b, add(b, s0, r), p,
+                               toMmaElement(b, values[next], plan.element));
                          depositConverted(
                              b, arith::MulFOp::create(b, values[next++], w),
                              xStage, r, p);
@@ -332,12 +340,9 @@ void ChunkedScanGPUBuilder::emitChunkCBBlock(ImplicitLocOpBuilder &b,
                                              Value iTile, Value jTile) {
   const CBRoleShared &sh = plan.cbShared;
   Value tid = k.thread.x, lane = remu(b, tid, 32);
-  Value scratch =
-      sharedView(b, k, sh.locateScratch, {kChunkThreads / 32}, b.getI32Type());
-  Value located = sharedView(b, k, sh.located, {2}, b.getI32Type());
-  locateChunk(
-      b, chunk, tid, lane, scratch, located,
-      [&](ImplicitLocOpBuilder &b, ChunkLocation c) {
+  locateChunkOfBlock(
+      b, k, chunk, sh.locateScratch, sh.located,
+      [&](ImplicitLocOpBuilder &b, ChunkLocation c, Value) {
         Value i0 = mul(b, iTile, kRowTile), j0 = mul(b, jTile, kRowTile);
         e.ifThen(b, ult(b, i0, c.len), [&](ImplicitLocOpBuilder &b) {
           // A = C stored [i][n], B = B stored [j][n]: rows along m and n.

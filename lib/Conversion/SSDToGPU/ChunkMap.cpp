@@ -82,6 +82,23 @@ ChunkedScanGPUBuilder::scanSequenceRanges(ImplicitLocOpBuilder &b, Value tid,
   return r;
 }
 
+/// locateChunk for a block of launch 1 whose shared memory holds the
+/// [warps] i32 scratch and the [2] i32 located pair at these offsets; the
+/// body gets the located view too (state passing reads it again).
+void ChunkedScanGPUBuilder::locateChunkOfBlock(
+    ImplicitLocOpBuilder &b, const KernelContext &k, Value chunk,
+    int64_t scratchOffset, int64_t locatedOffset,
+    function_ref<void(ImplicitLocOpBuilder &, ChunkLocation, Value)> body) {
+  Value tid = k.thread.x;
+  Value scratch =
+      sharedView(b, k, scratchOffset, {kChunkThreads / 32}, b.getI32Type());
+  Value located = sharedView(b, k, locatedOffset, {2}, b.getI32Type());
+  locateChunk(b, chunk, tid, remu(b, tid, 32), scratch, located,
+              [&](ImplicitLocOpBuilder &b, ChunkLocation c) {
+                body(b, c, located);
+              });
+}
+
 /// Finds chunk `k` (uniform over the block) and runs `body` with it when
 /// it exists. `scratch` is [warps] i32, `located` [2] i32 shared.
 void ChunkedScanGPUBuilder::locateChunk(

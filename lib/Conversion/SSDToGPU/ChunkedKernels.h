@@ -104,7 +104,7 @@ private:
                            // only contested writers' are stored here)
   Value chunkedSeqs;       // mixed launches: [seqBound + 1] i32, the sequences
                            // that run chunked, then their count
-  Value cb;                // [K, G, chunkRows, paddedRows] f32: C Bᵀ
+  Value cb; // [K, G, chunkRows, paddedRows] C Bᵀ (f32, or the mma element)
   Value flags; // [1 + K (H parts + G')] i32: the ticket counter, then per
                // (chunk, head, part) 1 once its inclusive state is
                // published; with the fused output (G' = G) then per (chunk,
@@ -173,6 +173,10 @@ private:
   locateChunk(ImplicitLocOpBuilder &b, Value k, Value tid, Value lane,
               Value scratch, Value located,
               function_ref<void(ImplicitLocOpBuilder &, ChunkLocation)> body);
+  void locateChunkOfBlock(
+      ImplicitLocOpBuilder &b, const KernelContext &k, Value chunk,
+      int64_t scratchOffset, int64_t locatedOffset,
+      function_ref<void(ImplicitLocOpBuilder &, ChunkLocation, Value)> body);
   void emitChunkMap(ImplicitLocOpBuilder &b, Value tid, Value lane,
                     Value scratch, Value chunkedScratch);
   void
@@ -338,9 +342,10 @@ private:
     bool inBlock = false;
     // Output kernel: the tile's rows' cum (hi, lo) and exp(cum), [rows].
     int64_t rowHi = 0, rowLo = 0, rowDecay = 0;
-    // Fused: [tokenSlots] per chunk token, and S_prev [paddedP x
-    // reductionN].
-    int64_t cumHi = 0, cumLo = 0, dt = 0, tokenSlots = 0, sPrev = 0;
+    // Fused: [tokenSlots] per chunk token, S_prev [paddedP x reductionN]
+    // and the chunk's x [tokenSlots x paddedP], resident.
+    int64_t cumHi = 0, cumLo = 0, dt = 0, tokenSlots = 0, sPrev = 0,
+            xResident = 0;
   };
   OutputTileLayout outputKernelLayout() const;
   OutputTileLayout fusedOutputLayout() const;

@@ -28,26 +28,27 @@ ChunkedPlan::ChunkedPlan(const StaticExtents &x, Type modelType,
       break;
   }
   stateCols = paddedN / stateParts;
-  // 16-bit models: half the warps with twice the tile each, when that
-  // fits the accumulator budget (1.5 instead of 2 fragment loads per
-  // mma; f32 models, three mma per step, would not fit their registers).
-  stateWarps = chooseWarpLayout(paddedP, stateCols, chunkWarps / 2);
-  if (split || stateWarps.accumulators() > kMaxAccumulators)
-    stateWarps = chooseWarpLayout(paddedP, stateCols, chunkWarps);
-  cbWarps = chooseWarpLayout(kRowTile, kRowTile, chunkWarps);
-  outputWarps = chooseWarpLayout(kRowTile, paddedP, kOutputThreads / 32);
-  tokensPerThread = llvm::divideCeil(chunkSize, kChunkThreads);
   // f32 models (hi/lo operands) keep state passing as a launch of its
   // own: their chunk kernel sits at ptxas's 128-register budget on
   // sm_90a, and the fused one spilled there.
   fused = options.fusedStatePassing && !split;
-  // Rows of y per pass of the fused output: up to 256 (the whole of a
-  // default chunk) for P <= 64, where 8 warps then hold 64 x 32 tiles
-  // (64 accumulators: 1.5 fragment loads per mma, and x staged once);
-  // 64 is the least that deals the W pieces evenly (emitOutputTile).
-  outputRows = paddedP > 64 || chunkSize <= kRowTile ? kRowTile
-               : chunkSize <= 2 * kRowTile           ? 2 * kRowTile
-                                                     : 4 * kRowTile;
+  // Unfused 16-bit models: half the warps with twice the tile each, when
+  // that fits the accumulator budget (1.5 instead of 2 fragment loads per
+  // mma; f32 models, three mma per step, would not fit their registers).
+  // The fused chunk kernel spreads dS over every warp instead: its
+  // accumulators stay live across the look-back wait, and 32 rather than
+  // 64 per thread is what lets it fit 128 registers, two blocks per SM.
+  stateWarps = chooseWarpLayout(paddedP, stateCols, chunkWarps / 2);
+  if (split || fused || stateWarps.accumulators() > kMaxAccumulators)
+    stateWarps = chooseWarpLayout(paddedP, stateCols, chunkWarps);
+  cbWarps = chooseWarpLayout(kRowTile, kRowTile, chunkWarps);
+  outputWarps = chooseWarpLayout(kRowTile, paddedP, kOutputThreads / 32);
+  tokensPerThread = llvm::divideCeil(chunkSize, kChunkThreads);
+  // Rows of y per pass of the fused output: 64, the least that deals the
+  // W pieces evenly (emitOutputTile). x and S_prev are resident in shared
+  // memory, so more passes read nothing more from L2 (only C rows, once
+  // each), and 64 rows on 8 warps are 16 accumulators per thread.
+  outputRows = kRowTile;
   fusedOutputWarps = chooseWarpLayout(outputRows, paddedP, chunkWarps);
 
   const int64_t warps = chunkWarps;
@@ -83,11 +84,13 @@ ChunkedPlan::ChunkedPlan(const StaticExtents &x, Type modelType,
       SharedLayout o;
       o.add(region);
       s.outA = o.add(swizzledTileBytes(outputRows, kStep, 2));
-      s.outB = o.add(swizzledTileBytes(kStep, paddedP, 2));
       int64_t end = std::max(s.bytes, o.size());
       s.sPrev = llvm::alignTo(end, kViewAlignment);
-      s.bytes = llvm::alignTo(s.sPrev + swizzledTileBytes(paddedP, reductionN),
-                              kViewAlignment);
+      s.xResident = llvm::alignTo(
+          s.sPrev + swizzledTileBytes(paddedP, reductionN), kViewAlignment);
+      s.bytes =
+          llvm::alignTo(s.xResident + swizzledTileBytes(s.tokenSlots, paddedP),
+                        kViewAlignment);
     }
     return s;
   };

@@ -46,12 +46,13 @@ struct ChunkRoleShared {
       scale;
   int64_t xHigh, xLow, bHigh, bLow;
   /// Fused output (0 without): per chunk token, [tokenSlots] f32 each, the
-  /// compensated cum (hi, lo), d and exp(cum); the output's operand stages
-  /// (A [outputRows x kStep], B = x [kStep x paddedP]), over the dS
-  /// operand tiles; S_prev as the mma element, [paddedP x reductionN],
-  /// resident after them.
+  /// compensated cum (hi, lo), d and exp(cum); the output's A stages (W,
+  /// [outputRows x kStep]), over the dS operand tiles; then, resident,
+  /// S_prev as the mma element [paddedP x reductionN] and the chunk's x
+  /// [tokenSlots x paddedP], which the dS steps deposit as they stage x and
+  /// the output reads as its B operand and for D x (x leaves L2 once).
   int64_t tokenSlots, cumHi, cumLo, dt, rowDecay;
-  int64_t outA, outB, sPrev;
+  int64_t outA, sPrev, xResident;
   int64_t bytes;
 };
 struct CBRoleShared {

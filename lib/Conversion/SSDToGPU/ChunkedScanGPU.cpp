@@ -97,7 +97,10 @@ void ChunkedScanGPUBuilder::declareWorkspace(ImplicitLocOpBuilder &b,
       fusedOutput ? ~0u : w.add(prevType, {maxChunks}), // prevHigh
       plan.split ? w.add(prevType, {maxChunks}) : ~0u,  // prevLow
       w.add(stateType, {seqBound}),                     // finals
-      w.add(MemRefType::get({dyn, G, dyn, dyn}, f32t),
+      // C Bᵀ in the mma element for 16-bit models: every reader scales it
+      // and rounds it to that element again for the mma, and the output
+      // reads it once per head, so half the bytes is most of its L2 cost.
+      w.add(MemRefType::get({dyn, G, dyn, dyn}, plan.split ? f32t : mmaType),
             {maxChunks, chunkRows, paddedRows}), // cb
       minSequence ? w.add(MemRefType::get({dyn}, i32t), {add(b, seqBound, 1)})
                   : ~0u, // chunkedSeqs

@@ -150,7 +150,6 @@ ChunkedScanGPUBuilder::fusedOutputLayout() const {
   l.rows = plan.outputRows;
   l.warps = plan.fusedOutputWarps;
   l.aHigh = sh.outA;
-  l.bHigh = sh.outB;
   l.inBlock = true;
   l.cumHi = sh.cumHi;
   l.cumLo = sh.cumLo;
@@ -158,6 +157,7 @@ ChunkedScanGPUBuilder::fusedOutputLayout() const {
   l.rowDecay = sh.rowDecay;
   l.tokenSlots = sh.tokenSlots;
   l.sPrev = sh.sPrev;
+  l.xResident = sh.xResident;
   return l;
 }
 
@@ -369,8 +369,16 @@ void ChunkedScanGPUBuilder::addIntraChunkTerm(ImplicitLocOpBuilder &b,
   const MmaLane &mmaLaneInfo = ot.mmaLaneInfo;
   const WarpTile &tile = ot.tile;
   MmaOperand ws = operand(b, k, layout.aHigh, layout.aLow, rows, kStep, false);
-  MmaOperand xs =
-      operand(b, k, layout.bHigh, layout.bLow, kStep, plan.paddedP, true);
+  // B = x: staged per k-step, or the chunk's resident tile (fused), read
+  // from the step's rows.
+  MmaOperand xs;
+  if (layout.inBlock) {
+    xs.high = sharedTile(b, k, layout.xResident, layout.tokenSlots,
+                         plan.paddedP, mmaType);
+    xs.kRows = true;
+  } else {
+    xs = operand(b, k, layout.bHigh, layout.bLow, kStep, plan.paddedP, true);
+  }
   const bool rawX = copiesRaw(e.x, x.headDim);
   // W pieces of kWCols columns: warp w fills rows [w R, (w + 1) R)
   // (R = rows per warp), lane l column piece l % 8 of rows
@@ -403,6 +411,10 @@ void ChunkedScanGPUBuilder::addIntraChunkTerm(ImplicitLocOpBuilder &b,
   for (int64_t m = 0; m < wPerThread; ++m)
     wRows.push_back(m * rowsPerStore);
   auto f32xW = VectorType::get({kWCols}, f32t);
+  // C Bᵀ pieces as stored (f32 or the mma element), widened when used.
+  Type cbElement = cast<MemRefType>(cb.getType()).getElementType();
+  auto cbPiece = VectorType::get({kWCols}, cbElement);
+  const int64_t cbBytes = cbElement.getIntOrFloatBitWidth() / 8;
   // The cum of each W row this thread fills, loaded once for all steps.
   SmallVector<std::pair<Value, Value>> wRowCum;
   for (int64_t dr : wRows) {
@@ -439,10 +451,12 @@ void ChunkedScanGPUBuilder::addIntraChunkTerm(ImplicitLocOpBuilder &b,
       Value row = minu(b, i, sub(b, c.len, idx(b, 1)));
       values.push_back(
           ifValues(b, any, [&](ImplicitLocOpBuilder &b) {
-            return SmallVector<Value>{
-                vectorLoad(b, f32xW, cb, {chunk, group, row, jb}, 4 * kWCols)};
+            return SmallVector<Value>{vectorLoad(
+                b, cbPiece, cb, {chunk, group, row, jb}, cbBytes * kWCols)};
           }).front());
     }
+    if (layout.inBlock)
+      return values;
     SwizzledTile xStage = xs.high.stage(b, stage);
     forEachChunk(
         b, tid, threads, kStep, plan.paddedP,
@@ -479,6 +493,8 @@ void ChunkedScanGPUBuilder::addIntraChunkTerm(ImplicitLocOpBuilder &b,
         // C++17.
         Value hiI = std::get<0>(cum), loI = std::get<1>(cum);
         Value g = values[next++];
+        if (cbElement != f32t)
+          g = arith::ExtFOp::create(b, f32xW, g);
         Value read =
             bandPerThread ? boolean(b, true) : readByItsWarps(b, r, j0);
         e.ifThen(b, read, [&](ImplicitLocOpBuilder &b) {
@@ -515,6 +531,8 @@ void ChunkedScanGPUBuilder::addIntraChunkTerm(ImplicitLocOpBuilder &b,
       e.ifThen(b, readByItsWarps(b, wRow, j0), buildPieces);
     else
       buildPieces(b);
+    if (layout.inBlock)
+      return;
     MmaOperand xStage = atStage(b, xs, stage);
     forEachChunk(b, tid, threads, kStep, plan.paddedP,
                  [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value p) {
@@ -533,6 +551,9 @@ void ChunkedScanGPUBuilder::addIntraChunkTerm(ImplicitLocOpBuilder &b,
         Value lastRow = add(b, add(b, i0, tile.mBase), 16 * tile.mTiles - 1);
         causal.active =
             both(b, tile.active, ule(b, mul(b, step, kStep), lastRow));
+        if (layout.inBlock)
+          return warpStep(b, mmaLaneInfo, causal, ws, xs, stage, acc,
+                          /*bStaged=*/false, mul(b, step, kStep));
         return warpStep(b, mmaLaneInfo, causal, ws, xs, stage, acc);
       });
 }
@@ -542,6 +563,9 @@ void ChunkedScanGPUBuilder::addIntraChunkTerm(ImplicitLocOpBuilder &b,
 /// 16-bit models). Staging the tile through shared memory for whole
 /// 16-byte rows cost as many shared-memory wavefronts as a fifth of the
 /// block's mma operand loads; the pairs' partial sectors merge in L2.
+/// D x reads the pair from the resident x tile when the block has one
+/// (the 8 rows of a fragment sit in 8 bank groups: no conflicts), else
+/// from x in global memory.
 void ChunkedScanGPUBuilder::storeOutputRows(ImplicitLocOpBuilder &b,
                                             const OutputTile &ot,
                                             ValueRange acc) {
@@ -550,6 +574,10 @@ void ChunkedScanGPUBuilder::storeOutputRows(ImplicitLocOpBuilder &b,
   const MmaLane &mmaLaneInfo = ot.mmaLaneInfo;
   const WarpTile &tile = ot.tile;
   Value dSkip = e.D ? e.loadF32(b, e.D, {head}) : Value();
+  std::optional<SwizzledTile> xResident;
+  if (ot.layout.inBlock)
+    xResident = sharedTile(b, ot.k, ot.layout.xResident, ot.layout.tokenSlots,
+                           plan.paddedP, mmaType);
   e.ifThen(b, tile.active, [&](ImplicitLocOpBuilder &b) {
     forEachAccumulatorPair(
         b, mmaLaneInfo, tile, acc,
@@ -558,7 +586,21 @@ void ChunkedScanGPUBuilder::storeOutputRows(ImplicitLocOpBuilder &b,
           e.ifThen(b, ult(b, row, c.len), [&](ImplicitLocOpBuilder &b) {
             Value t = add(b, c.first, row);
             Value y0 = v0, y1 = v1;
-            if (dSkip) {
+            if (dSkip && xResident) {
+              // p is even: the pair never straddles a swizzled chunk.
+              Value pair = vectorLoad(
+                  b, VectorType::get({2}, mmaType), xResident->buffer,
+                  {row, xResident->physicalColumn(b, row, p)}, 4);
+              Value wide = arith::ExtFOp::create(
+                  b, VectorType::get({2}, b.getF32Type()), pair);
+              auto at = [&](int64_t q) {
+                return vector::ExtractOp::create(b, wide,
+                                                 ArrayRef<int64_t>{q})
+                    .getResult();
+              };
+              y0 = fadd(b, y0, fmul(b, dSkip, at(0)));
+              y1 = fadd(b, y1, fmul(b, dSkip, at(1)));
+            } else if (dSkip) {
               auto [x0, x1] = loadPair(b, e.x, {t, head, p}, x.headDim);
               y0 = fadd(b, y0, fmul(b, dSkip, x0));
               y1 = fadd(b, y1, fmul(b, dSkip, x1));
