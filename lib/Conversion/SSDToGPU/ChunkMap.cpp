@@ -93,10 +93,9 @@ void ChunkedScanGPUBuilder::locateChunkOfBlock(
   Value scratch =
       sharedView(b, k, scratchOffset, {kChunkThreads / 32}, b.getI32Type());
   Value located = sharedView(b, k, locatedOffset, {2}, b.getI32Type());
-  locateChunk(b, chunk, tid, remu(b, tid, 32), scratch, located,
-              [&](ImplicitLocOpBuilder &b, ChunkLocation c) {
-                body(b, c, located);
-              });
+  locateChunk(
+      b, chunk, tid, remu(b, tid, 32), scratch, located,
+      [&](ImplicitLocOpBuilder &b, ChunkLocation c) { body(b, c, located); });
 }
 
 /// Finds chunk `k` (uniform over the block) and runs `body` with it when

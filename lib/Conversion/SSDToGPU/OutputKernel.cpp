@@ -449,11 +449,11 @@ void ChunkedScanGPUBuilder::addIntraChunkTerm(ImplicitLocOpBuilder &b,
       Value any = both(b, both(b, ult(b, i, c.len), ule(b, jb, i)),
                        readByItsWarps(b, add(b, wRow, dr), j0));
       Value row = minu(b, i, sub(b, c.len, idx(b, 1)));
-      values.push_back(
-          ifValues(b, any, [&](ImplicitLocOpBuilder &b) {
-            return SmallVector<Value>{vectorLoad(
-                b, cbPiece, cb, {chunk, group, row, jb}, cbBytes * kWCols)};
-          }).front());
+      values.push_back(ifValues(b, any, [&](ImplicitLocOpBuilder &b) {
+                         return SmallVector<Value>{
+                             vectorLoad(b, cbPiece, cb, {chunk, group, row, jb},
+                                        cbBytes * kWCols)};
+                       }).front());
     }
     if (layout.inBlock)
       return values;
@@ -594,8 +594,7 @@ void ChunkedScanGPUBuilder::storeOutputRows(ImplicitLocOpBuilder &b,
               Value wide = arith::ExtFOp::create(
                   b, VectorType::get({2}, b.getF32Type()), pair);
               auto at = [&](int64_t q) {
-                return vector::ExtractOp::create(b, wide,
-                                                 ArrayRef<int64_t>{q})
+                return vector::ExtractOp::create(b, wide, ArrayRef<int64_t>{q})
                     .getResult();
               };
               y0 = fadd(b, y0, fmul(b, dSkip, at(0)));
