@@ -79,7 +79,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const char *flags[] = {"true", "false"};
   std::string form = draw.pick(forms);
   ssd_fuzz::Drawn chunkSize = ssd_fuzz::drawOption(
-      draw, 1, ::ssd::limits::kMaxChunkSize, {1, 3, 16, 64, 64, 256, 1024});
+      draw, 1, mlir::ssd::limits::kMaxChunkSize, {1, 3, 16, 64, 64, 256, 1024});
   // The pass takes chunks up to 65536, the GPU kernels up to 4096 (an
   // error per op); above 1024 the cost, not the path, grows.
   if (chunkSize.inRange && chunkSize.value > 1024)

@@ -41,7 +41,7 @@ int64_t largeStackAllocations(mlir::Operation *root) {
       ++count;
     else if (type.getNumElements() *
                  std::max<int64_t>(1, type.getElementTypeBitWidth() / 8) >
-             ::ssd::limits::kMaxStackTileBytes)
+             mlir::ssd::limits::kMaxStackTileBytes)
       ++count;
   });
   return count;
@@ -63,10 +63,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const char *forms[] = {"auto", "serial", "chunked", "chunked"};
   std::string form = draw.pick(forms);
   ssd_fuzz::Drawn chunkSize =
-      ssd_fuzz::drawOption(draw, 1, ::ssd::limits::kMaxChunkSize,
+      ssd_fuzz::drawOption(draw, 1, mlir::ssd::limits::kMaxChunkSize,
                            {1, 3, 8, 64, 256, 4096, 65536, 65537});
   ssd_fuzz::Drawn pTile = ssd_fuzz::drawOption(
-      draw, 1, ::ssd::limits::kMaxSerialPTile, {1, 3, 16, 64, 1024});
+      draw, 1, mlir::ssd::limits::kMaxSerialPTile, {1, 3, 16, 64, 1024});
   ssd_fuzz::Drawn minTokens = ssd_fuzz::drawOption(
       draw, 0, mlir::ssd::kMinChunkedTokensMax, {0, 1, 8, 65536});
   ssd_fuzz::Drawn vectorWidth = ssd_fuzz::drawOption(

@@ -33,9 +33,9 @@ LogicalResult ScanConfigAttr::verify(
     std::optional<int64_t> mixedMinTokens, std::optional<Fusion> fusion,
     std::optional<int64_t> outputRows, std::optional<int64_t> stateParts,
     std::optional<int64_t> sharedMemory) {
-  if (chunkSize < 1 || chunkSize > ::ssd::limits::kMaxChunkSize)
+  if (chunkSize < 1 || chunkSize > limits::kMaxChunkSize)
     return emitError() << "chunk_size (" << chunkSize << ") must be in [1, "
-                       << ::ssd::limits::kMaxChunkSize << "]";
+                       << limits::kMaxChunkSize << "]";
   if (mixedMinTokens && form != Form::serial)
     return emitError() << "mixed_min_tokens is only valid with form = serial "
                           "(a chunked op runs every sequence chunked)";

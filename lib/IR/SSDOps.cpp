@@ -265,12 +265,11 @@ LogicalResult ChunkScanVarlenOp::verify() {
     StringRef extent, name;
     int64_t max;
   };
-  for (const Limit &limit :
-       {Limit{"T", "total tokens T", ::ssd::limits::kMaxTokens},
-        Limit{"H", "nheads H", ::ssd::limits::kMaxHeads},
-        Limit{"P", "head_dim P", ::ssd::limits::kMaxHeadDim},
-        Limit{"G", "ngroups G", ::ssd::limits::kMaxGroups},
-        Limit{"N", "dstate N", ::ssd::limits::kMaxDState}}) {
+  for (const Limit &limit : {Limit{"T", "total tokens T", limits::kMaxTokens},
+                             Limit{"H", "nheads H", limits::kMaxHeads},
+                             Limit{"P", "head_dim P", limits::kMaxHeadDim},
+                             Limit{"G", "ngroups G", limits::kMaxGroups},
+                             Limit{"N", "dstate N", limits::kMaxDState}}) {
     std::optional<int64_t> value = extents.get(limit.extent);
     if (value && *value > limit.max)
       return emitOpError() << limit.name << " (" << *value << ", "
@@ -278,10 +277,10 @@ LogicalResult ChunkScanVarlenOp::verify() {
                            << ") exceeds the supported maximum " << limit.max;
   }
   if (std::optional<uint64_t> chunkSize = getChunkSize();
-      chunkSize && *chunkSize > uint64_t(::ssd::limits::kMaxChunkSize))
+      chunkSize && *chunkSize > uint64_t(limits::kMaxChunkSize))
     return emitOpError() << "chunk_size (" << *chunkSize
                          << ") exceeds the supported maximum "
-                         << ::ssd::limits::kMaxChunkSize;
+                         << limits::kMaxChunkSize;
   // The plan is the pass's reading of the request; where the op names a
   // form or chunk size too, a lowering must not see two answers.
   if (ScanConfigAttr config = getConfigAttr()) {

@@ -87,7 +87,7 @@ double ssd::cpuWorkspaceBytes(const ScanProblem &p, bool chunked,
     // default serial-p-tile; at most kMaxStateTileBytes of state, or one
     // row), and its B and C rows widened to f32 (16-bit models).
     const double pTile = double(mlir::ssd::kSerialPTileDefault);
-    const double maxTile = double(::ssd::limits::kMaxStateTileBytes);
+    const double maxTile = double(mlir::ssd::limits::kMaxStateTileBytes);
     bytes += double(threads) *
              (std::min(std::min(pTile, P) * N * 4, std::max(maxTile, N * 4)) +
               2 * N * 4);

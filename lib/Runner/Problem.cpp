@@ -19,6 +19,7 @@
 #endif
 
 using namespace ssd;
+namespace limits = mlir::ssd::limits;
 
 bool ssd::parseModelDType(const std::string &s, ModelDType &out) {
   if (s == "f32")

@@ -59,9 +59,6 @@ Value emitDim(OpBuilder &b, Location loc, Value shaped, int64_t dim) {
   return memref::DimOp::create(b, loc, shaped, dim);
 }
 
-static_assert(kMinChunkedTokensMax == ::ssd::limits::kMaxTokens,
-              "min-chunked-tokens reaches up to the most tokens of a launch");
-
 struct SSDSelectFormPass
     : public mlir::ssd::impl::SSDSelectFormBase<SSDSelectFormPass> {
   using SSDSelectFormBase::SSDSelectFormBase;
@@ -71,7 +68,7 @@ struct SSDSelectFormPass
   LogicalResult initialize(MLIRContext *context) override {
     return checkOptionRanges(
         context, "ssd-select-form",
-        {{"chunk-size", chunkSize, 1, ::ssd::limits::kMaxChunkSize},
+        {{"chunk-size", chunkSize, 1, limits::kMaxChunkSize},
          {"min-chunked-tokens", minChunkedTokens, 0, kMinChunkedTokensMax},
          {"min-chunked-tokens-per-seq", minChunkedTokensPerSeq, 0,
           kMinChunkedTokensMax}});

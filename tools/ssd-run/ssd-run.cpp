@@ -118,9 +118,9 @@ bool readOptions(Options &o, std::string &error) {
     char *end = nullptr;
     long long v = std::strtoll(chunkSize.c_str(), &end, 10);
     if (chunkSize.empty() || *end != '\0' || v < 1 ||
-        v > ::ssd::limits::kMaxChunkSize) {
+        v > mlir::ssd::limits::kMaxChunkSize) {
       error = "--chunk-size must be an integer in [1, " +
-              std::to_string(::ssd::limits::kMaxChunkSize) + "], got '" +
+              std::to_string(mlir::ssd::limits::kMaxChunkSize) + "], got '" +
               chunkSize + "'";
       return false;
     }

@@ -14,6 +14,10 @@
 // bounds of its own (registers, shared memory, grid dimensions).
 //
 // Plain C++: included by the dialect and by the MLIR-free runner library.
+// The namespace is mlir::ssd's, like FormSelection.h's, not a top-level
+// `ssd`: an embedder who writes `using namespace mlir;` names the dialect's
+// API as `ssd::`, which a second top-level `ssd` reached through an installed
+// header would make ambiguous.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,6 +26,7 @@
 
 #include <cstdint>
 
+namespace mlir {
 namespace ssd {
 namespace limits {
 
@@ -48,5 +53,6 @@ constexpr int64_t kMaxStateTileBytes = 4 * 1024 * 1024;
 
 } // namespace limits
 } // namespace ssd
+} // namespace mlir
 
 #endif // SSD_IR_SSDLIMITS_H

@@ -12,6 +12,7 @@
 #ifndef SSD_TRANSFORMS_FORMSELECTION_H
 #define SSD_TRANSFORMS_FORMSELECTION_H
 
+#include "ssd/IR/SSDLimits.h"
 #include "ssd/Support/EnumName.h"
 
 #include <algorithm>
@@ -39,13 +40,12 @@ inline constexpr int64_t kChunkSizeDefault = 256;
 inline constexpr int64_t kSerialPTileDefault = 64;
 /// Ranges of the integer options of ssd-select-form and ssd-lower-to-loops
 /// (and of the pipelines that pass them on), each checked once by its pass
-/// (ssd/Support/OptionRange.h). chunk-size: [1, ::ssd::limits::kMaxChunkSize],
-/// the op's own limit; serial-p-tile: [1, ::ssd::limits::kMaxSerialPTile].
+/// (ssd/Support/OptionRange.h). chunk-size: [1, limits::kMaxChunkSize], the
+/// op's own limit; serial-p-tile: [1, limits::kMaxSerialPTile].
 /// min-chunked-tokens and min-chunked-tokens-per-seq: 0 (every launch
-/// chunked) up to the most tokens a launch holds, ::ssd::limits::kMaxTokens
-/// (its product with the batch stays far from 64-bit overflow; SelectForm.cpp
-/// asserts that both agree, since this header stays free of that one).
-inline constexpr int64_t kMinChunkedTokensMax = (int64_t(1) << 31) - 1;
+/// chunked) up to the most tokens a launch holds (its product with the batch
+/// stays far from 64-bit overflow).
+inline constexpr int64_t kMinChunkedTokensMax = limits::kMaxTokens;
 /// vector-width (ssd-lower-to-loops): 0 (the host's widest) or a power of
 /// two up to this; 64 lanes is already twice any vector register file
 /// today.
@@ -53,7 +53,7 @@ inline constexpr int64_t kVectorWidthMax = 64;
 
 /// Longest chunk the GPU chunked kernels take: their C Bᵀ workspace grows as
 /// the square of the chunk and their grid as the square of its 64-row tiles.
-/// (The op itself accepts up to ::ssd::limits::kMaxChunkSize.)
+/// (The op itself accepts up to limits::kMaxChunkSize.)
 inline constexpr int64_t kGPUChunkSizeMax = 4096;
 
 /// Defaults measured by the CPU benchmark (docs/performance.md): on the host

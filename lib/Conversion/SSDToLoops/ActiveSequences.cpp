@@ -77,7 +77,7 @@ Scratch mlir::ssd::detail::allocateScratch(ImplicitLocOpBuilder &b,
   auto type = MemRefType::get(shape, b.getF32Type());
   Scratch scratch;
   scratch.heap = !type.hasStaticShape() ||
-                 type.getNumElements() * 4 > ::ssd::limits::kMaxStackTileBytes;
+                 type.getNumElements() * 4 > limits::kMaxStackTileBytes;
   // Rows are read and written as whole vectors: a tile that starts off a
   // cache line splits every 64-byte access in two (on Zen 4, the bf16
   // prefill's stack tiles ran 1.3x slower so).

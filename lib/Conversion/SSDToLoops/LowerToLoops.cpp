@@ -74,9 +74,9 @@ struct SSDLowerToLoopsPass
 
   /// The options, once per pipeline rather than per op.
   LogicalResult initialize(MLIRContext *context) override {
-    if (failed(checkOptionRanges(context, kPassName,
-                                 {{"serial-p-tile", serialPTile, 1,
-                                   ::ssd::limits::kMaxSerialPTile}})))
+    if (failed(checkOptionRanges(
+            context, kPassName,
+            {{"serial-p-tile", serialPTile, 1, limits::kMaxSerialPTile}})))
       return failure();
     if (vectorWidth < 0 || vectorWidth > kVectorWidthMax ||
         !llvm::isPowerOf2_64(std::max<int64_t>(vectorWidth, 1)))

@@ -115,12 +115,12 @@ void mlir::ssd::detail::buildSerialScan(RewriterBase &rewriter,
   // kMaxStateTileBytes (fewer rows for a large N), so that a task's heap
   // tile stays below the allocator's mmap threshold and is reused, not
   // faulted in afresh, by the next task.
-  pTile = std::clamp<int64_t>(pTile, 1, ::ssd::limits::kMaxSerialPTile);
+  pTile = std::clamp<int64_t>(pTile, 1, limits::kMaxSerialPTile);
   int64_t staticHeadDim = cast<ShapedType>(op.getX().getType()).getDimSize(2);
   if (!ShapedType::isDynamic(staticHeadDim) && staticHeadDim >= 1)
     pTile = std::min(pTile, staticHeadDim);
   int64_t staticDState = cast<ShapedType>(op.getB().getType()).getDimSize(2);
-  const int64_t maxTileElements = ::ssd::limits::kMaxStateTileBytes / 4;
+  const int64_t maxTileElements = limits::kMaxStateTileBytes / 4;
   Value tile;
   if (!ShapedType::isDynamic(staticDState)) {
     pTile = std::clamp<int64_t>(
