@@ -116,6 +116,25 @@ func.func @chunked_x_offset_1(%x: memref<?x2x64xbf16, strided<[128, 64, 1], offs
 
 // -----
 
+// The fused output stores y in 8-byte pieces of 4 elements (whole sectors
+// per quad of lanes) when P is a multiple of 16: a bf16 y view at an
+// element offset of 2 (4 bytes, enough for the pairs of other tiles) is
+// rejected.
+func.func @chunked_y_offset_2(%x: memref<?x2x64xbf16>,
+    %dt: memref<?x2xbf16>, %A: memref<2xbf16>, %B: memref<?x1x64xbf16>,
+    %pool: memref<?x2x64x64xf32>, %qsl: memref<?xi32>, %ci: memref<?xi32>,
+    %y: memref<?x2x64xbf16, strided<[128, 64, 1], offset: 2>>) {
+  // expected-error @+1 {{ssd-lower-to-gpu: operand 'y' starts at element offset 2 (4 bytes), not a multiple of the 8-byte alignment its GPU kernels access it with}}
+  ssd.chunk_scan_varlen x(%x : memref<?x2x64xbf16>)
+      dt(%dt : memref<?x2xbf16>) A(%A : memref<2xbf16>)
+      B(%B : memref<?x1x64xbf16>) C(%B : memref<?x1x64xbf16>) ssm_pool(%pool : memref<?x2x64x64xf32>)
+      query_start_loc(%qsl : memref<?xi32>) cache_indices(%ci : memref<?xi32>)
+      outs(%y : memref<?x2x64xbf16, strided<[128, 64, 1], offset: 2>>) {form = #ssd<form chunked>, chunk_size = 64}
+  return
+}
+
+// -----
+
 // The chunked form reads and writes the f32 pool in 16-byte rows of 4
 // elements (and pairs): a pool view at an f32 offset of 1 is rejected.
 func.func @chunked_pool_offset_1(%x: memref<?x2x64xbf16>,

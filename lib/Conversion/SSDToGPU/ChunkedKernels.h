@@ -379,6 +379,9 @@ private:
                          SmallVector<Value> &acc);
   void storeOutputRows(ImplicitLocOpBuilder &b, const OutputTile &ot,
                        ValueRange acc);
+  void storeOutputQuads(ImplicitLocOpBuilder &b, const OutputTile &ot,
+                        ValueRange acc, Value dSkip,
+                        const SwizzledTile &xResident);
 };
 
 } // namespace detail

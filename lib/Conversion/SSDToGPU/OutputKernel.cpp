@@ -565,7 +565,8 @@ void ChunkedScanGPUBuilder::addIntraChunkTerm(ImplicitLocOpBuilder &b,
 /// block's mma operand loads; the pairs' partial sectors merge in L2.
 /// D x reads the pair from the resident x tile when the block has one
 /// (the 8 rows of a fragment sit in 8 bank groups: no conflicts), else
-/// from x in global memory.
+/// from x in global memory. The fused output's 16-column warp tiles of
+/// 16-bit models store whole sectors instead (storeOutputQuads).
 void ChunkedScanGPUBuilder::storeOutputRows(ImplicitLocOpBuilder &b,
                                             const OutputTile &ot,
                                             ValueRange acc) {
@@ -578,6 +579,10 @@ void ChunkedScanGPUBuilder::storeOutputRows(ImplicitLocOpBuilder &b,
   if (ot.layout.inBlock)
     xResident = sharedTile(b, ot.k, ot.layout.xResident, ot.layout.tokenSlots,
                            plan.paddedP, mmaType);
+  Type yElement = cast<MemRefType>(e.y.getType()).getElementType();
+  if (xResident && tile.nTiles == 2 && x.headDim % 16 == 0 &&
+      yElement.getIntOrFloatBitWidth() == 16)
+    return storeOutputQuads(b, ot, acc, dSkip, *xResident);
   e.ifThen(b, tile.active, [&](ImplicitLocOpBuilder &b) {
     forEachAccumulatorPair(
         b, mmaLaneInfo, tile, acc,
@@ -608,5 +613,85 @@ void ChunkedScanGPUBuilder::storeOutputRows(ImplicitLocOpBuilder &b,
                       x.headDim % 2 == 0);
           });
         });
+  });
+}
+
+/// The fused output's y for a warp tile 16 columns wide (two n-tiles), in
+/// whole 32-byte sectors: after D x and the rounding, each quad of lanes
+/// (one row) trades its 4-byte pairs with index shuffles, so that lane q
+/// holds columns 4q..4q+3 and stores them as one 8-byte vector. One store
+/// instruction then writes 8 rows' 16 columns (8 full sectors), where the
+/// pairs took two instructions touching each of those sectors half.
+void ChunkedScanGPUBuilder::storeOutputQuads(ImplicitLocOpBuilder &b,
+                                             const OutputTile &ot,
+                                             ValueRange acc, Value dSkip,
+                                             const SwizzledTile &xResident) {
+  const ChunkLocation &c = ot.c;
+  Value head = ot.head, i0 = ot.i0;
+  const MmaLane &lane = ot.mmaLaneInfo;
+  const WarpTile &tile = ot.tile;
+  Type yElement = cast<MemRefType>(e.y.getType()).getElementType();
+  Type i32t = b.getI32Type();
+  // Lane q of a quad takes its first pair from lane 2 (q % 2) of the quad
+  // and its second from the lane after, both of n-tile q / 2.
+  Value q = divu(b, lane.pair, 2);
+  Value from = add(b, sub(b, lane.lane, q), mul(b, remu(b, q, 2), 2));
+  Value firstSource = arith::IndexCastOp::create(b, i32t, from);
+  Value secondSource = arith::IndexCastOp::create(b, i32t, add(b, from, 1));
+  Value upper = eq(b, divu(b, q, 2), idx(b, 1));
+  Value width = i32(b, 32);
+  e.ifThen(b, tile.active, [&](ImplicitLocOpBuilder &b) {
+    auto shuffle = [&](Value v, Value source) {
+      return gpu::ShuffleOp::create(b, v, source, width, gpu::ShuffleMode::IDX)
+          .getShuffleResult();
+    };
+    for (int64_t mi = 0; mi < tile.mTiles; ++mi) {
+      for (int64_t half = 0; half < 2; ++half) {
+        Value row = add(
+            b, i0, add(b, add(b, tile.mBase, lane.group), 16 * mi + 8 * half));
+        // This row's pair of each n-tile, with D x, rounded, as a word.
+        SmallVector<Value, 2> words;
+        for (int64_t ni = 0; ni < 2; ++ni) {
+          int64_t a = (mi * tile.nTiles + ni) * 4 + 2 * half;
+          Value y0 = acc[a], y1 = acc[a + 1];
+          if (dSkip) {
+            // Rows past the chunk are not stored; their x rows may not
+            // have been staged: read the last row's instead.
+            Value xRow = minu(b, row, sub(b, c.len, idx(b, 1)));
+            Value col = add(b, add(b, tile.nBase, lane.pair), 8 * ni);
+            Value xPair = arith::ExtFOp::create(
+                b, VectorType::get({2}, b.getF32Type()),
+                vectorLoad(b, VectorType::get({2}, mmaType), xResident.buffer,
+                           {xRow, xResident.physicalColumn(b, xRow, col)}, 4));
+            auto at = [&](int64_t k) {
+              return vector::ExtractOp::create(b, xPair, ArrayRef<int64_t>{k})
+                  .getResult();
+            };
+            y0 = fadd(b, y0, fmul(b, dSkip, at(0)));
+            y1 = fadd(b, y1, fmul(b, dSkip, at(1)));
+          }
+          Value pair = arith::TruncFOp::create(
+              b, VectorType::get({2}, yElement),
+              vector::FromElementsOp::create(
+                  b, VectorType::get({2}, b.getF32Type()), ValueRange{y0, y1}));
+          Value word =
+              vector::BitCastOp::create(b, VectorType::get({1}, i32t), pair);
+          words.push_back(
+              vector::ExtractOp::create(b, word, ArrayRef<int64_t>{0}));
+        }
+        Value first = select(b, upper, shuffle(words[1], firstSource),
+                             shuffle(words[0], firstSource));
+        Value second = select(b, upper, shuffle(words[1], secondSource),
+                              shuffle(words[0], secondSource));
+        Value four = vector::BitCastOp::create(
+            b, VectorType::get({4}, yElement),
+            vector::FromElementsOp::create(b, VectorType::get({2}, i32t),
+                                           ValueRange{first, second}));
+        e.ifThen(b, ult(b, row, c.len), [&](ImplicitLocOpBuilder &b) {
+          Value col = add(b, tile.nBase, mul(b, q, 4));
+          vectorStore(b, four, e.y, {add(b, c.first, row), head, col}, 8);
+        });
+      }
+    }
   });
 }
