@@ -97,10 +97,15 @@ void ChunkedScanGPUBuilder::declareWorkspace(ImplicitLocOpBuilder &b,
       fusedOutput ? ~0u : w.add(prevType, {maxChunks}), // prevHigh
       plan.split ? w.add(prevType, {maxChunks}) : ~0u,  // prevLow
       w.add(stateType, {seqBound}),                     // finals
-      // C Bᵀ in the mma element for 16-bit models: every reader scales it
-      // and rounds it to that element again for the mma, and the output
-      // reads it once per head, so half the bytes is most of its L2 cost.
-      w.add(MemRefType::get({dyn, G, dyn, dyn}, plan.split ? f32t : mmaType),
+      // C Bᵀ in bf16 for bf16 models: every reader scales it and rounds it
+      // to bf16 again for the mma, and the output reads it once per head,
+      // so half the bytes is most of its L2 cost. f16 models keep f32: C Bᵀ
+      // is not yet scaled by d and the decay, and could overflow f16's
+      // range where the W tile built from it does not.
+      w.add(MemRefType::get({dyn, G, dyn, dyn},
+                            plan.element == MmaElement::BF16 && !plan.split
+                                ? mmaType
+                                : f32t),
             {maxChunks, chunkRows, paddedRows}), // cb
       minSequence ? w.add(MemRefType::get({dyn}, i32t), {add(b, seqBound, 1)})
                   : ~0u, // chunkedSeqs
