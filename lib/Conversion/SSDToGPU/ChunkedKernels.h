@@ -104,7 +104,8 @@ private:
                            // only contested writers' are stored here)
   Value chunkedSeqs;       // mixed launches: [seqBound + 1] i32, the sequences
                            // that run chunked, then their count
-  Value cb;    // [K, G, chunkRows, paddedRows] C Bᵀ (bf16 for bf16 models, else f32)
+  Value
+      cb; // [K, G, chunkRows, paddedRows] C Bᵀ (bf16 for bf16 models, else f32)
   Value flags; // [1 + K (H parts + G')] i32: the ticket counter, then per
                // (chunk, head, part) 1 once its inclusive state is
                // published; with the fused output (G' = G) then per (chunk,
