@@ -617,9 +617,11 @@ void ChunkedScanGPUBuilder::storeOutputRows(ImplicitLocOpBuilder &b,
 }
 
 /// The fused output's y for a warp tile 16 columns wide (two n-tiles), in
-/// whole 32-byte sectors: after D x and the rounding, each quad of lanes
-/// (one row) trades its 4-byte pairs with index shuffles, so that lane q
-/// holds columns 4q..4q+3 and stores them as one 8-byte vector. One store
+/// whole 32-byte sectors. Lane q of a quad (one row) holds the pair at
+/// columns 2q of n-tile 0 and 8 + 2q of n-tile 1; after one xor shuffle
+/// between lanes q and q ^ 1, an even lane holds its own n-tile 0 pair and
+/// its partner's (columns 2q..2q+3) and an odd lane both n-tile 1 pairs
+/// (columns 8 + 2(q - 1)..), each stored as one 8-byte vector. One store
 /// instruction then writes 8 rows' 16 columns (8 full sectors), where the
 /// pairs took two instructions touching each of those sectors half.
 void ChunkedScanGPUBuilder::storeOutputQuads(ImplicitLocOpBuilder &b,
@@ -632,19 +634,12 @@ void ChunkedScanGPUBuilder::storeOutputQuads(ImplicitLocOpBuilder &b,
   const WarpTile &tile = ot.tile;
   Type yElement = cast<MemRefType>(e.y.getType()).getElementType();
   Type i32t = b.getI32Type();
-  // Lane q of a quad takes its first pair from lane 2 (q % 2) of the quad
-  // and its second from the lane after, both of n-tile q / 2.
-  Value q = divu(b, lane.pair, 2);
-  Value from = add(b, sub(b, lane.lane, q), mul(b, remu(b, q, 2), 2));
-  Value firstSource = arith::IndexCastOp::create(b, i32t, from);
-  Value secondSource = arith::IndexCastOp::create(b, i32t, add(b, from, 1));
-  Value upper = eq(b, divu(b, q, 2), idx(b, 1));
-  Value width = i32(b, 32);
+  Value odd = eq(b, remu(b, lane.lane, 2), idx(b, 1));
+  // An even lane's 4 columns start at its own pair, an odd lane's 2
+  // columns before its own n-tile 1 pair.
+  Value column = add(b, tile.nBase,
+                     select(b, odd, add(b, lane.pair, idx(b, 6)), lane.pair));
   e.ifThen(b, tile.active, [&](ImplicitLocOpBuilder &b) {
-    auto shuffle = [&](Value v, Value source) {
-      return gpu::ShuffleOp::create(b, v, source, width, gpu::ShuffleMode::IDX)
-          .getShuffleResult();
-    };
     for (int64_t mi = 0; mi < tile.mTiles; ++mi) {
       for (int64_t half = 0; half < 2; ++half) {
         Value row = add(
@@ -679,17 +674,20 @@ void ChunkedScanGPUBuilder::storeOutputQuads(ImplicitLocOpBuilder &b,
           words.push_back(
               vector::ExtractOp::create(b, word, ArrayRef<int64_t>{0}));
         }
-        Value first = select(b, upper, shuffle(words[1], firstSource),
-                             shuffle(words[0], firstSource));
-        Value second = select(b, upper, shuffle(words[1], secondSource),
-                              shuffle(words[0], secondSource));
+        // Even lanes send their n-tile 1 pair and keep n-tile 0; odd lanes
+        // the other way round.
+        Value received =
+            gpu::ShuffleOp::create(b, select(b, odd, words[0], words[1]), 1, 32,
+                                   gpu::ShuffleMode::XOR)
+                .getShuffleResult();
+        Value first = select(b, odd, received, words[0]);
+        Value second = select(b, odd, words[1], received);
         Value four = vector::BitCastOp::create(
             b, VectorType::get({4}, yElement),
             vector::FromElementsOp::create(b, VectorType::get({2}, i32t),
                                            ValueRange{first, second}));
         e.ifThen(b, ult(b, row, c.len), [&](ImplicitLocOpBuilder &b) {
-          Value col = add(b, tile.nBase, mul(b, q, 4));
-          vectorStore(b, four, e.y, {add(b, c.first, row), head, col}, 8);
+          vectorStore(b, four, e.y, {add(b, c.first, row), head, column}, 8);
         });
       }
     }
