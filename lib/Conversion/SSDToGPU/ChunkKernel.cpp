@@ -244,8 +244,7 @@ void ChunkedScanGPUBuilder::emitChunkStateBlock(ImplicitLocOpBuilder &b,
         // D x read it here rather than from L2 again.
         std::optional<SwizzledTile> xResident;
         if (fusedOutput)
-          xResident = sharedTile(b, k, sh.xResident, sh.tokenSlots,
-                                 plan.paddedP, mmaType);
+          xResident = residentXTile(b, k);
         const bool rawB = copiesRaw(e.B, x.dstate);
         Value lastToken = sub(b, add(b, c.first, c.len), idx(b, 1));
         Value lastRow = sub(b, c.len, idx(b, 1));

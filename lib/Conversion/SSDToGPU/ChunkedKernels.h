@@ -343,10 +343,9 @@ private:
     bool inBlock = false;
     // Output kernel: the tile's rows' cum (hi, lo) and exp(cum), [rows].
     int64_t rowHi = 0, rowLo = 0, rowDecay = 0;
-    // Fused: [tokenSlots] per chunk token, S_prev [paddedP x reductionN]
-    // and the chunk's x [tokenSlots x paddedP], resident.
-    int64_t cumHi = 0, cumLo = 0, dt = 0, tokenSlots = 0, sPrev = 0,
-            xResident = 0;
+    // Fused: [tokenSlots] per chunk token, S_prev [paddedP x reductionN],
+    // resident (and x: residentXTile).
+    int64_t cumHi = 0, cumLo = 0, dt = 0, tokenSlots = 0, sPrev = 0;
   };
   OutputTileLayout outputKernelLayout() const;
   OutputTileLayout fusedOutputLayout() const;
@@ -383,6 +382,10 @@ private:
   void storeOutputQuads(ImplicitLocOpBuilder &b, const OutputTile &ot,
                         ValueRange acc, Value dSkip,
                         const SwizzledTile &xResident);
+  SwizzledTile residentXTile(ImplicitLocOpBuilder &b, const KernelContext &k);
+  std::pair<Value, Value> residentXPair(ImplicitLocOpBuilder &b,
+                                        const SwizzledTile &tile, Value row,
+                                        Value col);
 };
 
 } // namespace detail

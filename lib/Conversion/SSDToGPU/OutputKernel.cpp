@@ -157,7 +157,6 @@ ChunkedScanGPUBuilder::fusedOutputLayout() const {
   l.rowDecay = sh.rowDecay;
   l.tokenSlots = sh.tokenSlots;
   l.sPrev = sh.sPrev;
-  l.xResident = sh.xResident;
   return l;
 }
 
@@ -373,8 +372,7 @@ void ChunkedScanGPUBuilder::addIntraChunkTerm(ImplicitLocOpBuilder &b,
   // from the step's rows.
   MmaOperand xs;
   if (layout.inBlock) {
-    xs.high = sharedTile(b, k, layout.xResident, layout.tokenSlots,
-                         plan.paddedP, mmaType);
+    xs.high = residentXTile(b, k);
     xs.kRows = true;
   } else {
     xs = operand(b, k, layout.bHigh, layout.bLow, kStep, plan.paddedP, true);
@@ -577,8 +575,7 @@ void ChunkedScanGPUBuilder::storeOutputRows(ImplicitLocOpBuilder &b,
   Value dSkip = e.D ? e.loadF32(b, e.D, {head}) : Value();
   std::optional<SwizzledTile> xResident;
   if (ot.layout.inBlock)
-    xResident = sharedTile(b, ot.k, ot.layout.xResident, ot.layout.tokenSlots,
-                           plan.paddedP, mmaType);
+    xResident = residentXTile(b, ot.k);
   Type yElement = cast<MemRefType>(e.y.getType()).getElementType();
   if (xResident && tile.nTiles == 2 && x.headDim % 16 == 0 &&
       yElement.getIntOrFloatBitWidth() == 16)
@@ -592,18 +589,9 @@ void ChunkedScanGPUBuilder::storeOutputRows(ImplicitLocOpBuilder &b,
             Value t = add(b, c.first, row);
             Value y0 = v0, y1 = v1;
             if (dSkip && xResident) {
-              // p is even: the pair never straddles a swizzled chunk.
-              Value pair = vectorLoad(
-                  b, VectorType::get({2}, mmaType), xResident->buffer,
-                  {row, xResident->physicalColumn(b, row, p)}, 4);
-              Value wide = arith::ExtFOp::create(
-                  b, VectorType::get({2}, b.getF32Type()), pair);
-              auto at = [&](int64_t q) {
-                return vector::ExtractOp::create(b, wide, ArrayRef<int64_t>{q})
-                    .getResult();
-              };
-              y0 = fadd(b, y0, fmul(b, dSkip, at(0)));
-              y1 = fadd(b, y1, fmul(b, dSkip, at(1)));
+              auto [x0, x1] = residentXPair(b, *xResident, row, p);
+              y0 = fadd(b, y0, fmul(b, dSkip, x0));
+              y1 = fadd(b, y1, fmul(b, dSkip, x1));
             } else if (dSkip) {
               auto [x0, x1] = loadPair(b, e.x, {t, head, p}, x.headDim);
               y0 = fadd(b, y0, fmul(b, dSkip, x0));
@@ -654,16 +642,9 @@ void ChunkedScanGPUBuilder::storeOutputQuads(ImplicitLocOpBuilder &b,
             // have been staged: read the last row's instead.
             Value xRow = minu(b, row, sub(b, c.len, idx(b, 1)));
             Value col = add(b, add(b, tile.nBase, lane.pair), 8 * ni);
-            Value xPair = arith::ExtFOp::create(
-                b, VectorType::get({2}, b.getF32Type()),
-                vectorLoad(b, VectorType::get({2}, mmaType), xResident.buffer,
-                           {xRow, xResident.physicalColumn(b, xRow, col)}, 4));
-            auto at = [&](int64_t k) {
-              return vector::ExtractOp::create(b, xPair, ArrayRef<int64_t>{k})
-                  .getResult();
-            };
-            y0 = fadd(b, y0, fmul(b, dSkip, at(0)));
-            y1 = fadd(b, y1, fmul(b, dSkip, at(1)));
+            auto [x0, x1] = residentXPair(b, xResident, xRow, col);
+            y0 = fadd(b, y0, fmul(b, dSkip, x0));
+            y1 = fadd(b, y1, fmul(b, dSkip, x1));
           }
           Value pair = arith::TruncFOp::create(
               b, VectorType::get({2}, yElement),
@@ -692,4 +673,26 @@ void ChunkedScanGPUBuilder::storeOutputQuads(ImplicitLocOpBuilder &b,
       }
     }
   });
+}
+
+/// The chunk's resident x tile of the fused chunk kernel ([tokenSlots x
+/// paddedP], the mma element): the dS steps fill it, the output reads it.
+SwizzledTile ChunkedScanGPUBuilder::residentXTile(ImplicitLocOpBuilder &b,
+                                                  const KernelContext &k) {
+  const ChunkRoleShared &sh = plan.chunkShared;
+  return sharedTile(b, k, sh.xResident, sh.tokenSlots, plan.paddedP, mmaType);
+}
+
+/// x at (row, col) and (row, col + 1) of the resident tile, as f32; col is
+/// even, so the pair never straddles a swizzled 16-byte chunk.
+std::pair<Value, Value> ChunkedScanGPUBuilder::residentXPair(
+    ImplicitLocOpBuilder &b, const SwizzledTile &tile, Value row, Value col) {
+  Value pair = arith::ExtFOp::create(
+      b, VectorType::get({2}, b.getF32Type()),
+      vectorLoad(b, VectorType::get({2}, mmaType), tile.buffer,
+                 {row, tile.physicalColumn(b, row, col)}, 4));
+  auto at = [&](int64_t q) {
+    return vector::ExtractOp::create(b, pair, ArrayRef<int64_t>{q}).getResult();
+  };
+  return {at(0), at(1)};
 }
