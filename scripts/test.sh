@@ -6,7 +6,7 @@
 #                    UndefinedBehaviorSanitizer (-DSSD_SANITIZE=address,undefined)
 #                    and the fuzz targets (-DSSD_BUILD_FUZZERS=ON), and the
 #                    same lit suite run there (any sanitizer report fails);
-#   3. every fuzz target for SSD_FUZZ_RUNS (default 100000) inputs from a
+#   3. every fuzz target for SSD_FUZZ_RUNS (default 50000) inputs from a
 #      fixed seed (scripts/fuzz.sh; about 40 to 80 s each here), from seeds
 #      made of the test inputs.
 # Both builds make warnings in the project's own code errors (-DSSD_WERROR=ON).
@@ -24,9 +24,9 @@ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Release -DSSD_WERROR=ON \
 ninja -C build-asan
 ninja -C build-asan check-ssd 2>&1 | tee build-asan/check-ssd.log
 
-# A fixed number of inputs from a fixed seed (about 40 s per target on the
+# A fixed number of inputs from a fixed seed (about 20 s per target on the
 # 2-core development machine; docs/testing.md), capped at three minutes.
-SSD_FUZZ_RUNS="${SSD_FUZZ_RUNS:-100000}" \
+SSD_FUZZ_RUNS="${SSD_FUZZ_RUNS:-50000}" \
   bash scripts/fuzz.sh "${SSD_FUZZ_SECONDS:-180}" 2>&1 | tee build-asan/fuzz.log
 
 # lit's summaries as the plain closing line CI reads (tests that need a GPU
