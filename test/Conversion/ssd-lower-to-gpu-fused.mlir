@@ -11,7 +11,10 @@
 // `atom` whatever the atomicrmw's ordering); each (chunk, head) block,
 // after publishing,
 // waits for that count and computes y from S_prev held in shared memory,
-// so the second launch only stores final states (no mma). Unfused: three
+// so the second launch only stores final states (no mma). The C Bᵀ tiles
+// live in a ring of 8 chunks: each (chunk, head) block counts itself out
+// of its chunk's slot the same way, and a C Bᵀ block waits for that count
+// before it overwrites the slot. Unfused: three
 // launches, no atomics.
 // RUN: ssd-opt %s -ssd-lower-to-gpu="fused-state-passing=true" | FileCheck %s --check-prefix=FUSED
 // RUN: ssd-opt %s -ssd-lower-to-gpu="fused-state-passing=true" -gpu-kernel-outlining | FileCheck %s --check-prefix=FUSED-LAUNCHES
@@ -28,7 +31,7 @@
 // FUSED:       memref.view %[[WS]]{{.*}} to memref<?x128x64x128xf32>
 // FUSED:       memref.view %[[WS]]{{.*}} to memref<?x8x?x?xbf16>
 // FUSED-NEXT:  %[[FLAGS:.*]] = memref.view %[[WS]]{{.*}} to memref<?xi32>
-// FUSED-NEXT:  %[[RING:.*]] = memref.view %[[WS]]{{.*}} to memref<2x128x64x128xf32>
+// FUSED-NEXT:  %[[CHAIN:.*]] = memref.view %[[WS]]{{.*}} to memref<128x64x128xf32>
 // FUSED:       gpu.memset  %[[FLAGS]], %{{.*}} : memref<?xi32>, i32
 // FUSED:       gpu.launch
 // FUSED:         memref.atomic_rmw addi %{{.*}}, %[[FLAGS]][%{{.*}}] : (i32, memref<?xi32>) -> i32
@@ -37,8 +40,8 @@
 // FUSED:         } do {
 // FUSED:           nvvm.nanosleep
 // FUSED-NOT:     nvvm.memory.barrier
-// FUSED:         vector.load %[[RING]]
-// FUSED:         vector.store %{{.*}}, %[[RING]]
+// FUSED:         vector.load %[[CHAIN]]
+// FUSED:         vector.store %{{.*}}, %[[CHAIN]]
 // FUSED-NOT:     nvvm.memory.barrier
 // FUSED:         gpu.barrier
 // FUSED-NOT:     nvvm.memory.barrier
@@ -49,12 +52,26 @@
 // FUSED:         nvgpu.ldmatrix {{.*}} : memref<64x128xbf16, #gpu.address_space<workgroup>>
 // FUSED:         nvvm.mma.sync
 // FUSED:         vector.store %{{.*}}, %arg8[
+// The heads done reading the chunk's C Bᵀ ring slot, after the last pass.
+// FUSED:         gpu.barrier
+// FUSED:         llvm.fence syncscope("device") release
+// FUSED:         memref.atomic_rmw addi %{{.*}}, %[[FLAGS]]
 // FUSED:       gpu.launch
 // FUSED-NOT:     nvvm.mma.sync
 // FUSED-NOT:   gpu.launch
 // FUSED:       return
 
-// The C Bᵀ blocks' count: thread 0's fence, then the atomic.
+// The C Bᵀ blocks, after their matmul: thread 0 waits until the 128 / 8 =
+// 16 heads of the group read the chunk 8 before (its ring slot), a barrier,
+// the stores into slot chunk mod 8, then the count: thread 0's fence and
+// the atomic.
+// CB-COUNT:          %[[CB:.*]] = memref.view {{.*}} to memref<?x8x?x?xbf16>
+// CB-COUNT:            %[[READ:.*]] = llvm.load {{.*}} acquire
+// CB-COUNT-NEXT:       arith.cmpi ult, %[[READ]], %c16_i32{{.*}} : i32
+// CB-COUNT:          gpu.barrier
+// CB-COUNT-NEXT:     %[[EIGHT:.*]] = arith.constant 8 : index
+// CB-COUNT-NEXT:     %[[SLOT:.*]] = arith.remui %{{.*}}, %[[EIGHT]] : index
+// CB-COUNT:          vector.store %{{.*}}, %[[CB]][%[[SLOT]],
 // CB-COUNT-NOT:     nvvm.memory.barrier
 // CB-COUNT:          llvm.fence syncscope("device") release
 // CB-COUNT-NOT:      gpu.barrier

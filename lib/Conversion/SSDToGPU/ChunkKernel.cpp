@@ -408,6 +408,23 @@ void ChunkedScanGPUBuilder::emitChunkCBBlock(ImplicitLocOpBuilder &b,
               [&](ImplicitLocOpBuilder &b, Value, Value stage, ValueRange acc) {
                 return warpStep(b, mmaLaneInfo, tile, cs, bs, stage, acc);
               });
+          // A ring slot (fused output) is free once every head of the
+          // group read the chunk that used it before: the wait comes after
+          // the matmul, and those blocks hold smaller tickets.
+          if (fusedOutput) {
+            e.ifThen(b,
+                     both(b, ule(b, idx(b, kCBRingSlots), chunk),
+                          eq(b, tid, idx(b, 0))),
+                     [&](ImplicitLocOpBuilder &b) {
+                       waitForFlag(
+                           b,
+                           cbReadersOf(b, sub(b, chunk, idx(b, kCBRingSlots)),
+                                       group),
+                           i32(b, x.heads / x.groups));
+                     });
+            gpu::BarrierOp::create(b);
+          }
+          Value slot = cbSlotOf(b, chunk);
           e.ifThen(b, tile.active, [&](ImplicitLocOpBuilder &b) {
             forEachAccumulatorPair(
                 b, mmaLaneInfo, tile, acc,
@@ -415,7 +432,7 @@ void ChunkedScanGPUBuilder::emitChunkCBBlock(ImplicitLocOpBuilder &b,
                     Value v1) {
                   Value row = add(b, i0, i);
                   e.ifThen(b, ult(b, row, c.len), [&](ImplicitLocOpBuilder &b) {
-                    storePair(b, cb, {chunk, group, row, add(b, j0, j)}, c.len,
+                    storePair(b, cb, {slot, group, row, add(b, j0, j)}, c.len,
                               v0, v1, /*pairs=*/true);
                   });
                 });

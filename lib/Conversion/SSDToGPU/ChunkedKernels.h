@@ -104,16 +104,32 @@ private:
                            // only contested writers' are stored here)
   Value chunkedSeqs;       // mixed launches: [seqBound + 1] i32, the sequences
                            // that run chunked, then their count
-  Value
-      cb; // [K, G, chunkRows, paddedRows] C Bᵀ (bf16 for bf16 models, else f32)
+  Value cb;    // [K', G, chunkRows, paddedRows] C Bᵀ (bf16 for bf16 models,
+               // else f32); K' = K, or with the fused output a ring of
+               // min(K, kCBRingSlots) chunks (cbSlotOf)
   Value flags; // [1 + K (H parts + G')] i32: the ticket counter, then per
                // (chunk, head, part) 1 once its inclusive state is
-               // published; with the fused output (G' = G) then per (chunk,
-               // group) the C Bᵀ tiles stored so far
+               // published; with the fused output (G' = 2 G) then per
+               // (chunk, group) the C Bᵀ tiles stored so far and the heads
+               // done reading them
   int64_t flagsPerChunk() const {
-    return x.heads * plan.stateParts + (fusedOutput ? x.groups : 0);
+    return x.heads * plan.stateParts + (fusedOutput ? 2 * x.groups : 0);
   }
-  Value ring; // [2, H, P, N] f32: inclusive states, by chunk parity
+  /// With the fused output a chunk's C Bᵀ is read only by its own (chunk,
+  /// head) blocks, shortly after it is stored, so the tiles live in a ring
+  /// of this many chunks: the workspace stops growing with T (33.7 MB at
+  /// Granite-4 T = 64k as one tile per chunk, 1 MB as a ring). A C Bᵀ block
+  /// reusing a slot waits until every head read the chunk before; the
+  /// chain of states keeps fewer chunks than this in flight at model
+  /// shapes (H state blocks per chunk against about 2 x 132 resident
+  /// blocks), so the wait is for blocks long done.
+  static constexpr int64_t kCBRingSlots = 8;
+  /// Where chunk `chunk`'s C Bᵀ tiles are in `cb`.
+  Value cbSlotOf(ImplicitLocOpBuilder &b, Value chunk) {
+    return fusedOutput ? ir::remu(b, chunk, kCBRingSlots) : chunk;
+  }
+  Value chainState; // [H, P, N] f32: the inclusive state the fused chain
+                    // passes on, each chunk overwriting its predecessor's
 
   /// Index of each workspace view (declareWorkspace order) in the views the
   /// WorkspaceBuilder returns; ~0u for a buffer this launch does not need.
@@ -293,6 +309,7 @@ private:
                  Value head, Value part, Value located, const MmaLane &lane,
                  const WarpTile &tile, ValueRange acc, Value n0);
   Value cbCountOf(ImplicitLocOpBuilder &b, Value chunk, Value group);
+  Value cbReadersOf(ImplicitLocOpBuilder &b, Value chunk, Value group);
   void emitFusedOutput(ImplicitLocOpBuilder &b, const KernelContext &k,
                        Value chunk, Value head, Value located);
 

@@ -106,13 +106,14 @@ void ChunkedScanGPUBuilder::declareWorkspace(ImplicitLocOpBuilder &b,
                             plan.element == MmaElement::BF16 && !plan.split
                                 ? mmaType
                                 : f32t),
-            {maxChunks, chunkRows, paddedRows}), // cb
+            {fusedOutput ? minu(b, maxChunks, idx(b, kCBRingSlots)) : maxChunks,
+             chunkRows, paddedRows}), // cb
       minSequence ? w.add(MemRefType::get({dyn}, i32t), {add(b, seqBound, 1)})
                   : ~0u, // chunkedSeqs
       fused ? w.add(MemRefType::get({dyn}, i32t),
                     {add(b, mul(b, maxChunks, flagsPerChunk()), 1)})
-            : ~0u,                                                  // flags
-      fused ? w.add(MemRefType::get({2, H, P, N}, f32t), {}) : ~0u, // ring
+            : ~0u,                                               // flags
+      fused ? w.add(MemRefType::get({H, P, N}, f32t), {}) : ~0u, // chainState
   };
 }
 
@@ -133,7 +134,7 @@ void ChunkedScanGPUBuilder::bindWorkspace(ArrayRef<Value> views) {
   cb = view(10);
   chunkedSeqs = view(11);
   flags = view(12);
-  ring = view(13);
+  chainState = view(13);
 }
 
 void mlir::ssd::detail::buildChunkedScanGPU(RewriterBase &rewriter,

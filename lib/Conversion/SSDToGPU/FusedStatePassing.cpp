@@ -10,16 +10,17 @@
 // any order. A (chunk, head, part) block computes dS in registers, then (a
 // decoupled look-back: the wait comes after its own matmul) waits for the
 // flag of chunk k - 1 (ld.acquire.gpu poll by thread 0 with nanosleep
-// backoff, barrier), takes S_prev from the ring slot (k - 1) % 2 (or the pool
-// for a sequence's first chunk), stores S_prev for the output kernel and
-// publishes S = exp(cum_last) S_prev + dS to ring slot k % 2 (a writing
-// sequence's last chunk to its pool slot, or for a contested writer to its
-// final-state slot): stores, barrier, one st.release.gpu of its flag
-// (cumulative over what the barrier ordered before it). The update runs on the
-// dS fragments, each lane moving pairs of adjacent state elements. Chunk k
-// waits for chunk k - 1 even across sequences: the ring slot it overwrites was
-// read by chunk k - 1, which published after reading it. The ring is 2 H P N
-// f32, so the published states stay in L2 instead of round-tripping DRAM. Pool
+// backoff, barrier), takes S_prev from the chain's state (or the pool for a
+// sequence's first chunk), stores S_prev for the output kernel and publishes
+// S = exp(cum_last) S_prev + dS in its place (a writing sequence's last chunk
+// to its pool slot, or for a contested writer to its final-state slot):
+// stores, barrier, one st.release.gpu of its flag (cumulative over what the
+// barrier ordered before it). The update runs on the dS fragments, each lane
+// reading and then overwriting its own pairs of adjacent state elements.
+// Chunk k waits for chunk k - 1 even across sequences, so one [H, P, N] f32
+// state serves the whole chain: chunk k reads it only after chunk k - 1
+// published, and chunk k - 1 wrote it after its own read. It stays in L2
+// instead of round-tripping DRAM. Pool
 // reads move to launch 1, pool writes stay in the output kernel: the op's
 // ordering holds.
 //
@@ -143,10 +144,11 @@ Value ChunkedScanGPUBuilder::takeTicket(ImplicitLocOpBuilder &b,
 
 /// Fused state passing, after the block computed dS in `acc` (overlapping
 /// the look-back wait with its own matmul): waits until the previous
-/// chunk (any sequence: ring slots are reused only after their reader
-/// published) published its inclusive state, then S_prev = that state, or
-/// the initial state for a sequence's first chunk; stores S_prev for the
-/// output kernel; publishes S = exp(cum_last) S_prev + dS in the ring (or,
+/// chunk (any sequence: the chain's state is overwritten only after its
+/// reader published) published its inclusive state, then S_prev = that
+/// state, or the initial state for a sequence's first chunk; stores S_prev
+/// for the output kernel; publishes S = exp(cum_last) S_prev + dS in its
+/// place (or,
 /// at a writing sequence's last chunk, as its final state in its pool
 /// slot, or for a contested writer in `finals`).
 void ChunkedScanGPUBuilder::passState(ImplicitLocOpBuilder &b,
@@ -209,8 +211,6 @@ void ChunkedScanGPUBuilder::passState(ImplicitLocOpBuilder &b,
                          {kChunkThreads / 32}, b.getI32Type()));
         },
         [&](ImplicitLocOpBuilder &b) -> Value { return idx(b, 0); });
-  Value slotIn = remu(b, add(b, chunk, idx(b, 1)), 2);
-  Value slotOut = remu(b, chunk, 2);
   // A checkpoint at the chunk's last token (every boundary is one here,
   // LowerToGPU.cpp): the state this block publishes, one more store.
   Value checkpointWrites, checkpointSlot;
@@ -222,7 +222,7 @@ void ChunkedScanGPUBuilder::passState(ImplicitLocOpBuilder &b,
         checkpoints.slotAfter(b, e, checkpoints.sequence(b, e, seq), last);
   }
   // The update runs on the fragments: each lane takes its accumulator
-  // pairs (two adjacent state columns) and moves their S_prev, ring and
+  // pairs (two adjacent state columns) and moves their S_prev, chain and
   // pool values as 8-byte pairs, 8 rows x 32 bytes per warp access (whole
   // sectors). The same operations per element as the unfused state pass,
   // so the same bits; staging dS through shared memory for 16-byte rows
@@ -271,7 +271,7 @@ void ChunkedScanGPUBuilder::passState(ImplicitLocOpBuilder &b,
                   }));
               t.setInsertionPointToStart(ifFirst.elseBlock());
               scf::YieldOp::create(
-                  t, pairOf(loadPair(t, ring, {slotIn, head, p, col}, N)));
+                  t, pairOf(loadPair(t, chainState, {head, p, col}, N)));
             }
             SmallVector<Value> state(ifFirst.getResults());
             if (fusedOutput) {
@@ -305,7 +305,7 @@ void ChunkedScanGPUBuilder::passState(ImplicitLocOpBuilder &b,
                 });
             e.ifThen(b, arith::XOrIOp::create(b, isLast, boolean(b, true)),
                      [&](ImplicitLocOpBuilder &b) {
-                       storeTo(b, ring, {slotOut, head, p, col});
+                       storeTo(b, chainState, {head, p, col});
                      });
             if (checkpoints)
               e.ifThen(b, checkpointWrites, [&](ImplicitLocOpBuilder &b) {
@@ -331,6 +331,13 @@ Value ChunkedScanGPUBuilder::cbCountOf(ImplicitLocOpBuilder &b, Value chunk,
                                        Value group) {
   return add(b, mul(b, chunk, flagsPerChunk()),
              add(b, group, idx(b, 1 + x.heads * plan.stateParts)));
+}
+
+/// Index in `flags` of the count of heads of group `group` done reading
+/// chunk `chunk`'s C Bᵀ tiles (fused output: the ring slot's reuse).
+Value ChunkedScanGPUBuilder::cbReadersOf(ImplicitLocOpBuilder &b, Value chunk,
+                                         Value group) {
+  return add(b, cbCountOf(b, chunk, group), idx(b, x.groups));
 }
 
 /// Fused output: y for every row of the chunk, outputRows rows at a time,
@@ -363,4 +370,12 @@ void ChunkedScanGPUBuilder::emitFusedOutput(ImplicitLocOpBuilder &b,
         gpu::BarrierOp::create(inner);
         scf::YieldOp::create(inner);
       });
+  // Every thread's C Bᵀ reads are done (the last pass's barrier): the
+  // chunk's ring slot may be written again once every head of the group
+  // counted itself in, behind a release fence as the C Bᵀ count is.
+  e.ifThen(b, eq(b, tid, idx(b, 0)), [&](ImplicitLocOpBuilder &b) {
+    releaseFenceGPU(b);
+    memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::addi, i32(b, 1), flags,
+                                ValueRange{cbReadersOf(b, chunk, group)});
+  });
 }

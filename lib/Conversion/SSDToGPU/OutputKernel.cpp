@@ -449,7 +449,8 @@ void ChunkedScanGPUBuilder::addIntraChunkTerm(ImplicitLocOpBuilder &b,
       Value row = minu(b, i, sub(b, c.len, idx(b, 1)));
       values.push_back(ifValues(b, any, [&](ImplicitLocOpBuilder &b) {
                          return SmallVector<Value>{
-                             vectorLoad(b, cbPiece, cb, {chunk, group, row, jb},
+                             vectorLoad(b, cbPiece, cb,
+                                        {cbSlotOf(b, chunk), group, row, jb},
                                         cbBytes * kWCols)};
                        }).front());
     }
