@@ -420,7 +420,7 @@ void ChunkedScanGPUBuilder::emitChunkCBBlock(ImplicitLocOpBuilder &b,
                            b,
                            cbReadersOf(b, sub(b, chunk, idx(b, kCBRingSlots)),
                                        group),
-                           i32(b, x.heads / x.groups));
+                           i32(b, cbReadersPerGroup()));
                      });
             gpu::BarrierOp::create(b);
           }

@@ -119,14 +119,22 @@ private:
   /// head) blocks, shortly after it is stored, so the tiles live in a ring
   /// of this many chunks: the workspace stops growing with T (33.7 MB at
   /// Granite-4 T = 64k as one tile per chunk, 1 MB as a ring). A C Bᵀ block
-  /// reusing a slot waits until every head read the chunk before; the
-  /// chain of states keeps fewer chunks than this in flight at model
-  /// shapes (H state blocks per chunk against about 2 x 132 resident
-  /// blocks), so the wait is for blocks long done.
+  /// reusing a slot waits until every head read the chunk before. With H
+  /// of 32 or more (every model) the chain keeps fewer chunks than this in
+  /// flight (H + 10 blocks per chunk against about 2 x 132 resident), so
+  /// the wait is for blocks long done; at smaller H more chunks could run
+  /// at once and C Bᵀ blocks may wait there (speed only).
   static constexpr int64_t kCBRingSlots = 8;
   /// Where chunk `chunk`'s C Bᵀ tiles are in `cb`.
   Value cbSlotOf(ImplicitLocOpBuilder &b, Value chunk) {
     return fusedOutput ? ir::remu(b, chunk, kCBRingSlots) : chunk;
+  }
+  /// The blocks that read a chunk's C Bᵀ tiles of one group, each counting
+  /// itself out of the ring slot once (emitFusedOutput): one per head,
+  /// since the fused output holds the whole state in one block.
+  int64_t cbReadersPerGroup() const {
+    assert(plan.stateParts == 1 && "the fused output needs one state part");
+    return x.heads / x.groups;
   }
   Value chainState; // [H, P, N] f32: the inclusive state the fused chain
                     // passes on, each chunk overwriting its predecessor's
