@@ -100,8 +100,9 @@ private:
   Value chunkDecay;        // [K, H] f32: exp(cum_last)
   Value states;            // [K, H, P, N] f32: dS_k (unfused)
   Value prevHigh, prevLow; // [K, H, P, N] mma element: S_prev(k) (hi, lo)
-  Value finals;            // [seqBound, H, P, N] f32: final states (fused:
-                           // only contested writers' are stored here)
+  Value finals;            // [finalStates, H, P, N] f32: final states
+                           // (fused: only contested writers' are stored
+                           // here)
   Value chunkedSeqs;       // mixed launches: [seqBound + 1] i32, the sequences
                            // that run chunked, then their count
   Value cb;    // [K', G, chunkRows, paddedRows] C Bᵀ (bf16 for bf16 models,
@@ -136,6 +137,8 @@ private:
     assert(plan.stateParts == 1 && "the fused output needs one state part");
     return x.heads / x.groups;
   }
+  /// Entries of `finals` the call needs (declareWorkspace).
+  Value finalStates(ImplicitLocOpBuilder &b);
   Value chainState; // [H, P, N] f32: the inclusive state the fused chain
                     // passes on, each chunk overwriting its predecessor's
 

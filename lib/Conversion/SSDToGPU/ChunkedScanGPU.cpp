@@ -65,6 +65,19 @@ void ChunkedScanGPUBuilder::emitLaunches(ImplicitLocOpBuilder &b) {
   e.ifThen(b, ule(b, idx(b, minSequence), e.tokens), launches);
 }
 
+/// Entries of `finals`: every sequence that runs chunked unfused (state
+/// passing stores each final state there); fused, only contested writers
+/// use it, and a writer is contested only when another sequence of the
+/// batch reads its slot, which needs an initial-state mask and two
+/// sequences.
+Value ChunkedScanGPUBuilder::finalStates(ImplicitLocOpBuilder &b) {
+  if (!fused)
+    return seqBound;
+  if (!e.hasInitialState)
+    return idx(b, 0);
+  return select(b, ult(b, idx(b, 1), e.batch), seqBound, idx(b, 0));
+}
+
 void ChunkedScanGPUBuilder::declareWorkspace(ImplicitLocOpBuilder &b,
                                              WorkspaceBuilder &w) {
   if (minSequence) {
@@ -96,7 +109,7 @@ void ChunkedScanGPUBuilder::declareWorkspace(ImplicitLocOpBuilder &b,
       fused ? ~0u : w.add(stateType, {maxChunks}),      // states
       fusedOutput ? ~0u : w.add(prevType, {maxChunks}), // prevHigh
       plan.split ? w.add(prevType, {maxChunks}) : ~0u,  // prevLow
-      w.add(stateType, {seqBound}),                     // finals
+      w.add(stateType, {finalStates(b)}),               // finals
       // C Bᵀ in bf16 for bf16 models: every reader scales it and rounds it
       // to bf16 again for the mma, and the output reads it once per head,
       // so half the bytes is most of its L2 cost. f16 models keep f32: C Bᵀ
