@@ -20,9 +20,8 @@
 // Chunk k waits for chunk k - 1 even across sequences, so one [H, P, N] f32
 // state serves the whole chain: chunk k reads it only after chunk k - 1
 // published, and chunk k - 1 wrote it after its own read. It stays in L2
-// instead of round-tripping DRAM. Pool
-// reads move to launch 1, pool writes stay in the output kernel: the op's
-// ordering holds.
+// instead of round-tripping DRAM. Pool reads move to launch 1, pool writes
+// stay in the output kernel: the op's ordering holds.
 //
 // Fused output (option fused-output, with fused state passing, when one
 // block holds a chunk's whole state): launch 3 keeps only its final-state
@@ -148,9 +147,8 @@ Value ChunkedScanGPUBuilder::takeTicket(ImplicitLocOpBuilder &b,
 /// reader published) published its inclusive state, then S_prev = that
 /// state, or the initial state for a sequence's first chunk; stores S_prev
 /// for the output kernel; publishes S = exp(cum_last) S_prev + dS in its
-/// place (or,
-/// at a writing sequence's last chunk, as its final state in its pool
-/// slot, or for a contested writer in `finals`).
+/// place (or, at a writing sequence's last chunk, as its final state in its
+/// pool slot, or for a contested writer in `finals`).
 void ChunkedScanGPUBuilder::passState(ImplicitLocOpBuilder &b,
                                       const KernelContext &k, Value chunk,
                                       Value head, Value part, Value located,
