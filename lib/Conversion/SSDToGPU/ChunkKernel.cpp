@@ -443,11 +443,8 @@ void ChunkedScanGPUBuilder::emitChunkCBBlock(ImplicitLocOpBuilder &b,
           // thread's stores before the count, through the barrier and
           // thread 0's release fence.
           gpu::BarrierOp::create(b);
-          e.ifThen(b, eq(b, tid, idx(b, 0)), [&](ImplicitLocOpBuilder &b) {
-            releaseFenceGPU(b);
-            memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::addi,
-                                        i32(b, 1), flags,
-                                        ValueRange{cbCountOf(b, chunk, group)});
+          countIn(b, tid, [&](ImplicitLocOpBuilder &b) {
+            return cbCountOf(b, chunk, group);
           });
         });
       });

@@ -311,6 +311,8 @@ private:
   void storeRelease(ImplicitLocOpBuilder &b, Value v, Value memref,
                     ValueRange indices);
   void releaseFenceGPU(ImplicitLocOpBuilder &b);
+  void countIn(ImplicitLocOpBuilder &b, Value tid,
+               function_ref<Value(ImplicitLocOpBuilder &)> index);
   static constexpr int32_t kMaxBackoffNs = 256;
   void waitForFlag(ImplicitLocOpBuilder &b, Value index,
                    Value expected = Value());

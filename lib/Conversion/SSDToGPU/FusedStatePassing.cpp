@@ -94,6 +94,21 @@ void ChunkedScanGPUBuilder::releaseFenceGPU(ImplicitLocOpBuilder &b) {
   LLVM::FenceOp::create(b, LLVM::AtomicOrdering::release, "device");
 }
 
+/// Adds one to the flag `index` builds for the whole block: thread 0's
+/// release fence, then a (relaxed) atom.add. The caller's barrier before
+/// it orders every thread's accesses before the fence, which is cumulative
+/// over them. (The index is built inside thread 0's branch, where only it
+/// is live.)
+void ChunkedScanGPUBuilder::countIn(
+    ImplicitLocOpBuilder &b, Value tid,
+    function_ref<Value(ImplicitLocOpBuilder &)> index) {
+  e.ifThen(b, eq(b, tid, idx(b, 0)), [&](ImplicitLocOpBuilder &b) {
+    releaseFenceGPU(b);
+    memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::addi, i32(b, 1), flags,
+                                ValueRange{index(b)});
+  });
+}
+
 /// Spins (thread 0 of the block) until flags[index] is nonzero, or
 /// reaches `expected` (i32), with ld.acquire.gpu: the block's barrier
 /// after the wait hands what it acquired to the other threads. Between
@@ -370,10 +385,8 @@ void ChunkedScanGPUBuilder::emitFusedOutput(ImplicitLocOpBuilder &b,
       });
   // Every thread's C Bᵀ reads are done (the last pass's barrier): the
   // chunk's ring slot may be written again once every head of the group
-  // counted itself in, behind a release fence as the C Bᵀ count is.
-  e.ifThen(b, eq(b, tid, idx(b, 0)), [&](ImplicitLocOpBuilder &b) {
-    releaseFenceGPU(b);
-    memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::addi, i32(b, 1), flags,
-                                ValueRange{cbReadersOf(b, chunk, group)});
+  // counted itself out.
+  countIn(b, tid, [&](ImplicitLocOpBuilder &b) {
+    return cbReadersOf(b, chunk, group);
   });
 }
