@@ -119,3 +119,29 @@ func.func @libdevice() {
   }
   return
 }
+
+// -----
+
+// A masked load whose mask is only known at run time (the load-store
+// vectorizer makes masked accesses with constant masks only, which the
+// emulator checks up to the last enabled lane).
+// CHECK: error: gpu emulator: kernel masked_kernel calls llvm.masked.load.v4f32.p0 with a mask that is not a constant, which the emulator does not check: {{.*}}llvm.masked.load
+func.func @masked() {
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %d = gpu.alloc () : memref<128xf32>
+  %o = gpu.alloc () : memref<128xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1) {
+    %k4 = arith.constant 4 : index
+    %i = arith.muli %tx, %k4 : index
+    %lower = arith.cmpi ult, %tx, %k4 : index
+    %mask = vector.broadcast %lower : i1 to vector<4xi1>
+    %zero = arith.constant dense<0.0> : vector<4xf32>
+    %v = vector.maskedload %d[%i], %mask, %zero
+        : memref<128xf32>, vector<4xi1>, vector<4xf32> into vector<4xf32>
+    vector.store %v, %o[%i] : memref<128xf32>, vector<4xf32>
+    gpu.terminator
+  }
+  return
+}

@@ -46,6 +46,7 @@ using llvm::Function;
 using llvm::FunctionType;
 using llvm::GlobalVariable;
 using llvm::Instruction;
+using llvm::IntrinsicInst;
 using llvm::IRBuilder;
 using llvm::LLVMContext;
 using llvm::MemIntrinsic;
@@ -157,6 +158,7 @@ private:
                         Value *bytes, uint32_t flags, Align alignment);
   bool instrumentAccess(Instruction &inst);
   bool rewriteMemoryIntrinsic(MemIntrinsic &mem);
+  bool rewriteMaskedAccess(IntrinsicInst &call);
   void rewriteFence(FenceInst &fence);
   bool rewriteCall(CallBase &call);
 

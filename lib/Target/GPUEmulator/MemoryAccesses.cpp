@@ -199,6 +199,65 @@ bool KernelRewriter::rewriteMemoryIntrinsic(MemIntrinsic &mem) {
   return true;
 }
 
+/// A masked load or store with a constant mask: what NVPTX's load-store
+/// vectorizer makes of accesses with a gap (three floats read as a v4 with
+/// the last lane unused), which the GPU runs as one vector access. It is
+/// checked as one access at the vector's alignment, from the vector's start
+/// to its last enabled lane, so the lanes no one uses are not reported in
+/// races; the host then runs the same masked access at the host address.
+bool KernelRewriter::rewriteMaskedAccess(IntrinsicInst &call) {
+  Function &f = *call.getFunction();
+  const bool isLoad = call.getIntrinsicID() == Intrinsic::masked_load;
+  const unsigned pointerIndex = isLoad ? 0 : 1, maskIndex = isLoad ? 1 : 2;
+  auto *mask = dyn_cast<Constant>(call.getArgOperand(maskIndex));
+  auto *vector = cast<FixedVectorType>(
+      isLoad ? call.getType() : call.getArgOperand(0)->getType());
+  int64_t lastEnabled = -1;
+  for (unsigned i = 0; mask && i < vector->getNumElements(); ++i) {
+    Constant *lane = mask->getAggregateElement(i);
+    if (!lane || !isa<ConstantInt>(lane)) {
+      mask = nullptr;
+      break;
+    }
+    if (cast<ConstantInt>(lane)->isOne())
+      lastEnabled = i;
+  }
+  if (!mask)
+    return setError("kernel " + f.getName() + " calls " +
+                    call.getCalledFunction()->getName() +
+                    " with a mask that is not a constant, which the emulator "
+                    "does not check: " +
+                    describe(call));
+  if (lastEnabled < 0) {
+    if (isLoad)
+      call.replaceAllUsesWith(call.getArgOperand(2));
+    call.eraseFromParent();
+    return true;
+  }
+  IRBuilder<> b(&call);
+  Value *address = call.getArgOperand(pointerIndex);
+  Align alignment = call.getParamAlign(pointerIndex).valueOrOne();
+  const uint64_t elementBytes =
+      dataLayout.getTypeStoreSize(vector->getElementType());
+  Value *host = checkedAddress(
+      b, call, address, b.getInt64((lastEnabled + 1) * elementBytes),
+      isLoad ? AccessFlags::AccessRead : AccessFlags::AccessWrite, alignment);
+  if (!error.empty())
+    return false;
+  if (!host)
+    return true;
+  Instruction *hostAccess =
+      isLoad ? b.CreateMaskedLoad(vector, host, alignment,
+                                  call.getArgOperand(maskIndex),
+                                  call.getArgOperand(2))
+             : b.CreateMaskedStore(call.getArgOperand(0), host, alignment,
+                                   call.getArgOperand(maskIndex));
+  if (isLoad)
+    call.replaceAllUsesWith(hostAccess);
+  call.eraseFromParent();
+  return true;
+}
+
 /// An LLVM fence of device or system scope becomes a runtime fence too
 /// (see membar.gl); the host fence stays.
 void KernelRewriter::rewriteFence(FenceInst &fence) {
@@ -241,6 +300,8 @@ bool KernelRewriter::rewriteCall(CallBase &call) {
       call.eraseFromParent();
       return true;
     }
+    if (id == Intrinsic::masked_load || id == Intrinsic::masked_store)
+      return rewriteMaskedAccess(cast<IntrinsicInst>(call));
     if (id == Intrinsic::prefetch) {
       call.eraseFromParent();
       return true;

@@ -31,6 +31,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Object/ELFObjectFile.h"
+#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -39,6 +40,7 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
+#include "llvm/Transforms/Vectorize/LoadStoreVectorizer.h"
 
 #include <cstdlib>
 #include <mutex>
@@ -128,7 +130,8 @@ public:
 
     // The kernels first get the optimization their GPU code gets, on the
     // NVPTX target, so that the emulator runs what the PTX would do (a
-    // load hoisted out of a spin loop, loads merged or removed), then the
+    // load hoisted out of a spin loop, loads merged or removed, scalar
+    // accesses vectorized as NVPTX's code generator does), then the
     // multiply-adds the NVPTX instruction selector fuses become exact fmas.
     // Only then are memory accesses rewritten into runtime calls; the host
     // backend compiles the result without a second IR pipeline (the code is
@@ -215,7 +218,36 @@ private:
            llvm::toString(std::move(failure)));
       return false;
     }
+    if (optLevel > 0)
+      vectorizeAccessesLikeNVPTX(llvmModule, *machine);
     return true;
+  }
+
+  /// NVPTX's code generator runs the load-store vectorizer on the IR
+  /// before instruction selection (at any opt-level above 0), so adjacent
+  /// scalar accesses that the default pipeline leaves (it splits a vector
+  /// load whose lanes are only extracted, for one) reach the GPU as one
+  /// ld.v2/ld.v4. Without the same pass the emulator would count such an
+  /// access as two instructions of half-used sectors, and check a weaker
+  /// alignment than the merged access needs.
+  static void vectorizeAccessesLikeNVPTX(llvm::Module &llvmModule,
+                                         llvm::TargetMachine &machine) {
+    llvm::PassBuilder builder(&machine);
+    llvm::LoopAnalysisManager loops;
+    llvm::FunctionAnalysisManager functions;
+    llvm::CGSCCAnalysisManager cgscc;
+    llvm::ModuleAnalysisManager modules;
+    builder.registerModuleAnalyses(modules);
+    builder.registerCGSCCAnalyses(cgscc);
+    builder.registerFunctionAnalyses(functions);
+    builder.registerLoopAnalyses(loops);
+    builder.crossRegisterProxies(loops, functions, cgscc, modules);
+    llvm::FunctionPassManager perFunction;
+    perFunction.addPass(llvm::LoadStoreVectorizerPass());
+    llvm::ModulePassManager perModule;
+    perModule.addPass(
+        llvm::createModuleToFunctionPassAdaptor(std::move(perFunction)));
+    perModule.run(llvmModule, modules);
   }
 
   bool emit(llvm::Module &llvmModule, llvm::TargetMachine &machine,
