@@ -31,8 +31,9 @@
 //    matrix share banks: 2 wavefronts per matrix, 8 for the x4; B's rows
 //    are consecutive (16 bytes apart): 1 per matrix, 2 for the x2: 10 over
 //    768 bytes, 4 of them bank conflicts (one phase per matrix);
-//  - D: two 8-byte stores a lane, each covering 8 rows of 32 bytes: 8
-//    sectors per store, 16 distinct sectors written;
+//  - D: two 8-byte stores a lane (8-byte aligned, so st.v2 on the GPU;
+//    with 4-byte alignment NVPTX would split each in two), each covering
+//    8 rows of 32 bytes: 8 sectors per store, 16 distinct sectors written;
 //  - 2 barriers, 3 warp collectives (2 ldmatrix, 1 mma), 1 mma of 4096
 //    flops (2 x 16 x 8 x 16).
 // COSTS: emulator costs:
@@ -252,8 +253,8 @@ func.func @main() {
     %g8 = arith.addi %g, %k8 : index
     %d0 = vector.extract %fd[0] : vector<2xf32> from vector<2x2xf32>
     %d1 = vector.extract %fd[1] : vector<2xf32> from vector<2x2xf32>
-    vector.store %d0, %d[%g, %t2] : memref<16x8xf32>, vector<2xf32>
-    vector.store %d1, %d[%g8, %t2] : memref<16x8xf32>, vector<2xf32>
+    vector.store %d0, %d[%g, %t2] {alignment = 8} : memref<16x8xf32>, vector<2xf32>
+    vector.store %d1, %d[%g8, %t2] {alignment = 8} : memref<16x8xf32>, vector<2xf32>
     gpu.terminator
   }
   %h = memref.alloc() : memref<16x8xf32>

@@ -151,6 +151,12 @@ bool KernelRewriter::instrumentAccess(Instruction &inst) {
       flags |= AccessFlags::AccessRelease;
     operand = AtomicCmpXchgInst::getPointerOperandIndex();
   }
+  // NVPTX splits an access promising less alignment than its size into
+  // pieces of that alignment (a <4 x float> at align 4 is four ld.b32);
+  // here it stays one access of the promised alignment: the same words
+  // and alignment are checked, and the cost counters see one instruction
+  // where the GPU issues several over the same sectors, which they would
+  // count again where L1 serves them (docs/gpu.md, "Cost counters").
   Value *bytes = b.getInt64(dataLayout.getTypeStoreSize(accessed));
   Value *host = checkedAddress(b, inst, address, bytes, flags, alignment);
   if (!error.empty())
@@ -200,27 +206,35 @@ bool KernelRewriter::rewriteMemoryIntrinsic(MemIntrinsic &mem) {
 }
 
 /// A masked load or store with a constant mask: what NVPTX's load-store
-/// vectorizer makes of accesses with a gap (three floats read as a v4 with
-/// the last lane unused), which the GPU runs as one vector access. It is
-/// checked as one access at the vector's alignment, from the vector's start
-/// to its last enabled lane, so the lanes no one uses are not reported in
-/// races; the host then runs the same masked access at the host address.
+/// vectorizer makes of accesses with gaps (three floats read as a v4 with
+/// the last lane unused, or words 0, 1 and 3 of one), which the GPU runs
+/// as one vector access. Each run of enabled lanes is checked as an access
+/// of its own (the first at the vector's alignment), so words no lane uses
+/// are neither bounds-checked nor reported in races, as on the GPU, which
+/// reads them and drops them; the cost counters see one access per run.
+/// The host then makes the same masked access at the host address.
 bool KernelRewriter::rewriteMaskedAccess(IntrinsicInst &call) {
   Function &f = *call.getFunction();
   const bool isLoad = call.getIntrinsicID() == Intrinsic::masked_load;
   const unsigned pointerIndex = isLoad ? 0 : 1, maskIndex = isLoad ? 1 : 2;
-  auto *mask = dyn_cast<Constant>(call.getArgOperand(maskIndex));
   auto *vector = cast<FixedVectorType>(
       isLoad ? call.getType() : call.getArgOperand(0)->getType());
-  int64_t lastEnabled = -1;
+  const uint64_t elementBits =
+      dataLayout.getTypeSizeInBits(vector->getElementType());
+  auto *mask = dyn_cast<Constant>(call.getArgOperand(maskIndex));
+  SmallVector<bool> enabled;
   for (unsigned i = 0; mask && i < vector->getNumElements(); ++i) {
     Constant *lane = mask->getAggregateElement(i);
-    if (!lane || !isa<ConstantInt>(lane)) {
+    if (lane && isa<UndefValue>(lane)) {
+      enabled.push_back(true); // may be either: checked
+      continue;
+    }
+    auto *bit = dyn_cast_or_null<ConstantInt>(lane);
+    if (!bit) {
       mask = nullptr;
       break;
     }
-    if (cast<ConstantInt>(lane)->isOne())
-      lastEnabled = i;
+    enabled.push_back(bit->isOne());
   }
   if (!mask)
     return setError("kernel " + f.getName() + " calls " +
@@ -228,29 +242,57 @@ bool KernelRewriter::rewriteMaskedAccess(IntrinsicInst &call) {
                     " with a mask that is not a constant, which the emulator "
                     "does not check: " +
                     describe(call));
-  if (lastEnabled < 0) {
+  if (elementBits % 8 != 0)
+    return setError(
+        "kernel " + f.getName() + " calls " +
+        call.getCalledFunction()->getName() + " on elements of " +
+        Twine(elementBits) +
+        " bits, which the emulator does not check: " + describe(call));
+  const uint64_t elementBytes = elementBits / 8;
+  IRBuilder<> b(&call);
+  Value *address = call.getArgOperand(pointerIndex);
+  Align alignment = call.getParamAlign(pointerIndex).valueOrOne();
+  const uint32_t flags =
+      isLoad ? AccessFlags::AccessRead : AccessFlags::AccessWrite;
+  Value *vectorHost = nullptr;
+  bool checkedAny = false;
+  for (unsigned first = 0; first < enabled.size();) {
+    if (!enabled[first]) {
+      ++first;
+      continue;
+    }
+    unsigned last = first;
+    while (last + 1 < enabled.size() && enabled[last + 1])
+      ++last;
+    const uint64_t offset = first * elementBytes;
+    Value *at = offset == 0 ? address
+                            : b.CreateConstInBoundsGEP1_64(b.getInt8Ty(),
+                                                           address, offset);
+    Value *host = checkedAddress(b, call, at,
+                                 b.getInt64((last - first + 1) * elementBytes),
+                                 flags, commonAlignment(alignment, offset));
+    if (!error.empty())
+      return false;
+    if (host && !checkedAny)
+      vectorHost = offset == 0 ? host
+                               : b.CreateConstGEP1_64(b.getInt8Ty(), host,
+                                                      -int64_t(offset));
+    checkedAny = true;
+    first = last + 1;
+  }
+  if (!checkedAny) {
     if (isLoad)
       call.replaceAllUsesWith(call.getArgOperand(2));
     call.eraseFromParent();
     return true;
   }
-  IRBuilder<> b(&call);
-  Value *address = call.getArgOperand(pointerIndex);
-  Align alignment = call.getParamAlign(pointerIndex).valueOrOne();
-  const uint64_t elementBytes =
-      dataLayout.getTypeStoreSize(vector->getElementType());
-  Value *host = checkedAddress(
-      b, call, address, b.getInt64((lastEnabled + 1) * elementBytes),
-      isLoad ? AccessFlags::AccessRead : AccessFlags::AccessWrite, alignment);
-  if (!error.empty())
-    return false;
-  if (!host)
+  if (!vectorHost)
     return true;
   Instruction *hostAccess =
-      isLoad ? b.CreateMaskedLoad(vector, host, alignment,
+      isLoad ? b.CreateMaskedLoad(vector, vectorHost, alignment,
                                   call.getArgOperand(maskIndex),
                                   call.getArgOperand(2))
-             : b.CreateMaskedStore(call.getArgOperand(0), host, alignment,
+             : b.CreateMaskedStore(call.getArgOperand(0), vectorHost, alignment,
                                    call.getArgOperand(maskIndex));
   if (isLoad)
     call.replaceAllUsesWith(hostAccess);

@@ -40,7 +40,6 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
-#include "llvm/Transforms/Vectorize/LoadStoreVectorizer.h"
 
 #include <cstdlib>
 #include <mutex>
@@ -218,20 +217,30 @@ private:
            llvm::toString(std::move(failure)));
       return false;
     }
-    if (optLevel > 0)
-      vectorizeAccessesLikeNVPTX(llvmModule, *machine);
-    return true;
+    return optLevel == 0 || vectorizeAccessesLikeNVPTX(llvmModule, *machine);
   }
 
-  /// NVPTX's code generator runs the load-store vectorizer on the IR
-  /// before instruction selection (at any opt-level above 0), so adjacent
-  /// scalar accesses that the default pipeline leaves (it splits a vector
-  /// load whose lanes are only extracted, for one) reach the GPU as one
-  /// ld.v2/ld.v4. Without the same pass the emulator would count such an
-  /// access as two instructions of half-used sectors, and check a weaker
-  /// alignment than the merged access needs.
-  static void vectorizeAccessesLikeNVPTX(llvm::Module &llvmModule,
-                                         llvm::TargetMachine &machine) {
+  /// NVPTX's code generator runs IR passes of its own before instruction
+  /// selection (at any opt-level above 0; `llc -debug-pass=Structure`):
+  /// GEP splitting, straight-line strength reduction and CSE, which line
+  /// up the addresses, then the load-store vectorizer, which merges
+  /// adjacent scalar accesses that the default pipeline leaves (it splits a
+  /// vector load whose elements are only extracted, for one) into the
+  /// ld.v2/ld.v4 the PTX has. Without them the emulator would count such an
+  /// access as two instructions over half-used sectors, and check a weaker
+  /// alignment than the merged access needs. Left out: NVPTX's own passes
+  /// (kernel parameters, allocas, names), atomic expansion, address-space
+  /// inference and loop strength reduction, which change where an access
+  /// is addressed from (its address space, its induction variable) but not
+  /// its width: the emulator checks generic and global accesses alike, and
+  /// keeps a thread's private arrays on the host stack, which it recognizes
+  /// by their allocas (an induction variable of LSR's would hide them).
+  static constexpr const char *kNVPTXCodegenIRPasses =
+      "function(sroa,separate-const-offset-from-gep,"
+      "speculative-execution<only-if-divergent-target>,slsr,early-cse,"
+      "nary-reassociate,early-cse,load-store-vectorizer,sroa)";
+  bool vectorizeAccessesLikeNVPTX(llvm::Module &llvmModule,
+                                  llvm::TargetMachine &machine) {
     llvm::PassBuilder builder(&machine);
     llvm::LoopAnalysisManager loops;
     llvm::FunctionAnalysisManager functions;
@@ -242,12 +251,15 @@ private:
     builder.registerFunctionAnalyses(functions);
     builder.registerLoopAnalyses(loops);
     builder.crossRegisterProxies(loops, functions, cgscc, modules);
-    llvm::FunctionPassManager perFunction;
-    perFunction.addPass(llvm::LoadStoreVectorizerPass());
-    llvm::ModulePassManager perModule;
-    perModule.addPass(
-        llvm::createModuleToFunctionPassAdaptor(std::move(perFunction)));
-    perModule.run(llvmModule, modules);
+    llvm::ModulePassManager passes;
+    if (llvm::Error failure =
+            builder.parsePassPipeline(passes, kNVPTXCodegenIRPasses)) {
+      fail("cannot build NVPTX's code generation IR passes: " +
+           llvm::toString(std::move(failure)));
+      return false;
+    }
+    passes.run(llvmModule, modules);
+    return true;
   }
 
   bool emit(llvm::Module &llvmModule, llvm::TargetMachine &machine,
