@@ -145,3 +145,27 @@ func.func @masked() {
   }
   return
 }
+
+// -----
+
+// A masked load of sub-byte elements (the checks work on byte ranges, and
+// a lane of 4 bits has none of its own).
+// CHECK: error: gpu emulator: kernel subbyte_kernel calls llvm.masked.load.v8i4.p0 on elements of 4 bits, which the emulator does not check: {{.*}}llvm.masked.load
+func.func @subbyte() {
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %d = gpu.alloc () : memref<256xi4>
+  %o = gpu.alloc () : memref<256xi4>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1) {
+    %k8 = arith.constant 8 : index
+    %i = arith.muli %tx, %k8 : index
+    %mask = arith.constant dense<[true, true, true, false, true, true, true, false]> : vector<8xi1>
+    %zero = arith.constant dense<0> : vector<8xi4>
+    %v = vector.maskedload %d[%i], %mask, %zero
+        : memref<256xi4>, vector<8xi1>, vector<8xi4> into vector<8xi4>
+    vector.store %v, %o[%i] : memref<256xi4>, vector<8xi4>
+    gpu.terminator
+  }
+  return
+}
