@@ -4,6 +4,9 @@
   utils/gpu-model.py [--build build] [--cases prefill,decode] [--keep DIR]
   utils/gpu-model.py --from-costs FILE --tokens T   (FILE: the counters that
       ssd-run --emulator-costs printed; '-' for stdin)
+  utils/gpu-model.py --from-costs FILE --seqlens 512,300 --P 64 --N 128
+      [--form chunked] [--dtype bf16]   (the same, with the state chain's
+      latency, which needs the launch's shape)
 
 Without a GPU the speed of the kernels can only be estimated. This script
 runs the real kernels (`ssd-run --target gpu-emu --emulator-costs`) on model
@@ -22,13 +25,17 @@ shapes and turns the emulator's per-kernel counts into a time:
              warps from registers and shared memory per block (ptxas -v,
              when ptxas is found; else 255 registers, labelled assumed)
   kernel   = max(terms) + (1 - overlap) * (sum(terms) - max(terms))
+  chain    = the state chain's critical path, the one latency term: chunks
+             in a row, each waiting for the one before (see CHAIN below);
+             the kernel that runs the chain takes max(kernel, chain)
   call     = sum of kernel times + launches * launch overhead
 
 The first model (still printed, as "max-of-3") took only the largest of
 tensor, dram and shared at the dense peak, with L2 free and every SM full
 and overlapping perfectly; it flattered kernels that spend L2 bandwidth or
 run few warps. The terms are still optimistic in what they leave out
-(instruction issue, latency chains, synchronization waits), so the tokens/s
+(instruction issue, latency within a block, the output's wait for C·Bᵀ
+tiles), so the tokens/s
 printed are a ceiling for these kernels, not a measurement; the GPU check
 (scripts/gpu-check.sh) measures the real thing. Every constant and its
 source is below and in docs/performance.md. The model time is linear in the
@@ -84,6 +91,23 @@ SHARED_RESERVED_PER_BLOCK = 1024
 # current chunk kernel, an SM has a warp ready for only a fraction of the
 # latency of a global load or an mma chain).
 WARPS_TO_OVERLAP = 32
+# Latency: the state chain. Bandwidth hides latency only where there is
+# independent work; the chain over chunks has none, so it is priced apart.
+# One L2 round trip as a chain of dependent steps sees it: public
+# pointer-chasing measurements put an L2 hit at a few hundred cycles
+# (Chips and Cheese, "Nvidia's H100: Funny L2, and Tons of Bandwidth",
+# 2023; 222-339 cycles across the SMs of an L40, arXiv 2606.22588). The
+# model takes 0.6 us, about 1,200 cycles at 1.98 GHz, several times that,
+# for the far L2 partition and a network loaded by every other block: a
+# pessimistic figure, so that a chain that does not bind here does not
+# bind on the chip.
+L2_ROUND_TRIP_S = 0.6e-6
+# The waiters' nanosleep backoff cap (kMaxBackoffNs, ChunkedKernels.h): a
+# flag set just after a poll is seen at most this much later.
+BACKOFF_CAP_S = 256e-9
+# Tokens per chunk: the pipelines' default (kChunkSizeDefault), which the
+# modelled runs use.
+CHUNK_SIZE = 256
 
 # name, H, P, N, G, seqlens, form, dtype
 CASES = {
@@ -199,6 +223,49 @@ def occupancy(kernel, resources):
     return min(1.0, blocks / SMS), per_sm * warps_per_block, registers, assumed
 
 
+def chain_path(P, N, seqlens, form, dtype):
+    """(which kernel runs the chain, hops, us of one hop, us of the
+    chain), or None without one.
+
+    Fused state passing (16-bit models) chains every chunk of the launch,
+    across sequences too (one [H, P, N] state serves the whole chain): a
+    hop is the waiter's poll seeing the flag (a round trip, plus up to the
+    backoff cap), its read of S_prev and its write of S (P N f32 each, at
+    the SM's share of the L2 bandwidth, each after a round trip), and the
+    release of those stores (a round trip): in the chunk kernel, the first
+    that runs mma ("chunk"). f32 models pass states in a launch of their
+    own, the next with blocks ("after-chunk"): a thread walks its sequence's chunks, each
+    chunk's load issued before the update of the one before, so a hop is
+    one round trip, over the longest sequence. Only chunked sequences
+    chain: every sequence in the chunked form, those of more than one
+    token in a mixed launch (the modelled mixed case's prefill)."""
+    if form == "serial":
+        return None
+    chunked = [s for s in seqlens if form == "chunked" or s > 1]
+    chunks = [-(-s // CHUNK_SIZE) for s in chunked]
+    if not chunks:
+        return None
+    if dtype != "f32":
+        state = P * N * 4
+        hop = (3 * L2_ROUND_TRIP_S + BACKOFF_CAP_S
+               + 2 * state / (L2_BYTES_PER_S / SMS)) * 1e6
+        return "chunk", sum(chunks), hop, sum(chunks) * hop
+    hop = L2_ROUND_TRIP_S * 1e6
+    return "after-chunk", max(chunks), hop, max(chunks) * hop
+
+
+def chain_kernel(kernels, chain):
+    """The position in `kernels` of the kernel that runs `chain`."""
+    if not chain:
+        return None
+    chunk = next((i for i, k in enumerate(kernels) if k["bounds"][0] > 0),
+                 None)
+    if chunk is None or chain[0] == "chunk":
+        return chunk
+    return next((i for i in range(chunk + 1, len(kernels))
+                 if kernels[i]["blocks"]), None)
+
+
 def kernel_terms(kernel, resources, l2_bytes_per_s=None):
     """The modelled terms (us) of one kernel and its time."""
     tensor, dram, shared = kernel["bounds"]
@@ -214,11 +281,18 @@ def kernel_terms(kernel, resources, l2_bytes_per_s=None):
     return terms, top + (1 - overlap) * (sum(terms.values()) - top)
 
 
-def call_model(kernels, resources=None, l2_bytes_per_s=None):
-    """(launches, modelled microseconds) of one call."""
+def call_model(kernels, resources=None, l2_bytes_per_s=None, chain=None):
+    """(launches, modelled microseconds) of one call; `chain` as
+    chain_path returns it."""
     launches = sum(k["launches"] for k in kernels)
-    return launches, (sum(kernel_terms(k, resources or {}, l2_bytes_per_s)[1]
-                          for k in kernels) + launches * LAUNCH_US)
+    total = 0.0
+    chained = chain_kernel(kernels, chain)
+    for i, k in enumerate(kernels):
+        time = kernel_terms(k, resources or {}, l2_bytes_per_s)[1]
+        if i == chained:
+            time = max(time, chain[3])
+        total += time
+    return launches, total + launches * LAUNCH_US
 
 
 def max_of_three(kernels):
@@ -227,19 +301,30 @@ def max_of_three(kernels):
     return sum(max(k["bounds"]) for k in kernels) + launches * LAUNCH_US
 
 
-def summarize(kernels, tokens, resources=None):
+def summarize(kernels, tokens, resources=None, chain=None,
+              shape_given=False):
     resources = resources or {}
-    launches, model = call_model(kernels, resources)
+    launches, model = call_model(kernels, resources, chain=chain)
     print("MODEL, not a measurement (utils/gpu-model.py)")
-    for k in kernels:
+    if chain:
+        print("  state chain: %d hops of %.3f us, %.3f us"
+              % (chain[1], chain[2], chain[3]))
+    elif shape_given:
+        print("  state chain: none (no chunked sequence)")
+    else:
+        print("  state chain: not priced (no --seqlens)")
+    chained = chain_kernel(kernels, chain)
+    for i, k in enumerate(kernels):
         terms, time = kernel_terms(k, resources)
         fill, warps, registers, assumed = occupancy(k, resources)
         print("  %s: launches %d, terms (us) tensor %.3f dram %.3f l2 %.3f "
               "shared %.3f; SM fill %.2f, %d warps/SM (%d registers%s); "
-              "%.3f us"
+              "%.3f us%s"
               % (k["name"], k["launches"], terms["tensor"], terms["dram"],
                  terms["l2"], terms["shared"], fill, warps, registers,
-                 ", assumed" if assumed else "", time))
+                 ", assumed" if assumed else "", time,
+                 "; runs the chain: %.3f us" % max(time, chain[3])
+                 if i == chained else ""))
     print("launches %d, model %.2f us, %.2fM tokens/s (max-of-3 model %.2f "
           "us), DRAM %.1f KB/token, L2 traffic %.1f KB/token, L2 reads of "
           "data written in the launch %.1f KB/token"
@@ -338,6 +423,16 @@ def main():
                     help="model one run from its printed counters")
     ap.add_argument("--tokens", type=int, default=0,
                     help="with --from-costs: the run's total tokens")
+    ap.add_argument("--seqlens", default=None,
+                    help="with --from-costs: comma-separated sequence "
+                    "lengths, to price the state chain")
+    ap.add_argument("--P", type=int, default=0, help="with --seqlens")
+    ap.add_argument("--N", type=int, default=0, help="with --seqlens")
+    ap.add_argument("--form", default="chunked",
+                    choices=["chunked", "serial", "auto"],
+                    help="with --seqlens")
+    ap.add_argument("--dtype", default="bf16",
+                    choices=["bf16", "f16", "f32"], help="with --seqlens")
     ap.add_argument("--ptxas", default=None,
                     help="ptxas for registers and shared memory per kernel "
                     "(default: CUDA_HOME, CUDA_PATH or PATH; 'none': assume "
@@ -352,9 +447,20 @@ def main():
         text = (sys.stdin.read() if args.from_costs == "-"
                 else open(args.from_costs).read())
         kernels = parse_costs(text)
-        if not kernels or args.tokens <= 0:
+        chain = None
+        tokens = args.tokens
+        if args.seqlens:
+            seqlens = [int(v) for v in args.seqlens.split(",")]
+            if args.P <= 0 or args.N <= 0 or min(seqlens) < 0:
+                sys.exit("gpu-model: --seqlens needs --P and --N > 0 and "
+                         "lengths >= 0")
+            chain = chain_path(args.P, args.N, seqlens, args.form,
+                               args.dtype)
+            tokens = tokens or sum(seqlens)
+        if not kernels or tokens <= 0:
             sys.exit("gpu-model: --from-costs needs counters and --tokens > 0")
-        summarize(kernels, args.tokens)
+        summarize(kernels, tokens, chain=chain,
+                  shape_given=bool(args.seqlens))
         return
 
     work = args.keep or tempfile.mkdtemp(prefix="ssd-gpu-model-")
@@ -364,11 +470,11 @@ def main():
           % (L2_BYTES_PER_S / 1e12, MMA_SYNC_FRACTION * 100,
              ptxas if ptxas else "nowhere (no ptxas: 255 assumed)"))
     header = ("| case | launches | tensor us | dram us | l2 us | shared us | "
-              "warps/SM | max-of-3 us | max-of-3 Mtok/s | model us | "
+              "chain us | warps/SM | max-of-3 us | max-of-3 Mtok/s | model us | "
               "model Mtok/s | model Mtok/s at L2 %.0f TB/s | DRAM KB/token | "
               "x ideal | L2 KB/token | bound by |" % (L2_HIGH_BYTES_PER_S / 1e12))
     print(header)
-    print("|" + "---|" * 16)
+    print("|" + "---|" * 17)
     runs = {}
     for group in args.cases.split(","):
         for case in CASES[group]:
@@ -378,13 +484,16 @@ def main():
             kernels, inputs = run_case(args.build, work, case)
             resources = (ptxas_resources(args.build, inputs, form, dtype, ptxas)
                          if ptxas else {})
-            launches, model = call_model(kernels, resources)
+            chain = chain_path(P, N, seqlens, form, dtype)
+            launches, model = call_model(kernels, resources, chain=chain)
             old = max_of_three(kernels)
             terms = {"tensor": 0.0, "dram": 0.0, "l2": 0.0, "shared": 0.0}
             for k in kernels:
                 for key, value in kernel_terms(k, resources)[0].items():
                     terms[key] += value
-            model_high = call_model(kernels, resources, L2_HIGH_BYTES_PER_S)[1]
+            model_high = call_model(kernels, resources, L2_HIGH_BYTES_PER_S,
+                                    chain)[1]
+            chain_us = "%.2f" % chain[3] if chain else "-"
             warps = "/".join(
                 "%d%s" % (occupancy(k, resources)[1],
                           "*" if occupancy(k, resources)[3] else "")
@@ -396,9 +505,12 @@ def main():
             limiter = max(terms.items(), key=lambda kv: kv[1])[0]
             if launches * LAUNCH_US > max(terms.values()):
                 limiter = "launches"
+            if chain and chain[3] > max(terms.values()):
+                limiter = "chain"
             print(f"| {name} ({form}, {dtype}) | {launches} | "
                   f"{terms['tensor']:.2f} | {terms['dram']:.2f} | "
-                  f"{terms['l2']:.2f} | {terms['shared']:.2f} | {warps} | "
+                  f"{terms['l2']:.2f} | {terms['shared']:.2f} | "
+                  f"{chain_us} | {warps} | "
                   f"{old:.2f} | {tokens / old:.1f} | {model:.2f} | "
                   f"{tokens / model:.1f} | {tokens / model_high:.1f} | "
                   f"{dram_bytes / tokens / 1024:.1f} | "
@@ -421,9 +533,17 @@ def main():
                     dram64 = d1 + (d1 - d0) / (t1 - t0) * (t - t1)
                     ideal64 = ideal_bytes(H, P, N, G, [t // batch] * batch,
                                           dtype)
+                    # The chain does not grow with the line: at 64k tokens
+                    # it is priced again, and bounds the call from below.
+                    chain64 = chain_path(P, N, [t // batch] * batch, form,
+                                         dtype)
+                    if chain64:
+                        total = max(total, chain64[3] + launches * LAUNCH_US)
                     print(f"| {key[0]} {batch}x{t // batch} ({form}, "
                           f"{dtype}), extrapolated from the two rows above | "
-                          f"{launches} | | | | | | {total_old:.1f} | "
+                          f"{launches} | | | | | "
+                          f"{'%.1f' % chain64[3] if chain64 else ''} | | "
+                          f"{total_old:.1f} | "
                           f"{t / total_old:.1f} | {total:.1f} | "
                           f"{t / total:.1f} | | {dram64 / t / 1024:.1f} | "
                           f"{dram64 / ideal64:.2f} | | |")
@@ -434,8 +554,12 @@ def main():
                 per_token = (model - launches * LAUNCH_US) / tokens
                 for t in (8192, 65536):
                     total = per_token * t + launches * LAUNCH_US
+                    chain_t = chain_path(P, N, [t], form, dtype)
+                    if chain_t:
+                        total = max(total, chain_t[3] + launches * LAUNCH_US)
                     print(f"| {name.split(' ')[0]} 1x{t} ({form}, {dtype}), "
-                          f"extrapolated | {launches} | | | | | | | | "
+                          f"extrapolated | {launches} | | | | | "
+                          f"{'%.1f' % chain_t[3] if chain_t else ''} | | | | "
                           f"{total:.1f} | {t / total:.1f} | | | | | |")
             if group == "decode":
                 ideal = len(seqlens) * H * P * N * 4 * 2
@@ -444,7 +568,7 @@ def main():
                       f" modelled DRAM traffic {dram_bytes / ideal:.2f}x that;"
                       f" a copy of those bytes at HBM peak takes "
                       f"{copy_us:.2f} us, the model {model:.2f} us "
-                      f"({copy_us / model:.0%}) |" + " |" * 15)
+                      f"({copy_us / model:.0%}) |" + " |" * 16)
     if not args.keep:
         import shutil
         shutil.rmtree(work, ignore_errors=True)
