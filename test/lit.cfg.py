@@ -175,6 +175,8 @@ config.substitutions.append(
     ("%extract_ptx", python_with_numpy + " " + os.path.join(config.ssd_src_root, "utils", "extract-ptx.py")))
 config.substitutions.append(
     ("%gpu_model", python_with_numpy + " " + os.path.join(config.ssd_src_root, "utils", "gpu-model.py")))
+config.substitutions.append(
+    ("%access_widths", python_with_numpy + " " + os.path.join(config.ssd_src_root, "utils", "access-widths.py")))
 
 # Ahead-of-time executables are linked by the host C++ compiler the project
 # was configured with (clang++ from LLVM 22 by default).

@@ -167,7 +167,8 @@ struct KernelCodegenOptions {
   GPUChip chip = kDefaultGPUChip;
   int optLevel = kGPUOptLevelDefault;
   KernelTarget target = KernelTarget::NVVM;
-  BinaryFormat format = BinaryFormat::Isa; ///< for NVVM
+  BinaryFormat format = BinaryFormat::Isa;             ///< for NVVM
+  EmulatorFormat emulatorFormat = EmulatorFormat::Bin; ///< for the emulator
 };
 
 /// From gpu.launch ops on the host to outlined NVVM kernels, host code in the
@@ -218,7 +219,10 @@ void addKernelCodegen(OpPassManager &pm, const KernelCodegenOptions &options) {
   GpuModuleToBinaryPassOptions binary;
   if (options.target == KernelTarget::Emulator) {
     pm.addPass(ssd::createSSDAttachGPUEmulatorTarget());
-    binary.compilationTarget = "bin";
+    // gpu-module-to-binary's "llvm" (offload) is the emulator target's
+    // rewritten host IR as text.
+    binary.compilationTarget =
+        enumName(kEmulatorFormatNames, options.emulatorFormat);
   } else {
     binary.compilationTarget = enumName(kBinaryFormatNames, options.format);
   }
@@ -277,6 +281,7 @@ void mlir::ssd::buildSSDToGPUEmulatorPipeline(
     OpPassManager &pm, const SSDToGPUEmulatorPipelineOptions &options) {
   KernelCodegenOptions codegen;
   codegen.target = KernelTarget::Emulator;
+  codegen.emulatorFormat = options.format;
   buildGPUPipeline(pm, options, codegen);
 }
 
@@ -343,8 +348,9 @@ void mlir::ssd::registerSSDPipelines() {
   registerPipeline<SSDToGPUEmulatorPipelineOptions>(
       "ssd-to-gpu-emulator",
       "Compile ssd ops like --ssd-to-nvvm, with the kernels compiled for the "
-      "GPU emulator (a host shared object that the emulator runtime loads) "
-      "instead of PTX: the same kernels, run on the CPU",
+      "GPU emulator (a host shared object that the emulator runtime loads, "
+      "or with format=llvm its rewritten host IR) instead of PTX: the same "
+      "kernels, run on the CPU",
       buildSSDToGPUEmulatorPipeline);
   registerPipeline<SSDGPULowerToEmulatorPipelineOptions>(
       "ssd-gpu-lower-to-emulator",

@@ -35,10 +35,24 @@ inline constexpr EnumName<BinaryFormat> kBinaryFormatNames[] = {
     {BinaryFormat::Fatbin, "fatbin", "fat binary; needs ptxas and fatbinary"},
 };
 
+/// What `gpu-module-to-binary` makes of the kernels in
+/// `--ssd-to-gpu-emulator`.
+enum class EmulatorFormat { Bin, Llvm };
+
+inline constexpr EnumName<EmulatorFormat> kEmulatorFormatNames[] = {
+    {EmulatorFormat::Bin, "bin",
+     "a host shared object, which the emulator runtime loads"},
+    {EmulatorFormat::Llvm, "llvm",
+     "the kernels' host LLVM IR as text, memory accesses already rewritten "
+     "into emulator calls: to inspect what the emulator runs and counts, "
+     "not loadable"},
+};
+
 } // namespace ssd
 } // namespace mlir
 
 SSD_ENUM_PASS_OPTION(::mlir::ssd::BinaryFormat);
+SSD_ENUM_PASS_OPTION(::mlir::ssd::EmulatorFormat);
 
 namespace mlir {
 namespace ssd {
@@ -154,10 +168,14 @@ struct SSDToNVVMPipelineOptions
       llvm::cl::init(BinaryFormat::Isa), EnumValues{kBinaryFormatNames}};
 };
 
-/// Options of `--ssd-to-gpu-emulator`: those of `--ssd-to-nvvm` but the
-/// format (the kernels become a host shared object).
+/// Options of `--ssd-to-gpu-emulator`: those of `--ssd-to-nvvm`, with the
+/// emulator's formats (the kernels become a host shared object).
 struct SSDToGPUEmulatorPipelineOptions
-    : public SSDGPUPipelineOptionsBase<SSDToGPUEmulatorPipelineOptions> {};
+    : public SSDGPUPipelineOptionsBase<SSDToGPUEmulatorPipelineOptions> {
+  PassOptions::Option<EmulatorFormat> format{
+      *this, "format", llvm::cl::desc("what the kernels are compiled into"),
+      llvm::cl::init(EmulatorFormat::Bin), EnumValues{kEmulatorFormatNames}};
+};
 
 /// Options of `--ssd-gpu-lower-to-emulator`: GPU-dialect code (gpu.launch or
 /// outlined gpu.module kernels, with NVVM ops inside) to a host program whose

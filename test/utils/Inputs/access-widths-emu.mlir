@@ -1,0 +1,5 @@
+// The same kernel as the emulator's rewritten IR: the pair as one 8-byte
+// load (flags: read, alignment 2^3), the release store (write | release,
+// 2^2), and one 32-byte load at alignment 16 (2^4), which NVPTX splits in
+// two.
+gpu.binary @k  [#gpu.object<#ssd.gpu_emulator_target, offload = "  %1 = call ptr %ssdemu.global(ptr %a, i64 8, i32 768, i32 0)\0A  %2 = call ptr %ssdemu.global1(ptr %b, i64 4, i32 529, i32 1)\0A  %3 = call ptr %ssdemu.global2(ptr %c, i64 32, i32 1024, i32 2)\0A">]

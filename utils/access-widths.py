@@ -1,0 +1,202 @@
+#!/usr/bin/python3
+"""Compare the global memory accesses of the PTX and of the GPU emulator.
+
+  utils/access-widths.py NVVM.mlir EMULATOR.mlir
+
+NVVM.mlir: `ssd-opt --ssd-to-nvvm` output (format=isa: PTX in each
+gpu.binary). EMULATOR.mlir: `ssd-opt --ssd-to-gpu-emulator=format=llvm`
+output on the same input and options (each gpu.binary holds the kernels'
+host IR with every memory access rewritten into an emulator call).
+
+The emulator's cost counters and race checks see one access per emulator
+call, of the bytes and ordering the call names; the GPU executes the PTX's
+instructions. Both come from the same LLVM IR through different code
+generators (NVPTX's instruction selection; the emulator's own pass list
+before its rewriting, lib/Target/GPUEmulator/Target.cpp), so they can drift
+apart: an access the PTX makes as one 8-byte vector and the emulator as two
+4-byte ones counts twice the sectors (this happened: docs/gpu.md, "The GPU
+emulator"). Per kernel, this script counts the static access sites of each
+(operation, memory ordering, bytes) in both and prints them side by side;
+it exits 1 when any count differs. Sites, not executions: a loop body
+counts once in both.
+
+Counted in the PTX: ld/st/atom/red in the global state space (and
+generic-address ones, which the emulator also counts as global when they
+are not shared), and cp.async's 16-, 8- or 4-byte copies. In the emulator's
+IR: its `global` calls (pointer, bytes, flags, site) and `cp_async` calls
+(site, destination, source, bytes, source size), a vector wider than
+16 bytes or than its alignment as the pieces NVPTX splits it into (the
+emulator keeps it one access, on purpose; the script lists them). A vector with unused
+lanes (a masked access) is one instruction of the whole vector's width in
+the PTX and one call per run of enabled lanes in the emulator, so it shows
+as a difference, to be looked at; none of today's kernels has one in
+global memory.
+"""
+
+import collections
+import re
+import sys
+
+# Flags of the emulator's access calls (include/ssd/GPURuntime/EmulatorABI.h).
+WRITE, ATOMIC, READ_WRITE = 1, 2, 4
+ACQUIRE, RELEASE, RELAXED = 8, 16, 32
+
+BYTES = {"8": 1, "16": 2, "32": 4, "64": 8, "128": 16}
+
+
+def unescape(text):
+    """An MLIR string attribute's text as the bytes it stands for."""
+    out = bytearray()
+    i = 0
+    while i < len(text):
+        if text[i] == "\\" and i + 1 < len(text):
+            if text[i + 1] in "\\\"":
+                out += text[i + 1].encode()
+                i += 2
+            else:
+                out += bytes([int(text[i + 1:i + 3], 16)])
+                i += 3
+            continue
+        out += text[i].encode()
+        i += 1
+    return out.decode()
+
+
+def binaries(path, attribute):
+    """{gpu.binary name: the text of its object's `attribute`}."""
+    text = open(path).read()
+    found = {}
+    for binary in re.finditer(r"gpu\.binary @(\w+)\s+\[(.*)\]\s*$", text,
+                              re.M):
+        m = re.search(attribute + r' = "((?:[^"\\]|\\.)*)"', binary.group(2))
+        if m:
+            found[binary.group(1)] = unescape(m.group(1))
+    if not found:
+        sys.exit(f"access-widths: {path}: no gpu.binary with {attribute} = "
+                 f"\"...\" (wrong pipeline or format?)")
+    return found
+
+
+PTX_ACCESS = re.compile(
+    r"^\s*(?:@!?%p\d+\s+)?"
+    r"(?P<op>ld|st|atom|red)"
+    r"(?P<mods>(?:\.[a-z_0-9]+)*?)"
+    r"(?:\.(?P<vec>v2|v4|v8))?"
+    r"\.(?P<type>[bsuf](?:8|16|32|64|128))\s")
+PTX_CP_ASYNC = re.compile(
+    r"^\s*(?:@!?%p\d+\s+)?cp\.async\.c[ag]\.shared(?:::cta)?\.global"
+    r"[^ ]*\s+\[[^\]]*\],\s*\[[^\]]*\],\s*(\d+)")
+
+
+def ptx_sites(ptx):
+    """Counter of (operation, ordering, bytes) over the PTX's instructions."""
+    sites = collections.Counter()
+    for line in ptx.splitlines():
+        m = PTX_CP_ASYNC.match(line)
+        if m:
+            sites[("cp.async", "", int(m.group(1)))] += 1
+            continue
+        m = PTX_ACCESS.match(line)
+        if not m:
+            continue
+        mods = m.group("mods").split(".")[1:]
+        if "shared" in mods or "local" in mods or "param" in mods or \
+                "const" in mods or any(x.startswith("shared::") for x in mods):
+            continue
+        op = {"ld": "load", "st": "store", "atom": "atomic",
+              "red": "atomic"}[m.group("op")]
+        ordering = next((o for o in ("acquire", "release", "acq_rel",
+                                     "relaxed", "volatile") if o in mods), "")
+        if ordering == "volatile":
+            ordering = "relaxed"
+        lanes = int(m.group("vec")[1:]) if m.group("vec") else 1
+        bytes_ = BYTES[re.sub(r"^[bsuf]", "", m.group("type"))] * lanes
+        sites[(op, ordering, bytes_)] += 1
+    return sites
+
+
+EMU_GLOBAL = re.compile(
+    r"call ptr %ssdemu\.global\d*\(ptr [^,]+, i64 (\d+), i32 (\d+), "
+    r"i32 (\d+)\)")
+EMU_CP_ASYNC = re.compile(
+    r"call void %ssdemu\.cp_async\d*\(i32 (\d+), ptr [^,]+, ptr [^,]+, "
+    r"i32 (\d+),")
+
+
+# The widest vector access NVPTX makes (ld/st.v4.b32) on the chips the
+# project targets; sm_100's 32-byte v8 is not among them.
+WIDEST_PTX_ACCESS = 16
+
+
+def emulator_sites(ir, splits=None):
+    """Counter of (operation, ordering, bytes) over the emulator's calls,
+    each as the PTX makes it: NVPTX splits a vector wider than its widest
+    access, or than the alignment it promises, into pieces of that width,
+    which the emulator keeps as one access (its counters have no L1, which
+    serves the pieces' shared sectors on the GPU: docs/gpu.md, "Global
+    memory: sectors"). `splits`, if given, collects those
+    (operation, bytes, alignment) -> sites."""
+    sites = collections.Counter()
+    for m in EMU_GLOBAL.finditer(ir):
+        bytes_, flags = int(m.group(1)), int(m.group(2))
+        alignment = 1 << ((flags >> 8) & 0x3f)
+        kind = flags & 0xff
+        if kind & ATOMIC:
+            op = "atomic"
+        elif kind & (WRITE | READ_WRITE):
+            op = "store"
+        else:
+            op = "load"
+        if kind & ACQUIRE and kind & RELEASE:
+            ordering = "acq_rel"
+        elif kind & ACQUIRE:
+            ordering = "acquire"
+        elif kind & RELEASE:
+            ordering = "release"
+        elif kind & RELAXED:
+            ordering = "relaxed"
+        else:
+            ordering = ""
+        piece = min(bytes_, alignment, WIDEST_PTX_ACCESS)
+        if op != "atomic" and piece < bytes_:
+            if splits is not None:
+                splits[(op, bytes_, alignment)] += 1
+            sites[(op, ordering, piece)] += bytes_ // piece
+            continue
+        sites[(op, ordering, bytes_)] += 1
+    for m in EMU_CP_ASYNC.finditer(ir):
+        sites[("cp.async", "", int(m.group(2)))] += 1
+    return sites
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit(__doc__.split("\n\n")[1])
+    ptx = binaries(sys.argv[1], "assembly")
+    emulated = binaries(sys.argv[2], "offload")
+    if set(ptx) != set(emulated):
+        sys.exit("access-widths: the two modules hold different kernels: %s "
+                 "and %s" % (sorted(ptx), sorted(emulated)))
+    differ = False
+    for name in sorted(ptx):
+        splits = collections.Counter()
+        a, b = ptx_sites(ptx[name]), emulator_sites(emulated[name], splits)
+        print(f"kernel {name}:")
+        for (op, bytes_, alignment), count in sorted(splits.items()):
+            piece = min(bytes_, alignment, WIDEST_PTX_ACCESS)
+            print(f"  {op} {bytes_} B at alignment {alignment}: emulator "
+                  f"{count}, one access each; counted as the PTX's "
+                  f"{bytes_ // piece} pieces of {piece} B")
+        for key in sorted(set(a) | set(b)):
+            op, ordering, bytes_ = key
+            mark = "" if a[key] == b[key] else "  <- differs"
+            differ |= a[key] != b[key]
+            print(f"  {op}{'.' + ordering if ordering else ''} {bytes_} B: "
+                  f"ptx {a[key]} emulator {b[key]}{mark}")
+    print("access-widths: %s" % ("the PTX and the emulator differ" if differ
+                                 else "same sites"))
+    sys.exit(1 if differ else 0)
+
+
+if __name__ == "__main__":
+    main()
