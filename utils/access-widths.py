@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Compare the global memory accesses of the PTX and of the GPU emulator.
+"""Compare the memory accesses of the PTX and of the GPU emulator.
 
   utils/access-widths.py NVVM.mlir EMULATOR.mlir
 
@@ -16,21 +16,23 @@ before its rewriting, lib/Target/GPUEmulator/Target.cpp), so they can drift
 apart: an access the PTX makes as one 8-byte vector and the emulator as two
 4-byte ones counts twice the sectors (this happened: docs/gpu.md, "The GPU
 emulator"). Per kernel, this script counts the static access sites of each
-(operation, memory ordering, bytes) in both and prints them side by side;
-it exits 1 when any count differs. Sites, not executions: a loop body
-counts once in both.
+(state space, operation, memory ordering, bytes) in both and prints them
+side by side; it exits 1 when any count differs. Sites, not executions: a
+loop body counts once in both.
 
-Counted in the PTX: ld/st/atom/red in the global state space (and
-generic-address ones, which the emulator also counts as global when they
-are not shared), and cp.async's 16-, 8- or 4-byte copies. In the emulator's
-IR: its `global` calls (pointer, bytes, flags, site) and `cp_async` calls
-(site, destination, source, bytes, source size), a vector wider than
-16 bytes or than its alignment as the pieces NVPTX splits it into (the
-emulator keeps it one access, on purpose; the script lists them). A vector with unused
-lanes (a masked access) is one instruction of the whole vector's width in
-the PTX and one call per run of enabled lanes in the emulator, so it shows
-as a difference, to be looked at; none of today's kernels has one in
-global memory.
+Counted in the PTX: ld/st/atom/red in the global and shared state spaces
+(generic-address ones count as global: the kernels address shared memory
+through shared pointers), cp.async's copies by size, and ldmatrix by its
+number of 8x8 matrices and .trans. In the emulator's IR: its `global` and
+`shared` calls (pointer, bytes, flags, site), `cp_async` calls (site,
+destination, source, bytes, source size) and `ldmatrix` calls (site,
+mode, ...). A vector wider than 16 bytes or than its alignment counts as
+the pieces NVPTX splits it into (the emulator keeps it one access, on
+purpose; the script lists them); a run of three words (a masked access of
+four with the last lane unused) as the four-word vector the PTX reads.
+Other masked accesses (interior gaps) are one instruction in the PTX and
+one call per run of enabled lanes in the emulator, so they show as a
+difference, to be looked at; today's kernels have none.
 """
 
 import collections
@@ -80,29 +82,39 @@ def binaries(path, attribute):
 PTX_ACCESS = re.compile(
     r"^\s*(?:@!?%p\d+\s+)?"
     r"(?P<op>ld|st|atom|red)"
-    r"(?P<mods>(?:\.[a-z_0-9]+)*?)"
+    r"(?P<mods>(?:\.[a-z_0-9:]+)*?)"
     r"(?:\.(?P<vec>v2|v4|v8))?"
     r"\.(?P<type>[bsuf](?:8|16|32|64|128))\s")
 PTX_CP_ASYNC = re.compile(
     r"^\s*(?:@!?%p\d+\s+)?cp\.async\.c[ag]\.shared(?:::cta)?\.global"
     r"[^ ]*\s+\[[^\]]*\],\s*\[[^\]]*\],\s*(\d+)")
+PTX_LDMATRIX = re.compile(
+    r"^\s*(?:@!?%p\d+\s+)?ldmatrix\.sync\.aligned\.m8n8\.x(\d)"
+    r"(\.trans)?\.shared")
 
 
 def ptx_sites(ptx):
-    """Counter of (operation, ordering, bytes) over the PTX's instructions."""
+    """Counter of (space, operation, ordering, bytes) over the PTX's
+    instructions."""
     sites = collections.Counter()
     for line in ptx.splitlines():
         m = PTX_CP_ASYNC.match(line)
         if m:
-            sites[("cp.async", "", int(m.group(1)))] += 1
+            sites[("global", "cp.async", "", int(m.group(1)))] += 1
+            continue
+        m = PTX_LDMATRIX.match(line)
+        if m:
+            op = "ldmatrix" + (".trans" if m.group(2) else "")
+            sites[("shared", op, "", 128 * int(m.group(1)))] += 1
             continue
         m = PTX_ACCESS.match(line)
         if not m:
             continue
         mods = m.group("mods").split(".")[1:]
-        if "shared" in mods or "local" in mods or "param" in mods or \
-                "const" in mods or any(x.startswith("shared::") for x in mods):
+        if any(x in ("local", "param", "const") for x in mods):
             continue
+        space = ("shared" if any(x.startswith("shared") for x in mods)
+                 else "global")
         op = {"ld": "load", "st": "store", "atom": "atomic",
               "red": "atomic"}[m.group("op")]
         ordering = next((o for o in ("acquire", "release", "acq_rel",
@@ -111,34 +123,39 @@ def ptx_sites(ptx):
             ordering = "relaxed"
         lanes = int(m.group("vec")[1:]) if m.group("vec") else 1
         bytes_ = BYTES[re.sub(r"^[bsuf]", "", m.group("type"))] * lanes
-        sites[(op, ordering, bytes_)] += 1
+        sites[(space, op, ordering, bytes_)] += 1
     return sites
 
 
-EMU_GLOBAL = re.compile(
-    r"call ptr %ssdemu\.global\d*\(ptr [^,]+, i64 (\d+), i32 (\d+), "
-    r"i32 (\d+)\)")
+EMU_ACCESS = re.compile(
+    r"call ptr %ssdemu\.(global|shared)\d*\(ptr [^,]+, i64 (\d+), "
+    r"i32 (\d+), i32 (\d+)\)")
 EMU_CP_ASYNC = re.compile(
     r"call void %ssdemu\.cp_async\d*\(i32 (\d+), ptr [^,]+, ptr [^,]+, "
     r"i32 (\d+),")
-
+EMU_LDMATRIX = re.compile(r"call void %ssdemu\.ldmatrix\d*\(i32 \d+, i32 (\d+),")
 
 # The widest vector access NVPTX makes (ld/st.v4.b32) on the chips the
 # project targets; sm_100's 32-byte v8 is not among them.
 WIDEST_PTX_ACCESS = 16
+# ldmatrix modes (EmulatorABI.h, LdmatrixMode).
+LDMATRIX_MATRICES, LDMATRIX_TRANS = 0xff, 0x100
 
 
 def emulator_sites(ir, splits=None):
-    """Counter of (operation, ordering, bytes) over the emulator's calls,
-    each as the PTX makes it: NVPTX splits a vector wider than its widest
-    access, or than the alignment it promises, into pieces of that width,
-    which the emulator keeps as one access (its counters have no L1, which
-    serves the pieces' shared sectors on the GPU: docs/gpu.md, "Global
-    memory: sectors"). `splits`, if given, collects those
-    (operation, bytes, alignment) -> sites."""
+    """Counter of (space, operation, ordering, bytes) over the emulator's
+    calls, each as the PTX makes it: NVPTX splits a vector wider than its
+    widest access, or than the alignment it promises, into pieces of that
+    width, which the emulator keeps as one access (its counters have no
+    L1, which serves the pieces' shared sectors on the GPU: docs/gpu.md,
+    "Global memory: sectors"); and a vector of three words (a masked
+    access, the last lane unused) is a four-word one in the PTX, checked as
+    its run of three words by the emulator. `splits`, if given, collects
+    the split ones, (space, operation, bytes, alignment) -> sites."""
     sites = collections.Counter()
-    for m in EMU_GLOBAL.finditer(ir):
-        bytes_, flags = int(m.group(1)), int(m.group(2))
+    for m in EMU_ACCESS.finditer(ir):
+        space = m.group(1)
+        bytes_, flags = int(m.group(2)), int(m.group(3))
         alignment = 1 << ((flags >> 8) & 0x3f)
         kind = flags & 0xff
         if kind & ATOMIC:
@@ -157,15 +174,21 @@ def emulator_sites(ir, splits=None):
             ordering = "relaxed"
         else:
             ordering = ""
+        if bytes_ & (bytes_ - 1):
+            bytes_ = 1 << bytes_.bit_length()
         piece = min(bytes_, alignment, WIDEST_PTX_ACCESS)
         if op != "atomic" and piece < bytes_:
             if splits is not None:
-                splits[(op, bytes_, alignment)] += 1
-            sites[(op, ordering, piece)] += bytes_ // piece
+                splits[(space, op, bytes_, alignment)] += 1
+            sites[(space, op, ordering, piece)] += bytes_ // piece
             continue
-        sites[(op, ordering, bytes_)] += 1
+        sites[(space, op, ordering, bytes_)] += 1
     for m in EMU_CP_ASYNC.finditer(ir):
-        sites[("cp.async", "", int(m.group(2)))] += 1
+        sites[("global", "cp.async", "", int(m.group(2)))] += 1
+    for m in EMU_LDMATRIX.finditer(ir):
+        mode = int(m.group(1))
+        op = "ldmatrix" + (".trans" if mode & LDMATRIX_TRANS else "")
+        sites[("shared", op, "", 128 * (mode & LDMATRIX_MATRICES))] += 1
     return sites
 
 
@@ -182,17 +205,17 @@ def main():
         splits = collections.Counter()
         a, b = ptx_sites(ptx[name]), emulator_sites(emulated[name], splits)
         print(f"kernel {name}:")
-        for (op, bytes_, alignment), count in sorted(splits.items()):
+        for (space, op, bytes_, alignment), count in sorted(splits.items()):
             piece = min(bytes_, alignment, WIDEST_PTX_ACCESS)
-            print(f"  {op} {bytes_} B at alignment {alignment}: emulator "
-                  f"{count}, one access each; counted as the PTX's "
+            print(f"  {space} {op} {bytes_} B at alignment {alignment}: "
+                  f"emulator {count}, one access each; counted as the PTX's "
                   f"{bytes_ // piece} pieces of {piece} B")
         for key in sorted(set(a) | set(b)):
-            op, ordering, bytes_ = key
+            space, op, ordering, bytes_ = key
             mark = "" if a[key] == b[key] else "  <- differs"
             differ |= a[key] != b[key]
-            print(f"  {op}{'.' + ordering if ordering else ''} {bytes_} B: "
-                  f"ptx {a[key]} emulator {b[key]}{mark}")
+            print(f"  {space} {op}{'.' + ordering if ordering else ''} "
+                  f"{bytes_} B: ptx {a[key]} emulator {b[key]}{mark}")
     print("access-widths: %s" % ("the PTX and the emulator differ" if differ
                                  else "same sites"))
     sys.exit(1 if differ else 0)
