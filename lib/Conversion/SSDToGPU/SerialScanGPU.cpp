@@ -93,8 +93,10 @@ public:
   /// find out for its own sequence (a pass over the batch, batch x 4 bytes
   /// of slot indices), but a sequence has H x P-tiles blocks, so the vote
   /// would read batch^2 x H x P-tiles x 4 bytes per call: at Granite-4's
-  /// shapes (512 blocks per sequence) and a batch of 1,024, a quarter of
-  /// the state bytes the call moves. From `minVoteLaunchBatch` sequences
+  /// shapes (512 blocks per sequence) and a batch of 1,024, as many bytes
+  /// as a quarter of the state the call moves (L1 serves many of them on
+  /// the chip, but each block still loads, votes and waits at two
+  /// barriers). From `minVoteLaunchBatch` sequences
   /// on, a launch of its own votes once per sequence (one block each) and
   /// launch 1 reads the flags; below it, a launch costs more than the
   /// blocks' votes and launch 1 votes.
