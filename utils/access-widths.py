@@ -39,6 +39,8 @@ import collections
 import re
 import sys
 
+from gpu_objects import objects
+
 # Flags of the emulator's access calls (include/ssd/GPURuntime/EmulatorABI.h).
 WRITE, ATOMIC, READ_WRITE = 1, 2, 4
 ACQUIRE, RELEASE, RELAXED = 8, 16, 32
@@ -46,33 +48,10 @@ ACQUIRE, RELEASE, RELAXED = 8, 16, 32
 BYTES = {"8": 1, "16": 2, "32": 4, "64": 8, "128": 16}
 
 
-def unescape(text):
-    """An MLIR string attribute's text as the bytes it stands for."""
-    out = bytearray()
-    i = 0
-    while i < len(text):
-        if text[i] == "\\" and i + 1 < len(text):
-            if text[i + 1] in "\\\"":
-                out += text[i + 1].encode()
-                i += 2
-            else:
-                out += bytes([int(text[i + 1:i + 3], 16)])
-                i += 3
-            continue
-        out += text[i].encode()
-        i += 1
-    return out.decode()
-
-
 def binaries(path, attribute):
-    """{gpu.binary name: the text of its object's `attribute`}."""
-    text = open(path).read()
-    found = {}
-    for binary in re.finditer(r"gpu\.binary @(\w+)\s+\[(.*)\]\s*$", text,
-                              re.M):
-        m = re.search(attribute + r' = "((?:[^"\\]|\\.)*)"', binary.group(2))
-        if m:
-            found[binary.group(1)] = unescape(m.group(1))
+    """{gpu.binary name: the text of its first object's `attribute`}."""
+    found = {name: text for name, position, text
+             in objects(open(path).read(), attribute) if position == 0}
     if not found:
         sys.exit(f"access-widths: {path}: no gpu.binary with {attribute} = "
                  f"\"...\" (wrong pipeline or format?)")

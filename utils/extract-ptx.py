@@ -18,26 +18,7 @@ import os
 import re
 import sys
 
-
-def unescape(text):
-    # MLIR prints non-printable bytes of string attributes as \XX (hex) and
-    # escapes backslash and quote as \\ and \".
-    out = bytearray()
-    i = 0
-    while i < len(text):
-        c = text[i]
-        if c == "\\" and i + 1 < len(text):
-            nxt = text[i + 1]
-            if nxt in "\\\"":
-                out += nxt.encode()
-                i += 2
-                continue
-            out += bytes([int(text[i + 1:i + 3], 16)])
-            i += 3
-            continue
-        out += c.encode()
-        i += 1
-    return out.decode()
+from gpu_objects import objects
 
 
 def parse_ptxas_info(info):
@@ -111,19 +92,17 @@ def main(argv):
     os.makedirs(argv[2], exist_ok=True)
     count = 0
     spilled = False
-    for m in re.finditer(r'gpu\.binary @(\w+)\s+\[(.*)\]\s*$', source, re.M):
-        name, body = m.group(1), m.group(2)
-        for j, a in enumerate(re.finditer(r'assembly = "((?:[^"\\]|\\.)*)"', body)):
-            path = os.path.join(argv[2], name + ("" if j == 0 else "_%d" % j) + ".ptx")
-            with open(path, "w") as f:
-                f.write(unescape(a.group(1)))
-            print(path)
-            count += 1
-            if ptxas:
-                status = assemble(path, ptxas, arch, allow_spills)
-                if status == "failed":
-                    return 1
-                spilled = spilled or status == "spills"
+    for name, j, ptx in objects(source, "assembly"):
+        path = os.path.join(argv[2], name + ("" if j == 0 else "_%d" % j) + ".ptx")
+        with open(path, "w") as f:
+            f.write(ptx)
+        print(path)
+        count += 1
+        if ptxas:
+            status = assemble(path, ptxas, arch, allow_spills)
+            if status == "failed":
+                return 1
+            spilled = spilled or status == "spills"
     if count == 0:
         sys.stderr.write("extract-ptx: no gpu.binary assembly in %s\n" % argv[1])
         return 1

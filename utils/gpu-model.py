@@ -52,6 +52,8 @@ import subprocess
 import sys
 import tempfile
 
+from gpu_objects import objects
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 SSDGEN = os.path.join(HERE, "ssdgen.py")
 
@@ -334,24 +336,6 @@ def summarize(kernels, tokens, resources=None, chain=None,
              sum(k["l2"] for k in kernels) / tokens / 1024))
 
 
-def unescape(text):
-    """An MLIR string attribute's text as the bytes it stands for."""
-    out = bytearray()
-    i = 0
-    while i < len(text):
-        if text[i] == "\\" and i + 1 < len(text):
-            if text[i + 1] in "\\\"":
-                out += text[i + 1].encode()
-                i += 2
-            else:
-                out += bytes([int(text[i + 1:i + 3], 16)])
-                i += 3
-            continue
-        out += text[i].encode()
-        i += 1
-    return out.decode()
-
-
 def ptxas_resources(build, inputs, form, dtype, ptxas, chip="sm_90a"):
     """{kernel: (registers, shared bytes)} from `ptxas -v` on the PTX
     --ssd-to-nvvm makes of the module ssd-run compiles for `inputs` (static
@@ -380,22 +364,20 @@ def ptxas_resources(build, inputs, form, dtype, ptxas, chip="sm_90a"):
             dynamic[launch.group(1)] = max(dynamic.get(launch.group(1), 0),
                                            int(c.group(1)))
     with tempfile.TemporaryDirectory() as scratch:
-        for binary in re.finditer(r'gpu\.binary @(\w+)\s+\[(.*)\]\s*$',
-                                  lowered, re.M):
-            m = re.search(r'assembly = "((?:[^"\\]|\\.)*)"', binary.group(2))
-            if not m:
+        for name, position, ptx in objects(lowered, "assembly"):
+            if position:
                 continue
-            path = os.path.join(scratch, binary.group(1) + ".ptx")
+            path = os.path.join(scratch, name + ".ptx")
             with open(path, "w") as f:
-                f.write(unescape(m.group(1)))
+                f.write(ptx)
             info = subprocess.run([ptxas, "-arch=" + chip, "-v", path, "-o",
                                    os.devnull], capture_output=True, text=True)
             for line in (info.stdout + info.stderr).splitlines():
                 u = re.search(r"Used (\d+) registers(?:.*?(\d+) bytes smem)?",
                               line)
                 if u:
-                    registers, shared = resources.get(binary.group(1), (0, 0))
-                    resources[binary.group(1)] = (
+                    registers, shared = resources.get(name, (0, 0))
+                    resources[name] = (
                         max(registers, int(u.group(1))),
                         max(shared, int(u.group(2) or 0)))
     for name, bytes_ in dynamic.items():
