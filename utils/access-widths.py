@@ -23,10 +23,12 @@ loop body counts once in both.
 Counted in the PTX: ld/st/atom/red in the global and shared state spaces
 (generic-address ones count as global: the kernels address shared memory
 through shared pointers), cp.async's copies by size, and ldmatrix by its
-number of 8x8 matrices and .trans. In the emulator's IR: its `global` and
+number of 8x8 matrices and .trans, and the block barriers (`bar.sync`,
+`barrier.sync`; not the warp's `bar.warp.sync`) and fences (`fence.*`,
+`membar.*`) that order them. In the emulator's IR: its `global` and
 `shared` calls (pointer, bytes, flags, site), `cp_async` calls (site,
-destination, source, bytes, source size) and `ldmatrix` calls (site,
-mode, ...). A vector wider than 16 bytes or than its alignment counts as
+destination, source, bytes, source size), `ldmatrix` calls (site,
+mode, ...), and its `barrier` and `fence` calls. A vector wider than 16 bytes or than its alignment counts as
 the pieces NVPTX splits it into (the emulator keeps it one access, on
 purpose; the script lists them); a run of three words (a masked access of
 four with the last lane unused) as the four-word vector the PTX reads.
@@ -67,6 +69,9 @@ PTX_ACCESS = re.compile(
 PTX_CP_ASYNC = re.compile(
     r"^\s*(?:@!?%p\d+\s+)?cp\.async\.c[ag]\.shared(?:::cta)?\.global"
     r"[^ ]*\s+\[[^\]]*\],\s*\[[^\]]*\],\s*(\d+)")
+PTX_BARRIER = re.compile(
+    r"^\s*(?:@!?%p\d+\s+)?(?:bar|barrier)(?:\.cta)?\.sync\b")
+PTX_FENCE = re.compile(r"^\s*(?:@!?%p\d+\s+)?(?:fence|membar)\.")
 PTX_LDMATRIX = re.compile(
     r"^\s*(?:@!?%p\d+\s+)?ldmatrix\.sync\.aligned\.m8n8\.x(\d)"
     r"(\.trans)?\.shared")
@@ -80,6 +85,12 @@ def ptx_sites(ptx):
         m = PTX_CP_ASYNC.match(line)
         if m:
             sites[("global", "cp.async", "", int(m.group(1)))] += 1
+            continue
+        if PTX_BARRIER.match(line):
+            sites[("sync", "barrier", "", 0)] += 1
+            continue
+        if PTX_FENCE.match(line):
+            sites[("sync", "fence", "", 0)] += 1
             continue
         m = PTX_LDMATRIX.match(line)
         if m:
@@ -112,6 +123,7 @@ EMU_ACCESS = re.compile(
 EMU_CP_ASYNC = re.compile(
     r"call void %ssdemu\.cp_async\d*\(i32 (\d+), ptr [^,]+, ptr [^,]+, "
     r"i32 (\d+),")
+EMU_SYNC = re.compile(r"call void %ssdemu\.(barrier|fence)\d*\(")
 EMU_LDMATRIX = re.compile(r"call void %ssdemu\.ldmatrix\d*\(i32 \d+, i32 (\d+),")
 
 # The widest vector access NVPTX makes (ld/st.v4.b32) on the chips the
@@ -164,6 +176,8 @@ def emulator_sites(ir, splits=None):
         sites[(space, op, ordering, bytes_)] += 1
     for m in EMU_CP_ASYNC.finditer(ir):
         sites[("global", "cp.async", "", int(m.group(2)))] += 1
+    for m in EMU_SYNC.finditer(ir):
+        sites[("sync", m.group(1), "", 0)] += 1
     for m in EMU_LDMATRIX.finditer(ir):
         mode = int(m.group(1))
         op = "ldmatrix" + (".trans" if mode & LDMATRIX_TRANS else "")
@@ -193,8 +207,9 @@ def main():
             space, op, ordering, bytes_ = key
             mark = "" if a[key] == b[key] else "  <- differs"
             differ |= a[key] != b[key]
-            print(f"  {space} {op}{'.' + ordering if ordering else ''} "
-                  f"{bytes_} B: ptx {a[key]} emulator {b[key]}{mark}")
+            width = f" {bytes_} B" if bytes_ else ""
+            print(f"  {space} {op}{'.' + ordering if ordering else ''}"
+                  f"{width}: ptx {a[key]} emulator {b[key]}{mark}")
     print("access-widths: %s" % ("the PTX and the emulator differ" if differ
                                  else "same sites"))
     sys.exit(1 if differ else 0)
