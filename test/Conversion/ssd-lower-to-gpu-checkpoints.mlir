@@ -112,9 +112,8 @@ func.func @chunked(%x: memref<?x4x16xbf16>, %dt: memref<?x4xbf16>, %A: memref<4x
 // -----
 
 // A mixed launch: the serial kernel stores its sequences' checkpoints in
-// its token loop, state passing those of the chunked ones; six launches
-// (the contested-writer vote, in an scf.if on the batch; serial readers,
-// three chunked, contested serial writers), none fused.
+// its token loop, state passing those of the chunked ones; five launches
+// (serial readers, three chunked, contested serial writers), none fused.
 // CHECK-LABEL: func.func @mixed
 // CHECK-SAME:    %[[POOL:[^:]+]]: memref<?x4x16x32xf32>
 // CHECK-SAME:    %[[CS:[^:]+]]: memref<?x2xi32>
@@ -143,7 +142,7 @@ func.func @chunked(%x: memref<?x4x16xbf16>, %dt: memref<?x4xbf16>, %A: memref<4x
 // CHECK:       return
 // LAUNCHES-LABEL: func.func @mixed
 // LAUNCHES-NOT: gpu.memset
-// LAUNCHES-COUNT-6: gpu.launch_func
+// LAUNCHES-COUNT-5: gpu.launch_func
 // LAUNCHES-NOT: gpu.launch_func
 // LAUNCHES:     return
 func.func @mixed(%x: memref<?x4x16xbf16>, %dt: memref<?x4xbf16>, %A: memref<4xbf16>,

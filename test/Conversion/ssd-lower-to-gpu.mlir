@@ -4,7 +4,7 @@
 // RUN: ssd-opt %s -ssd-lower-to-gpu="fused-state-passing=false" -split-input-file | FileCheck %s
 // RUN: ssd-opt %s -ssd-lower-to-gpu="serial-rows-per-warp=2 serial-warps-per-block=8" -split-input-file | FileCheck %s --check-prefix=TILE
 // Launches and allocations per call, counted after outlining: the chunked
-// form is three launch_func and the serial form one to three, and neither
+// form is three launch_func and the serial form one or two, and neither
 // allocates: every workspace is a view of the one buffer ssdGPUWorkspace
 // returns for the call.
 // RUN: ssd-opt %s -ssd-lower-to-gpu="fused-state-passing=false" -gpu-kernel-outlining -split-input-file | FileCheck %s --check-prefix=LAUNCHES
@@ -23,32 +23,18 @@
 
 // Serial form at Mamba2-2.7B shapes (H=80 P=64 N=128 G=1), bf16, with
 // has_initial_state: writers whose slot another sequence reads (tree
-// speculation) scan in a second launch. A block-wide vote over the batch
-// finds them and records a flag per sequence in the workspace: from a
-// batch of 93 on (at H = 80 and 4 P-tiles, where the blocks' votes would
-// read more than a launch costs), in a launch of its own, one block per
-// sequence, whose flag the blocks of launch 1 read; below, in launch 1,
-// each block for its own sequence (block (seq, 0, 0) records it). Launch 1
-// is over (sequences, heads, P-tiles), launch 2 over (heads, P-tiles)
-// walks the flags. Blocks of 32 lanes x 4 warps; blocks past the real grid
-// (at least one block is launched, even for an empty batch) return at
-// once.
+// speculation) scan in a second launch. Launch 1 over (sequences, heads,
+// P-tiles) finds them with a block-wide vote over the batch and records a
+// flag per sequence in the workspace; launch 2 over (heads, P-tiles) walks
+// the flags. Blocks of 32 lanes x 4 warps; blocks past the real grid (at
+// least one block is launched, even for an empty batch) return at once.
 // CHECK-LABEL: func.func @serial
 // CHECK:       %[[WS:.*]] = func.call @ssdGPUWorkspace(%{{.*}}) : (i64) -> memref<?xi8>
-// CHECK:       %[[FLAGS:.*]] = memref.view %[[WS]][%{{.*}}][%[[BATCH:.*]]] : memref<?xi8> to memref<?xi32>
-// CHECK:       %[[VOTE:.*]] = arith.cmpi uge, %[[BATCH]], %c93 : index
-// CHECK:       scf.if %[[VOTE]] {
-// CHECK:         gpu.launch blocks({{.*}}) threads({{.*}}) in (%{{.*}} = %c32{{.*}}, %{{.*}} = %c4{{.*}}, %{{.*}} = %c1{{.*}}) workgroup(%{{.*}} : memref<16xi8, #gpu.address_space<workgroup>>)
-// CHECK:           nvvm.vote.sync  ballot
-// CHECK:           gpu.barrier
-// CHECK:           memref.store %{{.*}}, %[[FLAGS]]
+// CHECK:       %[[FLAGS:.*]] = memref.view %[[WS]][%{{.*}}][%{{.*}}] : memref<?xi8> to memref<?xi32>
 // CHECK:       gpu.launch blocks({{.*}}) threads({{.*}}) in (%{{.*}} = %c32{{.*}}, %{{.*}} = %c4{{.*}}, %{{.*}} = %c1{{.*}}) workgroup(%{{.*}} : memref<16xi8, #gpu.address_space<workgroup>>)
-// CHECK:         scf.if %[[VOTE]] -> (i1) {
-// CHECK-NEXT:      memref.load %[[FLAGS]]
-// CHECK:         } else {
-// CHECK:           nvvm.vote.sync  ballot
-// CHECK:           gpu.barrier
-// CHECK:           memref.store %{{.*}}, %[[FLAGS]]
+// CHECK:         nvvm.vote.sync  ballot
+// CHECK:         gpu.barrier
+// CHECK:         memref.store %{{.*}}, %[[FLAGS]]
 // CHECK:       gpu.launch blocks({{.*}}) threads({{.*}}) in (%{{.*}} = %c32{{.*}}, %{{.*}} = %c4{{.*}}, %{{.*}} = %c1{{.*}}) {
 // CHECK:         scf.for
 // CHECK:           memref.load %[[FLAGS]]
@@ -58,7 +44,7 @@
 // TILE-LABEL:  func.func @serial
 // TILE:        gpu.launch {{.*}} threads({{.*}}) in (%{{.*}} = %c32{{.*}}, %{{.*}} = %c8{{.*}}, %{{.*}} = %c1{{.*}})
 // LAUNCHES-LABEL: func.func @serial
-// LAUNCHES-COUNT-3: gpu.launch_func
+// LAUNCHES-COUNT-2: gpu.launch_func
 // LAUNCHES-NOT: gpu.launch_func
 // LAUNCHES:     return
 
@@ -245,18 +231,13 @@ func.func @chunked_dynamic_shared(%x: memref<?x32x128xf32>, %dt: memref<?x32xf32
 
 // A mixed launch (a serial op that ssd-select-form allowed to mix):
 // sequences of at least 1024 tokens run chunked (chunk 256), the others
-// serially, in one call with one workspace: the contested-writer vote's
-// launch (from a batch of 74 at H = 128), the serial pass over every
+// serially, in one call with one workspace: the serial pass over every
 // sequence but the chunked ones and the contested writers, then, when T
 // reaches 1024 (else no sequence can), the three chunked launches, then the
 // contested serial writers.
 // CHECK-LABEL: func.func @mixed
 // CHECK:       call @ssdGPUWorkspace
 // CHECK-NOT:   call @ssdGPUWorkspace
-// CHECK:       %[[VOTE:.*]] = arith.cmpi uge, %{{.*}}, %c74 : index
-// CHECK:       scf.if %[[VOTE]] {
-// CHECK:         gpu.launch {{.*}} threads({{.*}}) in (%{{.*}} = %c32{{.*}}, %{{.*}} = %c4{{.*}}, %{{.*}} = %c1{{.*}})
-// CHECK:           arith.cmpi ult, %{{.*}}, %c1024
 // CHECK:       gpu.launch {{.*}} threads({{.*}}) in (%{{.*}} = %c32{{.*}}, %{{.*}} = %c4{{.*}}, %{{.*}} = %c1{{.*}})
 // CHECK:         arith.cmpi ult, %{{.*}}, %c1024
 // CHECK:       %[[LONG:.*]] = arith.cmpi ule, %c1024{{.*}}, %{{.*}} : index
@@ -269,7 +250,7 @@ func.func @chunked_dynamic_shared(%x: memref<?x32x128xf32>, %dt: memref<?x32xf32
 // CHECK-NOT:   gpu.launch
 // CHECK:       return
 // LAUNCHES-LABEL: func.func @mixed
-// LAUNCHES-COUNT-6: gpu.launch_func
+// LAUNCHES-COUNT-5: gpu.launch_func
 // LAUNCHES-NOT: gpu.launch_func
 // LAUNCHES:     return
 func.func @mixed(%x: memref<?x128x64xbf16>, %dt: memref<?x128xbf16>, %A: memref<128xbf16>,

@@ -56,8 +56,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
-#include <cmath>
-
 using namespace mlir;
 using namespace mlir::ssd;
 using namespace mlir::ssd::detail;
@@ -89,64 +87,10 @@ public:
       flags = views[flagSlot];
   }
 
-  /// Which sequences are contested writers. Each block of launch 1 could
-  /// find out for its own sequence (a pass over the batch, batch x 4 bytes
-  /// of slot indices), but a sequence has H x P-tiles blocks, so the vote
-  /// would read batch^2 x H x P-tiles x 4 bytes per call: at Granite-4's
-  /// shapes (512 blocks per sequence) and a batch of 1,024, as many bytes
-  /// as a quarter of the state the call moves (L1 serves many of them on
-  /// the chip, but each block still loads, votes and waits at two
-  /// barriers). From `minVoteLaunchBatch` sequences
-  /// on, a launch of its own votes once per sequence (one block each) and
-  /// launch 1 reads the flags; below it, a launch costs more than the
-  /// blocks' votes and launch 1 votes.
-  int64_t minVoteLaunchBatch() const {
-    const int64_t blocksPerSequence =
-        x.heads * llvm::divideCeil(x.headDim, rowsPerWarp * warps);
-    // The L2 traffic one kernel launch is worth: 2 us (a launch on a busy
-    // stream, the low end of what is commonly measured) at 5.5 TB/s (the
-    // low end of public H100 L2 measurements), the model's constants
-    // (docs/performance.md).
-    constexpr double kLaunchBytes = 2e-6 * 5.5e12;
-    return static_cast<int64_t>(
-        std::ceil(std::sqrt(kLaunchBytes / (4.0 * blocksPerSequence))));
-  }
-
-  /// Whether `seq` is a contested writer scanned here, by a block-wide
-  /// pass over the batch (every thread of the block reaches it); the
-  /// thread where `recorder` holds stores it in flags[seq].
-  Value voteContested(ImplicitLocOpBuilder &b, const KernelContext &k,
-                      Value seq, Value tid, Value recorder) {
-    Value warpFlags = sharedView(b, k, 0, {warps}, b.getI32Type());
-    Value contested = both(
-        b, runsSerially(b, seq),
-        contestedWriter(b, e, seq, tid, k.thread.x, warpFlags, 32 * warps));
-    e.ifThen(b, recorder, [&](ImplicitLocOpBuilder &b) {
-      memref::StoreOp::create(
-          b, arith::ExtUIOp::create(b, b.getI32Type(), contested), flags,
-          ValueRange{seq});
-    });
-    return contested;
-  }
-
   /// Every sequence but the contested writers (and, in a mixed launch, the
   /// chunked ones); contested writers are flagged for the second launch.
   void emitFirstLaunch(ImplicitLocOpBuilder &b) override {
     Value rowTiles = idx(b, llvm::divideCeil(x.headDim, rowsPerWarp * warps));
-    Value voteLaunch;
-    if (mayShareSlots) {
-      voteLaunch = arith::CmpIOp::create(b, arith::CmpIPredicate::uge, e.batch,
-                                         idx(b, minVoteLaunchBatch()));
-      auto ifVote = scf::IfOp::create(b, TypeRange{}, voteLaunch, false);
-      ImplicitLocOpBuilder t(b.getLoc(), ifVote.getThenBodyBuilder());
-      launchKernel(
-          t, e, {e.batch, idx(t, 1), idx(t, 1)}, {32, warps, 1},
-          [&](ImplicitLocOpBuilder &b, const KernelContext &k) {
-            Value tid = add(b, mul(b, k.thread.y, 32), k.thread.x);
-            voteContested(b, k, k.block.x, tid, eq(b, tid, idx(b, 0)));
-          },
-          4 * warps);
-    }
     launchKernel(
         b, e, {e.batch, idx(b, x.heads), rowTiles}, {32, warps, 1},
         [&](ImplicitLocOpBuilder &b, const KernelContext &k) {
@@ -155,24 +99,19 @@ public:
           Value contested = boolean(b, false);
           if (mayShareSlots) {
             Value tid = add(b, mul(b, k.thread.y, 32), k.thread.x);
-            // The same branch in every block: the vote launch's flag, or
-            // the block's own vote (block (seq, 0, 0) records it for the
-            // second launch).
-            contested = e.ifElse(
-                b, voteLaunch, b.getI1Type(),
-                [&](ImplicitLocOpBuilder &b) -> Value {
-                  return arith::CmpIOp::create(
-                      b, arith::CmpIPredicate::ne,
-                      memref::LoadOp::create(b, flags, ValueRange{seq}),
-                      i32(b, 0));
-                },
-                [&](ImplicitLocOpBuilder &b) -> Value {
-                  Value recorder = both(b,
-                                        both(b, eq(b, k.block.y, idx(b, 0)),
-                                             eq(b, k.block.z, idx(b, 0))),
-                                        eq(b, tid, idx(b, 0)));
-                  return voteContested(b, k, seq, tid, recorder);
-                });
+            Value warpFlags = sharedView(b, k, 0, {warps}, b.getI32Type());
+            contested = both(b, runsHere,
+                             contestedWriter(b, e, seq, tid, k.thread.x,
+                                             warpFlags, 32 * warps));
+            Value recorder = both(b,
+                                  both(b, eq(b, k.block.y, idx(b, 0)),
+                                       eq(b, k.block.z, idx(b, 0))),
+                                  eq(b, tid, idx(b, 0)));
+            e.ifThen(b, recorder, [&](ImplicitLocOpBuilder &b) {
+              memref::StoreOp::create(
+                  b, arith::ExtUIOp::create(b, b.getI32Type(), contested),
+                  flags, ValueRange{seq});
+            });
           }
           Value scans =
               both(b, runsHere,
