@@ -47,7 +47,7 @@ from gpu_objects import objects
 WRITE, ATOMIC, READ_WRITE = 1, 2, 4
 ACQUIRE, RELEASE, RELAXED = 8, 16, 32
 
-BYTES = {"8": 1, "16": 2, "32": 4, "64": 8, "128": 16}
+BYTES = {"8": 1, "16": 2, "32": 4, "64": 8, "128": 16, "16x2": 4}
 
 
 def binaries(path, attribute):
@@ -62,16 +62,19 @@ def binaries(path, attribute):
 
 PTX_ACCESS = re.compile(
     r"^\s*(?:@!?%p\d+\s+)?"
-    r"(?P<op>ld|st|atom|red)"
-    r"(?P<mods>(?:\.[a-z_0-9:]+)*?)"
+    r"(?P<op>ldu|ld|st|atom|red)"
+    r"(?P<mods>(?:\.[A-Za-z_0-9:]+)*?)"
     r"(?:\.(?P<vec>v2|v4|v8))?"
-    r"\.(?P<type>[bsuf](?:8|16|32|64|128))\s")
+    r"\.(?P<type>(?:bf|[bsuf])(?:8|16x2|16|32|64|128))\s")
 PTX_CP_ASYNC = re.compile(
     r"^\s*(?:@!?%p\d+\s+)?cp\.async\.c[ag]\.shared(?:::cta)?\.global"
     r"[^ ]*\s+\[[^\]]*\],\s*\[[^\]]*\],\s*(\d+)")
 PTX_BARRIER = re.compile(
     r"^\s*(?:@!?%p\d+\s+)?(?:bar|barrier)(?:\.cta)?\.sync\b")
-PTX_FENCE = re.compile(r"^\s*(?:@!?%p\d+\s+)?(?:fence|membar)\.")
+# Memory-ordering fences; fence.proxy.* (async-proxy ordering, for TMA and
+# mbarrier) is left out: the emulator has no async proxy to order.
+PTX_FENCE = re.compile(
+    r"^\s*(?:@!?%p\d+\s+)?(?:fence|membar)\.(?!proxy\.|mbarrier_init)")
 PTX_LDMATRIX = re.compile(
     r"^\s*(?:@!?%p\d+\s+)?ldmatrix\.sync\.aligned\.m8n8\.x(\d)"
     r"(\.trans)?\.shared")
@@ -105,14 +108,14 @@ def ptx_sites(ptx):
             continue
         space = ("shared" if any(x.startswith("shared") for x in mods)
                  else "global")
-        op = {"ld": "load", "st": "store", "atom": "atomic",
+        op = {"ld": "load", "ldu": "load", "st": "store", "atom": "atomic",
               "red": "atomic"}[m.group("op")]
         ordering = next((o for o in ("acquire", "release", "acq_rel",
                                      "relaxed", "volatile") if o in mods), "")
         if ordering == "volatile":
             ordering = "relaxed"
         lanes = int(m.group("vec")[1:]) if m.group("vec") else 1
-        bytes_ = BYTES[re.sub(r"^[bsuf]", "", m.group("type"))] * lanes
+        bytes_ = BYTES[re.sub(r"^(?:bf|[bsuf])", "", m.group("type"))] * lanes
         sites[(space, op, ordering, bytes_)] += 1
     return sites
 

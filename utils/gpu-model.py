@@ -240,10 +240,11 @@ def chain_path(P, N, seqlens, form, dtype):
     chunk's load issued before the update of the one before, so a hop is
     one round trip, over the longest sequence. Only chunked sequences
     chain: every sequence in the chunked form, those of more than one
-    token in a mixed launch (the modelled mixed case's prefill)."""
+    token in a mixed launch (the modelled mixed case's prefill; the
+    compiler's per-sequence threshold is not modelled)."""
     if form == "serial":
         return None
-    chunked = [s for s in seqlens if form == "chunked" or s > 1]
+    chunked = [s for s in seqlens if s > 0 and (form == "chunked" or s > 1)]
     chunks = [-(-s // CHUNK_SIZE) for s in chunked]
     if not chunks:
         return None
@@ -257,15 +258,22 @@ def chain_path(P, N, seqlens, form, dtype):
 
 
 def chain_kernel(kernels, chain):
-    """The position in `kernels` of the kernel that runs `chain`."""
+    """The position in `kernels` of the kernel that runs `chain`: as
+    chain_path names it, else (counters of other launches than expected)
+    the chunk kernel, else the first kernel with blocks, so that a chain is
+    never priced without being charged."""
     if not chain:
         return None
-    chunk = next((i for i, k in enumerate(kernels) if k["bounds"][0] > 0),
+    with_blocks = [i for i, k in enumerate(kernels) if k["blocks"]]
+    chunk = next((i for i in with_blocks if kernels[i]["bounds"][0] > 0),
                  None)
-    if chunk is None or chain[0] == "chunk":
+    if chain[0] == "after-chunk" and chunk is not None:
+        after = next((i for i in with_blocks if i > chunk), None)
+        if after is not None:
+            return after
+    if chunk is not None:
         return chunk
-    return next((i for i in range(chunk + 1, len(kernels))
-                 if kernels[i]["blocks"]), None)
+    return with_blocks[0] if with_blocks else None
 
 
 def kernel_terms(kernel, resources, l2_bytes_per_s=None):
@@ -412,7 +420,8 @@ def main():
     ap.add_argument("--N", type=int, default=0, help="with --seqlens")
     ap.add_argument("--form", default="chunked",
                     choices=["chunked", "serial", "auto"],
-                    help="with --seqlens")
+                    help="with --seqlens (auto: sequences of more than one "
+                    "token count as chunked)")
     ap.add_argument("--dtype", default="bf16",
                     choices=["bf16", "f16", "f32"], help="with --seqlens")
     ap.add_argument("--ptxas", default=None,
