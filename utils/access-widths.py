@@ -60,23 +60,25 @@ def binaries(path, attribute):
     return found
 
 
+# Where a PTX instruction starts: indentation and an optional predicate.
+PTX_START = r"^\s*(?:@!?%p\d+\s+)?"
 PTX_ACCESS = re.compile(
-    r"^\s*(?:@!?%p\d+\s+)?"
+    PTX_START +
     r"(?P<op>ldu|ld|st|atom|red)"
     r"(?P<mods>(?:\.[A-Za-z_0-9:]+)*?)"
     r"(?:\.(?P<vec>v2|v4|v8))?"
     r"\.(?P<type>(?:bf|[bsuf])(?:8|16x2|16|32|64|128))\s")
 PTX_CP_ASYNC = re.compile(
-    r"^\s*(?:@!?%p\d+\s+)?cp\.async\.c[ag]\.shared(?:::cta)?\.global"
+    PTX_START + r"cp\.async\.c[ag]\.shared(?:::cta)?\.global"
     r"[^ ]*\s+\[[^\]]*\],\s*\[[^\]]*\],\s*(\d+)")
 PTX_BARRIER = re.compile(
-    r"^\s*(?:@!?%p\d+\s+)?(?:bar|barrier)(?:\.cta)?\.sync\b")
+    PTX_START + r"(?:bar|barrier)(?:\.cta)?\.sync\b")
 # Memory-ordering fences; fence.proxy.* (async-proxy ordering, for TMA and
 # mbarrier) is left out: the emulator has no async proxy to order.
 PTX_FENCE = re.compile(
-    r"^\s*(?:@!?%p\d+\s+)?(?:fence|membar)\.(?!proxy\.|mbarrier_init)")
+    PTX_START + r"(?:fence|membar)\.(?!proxy\.|mbarrier_init)")
 PTX_LDMATRIX = re.compile(
-    r"^\s*(?:@!?%p\d+\s+)?ldmatrix\.sync\.aligned\.m8n8\.x(\d)"
+    PTX_START + r"ldmatrix\.sync\.aligned\.m8n8\.x(\d)"
     r"(\.trans)?\.shared")
 
 
@@ -145,7 +147,7 @@ def emulator_sites(ir, splits=None):
     "Global memory: sectors"); and a vector of three words (a masked
     access, the last lane unused) is a four-word one in the PTX, checked as
     its run of three words by the emulator. `splits`, if given, collects
-    the split ones, (space, operation, bytes, alignment) -> sites."""
+    the split ones, (space, operation, bytes, alignment, piece) -> sites."""
     sites = collections.Counter()
     for m in EMU_ACCESS.finditer(ir):
         space = m.group(1)
@@ -173,7 +175,7 @@ def emulator_sites(ir, splits=None):
         piece = min(bytes_, alignment, WIDEST_PTX_ACCESS)
         if op != "atomic" and piece < bytes_:
             if splits is not None:
-                splits[(space, op, bytes_, alignment)] += 1
+                splits[(space, op, bytes_, alignment, piece)] += 1
             sites[(space, op, ordering, piece)] += bytes_ // piece
             continue
         sites[(space, op, ordering, bytes_)] += 1
@@ -201,8 +203,8 @@ def main():
         splits = collections.Counter()
         a, b = ptx_sites(ptx[name]), emulator_sites(emulated[name], splits)
         print(f"kernel {name}:")
-        for (space, op, bytes_, alignment), count in sorted(splits.items()):
-            piece = min(bytes_, alignment, WIDEST_PTX_ACCESS)
+        for (space, op, bytes_, alignment, piece), count in sorted(
+                splits.items()):
             print(f"  {space} {op} {bytes_} B at alignment {alignment}: "
                   f"emulator {count}, one access each; counted as the PTX's "
                   f"{bytes_ // piece} pieces of {piece} B")

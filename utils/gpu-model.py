@@ -46,6 +46,7 @@ Only the standard library and NumPy (through ssdgen.py).
 """
 
 import argparse
+import collections
 import os
 import re
 import subprocess
@@ -225,9 +226,13 @@ def occupancy(kernel, resources):
     return min(1.0, blocks / SMS), per_sm * warps_per_block, registers, assumed
 
 
+# The state chain of one call: which kernel runs it ("chunk" or
+# "after-chunk", chain_kernel), its hops, the us of one hop and of all.
+Chain = collections.namedtuple("Chain", "kernel hops hop_us us")
+
+
 def chain_path(P, N, seqlens, form, dtype):
-    """(which kernel runs the chain, hops, us of one hop, us of the
-    chain), or None without one.
+    """The call's Chain, or None without one.
 
     Fused state passing (16-bit models) chains every chunk of the launch,
     across sequences too (one [H, P, N] state serves the whole chain): a
@@ -236,8 +241,9 @@ def chain_path(P, N, seqlens, form, dtype):
     the SM's share of the L2 bandwidth, each after a round trip), and the
     release of those stores (a round trip): in the chunk kernel, the first
     that runs mma ("chunk"). f32 models pass states in a launch of their
-    own, the next with blocks ("after-chunk"): a thread walks its sequence's chunks, each
-    chunk's load issued before the update of the one before, so a hop is
+    own, the next with blocks ("after-chunk"): a thread walks its
+    sequence's chunks, each chunk's load issued before the update of the
+    one before, so a hop is
     one round trip, over the longest sequence. Only chunked sequences
     chain: every sequence in the chunked form, those of more than one
     token in a mixed launch (the modelled mixed case's prefill; the
@@ -252,9 +258,9 @@ def chain_path(P, N, seqlens, form, dtype):
         state = P * N * 4
         hop = (3 * L2_ROUND_TRIP_S + BACKOFF_CAP_S
                + 2 * state / (L2_BYTES_PER_S / SMS)) * 1e6
-        return "chunk", sum(chunks), hop, sum(chunks) * hop
+        return Chain("chunk", sum(chunks), hop, sum(chunks) * hop)
     hop = L2_ROUND_TRIP_S * 1e6
-    return "after-chunk", max(chunks), hop, max(chunks) * hop
+    return Chain("after-chunk", max(chunks), hop, max(chunks) * hop)
 
 
 def chain_kernel(kernels, chain):
@@ -267,7 +273,7 @@ def chain_kernel(kernels, chain):
     with_blocks = [i for i, k in enumerate(kernels) if k["blocks"]]
     chunk = next((i for i in with_blocks if kernels[i]["bounds"][0] > 0),
                  None)
-    if chain[0] == "after-chunk" and chunk is not None:
+    if chain.kernel == "after-chunk" and chunk is not None:
         after = next((i for i in with_blocks if i > chunk), None)
         if after is not None:
             return after
@@ -292,15 +298,15 @@ def kernel_terms(kernel, resources, l2_bytes_per_s=None):
 
 
 def call_model(kernels, resources=None, l2_bytes_per_s=None, chain=None):
-    """(launches, modelled microseconds) of one call; `chain` as
-    chain_path returns it."""
+    """(launches, modelled microseconds) of one call; `chain` from
+    chain_path."""
     launches = sum(k["launches"] for k in kernels)
     total = 0.0
     chained = chain_kernel(kernels, chain)
     for i, k in enumerate(kernels):
         time = kernel_terms(k, resources or {}, l2_bytes_per_s)[1]
         if i == chained:
-            time = max(time, chain[3])
+            time = max(time, chain.us)
         total += time
     return launches, total + launches * LAUNCH_US
 
@@ -318,7 +324,7 @@ def summarize(kernels, tokens, resources=None, chain=None,
     print("MODEL, not a measurement (utils/gpu-model.py)")
     if chain:
         print("  state chain: %d hops of %.3f us, %.3f us"
-              % (chain[1], chain[2], chain[3]))
+              % (chain.hops, chain.hop_us, chain.us))
     elif shape_given:
         print("  state chain: none (no chunked sequence)")
     else:
@@ -333,7 +339,7 @@ def summarize(kernels, tokens, resources=None, chain=None,
               % (k["name"], k["launches"], terms["tensor"], terms["dram"],
                  terms["l2"], terms["shared"], fill, warps, registers,
                  ", assumed" if assumed else "", time,
-                 "; runs the chain: %.3f us" % max(time, chain[3])
+                 "; runs the chain: %.3f us" % max(time, chain.us)
                  if i == chained else ""))
     print("launches %d, model %.2f us, %.2fM tokens/s (max-of-3 model %.2f "
           "us), DRAM %.1f KB/token, L2 traffic %.1f KB/token, L2 reads of "
@@ -484,7 +490,7 @@ def main():
                     terms[key] += value
             model_high = call_model(kernels, resources, L2_HIGH_BYTES_PER_S,
                                     chain)[1]
-            chain_us = "%.2f" % chain[3] if chain else "-"
+            chain_us = "%.2f" % chain.us if chain else "-"
             warps = "/".join(
                 "%d%s" % (occupancy(k, resources)[1],
                           "*" if occupancy(k, resources)[3] else "")
@@ -496,7 +502,7 @@ def main():
             limiter = max(terms.items(), key=lambda kv: kv[1])[0]
             if launches * LAUNCH_US > max(terms.values()):
                 limiter = "launches"
-            if chain and chain[3] > max(terms.values()):
+            if chain and chain.us > max(terms.values()):
                 limiter = "chain"
             print(f"| {name} ({form}, {dtype}) | {launches} | "
                   f"{terms['tensor']:.2f} | {terms['dram']:.2f} | "
@@ -529,11 +535,11 @@ def main():
                     chain64 = chain_path(P, N, [t // batch] * batch, form,
                                          dtype)
                     if chain64:
-                        total = max(total, chain64[3] + launches * LAUNCH_US)
+                        total = max(total, chain64.us + launches * LAUNCH_US)
                     print(f"| {key[0]} {batch}x{t // batch} ({form}, "
                           f"{dtype}), extrapolated from the two rows above | "
                           f"{launches} | | | | | "
-                          f"{'%.1f' % chain64[3] if chain64 else ''} | | "
+                          f"{'%.1f' % chain64.us if chain64 else ''} | | "
                           f"{total_old:.1f} | "
                           f"{t / total_old:.1f} | {total:.1f} | "
                           f"{t / total:.1f} | | {dram64 / t / 1024:.1f} | "
@@ -547,10 +553,10 @@ def main():
                     total = per_token * t + launches * LAUNCH_US
                     chain_t = chain_path(P, N, [t], form, dtype)
                     if chain_t:
-                        total = max(total, chain_t[3] + launches * LAUNCH_US)
+                        total = max(total, chain_t.us + launches * LAUNCH_US)
                     print(f"| {name.split(' ')[0]} 1x{t} ({form}, {dtype}), "
                           f"extrapolated | {launches} | | | | | "
-                          f"{'%.1f' % chain_t[3] if chain_t else ''} | | | | "
+                          f"{'%.1f' % chain_t.us if chain_t else ''} | | | | "
                           f"{total:.1f} | {t / total:.1f} | | | | | |")
             if group == "decode":
                 ideal = len(seqlens) * H * P * N * 4 * 2
