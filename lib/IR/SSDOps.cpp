@@ -3,6 +3,7 @@
 #include "ssd/IR/SSDOps.h"
 #include "ssd/IR/SSDLimits.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
@@ -328,4 +329,21 @@ void ChunkScanVarlenOp::getEffects(
       effects.emplace_back(MemoryEffects::Read::get(), &operand,
                            SideEffects::DefaultResource::get());
   }
+}
+
+//===----------------------------------------------------------------------===//
+// KernelOccupancyOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult KernelOccupancyOp::verify() {
+  Operation *kernel = (*this)->getParentOp();
+  while (kernel && !isa<gpu::LaunchOp, gpu::GPUFuncOp>(kernel))
+    kernel = kernel->getParentOp();
+  if (!kernel)
+    return emitOpError("must be inside a gpu.launch body or a gpu.func: it "
+                       "describes the kernel that encloses it");
+  if (auto func = dyn_cast<gpu::GPUFuncOp>(kernel); func && !func.isKernel())
+    return emitOpError("must be inside a kernel: '")
+           << func.getName() << "' is a gpu.func without the kernel attribute";
+  return success();
 }

@@ -188,6 +188,12 @@ void addKernelCodegen(OpPassManager &pm, const KernelCodegenOptions &options) {
 
   pm.addPass(createConvertNVGPUToNVVMPass());
   pm.addPass(createGpuKernelOutliningPass());
+  // What ssd-lower-to-gpu asked of each kernel's occupancy, now that the
+  // kernels are functions that can carry it (with 32-bit index arithmetic
+  // where it is proven to fit, to meet it). Before scf-to-cf: the range
+  // analysis bounds scf.for induction variables, not a cf loop's block
+  // arguments.
+  pm.addNestedPass<gpu::GPUModuleOp>(createSSDApplyKernelOccupancy());
   pm.addPass(createConvertVectorToSCFPass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createConvertNVVMToLLVMPass());

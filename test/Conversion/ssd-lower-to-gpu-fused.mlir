@@ -22,9 +22,24 @@
 // RUN: ssd-opt %s -ssd-lower-to-gpu="fused-output=false" -gpu-kernel-outlining | FileCheck %s --check-prefix=OUTPUT-KERNEL
 // RUN: ssd-opt %s -ssd-lower-to-gpu="fused-state-passing=false" | FileCheck %s --check-prefix=UNFUSED
 // RUN: ssd-opt %s -ssd-lower-to-gpu="fused-state-passing=false" -gpu-kernel-outlining | FileCheck %s --check-prefix=UNFUSED-LAUNCHES
+// The fused chunk kernel asks for two blocks per SM (ssd.kernel_occupancy)
+// where the chip's shared memory holds two of them
+// (sm_90's 227 KB per block here), and not under the default limit (sm_86's
+// 99 KB), nor when the output has a launch of its own.
+// RUN: ssd-opt %s -ssd-lower-to-gpu="shared-memory-limit=232448" | FileCheck %s --check-prefix=OCCUPANCY
+// RUN: ssd-opt %s -ssd-lower-to-gpu | FileCheck %s --check-prefix=NO-OCCUPANCY
+// RUN: ssd-opt %s -ssd-lower-to-gpu="shared-memory-limit=232448 fused-output=false" | FileCheck %s --check-prefix=NO-OCCUPANCY
 // And through --ssd-to-nvvm (fused by default), the PTX of the waits and
-// publications.
+// publications, and the chunk kernel's .minnctapersm.
 // RUN: ssd-opt %s --ssd-to-nvvm="chip=sm_90a" | FileCheck %s --check-prefix=PTX
+
+// OCCUPANCY-LABEL: func.func @chunked
+// OCCUPANCY:       gpu.launch
+// OCCUPANCY-NOT:   gpu.launch
+// OCCUPANCY:         ssd.kernel_occupancy min_blocks_per_sm = 2
+// OCCUPANCY:       gpu.launch
+// OCCUPANCY-NOT:   ssd.kernel_occupancy
+// NO-OCCUPANCY-NOT: ssd.kernel_occupancy
 
 // FUSED-LABEL: func.func @chunked
 // FUSED:       %[[WS:.*]] = func.call @ssdGPUWorkspace
@@ -99,6 +114,7 @@
 // UNFUSED-LAUNCHES-NOT: gpu.launch_func
 // UNFUSED-LAUNCHES:     return
 
+// PTX: .minnctapersm 2
 // PTX-NOT: membar
 // PTX: atom.global.add.u32
 // PTX: ld.acquire.gpu.b32

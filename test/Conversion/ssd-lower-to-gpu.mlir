@@ -153,14 +153,14 @@ func.func @serial_kernel_body(%x: memref<?x80x64xbf16>, %dt: memref<?x80xbf16>, 
 // ASYNC:         nvvm.cp.async.wait.group 0
 // The C Bᵀ blocks come first (C and B stored with k along the columns),
 // then the chunk-state blocks (x and B with k along the rows: transposed
-// loads), whose fused output reads C in 64-row stages (two of them),
+// loads), whose fused output reads C in 128-row stages (two of them),
 // S_prev from its resident [P x N] tile and x from the chunk's resident
 // [L x P] tile (k along the rows: transposed).
 // ASYNC:         nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false} : memref<128x32xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
 // ASYNC:         nvvm.mma.sync
 // ASYNC:         nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = true} : memref<64x64xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
 // ASYNC:         nvvm.mma.sync
-// ASYNC:         nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false} : memref<128x32xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
+// ASYNC:         nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false} : memref<256x32xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
 // ASYNC:         nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false} : memref<64x128xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
 // ASYNC:         nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = true} : memref<128x64xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
 

@@ -123,3 +123,13 @@ func.func @scan_configs() attributes {
     c2 = #ssd.scan_config<form = chunked, chunk_size = 64, fusion = none, output_rows = 64, state_parts = 2, shared_memory = 24576>} {
   return
 }
+
+// ssd.kernel_occupancy, inside a kernel.
+// CHECK-LABEL: gpu.module @occupancy
+// CHECK:         ssd.kernel_occupancy min_blocks_per_sm = 2
+gpu.module @occupancy {
+  gpu.func @k() kernel {
+    ssd.kernel_occupancy min_blocks_per_sm = 2
+    gpu.return
+  }
+}

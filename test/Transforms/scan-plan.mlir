@@ -49,8 +49,8 @@ func.func @verify(%x: memref<32x4x64xbf16>, %dt: memref<32x4xbf16>, %A: memref<4
 // CPU: config = #ssd.scan_config<form = chunked, chunk_size = 256>,
 // GPU-LABEL: func.func @long_prefill
 // SMALL-LABEL: func.func @long_prefill
-// SMALL: config = #ssd.scan_config<form = chunked, chunk_size = 256, fusion = state, output_rows = 64, state_parts = 1, shared_memory = 25760>,
-// GPU: config = #ssd.scan_config<form = chunked, chunk_size = 256, fusion = state_and_output, output_rows = 64, state_parts = 1, shared_memory = 79024>,
+// SMALL: config = #ssd.scan_config<form = chunked, chunk_size = 256, fusion = state, output_rows = 128, state_parts = 1, shared_memory = 25760>,
+// GPU: config = #ssd.scan_config<form = chunked, chunk_size = 256, fusion = state_and_output, output_rows = 128, state_parts = 1, shared_memory = 79024>,
 func.func @long_prefill(%x: memref<131072x4x64xbf16>, %dt: memref<131072x4xbf16>, %A: memref<4xbf16>,
     %B: memref<131072x1x128xbf16>, %pool: memref<2x4x64x128xf32>, %qsl: memref<2xi32>, %ci: memref<1xi32>,
     %y: memref<131072x4x64xbf16>) {
@@ -68,7 +68,7 @@ func.func @long_prefill(%x: memref<131072x4x64xbf16>, %dt: memref<131072x4xbf16>
 // CPU-LABEL: func.func @mixed_gpu
 // CPU: config = #ssd.scan_config<form = serial, chunk_size = 256>,
 // GPU-LABEL: func.func @mixed_gpu
-// GPU: config = #ssd.scan_config<form = serial, chunk_size = 256, mixed_min_tokens = 1024, fusion = state_and_output, output_rows = 64, state_parts = 1, shared_memory = 79024>,
+// GPU: config = #ssd.scan_config<form = serial, chunk_size = 256, mixed_min_tokens = 1024, fusion = state_and_output, output_rows = 128, state_parts = 1, shared_memory = 79024>,
 func.func @mixed_gpu(%x: memref<2048x4x64xbf16>, %dt: memref<2048x4xbf16>, %A: memref<4xbf16>,
     %B: memref<2048x1x128xbf16>, %pool: memref<128x4x64x128xf32>, %qsl: memref<65xi32>, %ci: memref<64xi32>,
     %y: memref<2048x4x64xbf16>) {
@@ -85,7 +85,7 @@ func.func @mixed_gpu(%x: memref<2048x4x64xbf16>, %dt: memref<2048x4xbf16>, %A: m
 // CPU-LABEL: func.func @mixed_cpu
 // CPU: config = #ssd.scan_config<form = serial, chunk_size = 256, mixed_min_tokens = 65536>,
 // GPU-LABEL: func.func @mixed_cpu
-// GPU: config = #ssd.scan_config<form = chunked, chunk_size = 256, fusion = state_and_output, output_rows = 64, state_parts = 1, shared_memory = 79024>,
+// GPU: config = #ssd.scan_config<form = chunked, chunk_size = 256, fusion = state_and_output, output_rows = 128, state_parts = 1, shared_memory = 79024>,
 func.func @mixed_cpu(%x: memref<131072x4x64xbf16>, %dt: memref<131072x4xbf16>, %A: memref<4xbf16>,
     %B: memref<131072x1x128xbf16>, %pool: memref<128x4x64x128xf32>, %qsl: memref<65xi32>, %ci: memref<64xi32>,
     %y: memref<131072x4x64xbf16>) {

@@ -190,4 +190,34 @@ def SSD_ChunkScanVarlenOp : SSD_Op<"chunk_scan_varlen", [
   let hasVerifier = 1;
 }
 
+// No MemoryEffectsOpInterface on purpose: an op of unknown effects is never
+// trivially dead, so canonicalization cannot drop the request before
+// `ssd-apply-kernel-occupancy` consumes it.
+def SSD_KernelOccupancyOp : SSD_Op<"kernel_occupancy"> {
+  let summary = "Blocks of the enclosing GPU kernel that must fit one SM";
+  let description = [{
+    A request, from the code that built a kernel, to the code generator: keep
+    registers low enough that `min_blocks_per_sm` blocks of the enclosing
+    kernel (`gpu.launch` body or `gpu.func`) are resident on one
+    multiprocessor at once. A kernel whose shared memory and warp count were
+    planned for that many blocks per SM otherwise gets whatever register
+    count the assembler prefers, which may leave room for one.
+
+    `ssd-lower-to-gpu` emits it; `ssd-apply-kernel-occupancy`, after kernel
+    outlining, turns it into the kernel function's `nvvm.minctasm` (the PTX
+    directive `.minnctapersm`, which caps ptxas's register allocation at
+    65536 / (blocks x threads per block)) and erases it. It emits no code.
+
+    ```mlir
+    gpu.launch blocks(...) threads(...) {
+      ssd.kernel_occupancy min_blocks_per_sm = 2
+      ...
+    }
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntPositive]>:$min_blocks_per_sm);
+  let assemblyFormat = "`min_blocks_per_sm` `=` $min_blocks_per_sm attr-dict";
+  let hasVerifier = 1;
+}
+
 #endif // SSD_IR_SSDOPS_TD

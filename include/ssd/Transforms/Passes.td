@@ -193,6 +193,46 @@ def SSDAttachGPUEmulatorTarget : Pass<"ssd-attach-gpu-emulator-target"> {
   let dependentDialects = ["::mlir::ssd::SSDDialect"];
 }
 
+def SSDApplyKernelOccupancy
+    : Pass<"ssd-apply-kernel-occupancy", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Turn ssd.kernel_occupancy requests into the kernels' "
+                "nvvm.minctasm";
+  let description = [{
+    Runs on outlined kernels (after `gpu-kernel-outlining`, before
+    `convert-gpu-to-nvvm`). Each `ssd.kernel_occupancy` in a kernel
+    `gpu.func` sets the function's `nvvm.minctasm` to its
+    `min_blocks_per_sm` and is erased; `convert-gpu-to-nvvm` keeps the
+    attribute and the NVPTX backend writes it as `.minnctapersm`, which
+    bounds ptxas's registers per thread so that many blocks fit one SM.
+    To help it get there, the kernel's index arithmetic that integer range
+    analysis proves to fit 32 bits (thread and lane positions, offsets
+    inside tiles, counters of loops with static bounds) is narrowed to i32
+    (upstream's int-range narrowing patterns); what derives from the
+    kernel's dynamic arguments stays 64-bit. Kernels without a request are
+    left as they are: narrowing flips ptxas's own register choice for some
+    (the serial scan with checkpoints spilled 8 bytes on sm_80). Kernel
+    outlining keeps no attribute of a `gpu.launch` but the body it
+    clones, which is why the request travels as an op. Two requests in one
+    kernel that disagree, or one that disagrees with an `nvvm.minctasm`
+    already there, are an error naming both values.
+
+    ```mlir
+    gpu.func @k() kernel {
+      ssd.kernel_occupancy min_blocks_per_sm = 2
+      ...
+    }
+    // becomes
+    gpu.func @k() kernel attributes {nvvm.minctasm = 2 : i32} {
+      ...
+    }
+    ```
+  }];
+  let statistics = [
+    Statistic<"numKernels", "num-kernels",
+              "kernels given a minimum of resident blocks per SM">
+  ];
+}
+
 def SSDCheckLLVMOnly : Pass<"ssd-check-llvm-only", "::mlir::ModuleOp"> {
   let summary = "Fail on the first op that is not in the LLVM or OpenMP "
                 "dialect";

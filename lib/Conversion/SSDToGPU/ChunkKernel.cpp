@@ -24,6 +24,8 @@
 
 #include "ChunkedKernels.h"
 
+#include "ssd/IR/SSDOps.h"
+
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
@@ -66,6 +68,8 @@ void ChunkedScanGPUBuilder::emitChunkKernel(ImplicitLocOpBuilder &b) {
   launchKernel(
       b, e, {blocks, one, one}, {kChunkThreads, 1, 1},
       [&](ImplicitLocOpBuilder &b, const KernelContext &k) {
+        if (plan.launch1BlocksPerSM)
+          KernelOccupancyOp::create(b, plan.launch1BlocksPerSM);
         Value tid = k.thread.x, lane = remu(b, tid, 32);
         Value block = fused ? takeTicket(b, k, tid) : k.block.x;
         // Block 0 maps the chunks; then, per chunk, the C Bᵀ blocks of

@@ -44,11 +44,14 @@ ChunkedPlan::ChunkedPlan(const StaticExtents &x, Type modelType,
   cbWarps = chooseWarpLayout(kRowTile, kRowTile, chunkWarps);
   outputWarps = chooseWarpLayout(kRowTile, paddedP, kOutputThreads / 32);
   tokensPerThread = llvm::divideCeil(chunkSize, kChunkThreads);
-  // Rows of y per pass of the fused output: 64, the least that deals the
-  // W pieces evenly (emitOutputTile). x and S_prev are resident in shared
-  // memory, so more passes read nothing more from L2 (only C rows, once
-  // each), and 64 rows on 8 warps are 16 accumulators per thread.
-  outputRows = kRowTile;
+  // Rows of y per pass of the fused output: 128, so that each warp's tile
+  // is 32x32 like the dS tiles (2 fragment loads per mma; 64-row passes
+  // had 32x16 tiles, 3). x and S_prev are resident in shared memory, so
+  // more passes would read nothing more from L2 (only C rows, once each).
+  // 32 accumulators per thread, as dS has; it fits 128 registers (two
+  // blocks per SM) with launch1BlocksPerSM's request and 32-bit index
+  // arithmetic (docs/gpu.md, "Registers and occupancy").
+  outputRows = 2 * kRowTile;
   fusedOutputWarps = chooseWarpLayout(outputRows, paddedP, chunkWarps);
 
   const int64_t warps = chunkWarps;
@@ -132,6 +135,13 @@ ChunkedPlan::ChunkedPlan(const StaticExtents &x, Type modelType,
     s.bytes = l.size();
   }
   launch1Bytes = std::max(chunkShared.bytes, cbShared.bytes);
+  // An SM's shared memory is the per-block limit plus the 1 KB the
+  // hardware reserves per resident block (sm_80 to sm_90).
+  constexpr int64_t kReservedPerBlock = 1024;
+  if (fusedOutput &&
+      2 * (sharedMemoryPerBlock(launch1Bytes) + kReservedPerBlock) <=
+          options.sharedMemoryLimit + kReservedPerBlock)
+    launch1BlocksPerSM = 2;
   launch3Bytes = outputShared.bytes;
 }
 

@@ -88,6 +88,11 @@ struct ChunkedPlan {
   CBRoleShared cbShared;
   OutputRoleShared outputShared;
   int64_t launch1Bytes, launch3Bytes;
+  /// Blocks of launch 1 that its code asks ptxas to fit on one SM
+  /// (ssd.kernel_occupancy), 0 for no request. The fused chunk kernel is
+  /// sized for two (16 warps per SM): its y passes take registers that
+  /// ptxas, left alone, spends up to one block per SM.
+  int64_t launch1BlocksPerSM = 0;
 
   /// True when options.fusedOutput asked for the fused output and the
   /// shared memory could not hold it (launch 3 then computes y): the plan's

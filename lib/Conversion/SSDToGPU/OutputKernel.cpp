@@ -415,10 +415,14 @@ void ChunkedScanGPUBuilder::addIntraChunkTerm(ImplicitLocOpBuilder &b,
   const int64_t cbBytes = cbElement.getIntOrFloatBitWidth() / 8;
   // The cum of each W row this thread fills, loaded once for all steps.
   SmallVector<std::pair<Value, Value>> wRowCum;
-  for (int64_t dr : wRows) {
-    Value r = add(b, wRow, dr);
-    wRowCum.push_back({rowValue(b, ot, rowHi, r), rowValue(b, ot, rowLo, r)});
-  }
+  const bool reloadRowCum = wPerThread > 2;
+  auto rowCum = [&](ImplicitLocOpBuilder &b, Value r) {
+    return std::pair<Value, Value>{rowValue(b, ot, rowHi, r),
+                                   rowValue(b, ot, rowLo, r)};
+  };
+  for (int64_t dr : wRows)
+    wRowCum.push_back(reloadRowCum ? std::pair<Value, Value>{}
+                                   : rowCum(b, add(b, wRow, dr)));
   // cum and d of the columns jb.. (zeros past the chunk, never used).
   auto columnValues = [&](ImplicitLocOpBuilder &b, Value jb) {
     return ifValues(b, ult(b, jb, c.len), [&](ImplicitLocOpBuilder &b) {
@@ -490,7 +494,8 @@ void ChunkedScanGPUBuilder::addIntraChunkTerm(ImplicitLocOpBuilder &b,
         Value i = add(b, i0, r);
         // Named copies: a lambda cannot capture structured bindings in
         // C++17.
-        Value hiI = std::get<0>(cum), loI = std::get<1>(cum);
+        auto [hiCum, loCum] = reloadRowCum ? rowCum(b, r) : cum;
+        Value hiI = hiCum, loI = loCum;
         Value g = values[next++];
         if (cbElement != f32t)
           g = arith::ExtFOp::create(b, f32xW, g);
@@ -578,7 +583,7 @@ void ChunkedScanGPUBuilder::storeOutputRows(ImplicitLocOpBuilder &b,
   if (ot.layout.inBlock)
     xResident = residentXTile(b, ot.k);
   Type yElement = cast<MemRefType>(e.y.getType()).getElementType();
-  if (xResident && tile.nTiles == 2 && x.headDim % 16 == 0 &&
+  if (xResident && tile.nTiles % 2 == 0 && x.headDim % 16 == 0 &&
       yElement.getIntOrFloatBitWidth() == 16)
     return storeOutputQuads(b, ot, acc, dSkip, *xResident);
   e.ifThen(b, tile.active, [&](ImplicitLocOpBuilder &b) {
@@ -631,46 +636,53 @@ void ChunkedScanGPUBuilder::storeOutputQuads(ImplicitLocOpBuilder &b,
   e.ifThen(b, tile.active, [&](ImplicitLocOpBuilder &b) {
     for (int64_t mi = 0; mi < tile.mTiles; ++mi) {
       for (int64_t half = 0; half < 2; ++half) {
-        Value row = add(
-            b, i0, add(b, add(b, tile.mBase, lane.group), 16 * mi + 8 * half));
-        // This row's pair of each n-tile, with D x, rounded, as a word.
-        SmallVector<Value, 2> words;
-        for (int64_t ni = 0; ni < 2; ++ni) {
-          int64_t a = (mi * tile.nTiles + ni) * 4 + 2 * half;
-          Value y0 = acc[a], y1 = acc[a + 1];
-          if (dSkip) {
-            // Rows past the chunk are not stored; their x rows may not
-            // have been staged: read the last row's instead.
-            Value xRow = minu(b, row, sub(b, c.len, idx(b, 1)));
-            Value col = add(b, add(b, tile.nBase, lane.pair), 8 * ni);
-            auto [x0, x1] = residentXPair(b, xResident, xRow, col);
-            y0 = fadd(b, y0, fmul(b, dSkip, x0));
-            y1 = fadd(b, y1, fmul(b, dSkip, x1));
+        // n-tiles 2 q and 2 q + 1: 16 columns, one 8-byte store a lane.
+        for (int64_t q = 0; q < tile.nTiles / 2; ++q) {
+          Value row =
+              add(b, i0,
+                  add(b, add(b, tile.mBase, lane.group), 16 * mi + 8 * half));
+          // This row's pair of each n-tile, with D x, rounded, as a word.
+          SmallVector<Value, 2> words;
+          for (int64_t ni = 2 * q; ni < 2 * q + 2; ++ni) {
+            int64_t a = (mi * tile.nTiles + ni) * 4 + 2 * half;
+            Value y0 = acc[a], y1 = acc[a + 1];
+            if (dSkip) {
+              // Rows past the chunk are not stored; their x rows may not
+              // have been staged: read the last row's instead.
+              Value xRow = minu(b, row, sub(b, c.len, idx(b, 1)));
+              Value col = add(b, add(b, tile.nBase, lane.pair), 8 * ni);
+              auto [x0, x1] = residentXPair(b, xResident, xRow, col);
+              y0 = fadd(b, y0, fmul(b, dSkip, x0));
+              y1 = fadd(b, y1, fmul(b, dSkip, x1));
+            }
+            Value pair = arith::TruncFOp::create(
+                b, VectorType::get({2}, yElement),
+                vector::FromElementsOp::create(
+                    b, VectorType::get({2}, b.getF32Type()),
+                    ValueRange{y0, y1}));
+            Value word =
+                vector::BitCastOp::create(b, VectorType::get({1}, i32t), pair);
+            words.push_back(
+                vector::ExtractOp::create(b, word, ArrayRef<int64_t>{0}));
           }
-          Value pair = arith::TruncFOp::create(
-              b, VectorType::get({2}, yElement),
-              vector::FromElementsOp::create(
-                  b, VectorType::get({2}, b.getF32Type()), ValueRange{y0, y1}));
-          Value word =
-              vector::BitCastOp::create(b, VectorType::get({1}, i32t), pair);
-          words.push_back(
-              vector::ExtractOp::create(b, word, ArrayRef<int64_t>{0}));
+          // Even lanes send their n-tile 1 pair and keep n-tile 0; odd lanes
+          // the other way round.
+          Value received =
+              gpu::ShuffleOp::create(b, select(b, odd, words[0], words[1]), 1,
+                                     32, gpu::ShuffleMode::XOR)
+                  .getShuffleResult();
+          Value first = select(b, odd, received, words[0]);
+          Value second = select(b, odd, words[1], received);
+          Value four = vector::BitCastOp::create(
+              b, VectorType::get({4}, yElement),
+              vector::FromElementsOp::create(b, VectorType::get({2}, i32t),
+                                             ValueRange{first, second}));
+          e.ifThen(b, ult(b, row, c.len), [&](ImplicitLocOpBuilder &b) {
+            vectorStore(b, four, e.y,
+                        {add(b, c.first, row), head, add(b, column, 16 * q)},
+                        8);
+          });
         }
-        // Even lanes send their n-tile 1 pair and keep n-tile 0; odd lanes
-        // the other way round.
-        Value received =
-            gpu::ShuffleOp::create(b, select(b, odd, words[0], words[1]), 1, 32,
-                                   gpu::ShuffleMode::XOR)
-                .getShuffleResult();
-        Value first = select(b, odd, received, words[0]);
-        Value second = select(b, odd, words[1], received);
-        Value four = vector::BitCastOp::create(
-            b, VectorType::get({4}, yElement),
-            vector::FromElementsOp::create(b, VectorType::get({2}, i32t),
-                                           ValueRange{first, second}));
-        e.ifThen(b, ult(b, row, c.len), [&](ImplicitLocOpBuilder &b) {
-          vectorStore(b, four, e.y, {add(b, c.first, row), head, column}, 8);
-        });
       }
     }
   });
