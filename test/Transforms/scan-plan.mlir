@@ -7,7 +7,7 @@
 // defaults) and the GPU pipelines' (kGPUFormThresholds, as --ssd-to-nvvm
 // passes them, then ssd-plan-gpu-kernels with sm_90's shared memory). A bf16
 // model with head_dim 64 and dstate 128: one block holds a chunk's whole
-// state and y is computed in the chunk kernel, 64 rows per pass (x and
+// state and y is computed in the chunk kernel, 128 rows per pass (x and
 // S_prev stay in shared memory). With 40000 bytes of shared memory (SMALL)
 // the fused output (79024 bytes) does not fit: the plan records fusion = state, and launch 3
 // computes y.
@@ -92,5 +92,23 @@ func.func @mixed_cpu(%x: memref<131072x4x64xbf16>, %dt: memref<131072x4xbf16>, %
   ssd.chunk_scan_varlen x(%x : memref<131072x4x64xbf16>) dt(%dt : memref<131072x4xbf16>) A(%A : memref<4xbf16>)
       B(%B : memref<131072x1x128xbf16>) C(%B : memref<131072x1x128xbf16>) ssm_pool(%pool : memref<128x4x64x128xf32>)
       query_start_loc(%qsl : memref<65xi32>) cache_indices(%ci : memref<64xi32>) outs(%y : memref<131072x4x64xbf16>)
+  return
+}
+
+// -----
+
+// head_dim 128: y in 128-row passes would be 64 accumulators per thread
+// (twice dS's share at head_dim 64), so the fused output keeps 64-row
+// passes; at 136 KB of shared memory one block fits an SM.
+// CPU-LABEL: func.func @wide_heads
+// CPU: config = #ssd.scan_config<form = chunked, chunk_size = 256>,
+// GPU-LABEL: func.func @wide_heads
+// GPU: config = #ssd.scan_config<form = chunked, chunk_size = 256, fusion = state_and_output, output_rows = 64, state_parts = 1, shared_memory = 136368>,
+func.func @wide_heads(%x: memref<131072x4x128xbf16>, %dt: memref<131072x4xbf16>, %A: memref<4xbf16>,
+    %B: memref<131072x1x128xbf16>, %pool: memref<2x4x128x128xf32>, %qsl: memref<2xi32>, %ci: memref<1xi32>,
+    %y: memref<131072x4x128xbf16>) {
+  ssd.chunk_scan_varlen x(%x : memref<131072x4x128xbf16>) dt(%dt : memref<131072x4xbf16>) A(%A : memref<4xbf16>)
+      B(%B : memref<131072x1x128xbf16>) C(%B : memref<131072x1x128xbf16>) ssm_pool(%pool : memref<2x4x128x128xf32>)
+      query_start_loc(%qsl : memref<2xi32>) cache_indices(%ci : memref<1xi32>) outs(%y : memref<131072x4x128xbf16>)
   return
 }

@@ -67,7 +67,7 @@ gpu.module @kernels {
 gpu.module @kernels {
   gpu.func @k() kernel {
     ssd.kernel_occupancy min_blocks_per_sm = 2
-    // expected-error @+1 {{asks for 1 blocks per SM, but kernel 'k' already has 2}}
+    // expected-error @+1 {{asks for min_blocks_per_sm = 1, but kernel 'k' also asks for 2}}
     ssd.kernel_occupancy min_blocks_per_sm = 1
     gpu.return
   }
@@ -78,7 +78,7 @@ gpu.module @kernels {
 // A request against an nvvm.minctasm the kernel already carries.
 gpu.module @kernels {
   gpu.func @k() kernel attributes {nvvm.minctasm = 4 : i32} {
-    // expected-error @+1 {{asks for 2 blocks per SM, but kernel 'k' already has 4}}
+    // expected-error @+1 {{asks for min_blocks_per_sm = 2, but kernel 'k' already has nvvm.minctasm = 4}}
     ssd.kernel_occupancy min_blocks_per_sm = 2
     gpu.return
   }

@@ -44,14 +44,19 @@ ChunkedPlan::ChunkedPlan(const StaticExtents &x, Type modelType,
   cbWarps = chooseWarpLayout(kRowTile, kRowTile, chunkWarps);
   outputWarps = chooseWarpLayout(kRowTile, paddedP, kOutputThreads / 32);
   tokensPerThread = llvm::divideCeil(chunkSize, kChunkThreads);
-  // Rows of y per pass of the fused output: 128, so that each warp's tile
+  // Rows of y per pass of the fused output: 128 where a thread's share of
+  // the tile stays at 32 accumulators (P <= 64), so that each warp's tile
   // is 32x32 like the dS tiles (2 fragment loads per mma; 64-row passes
-  // had 32x16 tiles, 3). x and S_prev are resident in shared memory, so
-  // more passes would read nothing more from L2 (only C rows, once each).
-  // 32 accumulators per thread, as dS has; it fits 128 registers (two
-  // blocks per SM) with launch1BlocksPerSM's request and 32-bit index
-  // arithmetic (docs/gpu.md, "Registers and occupancy").
+  // had 32x16 tiles, 3), else 64. x and S_prev are resident in shared
+  // memory, so more passes read nothing more from L2 (only C rows, once
+  // each). At 32 accumulators the kernel fits 128 registers (two blocks
+  // per SM) with launch1BlocksPerSM's request and 32-bit index arithmetic
+  // (docs/gpu.md, "Registers and occupancy").
+  constexpr int64_t kOutputAccumulators = 32;
   outputRows = 2 * kRowTile;
+  if (chooseWarpLayout(outputRows, paddedP, chunkWarps).accumulators() >
+      kOutputAccumulators)
+    outputRows = kRowTile;
   fusedOutputWarps = chooseWarpLayout(outputRows, paddedP, chunkWarps);
 
   const int64_t warps = chunkWarps;

@@ -413,9 +413,12 @@ void ChunkedScanGPUBuilder::addIntraChunkTerm(ImplicitLocOpBuilder &b,
   Type cbElement = cast<MemRefType>(cb.getType()).getElementType();
   auto cbPiece = VectorType::get({kWCols}, cbElement);
   const int64_t cbBytes = cbElement.getIntOrFloatBitWidth() / 8;
-  // The cum of each W row this thread fills, loaded once for all steps.
+  // The cum of each W row this thread fills, loaded once for all steps;
+  // or, in the fused chunk kernel's 128-row passes (4 rows a thread), read
+  // again each step: 8 registers it needs to stay at two blocks per SM,
+  // for about 5% more shared-memory wavefronts.
   SmallVector<std::pair<Value, Value>> wRowCum;
-  const bool reloadRowCum = wPerThread > 2;
+  const bool reloadRowCum = layout.inBlock && wPerThread > 2;
   auto rowCum = [&](ImplicitLocOpBuilder &b, Value r) {
     return std::pair<Value, Value>{rowValue(b, ot, rowHi, r),
                                    rowValue(b, ot, rowLo, r)};
@@ -569,8 +572,9 @@ void ChunkedScanGPUBuilder::addIntraChunkTerm(ImplicitLocOpBuilder &b,
 /// block's mma operand loads; the pairs' partial sectors merge in L2.
 /// D x reads the pair from the resident x tile when the block has one
 /// (the 8 rows of a fragment sit in 8 bank groups: no conflicts), else
-/// from x in global memory. The fused output's 16-column warp tiles of
-/// 16-bit models store whole sectors instead (storeOutputQuads).
+/// from x in global memory. The fused output's warp tiles of 16-bit
+/// models (an even number of 8-column n-tiles) store whole sectors
+/// instead (storeOutputQuads).
 void ChunkedScanGPUBuilder::storeOutputRows(ImplicitLocOpBuilder &b,
                                             const OutputTile &ot,
                                             ValueRange acc) {
@@ -610,9 +614,10 @@ void ChunkedScanGPUBuilder::storeOutputRows(ImplicitLocOpBuilder &b,
   });
 }
 
-/// The fused output's y for a warp tile 16 columns wide (two n-tiles), in
-/// whole 32-byte sectors. Lane q of a quad (one row) holds the pair at
-/// columns 2q of n-tile 0 and 8 + 2q of n-tile 1; after one xor shuffle
+/// The fused output's y for a warp tile of an even number of n-tiles, in
+/// whole 32-byte sectors, 16 columns (a pair of n-tiles) at a time. Lane q
+/// of a quad (one row) holds the pair at columns 2q of the pair's n-tile 0
+/// and 8 + 2q of its n-tile 1; after one xor shuffle
 /// between lanes q and q ^ 1, an even lane holds its own n-tile 0 pair and
 /// its partner's (columns 2q..2q+3) and an odd lane both n-tile 1 pairs
 /// (columns 8 + 2(q - 1)..), each stored as one 8-byte vector. One store
