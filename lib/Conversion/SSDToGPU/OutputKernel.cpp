@@ -417,15 +417,15 @@ void ChunkedScanGPUBuilder::addIntraChunkTerm(ImplicitLocOpBuilder &b,
   // or, in the fused chunk kernel's 128-row passes (4 rows a thread), read
   // again each step: 8 registers it needs to stay at two blocks per SM,
   // for about 5% more shared-memory wavefronts.
-  SmallVector<std::pair<Value, Value>> wRowCum;
   const bool reloadRowCum = layout.inBlock && wPerThread > 2;
   auto rowCum = [&](ImplicitLocOpBuilder &b, Value r) {
     return std::pair<Value, Value>{rowValue(b, ot, rowHi, r),
                                    rowValue(b, ot, rowLo, r)};
   };
-  for (int64_t dr : wRows)
-    wRowCum.push_back(reloadRowCum ? std::pair<Value, Value>{}
-                                   : rowCum(b, add(b, wRow, dr)));
+  SmallVector<std::pair<Value, Value>> wRowCum;
+  if (!reloadRowCum)
+    for (int64_t dr : wRows)
+      wRowCum.push_back(rowCum(b, add(b, wRow, dr)));
   // cum and d of the columns jb.. (zeros past the chunk, never used).
   auto columnValues = [&](ImplicitLocOpBuilder &b, Value jb) {
     return ifValues(b, ult(b, jb, c.len), [&](ImplicitLocOpBuilder &b) {
@@ -492,12 +492,12 @@ void ChunkedScanGPUBuilder::addIntraChunkTerm(ImplicitLocOpBuilder &b,
       size_t next = 0;
       ValueRange values = pieceValues;
       SmallVector<Value> column = columnValues(b, jb);
-      for (auto [dr, cum] : llvm::zip_equal(wRows, wRowCum)) {
+      for (auto [m, dr] : llvm::enumerate(wRows)) {
         Value r = add(b, wRow, dr);
         Value i = add(b, i0, r);
         // Named copies: a lambda cannot capture structured bindings in
         // C++17.
-        auto [hiCum, loCum] = reloadRowCum ? rowCum(b, r) : cum;
+        auto [hiCum, loCum] = reloadRowCum ? rowCum(b, r) : wRowCum[m];
         Value hiI = hiCum, loI = loCum;
         Value g = values[next++];
         if (cbElement != f32t)
@@ -641,20 +641,19 @@ void ChunkedScanGPUBuilder::storeOutputQuads(ImplicitLocOpBuilder &b,
   e.ifThen(b, tile.active, [&](ImplicitLocOpBuilder &b) {
     for (int64_t mi = 0; mi < tile.mTiles; ++mi) {
       for (int64_t half = 0; half < 2; ++half) {
+        Value row = add(
+            b, i0, add(b, add(b, tile.mBase, lane.group), 16 * mi + 8 * half));
+        // Rows past the chunk are not stored; their x rows may not have
+        // been staged: D x reads the last row's instead.
+        Value xRow = minu(b, row, sub(b, c.len, idx(b, 1)));
         // n-tiles 2 q and 2 q + 1: 16 columns, one 8-byte store a lane.
         for (int64_t q = 0; q < tile.nTiles / 2; ++q) {
-          Value row =
-              add(b, i0,
-                  add(b, add(b, tile.mBase, lane.group), 16 * mi + 8 * half));
           // This row's pair of each n-tile, with D x, rounded, as a word.
           SmallVector<Value, 2> words;
           for (int64_t ni = 2 * q; ni < 2 * q + 2; ++ni) {
             int64_t a = (mi * tile.nTiles + ni) * 4 + 2 * half;
             Value y0 = acc[a], y1 = acc[a + 1];
             if (dSkip) {
-              // Rows past the chunk are not stored; their x rows may not
-              // have been staged: read the last row's instead.
-              Value xRow = minu(b, row, sub(b, c.len, idx(b, 1)));
               Value col = add(b, add(b, tile.nBase, lane.pair), 8 * ni);
               auto [x0, x1] = residentXPair(b, xResident, xRow, col);
               y0 = fadd(b, y0, fmul(b, dSkip, x0));
