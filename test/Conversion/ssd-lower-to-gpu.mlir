@@ -20,6 +20,13 @@
 // and copies go through registers (SCALAR).
 // RUN: ssd-opt %s -ssd-lower-to-gpu -split-input-file | FileCheck %s --check-prefix=ASYNC
 // RUN: ssd-opt %s -ssd-lower-to-gpu="ldmatrix=false cp-async=false" -split-input-file | FileCheck %s --check-prefix=SCALAR
+// The f32 chunk kernel asks for two blocks per SM where a thread's state
+// tile is at most 32 accumulators and two blocks' shared memory fit (both
+// limits here: sm_86's 99 KB, the default, and sm_90's 227 KB); at
+// head_dim 128, dstate 256 it does not (64 accumulators; two blocks' 66 KB
+// would fit sm_90). Nor do the state-passing and output kernels.
+// RUN: ssd-opt %s -ssd-lower-to-gpu -split-input-file | FileCheck %s --check-prefix=F32-OCCUPANCY
+// RUN: ssd-opt %s -ssd-lower-to-gpu="shared-memory-limit=232448" -split-input-file | FileCheck %s --check-prefix=F32-OCCUPANCY
 
 // Serial form at Mamba2-2.7B shapes (H=80 P=64 N=128 G=1), bf16, with
 // has_initial_state: writers whose slot another sequence reads (tree
@@ -183,6 +190,14 @@ func.func @chunked(%x: memref<?x128x64xbf16>, %dt: memref<?x128xbf16>, %A: memre
 // CHECK:       memref.view {{.*}} to memref<?x4x64x32xbf16>
 // CHECK:       gpu.launch
 // CHECK-COUNT-3: nvvm.mma.sync
+// F32-OCCUPANCY-LABEL: func.func @chunked_f32
+// F32-OCCUPANCY:       gpu.launch
+// F32-OCCUPANCY:         ssd.kernel_occupancy min_blocks_per_sm = 2
+// F32-OCCUPANCY:       gpu.launch
+// F32-OCCUPANCY-NOT:   ssd.kernel_occupancy
+// F32-OCCUPANCY-LABEL: func.func @chunked_dynamic_shared
+// F32-OCCUPANCY-NOT:   ssd.kernel_occupancy
+// F32-OCCUPANCY-LABEL: func.func @mixed
 // ASYNC-LABEL: func.func @chunked_f32
 // ASYNC-NOT:   nvgpu.device_async_copy {{.*}} : memref<?x1x32xf32>
 // ASYNC:       return

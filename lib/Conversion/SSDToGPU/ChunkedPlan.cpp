@@ -143,9 +143,18 @@ ChunkedPlan::ChunkedPlan(const StaticExtents &x, Type modelType,
   // An SM's shared memory is the per-block limit plus the 1 KB the
   // hardware reserves per resident block (sm_80 to sm_90).
   constexpr int64_t kReservedPerBlock = 1024;
-  if (fusedOutput &&
+  // Two blocks per SM (ssd.kernel_occupancy, 128 registers) for the fused
+  // chunk kernel, which is sized for them, and for the f32 chunk kernel
+  // where a thread's state tile is at most 32 accumulators (ptxas left
+  // alone gives it 138 registers, one block; capped, 124-128 without
+  // spills at the shapes ptxas-model-shapes.test assembles). With 64
+  // accumulators (head_dim 128, dstate 256) the cap spilled 156 bytes on
+  // sm_80 and sm_90a; ptxas alone gives that kernel 200 registers.
+  bool twoBlocksFit =
       2 * (sharedMemoryPerBlock(launch1Bytes) + kReservedPerBlock) <=
-          options.sharedMemoryLimit + kReservedPerBlock)
+      options.sharedMemoryLimit + kReservedPerBlock;
+  if (twoBlocksFit &&
+      (fusedOutput || (split && stateWarps.accumulators() <= 32)))
     launch1BlocksPerSM = 2;
   launch3Bytes = outputShared.bytes;
 }

@@ -91,7 +91,8 @@ struct ChunkedPlan {
   /// Blocks of launch 1 that its code asks ptxas to fit on one SM
   /// (ssd.kernel_occupancy), 0 for no request. The fused chunk kernel is
   /// sized for two (16 warps per SM): its y passes take registers that
-  /// ptxas, left alone, spends up to one block per SM.
+  /// ptxas, left alone, spends up to one block per SM. So is the f32 chunk
+  /// kernel at up to 32 state accumulators per thread.
   int64_t launch1BlocksPerSM = 0;
 
   /// True when options.fusedOutput asked for the fused output and the
