@@ -304,7 +304,8 @@ Value *KernelRewriter::rewriteLdmatrix(CallBase &call, IRBuilder<> &b,
   }
   auto *registers =
       entryAlloca(f, ArrayType::get(i32, matrices), "ssdemu.ldmatrix");
-  uint32_t mode = matrices | (trans ? ::ssd::emulator::kLdmatrixTrans : 0);
+  uint32_t mode =
+      matrices | (trans ? uint32_t(::ssd::emulator::kLdmatrixTrans) : 0u);
   callRuntime(b, "ldmatrix",
               {site(f, describe(call)), u32(mode),
                b.CreateAddrSpaceCast(call.getArgOperand(0), ptr), registers});
