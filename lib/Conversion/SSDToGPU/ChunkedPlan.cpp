@@ -150,11 +150,13 @@ ChunkedPlan::ChunkedPlan(const StaticExtents &x, Type modelType,
   // spills at the shapes ptxas-model-shapes.test assembles). With 64
   // accumulators (head_dim 128, dstate 256) the cap spilled 156 bytes on
   // sm_80 and sm_90a; ptxas alone gives that kernel 200 registers.
+  constexpr int64_t kTwoBlocksStateAccumulators = 32;
   bool twoBlocksFit =
       2 * (sharedMemoryPerBlock(launch1Bytes) + kReservedPerBlock) <=
       options.sharedMemoryLimit + kReservedPerBlock;
   if (twoBlocksFit &&
-      (fusedOutput || (split && stateWarps.accumulators() <= 32)))
+      (fusedOutput ||
+       (split && stateWarps.accumulators() <= kTwoBlocksStateAccumulators)))
     launch1BlocksPerSM = 2;
   launch3Bytes = outputShared.bytes;
 }
