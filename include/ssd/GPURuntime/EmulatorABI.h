@@ -3,7 +3,7 @@
 // The GPU emulator runs the NVVM kernels of a gpu.module on the host CPU. The
 // `#ssd.gpu_emulator_target` serializer (lib/Target/GPUEmulator) rewrites the
 // kernels' LLVM IR so that every special register, barrier, warp collective,
-// tensor-core op (mma.sync, ldmatrix), asynchronous copy (cp.async),
+// tensor-core op (mma.sync, ldmatrix, wgmma), asynchronous copy (cp.async),
 // approximate math function and memory access becomes a call
 // into the emulator runtime (lib/GPURuntime/Emulator), then compiles the
 // result into a host shared object that the runtime's mgpuModuleLoad opens.
@@ -39,7 +39,7 @@ namespace ssd {
 namespace emulator {
 
 /// Bumped whenever anything below changes meaning.
-constexpr uint32_t kABIVersion = 6;
+constexpr uint32_t kABIVersion = 7;
 
 /// Symbol names and prefixes of a kernel object.
 constexpr const char *kModuleInfoSymbol = "__ssdemu_module";
@@ -92,6 +92,15 @@ constexpr const char *kKernelInfoPrefix = "__ssdemu_kinfo_";
 ///   void     hang(uint32_t site)
 ///            (control entered code from which no path leaves the kernel
 ///            or device function: a loop without exit, which hangs a GPU)
+///   void     wgmma(uint32_t site, uint32_t mode, uint64_t descA,
+///                  uint64_t descB, const float *c, float *d)  WgmmaMode
+///            (wgmma.mma_async.sync.aligned.m64nNk16.f32.{bf16,f16}: the
+///            lane's N / 2 accumulator registers in c, its results in d;
+///            descA and descB are the shared-memory matrix descriptors)
+///   void     wgmma_fence(uint32_t site)
+///   void     wgmma_commit(uint32_t site)
+///   void     wgmma_wait(uint32_t site, uint32_t pendingGroups)
+///            (wgmma.fence / commit_group / wait_group N, .sync.aligned)
 #define SSD_EMULATOR_IMPORTS(X)                                                \
   X(sreg)                                                                      \
   X(barrier)                                                                   \
@@ -110,7 +119,11 @@ constexpr const char *kKernelInfoPrefix = "__ssdemu_kinfo_";
   X(cp_async_commit)                                                           \
   X(cp_async_wait)                                                             \
   X(fence)                                                                     \
-  X(hang)
+  X(hang)                                                                      \
+  X(wgmma)                                                                     \
+  X(wgmma_fence)                                                               \
+  X(wgmma_commit)                                                              \
+  X(wgmma_wait)
 
 enum class SpecialRegister : uint32_t {
   TidX,
@@ -149,6 +162,19 @@ enum class MmaKind : uint32_t {
 enum LdmatrixMode : uint32_t {
   kLdmatrixMatricesMask = 0xff,
   kLdmatrixTrans = 0x100,
+};
+
+/// wgmma.mma_async variants the emulator runs (m64nNk16, f32 accumulator,
+/// both operands from shared memory): N in the low bits, then the operand
+/// type and the instruction's immediates.
+enum WgmmaMode : uint32_t {
+  kWgmmaNMask = 0x1ff,       ///< N: 8 to 256, a multiple of 8
+  kWgmmaF16 = 0x200,         ///< operands f16 (else bf16)
+  kWgmmaScaleD = 0x400,      ///< D = A B + D (else D = A B)
+  kWgmmaNegateA = 0x800,     ///< imm-scale-a = -1
+  kWgmmaNegateB = 0x1000,    ///< imm-scale-b = -1
+  kWgmmaTransposeA = 0x2000, ///< imm-trans-a = 1 (A M-major)
+  kWgmmaTransposeB = 0x4000, ///< imm-trans-b = 1 (B N-major)
 };
 
 /// Flags of a memory access.

@@ -91,15 +91,16 @@ struct MemoryTraffic {
 struct CostCounters {
   uint64_t launches = 0, blocks = 0, threads = 0, warps = 0;
   uint64_t barriers = 0;        ///< block barriers completed (per block)
-  uint64_t warpCollectives = 0; ///< shfl/vote/bar.warp.sync/mma/ldmatrix
+  uint64_t warpCollectives = 0; ///< shfl/vote/bar.warp.sync/mma/ldmatrix/wgmma
   uint64_t mma[4] = {};         ///< mma.sync per MmaKind (index kind - 1)
   uint64_t mmaFlops = 0;        ///< 2 m n k per mma.sync
+  uint64_t wgmma = 0;           ///< wgmma.mma_async per warpgroup
   uint64_t ldmatrix = 0;        ///< warp-level ldmatrix instructions
   uint64_t ldmatrixMatrices = 0;
   uint64_t cpAsync = 0;         ///< cp.async instructions (per thread)
   uint64_t cpAsyncZeroFill = 0; ///< bytes zero-filled (src-size < cp-size)
   MemoryTraffic sharedLoad, sharedStore, sharedAtomic, sharedLdmatrix,
-      sharedCpAsync;
+      sharedCpAsync, sharedWgmma;
   MemoryTraffic globalLoad, globalStore, globalAtomic, globalCpAsync;
   /// Distinct 32-byte sectors of device memory each launch read (loads,
   /// cp.async sources) and wrote (stores, atomics), summed over launches:

@@ -320,6 +320,7 @@ void CostCounters::add(const CostCounters &o) {
   for (unsigned i = 0; i < 4; ++i)
     mma[i] += o.mma[i];
   mmaFlops += o.mmaFlops;
+  wgmma += o.wgmma;
   ldmatrix += o.ldmatrix;
   ldmatrixMatrices += o.ldmatrixMatrices;
   cpAsync += o.cpAsync;
@@ -329,6 +330,7 @@ void CostCounters::add(const CostCounters &o) {
   sharedAtomic.add(o.sharedAtomic);
   sharedLdmatrix.add(o.sharedLdmatrix);
   sharedCpAsync.add(o.sharedCpAsync);
+  sharedWgmma.add(o.sharedWgmma);
   globalLoad.add(o.globalLoad);
   globalStore.add(o.globalStore);
   globalAtomic.add(o.globalAtomic);
@@ -477,6 +479,8 @@ std::string ssd::emulator::formatCosts(const std::vector<KernelCost> &costs) {
         appendf(out, "  mma.sync %s: %" PRIu64 "\n", mmaName(i), c.mma[i]);
     if (c.mmaFlops)
       appendf(out, "  mma flops: %" PRIu64 "\n", c.mmaFlops);
+    if (c.wgmma)
+      appendf(out, "  wgmma.mma_async: %" PRIu64 "\n", c.wgmma);
     if (c.ldmatrix)
       appendf(out,
               "  ldmatrix: instructions %" PRIu64 " matrices %" PRIu64 "\n",
@@ -490,6 +494,7 @@ std::string ssd::emulator::formatCosts(const std::vector<KernelCost> &costs) {
     traffic(out, "shared.atomic", c.sharedAtomic, "wavefronts");
     traffic(out, "shared.ldmatrix", c.sharedLdmatrix, "wavefronts");
     traffic(out, "shared.cp.async", c.sharedCpAsync, "wavefronts");
+    traffic(out, "shared.wgmma", c.sharedWgmma, "wavefronts");
     traffic(out, "global.load", c.globalLoad, "sectors");
     traffic(out, "global.store", c.globalStore, "sectors");
     traffic(out, "global.atomic", c.globalAtomic, "sectors");
@@ -510,7 +515,7 @@ std::string ssd::emulator::formatCosts(const std::vector<KernelCost> &costs) {
     const uint64_t wavefronts =
         c.sharedLoad.transactions + c.sharedStore.transactions +
         c.sharedAtomic.transactions + c.sharedLdmatrix.transactions +
-        c.sharedCpAsync.transactions;
+        c.sharedCpAsync.transactions + c.sharedWgmma.transactions;
     appendf(out,
             "  h200 lower bounds (us): tensor %.3f dram %.3f shared %.3f\n",
             1e6 * double(c.mmaFlops) / kTensorFlopsPerSecond,

@@ -38,6 +38,10 @@
 // cp.async checks its source and destination when issued and copies at the
 // cp.async.wait_group that covers it; in between, its destination words are
 // marked in flight and any access to them is a race.
+// wgmma.mma_async is a warp collective (each warp computes its 16 rows of
+// the warpgroup's 64) that reads its operands when issued; until a
+// wgmma.wait_group retires its group, the words it read are marked in
+// flight and a write to them is a race (Wgmma.cpp).
 //
 // Device memory between blocks (GlobalRaces.h): plain accesses are stamped
 // per 4-byte word; an access that conflicts with another block's in the
@@ -68,6 +72,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -89,7 +94,17 @@ constexpr unsigned kMaxThreadsPerBlock = 1024;
 constexpr size_t kRecordLimit = 1024;
 
 enum class ThreadState : uint8_t { Runnable, AtBarrier, AtWarp, Exited };
-enum class WarpOpKind : uint8_t { Shuffle, Vote, Mma, SyncWarp, Ldmatrix };
+enum class WarpOpKind : uint8_t {
+  Shuffle,
+  Vote,
+  Mma,
+  SyncWarp,
+  Ldmatrix,
+  Wgmma,
+  WgmmaFence,
+  WgmmaCommit,
+  WgmmaWait,
+};
 
 struct WarpOp {
   WarpOpKind kind;
@@ -100,6 +115,10 @@ struct WarpOp {
   bool inRange;
   uintptr_t address;     ///< ldmatrix: this lane's row address
   uint32_t registers[4]; ///< ldmatrix: this lane's results
+  /// wgmma: the descriptors and the lane's accumulators (N / 2 each).
+  uint64_t descA = 0, descB = 0;
+  const float *accumulators = nullptr;
+  float *results = nullptr;
 };
 
 /// A cp.async issued and not yet waited for: the copy happens at the
@@ -253,8 +272,36 @@ struct Shadow {
   /// A cp.async writing this word was issued and its thread has not waited
   /// for it: no thread may access the word until then.
   uint8_t asyncPending;
+  /// In-flight wgmma.mma_async that read this word (Wgmma.cpp): no thread
+  /// may write it until they are retired.
+  uint8_t wgmmaReaders;
 };
-static_assert(sizeof(Shadow) == 44, "one shadow word per 4 bytes");
+static_assert(sizeof(Shadow) == 48, "one shadow word per 4 bytes");
+
+/// wgmma.mma_async state of one warp: the shadow words its in-flight
+/// instructions read, per group (`open`: since its last commit_group), and
+/// what it issued (the warpgroup's four warps must agree).
+struct WgmmaWarp {
+  std::vector<uint32_t> open;
+  std::deque<std::vector<uint32_t>> committed;
+  uint64_t issued = 0;
+  uint32_t lastSite = UINT32_MAX;
+  bool fenced = false; ///< a wgmma.fence since its last wait_group
+};
+
+/// A wgmma instruction as a warpgroup's first warp to reach it issued it.
+struct WgmmaIssue {
+  uint64_t descA, descB;
+  uint32_t mode, site;
+  unsigned warp;
+  uint8_t kind; ///< WarpOpKind
+};
+
+/// The instructions of one warpgroup that not all its warps issued yet.
+struct WgmmaLog {
+  uint64_t first = 0; ///< the number of records[0]
+  std::deque<WgmmaIssue> records;
+};
 
 /// A read of a shared word no thread had written yet. Judged at the next
 /// barrier: a write by another thread in between is a race (reported when
@@ -359,6 +406,10 @@ struct Worker {
   uint32_t recordLanes[kMaxThreadsPerBlock / kWarpSize] = {};
   AccessRecord *recordSlab = nullptr; ///< kRecordLimit per thread
   DivergentScratch divergent;
+  /// wgmma.mma_async (Wgmma.cpp): per warp and per warpgroup, sized when a
+  /// block first uses it.
+  std::vector<WgmmaWarp> wgmmaWarps;
+  std::vector<WgmmaLog> wgmmaLogs;
   /// Waits between blocks (Waits.h): this worker's index in the launch,
   /// the running block's dispatch number, and the device words its threads
   /// wrote with strong stores or atomics that are not yet noted (a store
@@ -473,6 +524,19 @@ recordAccess(Worker &w, Thread &t, uint64_t address, uint64_t bytes,
 void checkShared(Worker &w, Thread &who, uint64_t offset, uint64_t bytes,
                  uint32_t flags, uint32_t site);
 void judgeUnwrittenReads(Worker &w);
+
+//===----------------------------------------------------------------------===//
+// wgmma (Wgmma.cpp)
+//===----------------------------------------------------------------------===//
+
+/// The warp collectives of wgmma.mma_async, fence, commit_group and
+/// wait_group, computed when the warp's 32 lanes arrived. False after an
+/// error (reported, the block aborted).
+bool computeWgmma(Worker &w, unsigned warp, Thread *lanes, const WarpOp &op);
+/// The state of a new block, and the checks at its end: every warp of a
+/// warpgroup issued the same instructions and none is still in flight.
+void resetWgmma(Worker &w);
+bool finishWgmma(Worker &w);
 
 //===----------------------------------------------------------------------===//
 // Synchronisation between blocks (GlobalSync.cpp)

@@ -176,6 +176,46 @@ void importMma(uint32_t site, uint32_t kind, const uint32_t *a,
   std::memcpy(d, fragments.d, sizeof(fragments.d));
 }
 
+void importWgmma(uint32_t site, uint32_t mode, uint64_t descA, uint64_t descB,
+                 const float *c, float *d) {
+  Worker &w = worker();
+  const uint32_t n = mode & kWgmmaNMask;
+  if (n < 8 || n > 256 || n % 8)
+    abortBlock(w, where(w) + ": wgmma.mma_async with N = " + std::to_string(n) +
+                      " (" + siteText(*w.kernel, site) + ")");
+  WarpOp op{};
+  op.kind = WarpOpKind::Wgmma;
+  op.mode = mode;
+  op.mask = ~0u;
+  op.site = site;
+  op.descA = descA;
+  op.descB = descB;
+  op.accumulators = c;
+  op.results = d;
+  waitInWarp(w, op);
+}
+
+/// wgmma.fence, commit_group and wait_group: warp collectives too, since
+/// their .sync.aligned forms need every lane (and every warp of the
+/// warpgroup, which Wgmma.cpp checks).
+void waitInWgmma(WarpOpKind kind, uint32_t site, uint32_t mode) {
+  WarpOp op{};
+  op.kind = kind;
+  op.mode = mode;
+  op.mask = ~0u;
+  op.site = site;
+  waitInWarp(worker(), op);
+}
+void importWgmmaFence(uint32_t site) {
+  waitInWgmma(WarpOpKind::WgmmaFence, site, 0);
+}
+void importWgmmaCommit(uint32_t site) {
+  waitInWgmma(WarpOpKind::WgmmaCommit, site, 0);
+}
+void importWgmmaWait(uint32_t site, uint32_t pendingGroups) {
+  waitInWgmma(WarpOpKind::WgmmaWait, site, pendingGroups);
+}
+
 AccessKind accessKind(uint32_t flags, bool shared) {
   if (flags & AccessAtomic)
     return shared ? AccessKind::SharedAtomic : AccessKind::GlobalAtomic;
@@ -470,6 +510,10 @@ void *importAddress(const std::string &name) {
       {"math_f64", reinterpret_cast<void *>(&importMathF64)},
       {"trap", reinterpret_cast<void *>(&importTrap)},
       {"ldmatrix", reinterpret_cast<void *>(&importLdmatrix)},
+      {"wgmma", reinterpret_cast<void *>(&importWgmma)},
+      {"wgmma_fence", reinterpret_cast<void *>(&importWgmmaFence)},
+      {"wgmma_commit", reinterpret_cast<void *>(&importWgmmaCommit)},
+      {"wgmma_wait", reinterpret_cast<void *>(&importWgmmaWait)},
       {"cp_async", reinterpret_cast<void *>(&importCpAsync)},
       {"cp_async_commit", reinterpret_cast<void *>(&importCpAsyncCommit)},
       {"cp_async_wait", reinterpret_cast<void *>(&importCpAsyncWait)},

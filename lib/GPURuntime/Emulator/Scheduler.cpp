@@ -210,13 +210,22 @@ const char *opName(WarpOpKind kind) {
     return "bar.warp.sync";
   case WarpOpKind::Ldmatrix:
     return "ldmatrix";
+  case WarpOpKind::Wgmma:
+    return "wgmma.mma_async";
+  case WarpOpKind::WgmmaFence:
+    return "wgmma.fence";
+  case WarpOpKind::WgmmaCommit:
+    return "wgmma.commit_group";
+  case WarpOpKind::WgmmaWait:
+    return "wgmma.wait_group";
   }
   return "?";
 }
 
 /// .aligned collectives: every lane of the warp takes part.
 bool wholeWarp(WarpOpKind kind) {
-  return kind == WarpOpKind::Mma || kind == WarpOpKind::Ldmatrix;
+  return kind != WarpOpKind::Shuffle && kind != WarpOpKind::Vote &&
+         kind != WarpOpKind::SyncWarp;
 }
 
 /// Lanes of `warp` that take part in the collective `op` joined by `lane`.
@@ -370,6 +379,13 @@ void computeCollective(Worker &w, unsigned warp, uint32_t group) {
     if (!computeLdmatrix(w, lanes, op))
       return;
     break;
+  case WarpOpKind::Wgmma:
+  case WarpOpKind::WgmmaFence:
+  case WarpOpKind::WgmmaCommit:
+  case WarpOpKind::WgmmaWait:
+    if (!computeWgmma(w, warp, lanes, op))
+      return;
+    break;
   case WarpOpKind::SyncWarp: {
     // A bar.warp.sync of every lane of the warp orders all their earlier
     // shared-memory accesses before all their later ones.
@@ -482,6 +498,8 @@ bool openBarrierOrReport(Worker &w) {
     }
   }
   if (atBarrier.empty() && atWarp.empty()) {
+    if (!finishWgmma(w))
+      return false;
     judgeUnwrittenReads(w);
     groupAllAccesses(w);
     return false; // the block is done
@@ -577,6 +595,7 @@ void runBlock(Worker &w, uint64_t linearBlock) {
   std::fill(std::begin(w.parkedLanes), std::end(w.parkedLanes), 0);
   std::fill(std::begin(w.recordLanes), std::end(w.recordLanes), 0);
   w.unwrittenReads.clear();
+  resetWgmma(w);
   std::fill(std::begin(w.recentRanges), std::end(w.recentRanges), nullptr);
   w.raceOn = activeSync->raceCheck && w.dispatch <= stamp::kMaxDispatch;
   w.stampBase = stamp::make(activeSync->tag, w.dispatch, 0, 0);

@@ -2,7 +2,8 @@
 //
 // The checks of every access to a block's shared memory (Executor.h has the
 // overview): bounds, races between barriers (a shadow word per 4 bytes),
-// accesses to words a cp.async still writes, and reads of words no thread
+// accesses to words a cp.async still writes, writes to words an in-flight
+// wgmma still reads, and reads of words no thread
 // wrote. Its own file because it is the executor's one per-word state
 // machine for shared memory, read and changed nowhere else but at
 // cp.async.wait_group (Imports.cpp).
@@ -56,6 +57,42 @@ void reportAsyncRace(Worker &w, const Thread &self, uint64_t offset,
       threadName(t) + " has covered it, " + intervalText(w));
 }
 
+/// A write to a word that an in-flight wgmma.mma_async reads: the
+/// instruction reads its operands asynchronously, until the
+/// wgmma.wait_group that retires its group.
+void reportWgmmaRace(Worker &w, const Thread &self, uint64_t offset,
+                     uint32_t site) {
+  if (w.raceReported)
+    return;
+  w.raceReported = true;
+  const uint32_t word = uint32_t(offset / 4);
+  std::string reader = "a warp";
+  uint32_t readerSite = UINT32_MAX;
+  for (unsigned warp = 0; warp < w.wgmmaWarps.size(); ++warp) {
+    const WgmmaWarp &state = w.wgmmaWarps[warp];
+    bool found = std::find(state.open.begin(), state.open.end(), word) !=
+                 state.open.end();
+    for (const std::vector<uint32_t> &group : state.committed)
+      found =
+          found || std::find(group.begin(), group.end(), word) != group.end();
+    if (found) {
+      reader = "warp " + std::to_string(warp);
+      readerSite = state.lastSite;
+      break;
+    }
+  }
+  reportError(where(w) + ": shared-memory race on " +
+              sharedLocation(w, offset) + ": " + threadName(self) +
+              " writes it (" + siteText(*w.kernel, site) +
+              ") while a wgmma.mma_async of " + reader +
+              (readerSite == UINT32_MAX
+                   ? std::string()
+                   : " (" + siteText(*w.kernel, readerSite) + ")") +
+              " that reads it is in flight: no wgmma.wait_group of that "
+              "warp has retired it, " +
+              intervalText(w));
+}
+
 /// The checks of an access by thread `who` to [offset, offset + bytes) of
 /// the block's shared memory (bounds, races, unwritten words), recording it
 /// in the shadow words.
@@ -78,6 +115,8 @@ void checkShared(Worker &w, Thread &who, uint64_t offset, uint64_t bytes,
     Shadow &s = w.shadow[word];
     if (s.asyncPending && settings().raceCheck)
       reportAsyncRace(w, who, word * 4, site, writing, s.asyncWriter);
+    if (writing && s.wgmmaReaders && settings().raceCheck)
+      reportWgmmaRace(w, who, word * 4, site);
     if ((!writing || atomic) && s.writeEpoch == 0 && !s.readUnwritten) {
       s.readUnwritten = 1;
       w.unwrittenReads.push_back({word, self, site});

@@ -161,6 +161,7 @@ private:
   bool rewriteMaskedAccess(IntrinsicInst &call);
   void rewriteFence(FenceInst &fence);
   bool rewriteCall(CallBase &call);
+  void rewriteSharedPointerCast(Instruction &cast);
 
   //===------------------------------------------------------------------===//
   // NVVM intrinsics and libdevice (NVVMIntrinsics.cpp)
@@ -174,6 +175,7 @@ private:
                     StringRef name);
   Value *rewriteLdmatrix(CallBase &call, IRBuilder<> &b, StringRef name);
   bool rewriteCpAsync(CallBase &call, IRBuilder<> &b, StringRef name);
+  bool rewriteWgmmaAsm(CallBase &call, StringRef text);
   bool rewriteLibdevice(CallBase &call, StringRef name);
 };
 

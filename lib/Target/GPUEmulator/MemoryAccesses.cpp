@@ -58,7 +58,7 @@ bool KernelRewriter::rewriteInstructions() {
       for (BasicBlock &block : f)
         for (Instruction &inst : block)
           if (isa<LoadInst, StoreInst, AtomicRMWInst, AtomicCmpXchgInst,
-                  FenceInst, CallBase>(inst) &&
+                  FenceInst, CallBase, PtrToIntInst, IntToPtrInst>(inst) &&
               !runtimeCalls.contains(&inst))
             work.push_back(&inst);
   for (Instruction *inst : work) {
@@ -67,6 +67,8 @@ bool KernelRewriter::rewriteInstructions() {
       ok = rewriteCall(*call);
     else if (auto *fence = dyn_cast<FenceInst>(inst))
       rewriteFence(*fence);
+    else if (isa<PtrToIntInst, IntToPtrInst>(inst))
+      rewriteSharedPointerCast(*inst);
     else
       ok = instrumentAccess(*inst);
     if (!ok)
@@ -314,10 +316,42 @@ void KernelRewriter::rewriteFence(FenceInst &fence) {
   callRuntime(b, "fence", {site(*fence.getFunction(), describe(fence))});
 }
 
+/// A shared-memory address as an integer is, on the GPU, an offset in the
+/// shared window (a 32-bit `.shared` address, the first byte of the block's
+/// shared memory at 0): what a wgmma matrix descriptor holds. On the host a
+/// shared pointer is an address in the block's arena, so the conversions
+/// subtract and add the arena's base.
+void KernelRewriter::rewriteSharedPointerCast(Instruction &cast) {
+  Function &f = *cast.getFunction();
+  if (auto *toInt = dyn_cast<PtrToIntInst>(&cast)) {
+    if (toInt->getPointerAddressSpace() != kSharedAddressSpace)
+      return;
+    IRBuilder<> b(toInt);
+    Value *offset =
+        b.CreateSub(b.CreatePtrToInt(toInt->getPointerOperand(), i64),
+                    b.CreatePtrToInt(sharedBaseOf(f), i64));
+    toInt->replaceAllUsesWith(b.CreateZExtOrTrunc(offset, toInt->getType()));
+    toInt->eraseFromParent();
+    return;
+  }
+  auto *toPointer = llvm::cast<IntToPtrInst>(&cast);
+  if (toPointer->getAddressSpace() != kSharedAddressSpace)
+    return;
+  IRBuilder<> b(toPointer);
+  Value *address = b.CreateGEP(
+      i8, sharedBaseOf(f), b.CreateZExtOrTrunc(toPointer->getOperand(0), i64));
+  toPointer->replaceAllUsesWith(
+      b.CreateAddrSpaceCast(address, toPointer->getType()));
+  toPointer->eraseFromParent();
+}
+
 bool KernelRewriter::rewriteCall(CallBase &call) {
   Function &f = *call.getFunction();
   if (call.isInlineAsm()) {
     auto *asmValue = cast<InlineAsm>(call.getCalledOperand());
+    StringRef text = asmValue->getAsmString();
+    if (text.contains("wgmma.mma_async."))
+      return rewriteWgmmaAsm(call, text);
     return setError("kernel " + f.getName() +
                     " contains inline PTX assembly, which the emulator "
                     "cannot execute: \"" +

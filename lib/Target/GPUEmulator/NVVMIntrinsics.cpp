@@ -1,16 +1,20 @@
 //===- NVVMIntrinsics.cpp - NVVM intrinsics as runtime calls --------------===//
 //
 // Special registers, barriers, warp collectives, mma.sync, ldmatrix,
-// cp.async, approximate math and libdevice become calls into the emulator
-// runtime (ssd/GPURuntime/EmulatorABI.h); an intrinsic the runtime does
-// not model is an error.
+// wgmma, cp.async, approximate math and libdevice become calls into the
+// emulator runtime (ssd/GPURuntime/EmulatorABI.h); an intrinsic the runtime
+// does not model is an error.
 //
 //===----------------------------------------------------------------------===//
 
 #include "KernelRewriter.h"
 
+#include <cctype>
+#include <cstring>
+
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/IR/Constants.h"
+#include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
@@ -170,6 +174,13 @@ bool KernelRewriter::rewriteNVVM(CallBase &call, StringRef name) {
     result = rewriteMma(call, b, *shape, name);
     if (!result)
       return false;
+  } else if (name == "wgmma.fence.sync.aligned") {
+    callRuntime(b, "wgmma_fence", {site(f, describe(call))});
+  } else if (name == "wgmma.commit_group.sync.aligned") {
+    callRuntime(b, "wgmma_commit", {site(f, describe(call))});
+  } else if (name == "wgmma.wait_group.sync.aligned") {
+    callRuntime(b, "wgmma_wait",
+                {site(f, describe(call)), b.CreateTrunc(arg(0), i32)});
   } else if (std::optional<MathOp> op = approximateMath(name)) {
     if (!call.getType()->isFloatTy())
       return unsupportedNVVM(call, name);
@@ -381,6 +392,116 @@ bool KernelRewriter::rewriteLibdevice(CallBase &call, StringRef name) {
   Value *result =
       callRuntime(b, single ? "math_f32" : "math_f64",
                   {u32(static_cast<uint32_t>(*op)), call.getArgOperand(0)});
+  call.replaceAllUsesWith(result);
+  call.eraseFromParent();
+  return true;
+}
+
+/// wgmma.mma_async reaches LLVM IR as inline PTX (NVVM's op builds it with
+/// BasicPtxBuilderOpInterface): recognised here only in the exact form that
+/// builder writes for m64nNk16 with an f32 accumulator and both operands in
+/// shared memory,
+///   {.reg .pred p; setp.ne.b32 p, $S, 0;
+///    wgmma.mma_async.sync.aligned.m64nNk16.f32.T.T {$0, ..}, $A, $B, p,
+///    $sa, $sb, $ta, $tb;}
+/// with the N / 2 results, their tied inputs, the two descriptors and the
+/// five immediates (scale-d, scale-a, scale-b, trans-a, trans-b) as
+/// operands. Anything else is an error, never a guess.
+bool KernelRewriter::rewriteWgmmaAsm(CallBase &call, StringRef text) {
+  Function &f = *call.getFunction();
+  auto unsupported = [&](const Twine &why) {
+    return setError("kernel " + f.getName() +
+                    " contains inline PTX the emulator does not run (" + why +
+                    "): \"" + text + "\"");
+  };
+  std::string compact;
+  for (char c : text)
+    if (!isspace(static_cast<unsigned char>(c)))
+      compact += c;
+  StringRef rest = compact;
+  unsigned n = 0;
+  if (!rest.consume_front("{.reg.predp;setp.ne.b32p,$"))
+    return unsupported("not the NVVM dialect's wgmma.mma_async");
+  size_t shape = rest.find("wgmma.mma_async.sync.aligned.m64n");
+  if (shape == StringRef::npos)
+    return unsupported("not wgmma.mma_async.sync.aligned.m64nNk16");
+  StringRef tail =
+      rest.substr(shape + strlen("wgmma.mma_async.sync.aligned.m64n"));
+  if (tail.consumeInteger(10, n) || n < 8 || n > 256 || n % 8)
+    return unsupported("an N the instruction does not have");
+  uint32_t mode = n;
+  if (tail.consume_front("k16.f32.bf16.bf16"))
+    ;
+  else if (tail.consume_front("k16.f32.f16.f16"))
+    mode |= ::ssd::emulator::kWgmmaF16;
+  else
+    return unsupported("the emulator runs k16 with f32 accumulators and bf16 "
+                       "or f16 operands only");
+  const unsigned results = n / 2;
+  std::string expected =
+      "{.reg.predp;setp.ne.b32p,$" + std::to_string(2 * results + 2) + ",0;";
+  expected += "wgmma.mma_async.sync.aligned.m64n" + std::to_string(n) +
+              ((mode & ::ssd::emulator::kWgmmaF16) ? "k16.f32.f16.f16{"
+                                                   : "k16.f32.bf16.bf16{");
+  for (unsigned i = 0; i < results; ++i)
+    expected += (i ? ",$" : "$") + std::to_string(i);
+  expected += "},$" + std::to_string(2 * results) + ",$" +
+              std::to_string(2 * results + 1) + ",p";
+  for (unsigned i = 3; i < 7; ++i)
+    expected += ",$" + std::to_string(2 * results + i);
+  expected += ";}";
+  if (compact != expected)
+    return unsupported("operands not in the order NVVM's builder writes");
+  auto *resultType = dyn_cast<llvm::StructType>(call.getType());
+  if (call.arg_size() != results + 7 || !resultType ||
+      resultType->getNumElements() != results)
+    return unsupported("operand count");
+  auto immediate = [&](unsigned i) -> std::optional<int64_t> {
+    if (auto *c = dyn_cast<ConstantInt>(call.getArgOperand(results + i)))
+      return c->getSExtValue();
+    return std::nullopt;
+  };
+  std::optional<int64_t> scaleD = immediate(2), scaleA = immediate(3),
+                         scaleB = immediate(4), transA = immediate(5),
+                         transB = immediate(6);
+  if (!scaleD || !scaleA || !scaleB || !transA || !transB ||
+      (*scaleA != 1 && *scaleA != -1) || (*scaleB != 1 && *scaleB != -1) ||
+      (*transA != 0 && *transA != 1) || (*transB != 0 && *transB != 1))
+    return unsupported("immediates");
+  if (*scaleD)
+    mode |= ::ssd::emulator::kWgmmaScaleD;
+  if (*scaleA == -1)
+    mode |= ::ssd::emulator::kWgmmaNegateA;
+  if (*scaleB == -1)
+    mode |= ::ssd::emulator::kWgmmaNegateB;
+  if (*transA)
+    mode |= ::ssd::emulator::kWgmmaTransposeA;
+  if (*transB)
+    mode |= ::ssd::emulator::kWgmmaTransposeB;
+  for (unsigned i = 0; i < results; ++i)
+    if (!call.getArgOperand(i)->getType()->isFloatTy() ||
+        resultType->getElementType(i) != f32)
+      return unsupported("accumulators not f32");
+  Value *descA = call.getArgOperand(results);
+  Value *descB = call.getArgOperand(results + 1);
+  if (descA->getType() != i64 || descB->getType() != i64)
+    return unsupported("descriptors not 64-bit");
+
+  IRBuilder<> b(&call);
+  auto *accumulatorType = llvm::ArrayType::get(f32, results);
+  AllocaInst *in = entryAlloca(f, accumulatorType, "ssdemu.wgmma.c");
+  AllocaInst *out = entryAlloca(f, accumulatorType, "ssdemu.wgmma.d");
+  for (unsigned i = 0; i < results; ++i)
+    b.CreateStore(call.getArgOperand(i),
+                  b.CreateConstInBoundsGEP1_32(f32, in, i));
+  callRuntime(b, "wgmma",
+              {site(f, "wgmma.mma_async.m64n" + Twine(n) + "k16"), u32(mode),
+               descA, descB, in, out});
+  Value *result = PoisonValue::get(resultType);
+  for (unsigned i = 0; i < results; ++i)
+    result = b.CreateInsertValue(
+        result, b.CreateLoad(f32, b.CreateConstInBoundsGEP1_32(f32, out, i)),
+        i);
   call.replaceAllUsesWith(result);
   call.eraseFromParent();
   return true;
