@@ -38,8 +38,16 @@ echo "== GPU emulator vs GPU (same kernels; emulator outputs from pack time)"
 # within probes.py's bound of the exact sum (two orders of 17 f32
 # roundings), and its difference from the emulator (k order,
 # round-to-nearest) is reported in units in the last place: a measurement.
+# wgmma (sm_90a: skipped on older GPUs) compares the D words bit for bit;
+# its last word, where the GPU put the shared-memory image, is reported.
 emu_summary=""
-for probe in mma mma-round shfl; do
+compute_cap=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2> /dev/null | head -1)
+for probe in mma mma-round shfl wgmma; do
+  if [ "$probe" = wgmma ] && [ -n "$compute_cap" ] && [ "${compute_cap%%.*}" -lt 9 ]; then
+    echo "wgmma probe: skipped (compute capability $compute_cap; it needs sm_90a)"
+    emu_summary="$emu_summary, wgmma skipped"
+    continue
+  fi
   bytes=$($python probes.py bytes "$probe")
   ok=0
   if ./ssd-aot-run --call "module:${probe%-round}_probe" --input "probes/$probe.in" \
@@ -48,6 +56,10 @@ for probe in mma mma-round shfl; do
       $python probes.py diff "$probe" "probes/$probe.in" "probes/$probe.expected" "probes/$probe.gpu" \
         > "probe-$probe-exact.txt" && ok=1
       vs_emu=$($python probes.py diff "$probe" "probes/$probe.in" "probes/$probe.emu" "probes/$probe.gpu" | head -1)
+    elif [ "$probe" = wgmma ]; then
+      $python probes.py diff "$probe" "probes/$probe.in" "probes/$probe.emu" "probes/$probe.gpu" \
+        > "probe-$probe-diff.txt" && ok=1
+      cat "probe-$probe-diff.txt"
     else
       cmp -s "probes/$probe.emu" "probes/$probe.gpu" && ok=1
     fi

@@ -5,8 +5,8 @@
 #                                        needed): generates the numeric grid,
 #                                        compiles every kernel it needs ahead of
 #                                        time into one executable, runs a few
-#                                        grid cases and the mma and shuffle
-#                                        probes on the GPU emulator and keeps
+#                                        grid cases and the mma, shuffle and
+#                                        wgmma probes on the GPU emulator and keeps
 #                                        their outputs, and writes a small
 #                                        self-contained payload to DIR.
 #   bash DIR/run.sh                      on the GPU machine (NVIDIA driver,
@@ -124,6 +124,11 @@ pack() {
       --chip "$chips" --format "$format" -o "$out/probe-$probe.o" "$out/compile-probes.log"
     objects+=("$out/probe-$probe.o")
   done
+  # The wgmma probe: four wgmma.mma_async over a shared-memory image, each
+  # operand through its own descriptor; sm_90a only.
+  compile --module "$root/tools/ssd-aot-run/probes/wgmma-probe.mlir" \
+    --chip sm_90a --format "$format" -o "$out/probe-wgmma.o" "$out/compile-probes.log"
+  objects+=("$out/probe-wgmma.o")
   /usr/lib/llvm-22/bin/clang++ "${objects[@]}" "$build/lib/libSSDAotRunner.a" "$build/lib/libSSDAotCudaDevice.a" \
     "$build/lib/libSSDCudaRuntime.a" "$build/lib/libSSDRunner.a" -ldl -o "$out/ssd-aot-run"
 
@@ -151,6 +156,8 @@ pack() {
     compile --target gpu-emu --module "$root/tools/ssd-aot-run/probes/$probe-probe.mlir" \
       -o "$emu/probe-$probe.o" "$out/compile-emu.log"
   done
+  compile --target gpu-emu --chip sm_90a --module "$root/tools/ssd-aot-run/probes/wgmma-probe.mlir" \
+    -o "$emu/probe-wgmma.o" "$out/compile-emu.log"
   /usr/lib/llvm-22/bin/clang++ "$emu"/*.o "$build/lib/libSSDAotRunner.a" "$build/lib/libSSDAotEmulatorDevice.a" \
     "$build/lib/libSSDGPUEmulatorRuntime.so" "$build/lib/libSSDRunner.a" -Wl,-rpath,"$build/lib" -o "$emu/ssd-aot-run"
   if ! "$emu/ssd-aot-run" --cases "$emu/cases.txt" > "$out/emu.log" 2>&1; then
@@ -169,7 +176,7 @@ pack() {
     fi
   done < "$out/emu-checks.txt"
   # mma-round runs the mma probe's kernel on values whose sums round.
-  for probe in mma mma-round shfl; do
+  for probe in mma mma-round shfl wgmma; do
     $probes gen "$probe" "$out/probes/$probe.in"
     $probes expect "$probe" "$out/probes/$probe.in" "$out/probes/$probe.expected"
     "$emu/ssd-aot-run" --call "module:${probe%-round}_probe" --input "$out/probes/$probe.in" \

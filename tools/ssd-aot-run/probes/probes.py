@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Inputs and expected outputs of the GPU check's probes (mma-probe.mlir,
-shfl-probe.mlir), run by `ssd-aot-run --call`.
+shfl-probe.mlir, wgmma-probe.mlir), run by `ssd-aot-run --call`.
 
   probes.py gen KIND FILE [--seed N]   write a probe's input (raw int32)
   probes.py expect KIND IN FILE        write the output the PTX ISA
@@ -8,7 +8,7 @@ shfl-probe.mlir), run by `ssd-aot-run --call`.
   probes.py diff KIND IN A B           compare two outputs, say where they
                                        differ; exit 1 if they do
 
-KIND is mma, mma-round or shfl. The expected outputs are computed here from
+KIND is mma, mma-round, shfl or wgmma. The expected outputs are computed here from
 the PTX ISA's definitions (the mma.m16n8k16 fragment tables; shfl.sync's
 source-lane and predicate rules), independently of the emulator. Both
 probes run 64 threads (two warps).
@@ -25,6 +25,15 @@ units in the last place. The PTX ISA leaves the order and rounding of the
 accumulation to the hardware; the emulator adds in k order with
 round-to-nearest, so this probe measures how far a GPU's tensor cores are
 from that.
+`wgmma` (sm_90a, one warpgroup of 128 threads) fills a 16 KB shared-memory
+image with small-integer bf16 values and runs
+wgmma.mma_async.m64n16k16.f32.bf16.bf16 four times, A K- or M-major and B
+K- or N-major, each operand read through a descriptor with its own swizzle
+(none, 128, 64 or 32 bytes) and offsets: the expected D is computed here
+from the PTX ISA's canonical layouts (`_wgmma_offset`), exact in f32. Its
+output ends with the image's shared address, which `diff` reports but does
+not compare (a GPU may place the image elsewhere; the emulator puts it at
+0).
 Only the standard library and NumPy.
 """
 
@@ -50,12 +59,29 @@ SHFL_CASES = [
 ]
 
 
-KINDS = ["mma", "mma-round", "shfl"]
+KINDS = ["mma", "mma-round", "shfl", "wgmma"]
+
+# wgmma: the image, then per case descriptor A and B (two words each), then C
+# (8 words per thread); out: D per case and thread (8 words), then the
+# image's shared address.
+WGMMA_THREADS, WGMMA_N = 128, 16
+WGMMA_IMAGE_WORDS = 4096
+WGMMA_DESC_WORD = WGMMA_IMAGE_WORDS
+WGMMA_C_WORD = WGMMA_DESC_WORD + 16
+WGMMA_OUT_D_WORDS = 4 * WGMMA_THREADS * 8
+# Per case, in the kernel's order: (A M-major, B N-major) and the swizzle
+# code of A and B (0 none, 1 128-byte, 2 64-byte, 3 32-byte). A starts at
+# byte 0 of the image, B at 8192.
+WGMMA_CASES = [((False, False), (0, 1)), ((True, False), (2, 3)),
+               ((False, True), (1, 0)), ((True, True), (1, 3))]
+WGMMA_B_START = 8192
 
 
 def output_bytes(kind):
     if kind in ("mma", "mma-round"):
         return THREADS * MMA_OUT_WORDS * 4
+    if kind == "wgmma":
+        return (WGMMA_OUT_D_WORDS + 1) * 4
     return len(SHFL_CASES) * THREADS * 2 * 4
 
 
@@ -203,13 +229,126 @@ def expect_shfl(words):
     return out.reshape(-1)
 
 
+def _wgmma_descriptor(start, swizzle, mn_major):
+    """A descriptor of the canonical layouts probes.py writes: without
+    swizzle LBO 128, SBO 256; with a swizzle of W bytes SBO 8 W and LBO 16 W
+    (M/N-major) or 16 (K-major, unused)."""
+    if swizzle == 0:
+        lbo, sbo = 128, 256
+    else:
+        width = 256 >> swizzle
+        lbo, sbo = (16 * width if mn_major else 16), 8 * width
+    return ((start >> 4) & 0x3FFF) | (lbo >> 4) << 16 | (sbo >> 4) << 32 | swizzle << 62
+
+
+def _wgmma_offset(desc, mn_major, mn, k):
+    """Byte offset of element (mn, k) (k < 16, 16-bit elements) of an operand
+    in the PTX ISA's canonical layouts ("Shared Memory Matrix Layout"), as
+    CUTLASS's make_gmma_desc states them in units of 16-byte groups:
+    no swizzle, K-major ((8,m),(T,2)):((1T,SBO),(1,LBO)), M/N-major
+    ((T,1,m),(8,k)):((1,T,SBO),(1T,LBO)); swizzle W = 128/64/32 bytes,
+    K-major ((8,m),(T,2)):((W/16 T,SBO),(1,T)), M/N-major
+    ((T,W/16,m),(8,k)):((1,T,LBO),(W/16 T,SBO)), then Swizzle<log2(W/16),4,3>
+    on the byte address (T = 8 elements of 16 bits)."""
+    start = (desc & 0x3FFF) << 4
+    lbo = ((desc >> 16) & 0x3FFF) << 4
+    sbo = ((desc >> 32) & 0x3FFF) << 4
+    swizzle = desc >> 62
+    if swizzle == 0:
+        inner = 16 * (k % 8) + 2 * (mn % 8) if mn_major else 16 * (mn % 8) + 2 * (k % 8)
+        return start + (mn // 8) * sbo + (k // 8) * lbo + inner
+    width = 256 >> swizzle
+    if mn_major:
+        half = width // 2
+        linear = start + (mn // half) * lbo + (k // 8) * sbo + width * (k % 8) + 2 * (mn % half)
+    else:
+        linear = start + (mn // 8) * sbo + width * (mn % 8) + 2 * k
+    return linear ^ (((linear >> 7) & (width // 16 - 1)) << 4)
+
+
+def _wgmma_d_position(tid, i):
+    """(row, column) of D register i of thread tid (PTX ISA, the register
+    fragment of D for .m64nNk16)."""
+    warp, lane = divmod(tid, 32)
+    g, t = lane // 4, lane % 4
+    return 16 * warp + g + 8 * ((i // 2) % 2), 8 * (i // 4) + 2 * t + i % 2
+
+
+def gen_wgmma(rng):
+    values = rng.integers(-8, 9, size=2 * WGMMA_IMAGE_WORDS)
+    halves = _bf16_bits(values).reshape(-1, 2)
+    image = halves[:, 0] | (halves[:, 1] << 16)
+    descs = []
+    for (a_mn, b_mn), (a_swizzle, b_swizzle) in WGMMA_CASES:
+        for start, swizzle, mn in ((0, a_swizzle, a_mn), (WGMMA_B_START, b_swizzle, b_mn)):
+            d = _wgmma_descriptor(start, swizzle, mn)
+            descs += [d & 0xFFFFFFFF, d >> 32]
+    c = (rng.integers(-64, 65, size=WGMMA_THREADS * 8) + 0.5).astype(np.float32)
+    return np.concatenate([image.astype(np.uint32), np.array(descs, np.uint32),
+                           c.view(np.uint32)])
+
+
+def expect_wgmma(words):
+    words = words.astype(np.uint32)
+    image = words[:WGMMA_IMAGE_WORDS]
+    elements = np.stack([image & 0xFFFF, image >> 16], axis=1).reshape(-1)
+
+    def value(byte):
+        return float(np.array([elements[byte // 2] << 16], np.uint32).view(np.float32)[0])
+
+    c = words[WGMMA_C_WORD:WGMMA_C_WORD + WGMMA_THREADS * 8].view(np.float32)
+    C = np.zeros((64, WGMMA_N))
+    for tid in range(WGMMA_THREADS):
+        for i in range(8):
+            C[_wgmma_d_position(tid, i)] = c[8 * tid + i]
+    out = np.zeros((4, WGMMA_THREADS, 8), np.uint32)
+    for case, ((a_mn, b_mn), _) in enumerate(WGMMA_CASES):
+        base = WGMMA_DESC_WORD + 4 * case
+        da = int(words[base]) | int(words[base + 1]) << 32
+        db = int(words[base + 2]) | int(words[base + 3]) << 32
+        A = np.array([[value(_wgmma_offset(da, a_mn, m, k)) for k in range(16)]
+                      for m in range(64)])
+        B = np.array([[value(_wgmma_offset(db, b_mn, n, k)) for k in range(16)]
+                      for n in range(WGMMA_N)])
+        D = A @ B.T + C
+        for tid in range(WGMMA_THREADS):
+            for i in range(8):
+                out[case, tid, i] = np.array([D[_wgmma_d_position(tid, i)]],
+                                             np.float32).view(np.uint32)[0]
+    # The image's shared address as the emulator places it.
+    return np.concatenate([out.reshape(-1), np.zeros(1, np.uint32)])
+
+
+def diff_wgmma(a, b):
+    if a[-1] != b[-1]:
+        print("wgmma: the image at shared address 0x%x vs 0x%x (not compared)"
+              % (a[-1], b[-1]))
+    a, b = a[:-1], b[:-1]
+    bad = np.nonzero(a != b)[0]
+    if bad.size == 0:
+        print("wgmma: %d words bit-identical" % a.size)
+        return 0
+    print("wgmma: %d of %d words differ" % (bad.size, a.size))
+    for i in bad[:8]:
+        case, rest = divmod(int(i), WGMMA_THREADS * 8)
+        tid, reg = divmod(rest, 8)
+        fa = np.array([a[i]], np.uint32).view(np.float32)[0]
+        fb = np.array([b[i]], np.uint32).view(np.float32)[0]
+        (a_mn, b_mn), swizzles = WGMMA_CASES[case]
+        print("  case %d (A %s-major, B %s-major, swizzles %s) thread %d D%s: %r vs %r"
+              % (case, "M" if a_mn else "K", "N" if b_mn else "K", swizzles, tid,
+                 _wgmma_d_position(tid, reg), fa, fb))
+    return 1
+
+
 def _read(path):
     return np.fromfile(path, dtype="<u4")
 
 
 def cmd_gen(args):
     rng = np.random.default_rng(args.seed)
-    gen = {"mma": gen_mma, "mma-round": gen_mma_round, "shfl": gen_shfl}
+    gen = {"mma": gen_mma, "mma-round": gen_mma_round, "shfl": gen_shfl,
+           "wgmma": gen_wgmma}
     words = gen[args.kind](rng)
     words.astype("<u4").tofile(args.file)
     return 0
@@ -220,6 +359,8 @@ def cmd_expect(args):
     if args.kind == "mma-round":
         # The exact sum, rounded once.
         out = _mma_outputs(words).astype(np.float32).view(np.uint32)
+    elif args.kind == "wgmma":
+        out = expect_wgmma(words)
     else:
         out = expect_mma(words) if args.kind == "mma" else expect_shfl(words)
     out.astype("<u4").tofile(args.file)
@@ -258,6 +399,8 @@ def cmd_diff(args):
         return 1
     if args.kind == "mma-round":
         return diff_mma_round(args, a, b)
+    if args.kind == "wgmma":
+        return diff_wgmma(a, b)
     bad = np.nonzero(a != b)[0]
     if bad.size == 0:
         print("%s: %d words bit-identical" % (args.kind, a.size))
