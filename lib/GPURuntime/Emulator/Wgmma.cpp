@@ -96,8 +96,7 @@ std::string instructionName(const WarpOp &op) {
   switch (op.kind) {
   case WarpOpKind::Wgmma:
     return "wgmma.mma_async m64n" + std::to_string(op.mode & kWgmmaNMask) +
-           "k16 (descriptors A " + hex(op.descA) + ", B " + hex(op.descB) +
-           ")";
+           "k16 (descriptors A " + hex(op.descA) + ", B " + hex(op.descB) + ")";
   case WarpOpKind::WgmmaFence:
     return "wgmma.fence";
   case WarpOpKind::WgmmaCommit:
@@ -126,8 +125,8 @@ bool agree(Worker &w, unsigned warp, const WarpOp &op) {
   WgmmaWarp &self = w.wgmmaWarps[warp];
   WgmmaLog &log = w.wgmmaLogs[group];
   const uint64_t index = self.issued++;
-  WgmmaIssue issue{op.descA, op.descB, op.mode, op.site, warp,
-                   uint8_t(op.kind)};
+  WgmmaIssue issue{op.descA, op.descB, op.mode,
+                   op.site,  warp,     uint8_t(op.kind)};
   if (index - log.first >= log.records.size()) {
     log.records.push_back(issue);
   } else {
@@ -184,8 +183,8 @@ bool multiply(Worker &w, unsigned warp, Thread *lanes, const WarpOp &op) {
   std::vector<uint64_t> chunks;
   for (unsigned operand = 0; operand < 2; ++operand) {
     const MatrixDescriptor &d = operand == 0 ? a : b;
-    const bool kMajor = !(op.mode & (operand == 0 ? kWgmmaTransposeA
-                                                  : kWgmmaTransposeB));
+    const bool kMajor =
+        !(op.mode & (operand == 0 ? kWgmmaTransposeA : kWgmmaTransposeB));
     const bool negate =
         (op.mode & (operand == 0 ? kWgmmaNegateA : kWgmmaNegateB)) != 0;
     const unsigned rows = operand == 0 ? 16 : n;
@@ -261,13 +260,12 @@ bool multiply(Worker &w, unsigned warp, Thread *lanes, const WarpOp &op) {
 bool computeWgmma(Worker &w, unsigned warp, Thread *lanes, const WarpOp &op) {
   const unsigned group = warp / 4;
   if (4 * (group + 1) * kWarpSize > w.threadCount)
-    return fail(w, instructionName(op) + " in warp " + std::to_string(warp) +
-                       ", whose warpgroup (threads " +
-                       std::to_string(group * 128) + ".." +
-                       std::to_string(group * 128 + 127) +
-                       ") the block of " + std::to_string(w.threadCount) +
-                       " threads does not fill (" +
-                       siteText(*w.kernel, op.site) + ")");
+    return fail(
+        w, instructionName(op) + " in warp " + std::to_string(warp) +
+               ", whose warpgroup (threads " + std::to_string(group * 128) +
+               ".." + std::to_string(group * 128 + 127) + ") the block of " +
+               std::to_string(w.threadCount) + " threads does not fill (" +
+               siteText(*w.kernel, op.site) + ")");
   const unsigned warps = (w.threadCount + kWarpSize - 1) / kWarpSize;
   if (w.wgmmaWarps.size() < warps) {
     w.wgmmaWarps.resize(warps);
@@ -321,8 +319,8 @@ bool finishWgmma(Worker &w) {
       return fail(w, "warp " + std::to_string(warp) + " issued " +
                          std::to_string(state.issued) +
                          " wgmma instructions and warp " +
-                         std::to_string(warp / 4 * 4) +
-                         " of its warpgroup " + std::to_string(first.issued) +
+                         std::to_string(warp / 4 * 4) + " of its warpgroup " +
+                         std::to_string(first.issued) +
                          ": the four warps of a warpgroup must issue the same "
                          "wgmma instructions");
     if (!state.open.empty() || !state.committed.empty())
