@@ -128,6 +128,11 @@
 // RUN:   | not ssd-runner - --shared-libs=%mlir_runner_utils,%mlir_c_runner_utils 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=DISAGREE
 // DISAGREE: error: kernel main_kernel block (0,0,0): warp 3 issues wgmma.mma_async m64n16k16 (descriptors A 0x{{[0-9a-f]+}}, B 0x{{[0-9a-f]+}}) (main_kernel: wgmma.mma_async.m64n16k16) where warp {{[0-2]}} of its warpgroup issued wgmma.mma_async m64n16k16 (descriptors A 0x{{[0-9a-f]+}}, B 0x{{[0-9a-f]+}}) (main_kernel: wgmma.mma_async.m64n16k16): the four warps of a warpgroup must issue the same wgmma instructions, with the same descriptors
+// - wgmma on a chip without it: NVVM's verifier stops it before the
+//   emulator sees it;
+// RUN: not ssd-opt %s --ssd-gpu-lower-to-emulator="chip=sm_90" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=CHIP
+// CHIP: error: 'nvvm.wgmma.fence.aligned' op is not supported on sm_90
 // - a matrix base offset (not implemented: reported).
 // RUN: sed -e 's/%base_offset = arith.constant 0 : i64/%base_offset = arith.constant 562949953421312 : i64/' %s \
 // RUN:   | ssd-opt --ssd-gpu-lower-to-emulator="chip=sm_90a" \
