@@ -110,12 +110,24 @@
 // RUN:   | not ssd-runner - --shared-libs=%mlir_runner_utils,%mlir_c_runner_utils 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=IN-FLIGHT
 // IN-FLIGHT: ssd-gpu-emulator: error: kernel main_kernel block (0,0,0): shared-memory race on {{.*}}: thread (0,0,0) writes it ({{.*}}) while a wgmma.mma_async of warp {{[0-3]}} (main_kernel: wgmma.mma_async.m64n16k16) that reads it is in flight: no wgmma.wait_group of that warp has retired it
-// - a block that ends with the instruction in flight;
+// - results used before a wait_group retired the instruction: no wait at
+//   all, or a wait that leaves the latest group pending (wait_group 1);
 // RUN: sed -e 's/^ *nvvm.wgmma.wait.group.sync.aligned 0//' %s \
 // RUN:   | ssd-opt --ssd-gpu-lower-to-emulator="chip=sm_90a" \
 // RUN:   | not ssd-runner - --shared-libs=%mlir_runner_utils,%mlir_c_runner_utils 2>&1 \
-// RUN:   | FileCheck %s --check-prefix=NO-WAIT
-// NO-WAIT: error: kernel main_kernel block (0,0,0): warp 0 ended with wgmma.mma_async in flight (main_kernel: wgmma.mma_async.m64n16k16): no wgmma.wait_group retired it
+// RUN:   | FileCheck %s --check-prefix=EARLY
+// RUN: sed -e 's/^ *nvvm.wgmma.wait.group.sync.aligned 0/nvvm.wgmma.wait.group.sync.aligned 1/' %s \
+// RUN:   | ssd-opt --ssd-gpu-lower-to-emulator="chip=sm_90a" \
+// RUN:   | not ssd-runner - --shared-libs=%mlir_runner_utils,%mlir_c_runner_utils 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=EARLY
+// EARLY: error: kernel main_kernel block (0,0,0): thread ({{[0-9]+}},0,0) uses the results of main_kernel: wgmma.mma_async.m64n16k16 (main_kernel: {{.*}}) before a wgmma.wait_group of its warp retired the instruction: they are undefined until then
+// - a block that ends with an instruction in flight (a second one, its
+//   results unused, never waited for);
+// RUN: sed -e 's/^ *\/\/ END-IN-FLIGHT //' %s \
+// RUN:   | ssd-opt --ssd-gpu-lower-to-emulator="chip=sm_90a" \
+// RUN:   | not ssd-runner - --shared-libs=%mlir_runner_utils,%mlir_c_runner_utils 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=END
+// END: error: kernel main_kernel block (0,0,0): warp 0 ended with wgmma.mma_async in flight (main_kernel: wgmma.mma_async.m64n16k16): no wgmma.wait_group retired it
 // - no wgmma.fence before the instruction;
 // RUN: sed -e 's/^ *nvvm.wgmma.fence.aligned//' %s \
 // RUN:   | ssd-opt --ssd-gpu-lower-to-emulator="chip=sm_90a" \
@@ -382,6 +394,9 @@ func.func @main() {
       // WRITE-IN-FLIGHT memref.store %zero_bf16, %buf[%k0] : memref<5120xbf16, #gpu.address_space<workgroup>>
     }
     nvvm.wgmma.wait.group.sync.aligned 0
+    // END-IN-FLIGHT nvvm.wgmma.fence.aligned
+    // END-IN-FLIGHT %unused = nvvm.wgmma.mma_async %descA, %descB, %acc8, #nvvm.shape<m = 64, n = 16, k = 16>, D [<f32>, #nvvm.wgmma_scale_out<one>], A [<bf16>, #nvvm.wgmma_scale_in<one>, <row>], B [<bf16>, #nvvm.wgmma_scale_in<one>, <col>] : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)> -> !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>
+    // END-IN-FLIGHT nvvm.wgmma.commit.group.sync.aligned
     %dreg = memref.alloca() : memref<8xf32>
     %dv0 = llvm.extractvalue %dd[0] : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>
     memref.store %dv0, %dreg[%i0] : memref<8xf32>

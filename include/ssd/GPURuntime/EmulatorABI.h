@@ -97,6 +97,10 @@ constexpr const char *kKernelInfoPrefix = "__ssdemu_kinfo_";
 ///            (wgmma.mma_async.sync.aligned.m64nNk16.f32.{bf16,f16}: the
 ///            lane's N / 2 accumulator registers in c, its results in d;
 ///            descA and descB are the shared-memory matrix descriptors)
+///   void     wgmma_check(uint32_t site, uint32_t producer)
+///            (before a use of wgmma.mma_async results, other than as the
+///            accumulators of the next one: the thread's warp must have
+///            retired the latest instruction of call site `producer`)
 ///   void     wgmma_fence(uint32_t site)
 ///   void     wgmma_commit(uint32_t site)
 ///   void     wgmma_wait(uint32_t site, uint32_t pendingGroups)
@@ -121,6 +125,7 @@ constexpr const char *kKernelInfoPrefix = "__ssdemu_kinfo_";
   X(fence)                                                                     \
   X(hang)                                                                      \
   X(wgmma)                                                                     \
+  X(wgmma_check)                                                               \
   X(wgmma_fence)                                                               \
   X(wgmma_commit)                                                              \
   X(wgmma_wait)

@@ -287,6 +287,12 @@ struct WgmmaWarp {
   uint64_t issued = 0;
   uint32_t lastSite = UINT32_MAX;
   bool fenced = false; ///< a wgmma.fence since its last wait_group
+  /// wgmma.mma_async issued (numbered from 1), where each committed group
+  /// ends, and how many are retired (a prefix: groups retire in order).
+  uint64_t multiplies = 0, retired = 0;
+  std::deque<uint64_t> committedEnds;
+  /// Per call site, the number of its latest wgmma.mma_async.
+  std::unordered_map<uint32_t, uint64_t> latestOfSite;
 };
 
 /// A wgmma instruction as a warpgroup's first warp to reach it issued it.
@@ -537,6 +543,9 @@ bool computeWgmma(Worker &w, unsigned warp, Thread *lanes, const WarpOp &op);
 /// warpgroup issued the same instructions and none is still in flight.
 void resetWgmma(Worker &w);
 bool finishWgmma(Worker &w);
+/// Whether thread t's warp retired the latest wgmma.mma_async of call site
+/// `producer` (or never issued one), so that its results are defined.
+bool wgmmaResultsReady(const Worker &w, const Thread &t, uint32_t producer);
 
 //===----------------------------------------------------------------------===//
 // Synchronisation between blocks (GlobalSync.cpp)

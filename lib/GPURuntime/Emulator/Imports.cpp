@@ -195,6 +195,16 @@ void importWgmma(uint32_t site, uint32_t mode, uint64_t descA, uint64_t descB,
   waitInWarp(w, op);
 }
 
+void importWgmmaCheck(uint32_t site, uint32_t producer) {
+  Worker &w = worker();
+  if (!wgmmaResultsReady(w, *w.current, producer))
+    abortBlock(w, where(w) + ": " + threadName(*w.current) +
+                      " uses the results of " + siteText(*w.kernel, producer) +
+                      " (" + siteText(*w.kernel, site) +
+                      ") before a wgmma.wait_group of its warp retired the "
+                      "instruction: they are undefined until then");
+}
+
 /// wgmma.fence, commit_group and wait_group: warp collectives too, since
 /// their .sync.aligned forms need every lane (and every warp of the
 /// warpgroup, which Wgmma.cpp checks).
@@ -511,6 +521,7 @@ void *importAddress(const std::string &name) {
       {"trap", reinterpret_cast<void *>(&importTrap)},
       {"ldmatrix", reinterpret_cast<void *>(&importLdmatrix)},
       {"wgmma", reinterpret_cast<void *>(&importWgmma)},
+      {"wgmma_check", reinterpret_cast<void *>(&importWgmmaCheck)},
       {"wgmma_fence", reinterpret_cast<void *>(&importWgmmaFence)},
       {"wgmma_commit", reinterpret_cast<void *>(&importWgmmaCommit)},
       {"wgmma_wait", reinterpret_cast<void *>(&importWgmmaWait)},

@@ -18,13 +18,17 @@
 //  - every warp issues a wgmma.fence before its first wgmma.mma_async after
 //    the block's start or its last wgmma.wait_group (the fence orders the
 //    warp's register and shared-memory accesses before the instruction's),
-//    and none ends with instructions in flight.
-// Not modelled: results are computed and operands read at issue (a GPU
-// leaves the accumulators undefined until the wait: reading them early is
-// not caught), the async proxy (generic-proxy writes need fence.proxy.async
-// before wgmma reads them on a GPU; the emulator has one proxy), the matrix
-// base offset (reported as unsupported), and the hardware's accumulation
-// order (f32, k in order, as mma.sync here).
+//    and none ends with instructions in flight;
+//  - results are used (other than as the accumulators of the next
+//    wgmma.mma_async) only after a wgmma.wait_group of the warp retired the
+//    latest instruction of their call site: the rewriter puts a check before
+//    each such use (wgmmaResultsReady).
+// Not modelled: results are computed and operands read at issue (the
+// checks above stand in for the GPU's undefined values), the async proxy
+// (generic-proxy writes need fence.proxy.async before wgmma reads them on
+// a GPU; the emulator has one proxy), the matrix base offset (reported as
+// unsupported), and the hardware's accumulation order (f32, k in order, as
+// mma.sync here).
 //
 //===----------------------------------------------------------------------===//
 
@@ -237,6 +241,7 @@ bool multiply(Worker &w, unsigned warp, Thread *lanes, const WarpOp &op) {
     }
   }
   self.lastSite = op.site;
+  self.latestOfSite[op.site] = ++self.multiplies;
   ++w.mmas;
   w.cost.mmaFlops += 2ull * 16 * n * 16;
   if (w.costLevel != CostLevel::Off) {
@@ -292,15 +297,27 @@ bool computeWgmma(Worker &w, unsigned warp, Thread *lanes, const WarpOp &op) {
   case WarpOpKind::WgmmaCommit:
     self.committed.push_back(std::move(self.open));
     self.open.clear();
+    self.committedEnds.push_back(self.multiplies);
     return true;
   default:
     while (self.committed.size() > op.mode) {
       retire(w, self.committed.front());
       self.committed.pop_front();
+      self.retired = self.committedEnds.front();
+      self.committedEnds.pop_front();
     }
     self.fenced = false;
     return true;
   }
+}
+
+bool wgmmaResultsReady(const Worker &w, const Thread &t, uint32_t producer) {
+  const unsigned warp = t.index / kWarpSize;
+  if (warp >= w.wgmmaWarps.size())
+    return true;
+  const WgmmaWarp &state = w.wgmmaWarps[warp];
+  auto latest = state.latestOfSite.find(producer);
+  return latest == state.latestOfSite.end() || latest->second <= state.retired;
 }
 
 void resetWgmma(Worker &w) {

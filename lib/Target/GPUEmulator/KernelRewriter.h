@@ -115,6 +115,9 @@ private:
   uint64_t staticSharedBytes = 0;
   uint64_t dynamicSharedOffset = 0;
   DenseMap<Function *, Value *> sharedBase;
+  /// The stack arrays through which rewritten wgmma.mma_async take their
+  /// accumulators: a store into one chains results into the next.
+  DenseSet<const Value *> wgmmaInputs;
 
   bool fail(std::string &message) {
     message = error;
@@ -176,6 +179,7 @@ private:
   Value *rewriteLdmatrix(CallBase &call, IRBuilder<> &b, StringRef name);
   bool rewriteCpAsync(CallBase &call, IRBuilder<> &b, StringRef name);
   bool rewriteWgmmaAsm(CallBase &call, StringRef text);
+  void checkAccumulatorUses(Value *results, Value *producer);
   bool rewriteLibdevice(CallBase &call, StringRef name);
 };
 

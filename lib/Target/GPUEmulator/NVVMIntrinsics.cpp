@@ -9,15 +9,17 @@
 
 #include "KernelRewriter.h"
 
-#include <cctype>
-#include <cstring>
-
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
+
+#include <cctype>
+#include <cstring>
 
 using namespace llvm;
 using namespace mlir::ssd::emulator;
@@ -491,12 +493,12 @@ bool KernelRewriter::rewriteWgmmaAsm(CallBase &call, StringRef text) {
   auto *accumulatorType = llvm::ArrayType::get(f32, results);
   AllocaInst *in = entryAlloca(f, accumulatorType, "ssdemu.wgmma.c");
   AllocaInst *out = entryAlloca(f, accumulatorType, "ssdemu.wgmma.d");
+  wgmmaInputs.insert(in);
   for (unsigned i = 0; i < results; ++i)
     b.CreateStore(call.getArgOperand(i),
                   b.CreateConstInBoundsGEP1_32(f32, in, i));
-  callRuntime(b, "wgmma",
-              {site(f, "wgmma.mma_async.m64n" + Twine(n) + "k16"), u32(mode),
-               descA, descB, in, out});
+  Value *producer = site(f, "wgmma.mma_async.m64n" + Twine(n) + "k16");
+  callRuntime(b, "wgmma", {producer, u32(mode), descA, descB, in, out});
   Value *result = PoisonValue::get(resultType);
   for (unsigned i = 0; i < results; ++i)
     result = b.CreateInsertValue(
@@ -504,5 +506,51 @@ bool KernelRewriter::rewriteWgmmaAsm(CallBase &call, StringRef text) {
         i);
   call.replaceAllUsesWith(result);
   call.eraseFromParent();
+  checkAccumulatorUses(result, producer);
   return true;
+}
+
+/// The accumulators of a wgmma.mma_async are undefined until a
+/// wgmma.wait_group retires it; only the next wgmma.mma_async may take them
+/// before that (as its accumulators). The emulator computes them at issue,
+/// so each other use is preceded by a runtime check that the thread's warp
+/// retired the latest instruction of this call site. Results are followed
+/// through the values that carry them (extractvalue, insertvalue, phi,
+/// select, freeze) to their uses.
+void KernelRewriter::checkAccumulatorUses(Value *results, Value *producer) {
+  SmallVector<Value *> work{results};
+  DenseSet<Value *> seen;
+  SmallVector<Instruction *> uses;
+  while (!work.empty()) {
+    Value *v = work.pop_back_val();
+    if (!seen.insert(v).second)
+      continue;
+    for (llvm::User *user : v->users()) {
+      auto *inst = dyn_cast<Instruction>(user);
+      if (!inst)
+        continue;
+      if (isa<llvm::ExtractValueInst, llvm::InsertValueInst, llvm::PHINode,
+              llvm::SelectInst, llvm::FreezeInst>(inst)) {
+        work.push_back(inst);
+        continue;
+      }
+      if (auto *store = dyn_cast<llvm::StoreInst>(inst))
+        if (store->getValueOperand() == v &&
+            wgmmaInputs.contains(
+                llvm::getUnderlyingObject(store->getPointerOperand())))
+          continue;
+      if (auto *next = dyn_cast<CallBase>(inst))
+        if (next->isInlineAsm() &&
+            cast<llvm::InlineAsm>(next->getCalledOperand())
+                    ->getAsmString()
+                    .find("wgmma.mma_async.") != std::string::npos)
+          continue;
+      uses.push_back(inst);
+    }
+  }
+  for (Instruction *use : uses) {
+    IRBuilder<> b(use);
+    callRuntime(b, "wgmma_check",
+                {site(*use->getFunction(), describe(*use)), producer});
+  }
 }
