@@ -145,6 +145,19 @@
 // RUN: not ssd-opt %s --ssd-gpu-lower-to-emulator="chip=sm_90" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=CHIP
 // CHIP: error: 'nvvm.wgmma.fence.aligned' op is not supported on sm_90
+// - operands stored with no fence.proxy.async before the barrier: without
+//   it, and with it after the barrier instead (where it may run after
+//   another warp's read on a GPU);
+// RUN: sed -e 's/^ *nvvm.fence.proxy {kind/\/\/ &/' %s \
+// RUN:   | ssd-opt --ssd-gpu-lower-to-emulator="chip=sm_90a" \
+// RUN:   | not ssd-runner - --shared-libs=%mlir_runner_utils,%mlir_c_runner_utils 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=PROXY
+// RUN: sed -e 's/^ *nvvm.fence.proxy {kind/\/\/ &/' \
+// RUN:     -e 's/^ *\/\/ LATE-FENCE //' %s \
+// RUN:   | ssd-opt --ssd-gpu-lower-to-emulator="chip=sm_90a" \
+// RUN:   | not ssd-runner - --shared-libs=%mlir_runner_utils,%mlir_c_runner_utils 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=PROXY
+// PROXY: error: kernel main_kernel block (0,0,0): wgmma.mma_async of warp {{[0-3]}} reads __wg_main_kernel_0+{{[0-9]+}}, which thread ({{[0-9]+}},0,0) wrote (main_kernel: store {{.*}}) with no fence.proxy.async of that thread between the write and a barrier before the read: the async proxy may not see the write (main_kernel: wgmma.mma_async.m64n16k16)
 // - a matrix base offset (not implemented: reported).
 // RUN: sed -e 's/%base_offset = arith.constant 0 : i64/%base_offset = arith.constant 562949953421312 : i64/' %s \
 // RUN:   | ssd-opt --ssd-gpu-lower-to-emulator="chip=sm_90a" \
@@ -277,9 +290,11 @@ func.func @main() {
       memref.store %vf, %buf[%slot] : memref<5120xbf16, #gpu.address_space<workgroup>>
       }
     }
-    gpu.barrier
-    // The generic proxy's stores, seen by wgmma's async proxy on a GPU.
+    // Each thread's stores made visible to wgmma's async proxy, then the
+    // barrier that orders them before every warp's reads.
     nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+    gpu.barrier
+    // LATE-FENCE nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 
     // Descriptors: start >> 4 | LBO >> 4 << 16 | SBO >> 4 << 32 | swizzle
     // << 62, with LBO and SBO 128 and 256 unswizzled, 16 (unused) and 8 W

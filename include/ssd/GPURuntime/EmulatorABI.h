@@ -101,6 +101,10 @@ constexpr const char *kKernelInfoPrefix = "__ssdemu_kinfo_";
 ///            (before a use of wgmma.mma_async results, other than as the
 ///            accumulators of the next one: the thread's warp must have
 ///            retired the latest instruction of call site `producer`)
+///   void     proxy_fence(uint32_t site)
+///            (fence.proxy.async covering shared memory: the thread's
+///            earlier shared-memory writes become visible to the async
+///            proxy, which wgmma reads through)
 ///   void     wgmma_fence(uint32_t site)
 ///   void     wgmma_commit(uint32_t site)
 ///   void     wgmma_wait(uint32_t site, uint32_t pendingGroups)
@@ -126,6 +130,7 @@ constexpr const char *kKernelInfoPrefix = "__ssdemu_kinfo_";
   X(hang)                                                                      \
   X(wgmma)                                                                     \
   X(wgmma_check)                                                               \
+  X(proxy_fence)                                                               \
   X(wgmma_fence)                                                               \
   X(wgmma_commit)                                                              \
   X(wgmma_wait)

@@ -146,6 +146,9 @@ struct Thread {
   uint32_t recordCount = 0;
   std::vector<PendingCopy> pending;
   uint32_t commits = 0; ///< cp.async.commit_groups executed
+  /// The barrier interval (Worker::epoch) of each fence.proxy.async the
+  /// thread executed in this block, in order (Wgmma.cpp).
+  std::vector<uint32_t> proxyFenceEpochs;
   /// The device word this thread last read with a strong load, if its
   /// last device access was that read (waits between blocks: Waits.h).
   PollState poll;
@@ -275,6 +278,8 @@ struct Shadow {
   /// In-flight wgmma.mma_async that read this word (Wgmma.cpp): no thread
   /// may write it until they are retired.
   uint8_t wgmmaReaders;
+  /// The writer's fence.proxy.async count at the write (Wgmma.cpp).
+  uint16_t writeProxyFences;
 };
 static_assert(sizeof(Shadow) == 48, "one shadow word per 4 bytes");
 

@@ -205,6 +205,11 @@ void importWgmmaCheck(uint32_t site, uint32_t producer) {
                       "instruction: they are undefined until then");
 }
 
+void importProxyFence(uint32_t) {
+  Worker &w = worker();
+  w.current->proxyFenceEpochs.push_back(w.epoch);
+}
+
 /// wgmma.fence, commit_group and wait_group: warp collectives too, since
 /// their .sync.aligned forms need every lane (and every warp of the
 /// warpgroup, which Wgmma.cpp checks).
@@ -469,6 +474,7 @@ void importCpAsyncWait(uint32_t, uint32_t pendingGroups) {
       Shadow &s = w.shadow[word];
       s.asyncPending = 0;
       s.writeEpoch = w.epoch;
+      s.writeProxyFences = uint16_t(t.proxyFenceEpochs.size());
       s.writer = uint16_t(t.index);
       s.writeSite = c.site;
       s.writeWarpEpoch = w.warpEpochs[warp];
@@ -522,6 +528,7 @@ void *importAddress(const std::string &name) {
       {"ldmatrix", reinterpret_cast<void *>(&importLdmatrix)},
       {"wgmma", reinterpret_cast<void *>(&importWgmma)},
       {"wgmma_check", reinterpret_cast<void *>(&importWgmmaCheck)},
+      {"proxy_fence", reinterpret_cast<void *>(&importProxyFence)},
       {"wgmma_fence", reinterpret_cast<void *>(&importWgmmaFence)},
       {"wgmma_commit", reinterpret_cast<void *>(&importWgmmaCommit)},
       {"wgmma_wait", reinterpret_cast<void *>(&importWgmmaWait)},

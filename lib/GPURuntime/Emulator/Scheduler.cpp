@@ -616,6 +616,7 @@ void runBlock(Worker &w, uint64_t linearBlock) {
     t.recordCount = 0;
     t.pending.clear();
     t.commits = 0;
+    t.proxyFenceEpochs.clear();
     t.poll = PollState();
     t.gen = 0;
     t.fencedGen = 0;

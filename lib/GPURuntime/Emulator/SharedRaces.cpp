@@ -149,6 +149,7 @@ void checkShared(Worker &w, Thread &who, uint64_t offset, uint64_t bytes,
     }
     if (writing) {
       s.writeEpoch = w.epoch;
+      s.writeProxyFences = uint16_t(who.proxyFenceEpochs.size());
       s.writer = self;
       s.writeSite = site;
       s.writeWarpEpoch = warpEpoch;

@@ -23,12 +23,13 @@
 //    wgmma.mma_async) only after a wgmma.wait_group of the warp retired the
 //    latest instruction of their call site: the rewriter puts a check before
 //    each such use (wgmmaResultsReady).
+//  - every shared word the instruction reads was, since its last write,
+//    fenced by its writer with fence.proxy.async before a barrier that
+//    precedes the read (proxyFenced), as the async proxy needs.
 // Not modelled: results are computed and operands read at issue (the
-// checks above stand in for the GPU's undefined values), the async proxy
-// (generic-proxy writes need fence.proxy.async before wgmma reads them on
-// a GPU; the emulator has one proxy), the matrix base offset (reported as
-// unsupported), and the hardware's accumulation order (f32, k in order, as
-// mma.sync here).
+// checks above stand in for the GPU's undefined values), the matrix base
+// offset (reported as unsupported), and the hardware's accumulation order
+// (f32, k in order, as mma.sync here).
 //
 //===----------------------------------------------------------------------===//
 
@@ -162,6 +163,37 @@ bool agree(Worker &w, unsigned warp, const WarpOp &op) {
   return true;
 }
 
+/// wgmma reads shared memory through the async proxy, which sees a
+/// generic-proxy write (a store, an atomic, a cp.async's deposit) only
+/// after a fence.proxy.async of the writing thread: that fence must follow
+/// the write and, unless the writer is in the reading warp, precede a
+/// barrier before the read (a fence after the barrier may run after the
+/// read on a GPU). Stricter than the PTX ISA in one place: cp.async
+/// deposits count as generic-proxy writes.
+bool proxyFenced(Worker &w, unsigned warp, uint64_t chunk, uint32_t site) {
+  for (uint64_t word = chunk / 4; word < chunk / 4 + 4; ++word) {
+    const Shadow &s = w.shadow[word];
+    if (s.writeEpoch == 0)
+      continue; // not written in this block: the unwritten-read check's
+    const Thread &writer = w.threads[s.writer];
+    const std::vector<uint32_t> &fences = writer.proxyFenceEpochs;
+    const bool fenced = s.writeProxyFences < fences.size() &&
+                        (fences[s.writeProxyFences] < w.epoch ||
+                         writer.index / kWarpSize == warp);
+    if (fenced || fences.size() > UINT16_MAX)
+      continue;
+    return fail(w, "wgmma.mma_async of warp " + std::to_string(warp) +
+                       " reads " + sharedLocation(w, word * 4) + ", which " +
+                       threadName(writer) + " wrote (" +
+                       siteText(*w.kernel, s.writeSite) +
+                       ") with no fence.proxy.async of that thread between "
+                       "the write and a barrier before the read: the async "
+                       "proxy may not see the write (" +
+                       siteText(*w.kernel, site) + ")");
+  }
+  return true;
+}
+
 bool multiply(Worker &w, unsigned warp, Thread *lanes, const WarpOp &op) {
   WgmmaWarp &self = w.wgmmaWarps[warp];
   const unsigned n = op.mode & kWgmmaNMask;
@@ -215,6 +247,8 @@ bool multiply(Worker &w, unsigned warp, Thread *lanes, const WarpOp &op) {
   std::sort(chunks.begin(), chunks.end());
   chunks.erase(std::unique(chunks.begin(), chunks.end()), chunks.end());
   for (uint64_t chunk : chunks) {
+    if (!proxyFenced(w, warp, chunk, op.site))
+      return false;
     checkShared(w, lanes[0], chunk, 16, AccessRead, op.site);
     if (w.aborted)
       return false;

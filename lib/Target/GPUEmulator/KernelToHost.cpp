@@ -80,6 +80,7 @@ FunctionType *KernelRewriter::importType(StringRef name) {
       .Case("wgmma",
             FunctionType::get(voidTy, {i32, i32, i64, i64, ptr, ptr}, false))
       .Case("wgmma_check", FunctionType::get(voidTy, {i32, i32}, false))
+      .Case("proxy_fence", FunctionType::get(voidTy, {i32}, false))
       .Case("wgmma_fence", FunctionType::get(voidTy, {i32}, false))
       .Case("wgmma_commit", FunctionType::get(voidTy, {i32}, false))
       .Case("wgmma_wait", FunctionType::get(voidTy, {i32, i32}, false))

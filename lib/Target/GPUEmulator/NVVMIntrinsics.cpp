@@ -141,8 +141,13 @@ bool KernelRewriter::rewriteNVVM(CallBase &call, StringRef name) {
     // fenced); the host needs nothing (one block's threads run on one OS
     // thread, the publishing stores and polls are host atomics).
     callRuntime(b, "fence", {site(f, "llvm.nvvm." + name)});
+  } else if (name.starts_with("fence.proxy.async") &&
+             !name.contains("global")) {
+    // Shared-memory writes a later wgmma may read (the async proxy): the
+    // runtime checks that a fence of the writer separates them.
+    callRuntime(b, "proxy_fence", {site(f, "llvm.nvvm." + name)});
   } else if (name.starts_with("membar.") || name.starts_with("fence.")) {
-    // Block scope (membar.cta) and proxy fences order nothing here.
+    // Block scope (membar.cta) and other proxy fences order nothing here.
   } else if (name == "nanosleep") {
     // A spin loop's backoff: the runtime switches threads at the poll.
   } else if (name.consume_front("shfl.sync.")) {

@@ -30,11 +30,12 @@
 // mma-probe.mlir: the ssd pipeline's buffer deallocation rejects ops without
 // memory effects in func.func bodies (the barrier too).
 
-// The block barrier after the image's copy, and the proxy fence that makes
-// generic-proxy stores visible to wgmma's async-proxy reads.
+// After the image's copy: each thread's stores made visible to wgmma's
+// async proxy (fence.proxy.async), then the block barrier that orders them
+// before every warp's reads.
 llvm.func internal @probe_publish_image() {
-  nvvm.barrier0
   nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+  nvvm.barrier0
   llvm.return
 }
 
