@@ -151,6 +151,16 @@ uint32_t importVote(uint32_t site, uint32_t mode, uint32_t mask,
   return w.current->op.result;
 }
 
+/// A collective of the whole warp (.aligned: every lane, mask ~0).
+WarpOp alignedOp(WarpOpKind kind, uint32_t site, uint32_t mode) {
+  WarpOp op{};
+  op.kind = kind;
+  op.mode = mode;
+  op.mask = ~0u;
+  op.site = site;
+  return op;
+}
+
 void importMma(uint32_t site, uint32_t kind, const uint32_t *a,
                const uint32_t *b, const float *c, float *d) {
   Worker &w = worker();
@@ -183,11 +193,7 @@ void importWgmma(uint32_t site, uint32_t mode, uint64_t descA, uint64_t descB,
   if (n < 8 || n > 256 || n % 8)
     abortBlock(w, where(w) + ": wgmma.mma_async with N = " + std::to_string(n) +
                       " (" + siteText(*w.kernel, site) + ")");
-  WarpOp op{};
-  op.kind = WarpOpKind::Wgmma;
-  op.mode = mode;
-  op.mask = ~0u;
-  op.site = site;
+  WarpOp op = alignedOp(WarpOpKind::Wgmma, site, mode);
   op.descA = descA;
   op.descB = descB;
   op.accumulators = c;
@@ -214,12 +220,7 @@ void importProxyFence(uint32_t) {
 /// their .sync.aligned forms need every lane (and every warp of the
 /// warpgroup, which Wgmma.cpp checks).
 void waitInWgmma(WarpOpKind kind, uint32_t site, uint32_t mode) {
-  WarpOp op{};
-  op.kind = kind;
-  op.mode = mode;
-  op.mask = ~0u;
-  op.site = site;
-  waitInWarp(worker(), op);
+  waitInWarp(worker(), alignedOp(kind, site, mode));
 }
 void importWgmmaFence(uint32_t site) {
   waitInWgmma(WarpOpKind::WgmmaFence, site, 0);
@@ -376,11 +377,7 @@ void importLdmatrix(uint32_t site, uint32_t mode, void *row, uint32_t *result) {
   if (matrices != 1 && matrices != 2 && matrices != 4)
     abortBlock(w, where(w) + ": ldmatrix of " + std::to_string(matrices) +
                       " matrices (" + siteText(*w.kernel, site) + ")");
-  WarpOp op{};
-  op.kind = WarpOpKind::Ldmatrix;
-  op.mode = mode;
-  op.mask = ~0u;
-  op.site = site;
+  WarpOp op = alignedOp(WarpOpKind::Ldmatrix, site, mode);
   op.address = reinterpret_cast<uintptr_t>(row);
   waitInWarp(w, op);
   std::memcpy(result, w.current->op.registers, matrices * sizeof(uint32_t));
