@@ -39,23 +39,24 @@ echo "== GPU emulator vs GPU (same kernels; emulator outputs from pack time)"
 # roundings), and its difference from the emulator (k order,
 # round-to-nearest) is reported in units in the last place: a measurement.
 # wgmma (sm_90a: skipped on older GPUs) compares the D words bit for bit;
-# its last word, where the GPU put the shared-memory image, is reported.
+# its last word, where the GPU put dynamic shared memory, is reported.
+# wgmma-round is to wgmma what mma-round is to mma.
 emu_summary=""
 compute_cap=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2> /dev/null | head -1)
-for probe in mma mma-round shfl wgmma; do
-  if [ "$probe" = wgmma ] && [ -n "$compute_cap" ] && [ "${compute_cap%%.*}" -lt 9 ]; then
-    echo "wgmma probe: skipped (compute capability $compute_cap; it needs sm_90a)"
-    emu_summary="$emu_summary, wgmma skipped"
+for probe in mma mma-round shfl wgmma wgmma-round; do
+  if [ "${probe%-round}" = wgmma ] && [ -n "$compute_cap" ] && [ "${compute_cap%%.*}" -lt 9 ]; then
+    echo "$probe probe: skipped (compute capability $compute_cap; it needs sm_90a)"
+    emu_summary="$emu_summary, $probe skipped"
     continue
   fi
   bytes=$($python probes.py bytes "$probe")
   ok=0
   if ./ssd-aot-run --call "module:${probe%-round}_probe" --input "probes/$probe.in" \
        --output "probes/$probe.gpu" --output-bytes "$bytes" > "probe-$probe.log" 2>&1; then
-    if [ "$probe" = mma-round ]; then
+    if [ "$probe" = mma-round ] || [ "$probe" = wgmma-round ]; then
       $python probes.py diff "$probe" "probes/$probe.in" "probes/$probe.expected" "probes/$probe.gpu" \
         > "probe-$probe-exact.txt" && ok=1
-      vs_emu=$($python probes.py diff "$probe" "probes/$probe.in" "probes/$probe.emu" "probes/$probe.gpu" | head -1)
+      vs_emu=$($python probes.py diff "$probe" "probes/$probe.in" "probes/$probe.emu" "probes/$probe.gpu" | grep -m1 round)
     elif [ "$probe" = wgmma ]; then
       $python probes.py diff "$probe" "probes/$probe.in" "probes/$probe.emu" "probes/$probe.gpu" \
         > "probe-$probe-diff.txt" && ok=1
@@ -66,9 +67,9 @@ for probe in mma mma-round shfl wgmma; do
   fi
   if [ "$ok" -eq 1 ]; then
     passed=$((passed + 1))
-    if [ "$probe" = mma-round ]; then
-      emu_summary="$emu_summary, mma-round within bound (vs emulator: ${vs_emu#mma-round: })"
-      echo "mma-round probe: within the bound of the exact sum; emulator vs GPU: ${vs_emu#mma-round: }"
+    if [ "$probe" = mma-round ] || [ "$probe" = wgmma-round ]; then
+      emu_summary="$emu_summary, $probe within bound (vs emulator: ${vs_emu#"$probe": })"
+      echo "$probe probe: within the bound of the exact sum; emulator vs GPU: ${vs_emu#"$probe": }"
     else
       emu_summary="$emu_summary, $probe bit-identical"
       echo "$probe probe: bit-identical"

@@ -175,8 +175,9 @@ pack() {
       exit 1
     fi
   done < "$out/emu-checks.txt"
-  # mma-round runs the mma probe's kernel on values whose sums round.
-  for probe in mma mma-round shfl wgmma; do
+  # mma-round and wgmma-round run the mma and wgmma kernels on values whose
+  # sums round.
+  for probe in mma mma-round shfl wgmma wgmma-round; do
     $probes gen "$probe" "$out/probes/$probe.in"
     $probes expect "$probe" "$out/probes/$probe.in" "$out/probes/$probe.expected"
     "$emu/ssd-aot-run" --call "module:${probe%-round}_probe" --input "$out/probes/$probe.in" \

@@ -8,7 +8,7 @@ shfl-probe.mlir, wgmma-probe.mlir), run by `ssd-aot-run --call`.
   probes.py diff KIND IN A B           compare two outputs, say where they
                                        differ; exit 1 if they do
 
-KIND is mma, mma-round, shfl or wgmma. The expected outputs are computed here from
+KIND is mma, mma-round, shfl, wgmma or wgmma-round. The expected outputs are computed here from
 the PTX ISA's definitions (the mma.m16n8k16 fragment tables; shfl.sync's
 source-lane and predicate rules), independently of the emulator. Both
 probes run 64 threads (two warps).
@@ -31,9 +31,13 @@ wgmma.mma_async.m64n16k16.f32.bf16.bf16 four times, A K- or M-major and B
 K- or N-major, each operand read through a descriptor with its own swizzle
 (none, 128, 64 or 32 bytes) and offsets: the expected D is computed here
 from the PTX ISA's canonical layouts (`_wgmma_offset`), exact in f32. Its
-output ends with the image's shared address, which `diff` reports but does
-not compare (a GPU may place the image elsewhere; the emulator puts it at
-0).
+output ends with the shared address of the kernel's dynamic shared memory
+(the image starts at the first 1024-byte boundary in it), which `diff`
+reports but does not compare (the emulator puts it at 0; where a GPU puts
+it is a fact the kernels need). `wgmma-round` runs the same kernel on
+values whose sums round, checked like mma-round: within two orders of 17
+f32 roundings of the exact sum, the difference from the emulator (k order)
+reported in ulp.
 Only the standard library and NumPy.
 """
 
@@ -59,7 +63,7 @@ SHFL_CASES = [
 ]
 
 
-KINDS = ["mma", "mma-round", "shfl", "wgmma"]
+KINDS = ["mma", "mma-round", "shfl", "wgmma", "wgmma-round"]
 
 # wgmma: the image, then per case descriptor A and B (two words each), then C
 # (8 words per thread); out: D per case and thread (8 words), then the
@@ -80,7 +84,7 @@ WGMMA_B_START = 8192
 def output_bytes(kind):
     if kind in ("mma", "mma-round"):
         return THREADS * MMA_OUT_WORDS * 4
-    if kind == "wgmma":
+    if kind in ("wgmma", "wgmma-round"):
         return (WGMMA_OUT_D_WORDS + 1) * 4
     return len(SHFL_CASES) * THREADS * 2 * 4
 
@@ -288,7 +292,21 @@ def gen_wgmma(rng):
                            c.view(np.uint32)])
 
 
-def expect_wgmma(words):
+def gen_wgmma_round(rng):
+    """Like gen_wgmma, with values whose sums round (as mma-round)."""
+    words = gen_wgmma(rng)
+    values = _bf16_round_values(rng, 2 * WGMMA_IMAGE_WORDS)
+    halves = _bf16_bits(values).reshape(-1, 2)
+    words[:WGMMA_IMAGE_WORDS] = halves[:, 0] | (halves[:, 1] << 16)
+    c = np.float32(rng.uniform(-64, 64, size=WGMMA_THREADS * 8))
+    words[WGMMA_C_WORD:WGMMA_C_WORD + WGMMA_THREADS * 8] = c.view(np.uint32)
+    return words
+
+
+def _wgmma_outputs(words, scale=False):
+    """D per output word (case, thread, register) in float64, exact for
+    both probes (16 products of 8-bit significands and one f32); with
+    scale=True the bound scale |C| + sum |a b| of each."""
     words = words.astype(np.uint32)
     image = words[:WGMMA_IMAGE_WORDS]
     elements = np.stack([image & 0xFFFF, image >> 16], axis=1).reshape(-1)
@@ -301,7 +319,7 @@ def expect_wgmma(words):
     for tid in range(WGMMA_THREADS):
         for i in range(8):
             C[_wgmma_d_position(tid, i)] = c[8 * tid + i]
-    out = np.zeros((4, WGMMA_THREADS, 8), np.uint32)
+    out = np.zeros((4, WGMMA_THREADS, 8))
     for case, ((a_mn, b_mn), _) in enumerate(WGMMA_CASES):
         base = WGMMA_DESC_WORD + 4 * case
         da = int(words[base]) | int(words[base + 1]) << 32
@@ -310,19 +328,46 @@ def expect_wgmma(words):
                       for m in range(64)])
         B = np.array([[value(_wgmma_offset(db, b_mn, n, k)) for k in range(16)]
                       for n in range(WGMMA_N)])
-        D = A @ B.T + C
+        D = np.abs(A) @ np.abs(B).T + np.abs(C) if scale else A @ B.T + C
         for tid in range(WGMMA_THREADS):
             for i in range(8):
-                out[case, tid, i] = np.array([D[_wgmma_d_position(tid, i)]],
-                                             np.float32).view(np.uint32)[0]
-    # The image's shared address as the emulator places it.
-    return np.concatenate([out.reshape(-1), np.zeros(1, np.uint32)])
+                out[case, tid, i] = D[_wgmma_d_position(tid, i)]
+    return out.reshape(-1)
+
+
+def expect_wgmma(words):
+    """The exact D rounded once to f32, then where the emulator puts
+    dynamic shared memory (0)."""
+    d = _wgmma_outputs(words).astype(np.float32).view(np.uint32)
+    return np.concatenate([d, np.zeros(1, np.uint32)])
+
+
+def diff_wgmma_round(args, a, b):
+    """As diff_mma_round, for the wgmma probe's D words."""
+    a, b = a[:-1], b[:-1]
+    words = _read(args.input)
+    fa = a.view(np.float32).astype(np.float64)
+    fb = b.view(np.float32).astype(np.float64)
+    exact = _wgmma_outputs(words)
+    bound = 2 * 17 * 2.0 ** -24 * _wgmma_outputs(words, scale=True)
+    gap = np.abs(fa - fb)
+    same = int(np.sum(a == b))
+    print("wgmma-round: %d of %d words bit-identical, max difference %.1f ulp"
+          " (%.3g of the bound)" % (same, a.size, float(np.max(gap / _ulp(exact))),
+                                    float(np.max(gap / bound))))
+    bad = np.nonzero(gap > bound)[0]
+    for i in bad[:8]:
+        case, rest = divmod(int(i), WGMMA_THREADS * 8)
+        tid, reg = divmod(rest, 8)
+        print("  case %d thread %d D%s: %r vs %r, exact %r, bound %.3g"
+              % (case, tid, _wgmma_d_position(tid, reg), fa[i], fb[i], exact[i], bound[i]))
+    return 1 if bad.size else 0
 
 
 def diff_wgmma(a, b):
     if a[-1] != b[-1]:
-        print("wgmma: the image at shared address 0x%x vs 0x%x (not compared)"
-              % (a[-1], b[-1]))
+        print("wgmma: dynamic shared memory at shared address 0x%x vs 0x%x"
+              " (not compared)" % (a[-1], b[-1]))
     a, b = a[:-1], b[:-1]
     bad = np.nonzero(a != b)[0]
     if bad.size == 0:
@@ -348,7 +393,7 @@ def _read(path):
 def cmd_gen(args):
     rng = np.random.default_rng(args.seed)
     gen = {"mma": gen_mma, "mma-round": gen_mma_round, "shfl": gen_shfl,
-           "wgmma": gen_wgmma}
+           "wgmma": gen_wgmma, "wgmma-round": gen_wgmma_round}
     words = gen[args.kind](rng)
     words.astype("<u4").tofile(args.file)
     return 0
@@ -359,7 +404,7 @@ def cmd_expect(args):
     if args.kind == "mma-round":
         # The exact sum, rounded once.
         out = _mma_outputs(words).astype(np.float32).view(np.uint32)
-    elif args.kind == "wgmma":
+    elif args.kind in ("wgmma", "wgmma-round"):
         out = expect_wgmma(words)
     else:
         out = expect_mma(words) if args.kind == "mma" else expect_shfl(words)
@@ -401,6 +446,8 @@ def cmd_diff(args):
         return diff_mma_round(args, a, b)
     if args.kind == "wgmma":
         return diff_wgmma(a, b)
+    if args.kind == "wgmma-round":
+        return diff_wgmma_round(args, a, b)
     bad = np.nonzero(a != b)[0]
     if bad.size == 0:
         print("%s: %d words bit-identical" % (args.kind, a.size))

@@ -15,9 +15,12 @@
 //                          kernel moves to the image's shared address
 //        words 4112-5135   C: 8 f32 per thread, the fragment layout of D
 //   out: words 0-4095      D: per case, per thread, 8 f32
-//        word 4096         the image's shared address (low 32 bits), so that
-//                          a GPU placing it off a 1024-byte boundary (where
-//                          the 128-byte swizzle pattern repeats) is seen
+//        word 4096         the shared address of dynamic shared memory
+//                          (low 32 bits): the image starts at the first
+//                          1024-byte boundary in it (the 128-byte swizzle's
+//                          pattern is a function of address bits 4-9), and
+//                          whether a GPU places the buffer on one is worth
+//                          knowing for the kernels
 //
 // probes.py writes small integers (every sum exact in f32, so any order of
 // accumulation gives the same bits) and computes the expected D from the PTX
@@ -114,15 +117,21 @@ llvm.func internal @probe_wgmma_mn(%da: i64, %db: i64, %c0: f32, %c1: f32, %c2: 
 func.func @wgmma_probe(%in: memref<?xi32>, %out: memref<?xi32>) {
   %c1 = arith.constant 1 : index
   %c128 = arith.constant 128 : index
-  %image_bytes = arith.constant 16384 : i32
-  // The image in dynamic shared memory: a gpu.launch workgroup attribution
-  // is not taken by the ssd pipeline's buffer deallocation.
+  // The image in dynamic shared memory (a gpu.launch workgroup attribution
+  // is not taken by the ssd pipeline's buffer deallocation), 1 KB more than
+  // it needs: the image starts at the first 1024-byte boundary, where the
+  // 128-byte swizzle's pattern starts, wherever the GPU puts the buffer.
+  %image_bytes = arith.constant 17408 : i32
   gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
              threads(%tx, %ty, %tz) in (%sx = %c128, %sy = %c1, %sz = %c1)
              dynamic_shared_memory_size %image_bytes {
     %dynamic = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
-    %z = arith.constant 0 : index
-    %smem = memref.view %dynamic[%z][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<4096xi32, #gpu.address_space<workgroup>>
+    %raw = memref.extract_aligned_pointer_as_index %dynamic : memref<?xi8, #gpu.address_space<workgroup>> -> index
+    %k1024 = arith.constant 1024 : index
+    %misalign = arith.remui %raw, %k1024 : index
+    %pad_up = arith.subi %k1024, %misalign : index
+    %pad = arith.remui %pad_up, %k1024 : index
+    %smem = memref.view %dynamic[%pad][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<4096xi32, #gpu.address_space<workgroup>>
     %k0 = arith.constant 0 : index
     %k1 = arith.constant 1 : index
     %k8 = arith.constant 8 : index
@@ -397,11 +406,13 @@ func.func @wgmma_probe(%in: memref<?xi32>, %out: memref<?xi32>) {
     %d3_7w = arith.bitcast %d3_7 : f32 to i32
     %o3_7 = arith.addi %ob3_1, %ci7 : index
     memref.store %d3_7w, %out[%o3_7] : memref<?xi32>
-    // The image's shared address (low 32 bits), by thread 0.
+    // Where the GPU put dynamic shared memory (low 32 bits of its shared
+    // address), by thread 0.
     %is0 = arith.cmpi eq, %tx, %k0 : index
     scf.if %is0 {
-      %base32 = arith.trunci %base64 : i64 to i32
-      memref.store %base32, %out[%k4096] : memref<?xi32>
+      %raw64 = arith.index_cast %raw : index to i64
+      %raw32 = arith.trunci %raw64 : i64 to i32
+      memref.store %raw32, %out[%k4096] : memref<?xi32>
     }
     gpu.terminator
   }
