@@ -258,11 +258,14 @@ void buildGPUPipeline(OpPassManager &pm, const Options &options,
   lower.serialWarpsPerBlock = options.serialWarpsPerBlock;
   lower.sharedMemoryLimit = sharedMemoryLimitForChip(options.chip);
   lower.fusedOutput = options.fusedOutput;
+  // wgmma exists only in sm_90a's architecture-specific PTX.
+  lower.wgmma = options.chip == GPUChip::SM90a;
   // The kernels' choices join the plan in the IR; the lowering reads them.
   SSDPlanGPUKernelsOptions plan;
   plan.sharedMemoryLimit = lower.sharedMemoryLimit;
   plan.fusedStatePassing = lower.fusedStatePassing;
   plan.fusedOutput = lower.fusedOutput;
+  plan.wgmma = lower.wgmma;
   pm.addPass(createSSDPlanGPUKernels(plan));
   // No canonicalize/CSE on the launch bodies before outlining: CSE merges
   // the index arithmetic of the unrolled mma steps into values live across

@@ -5,6 +5,7 @@
 // RUN: FileCheck %s --check-prefix=HOST < %t.mlir
 // RUN: FileCheck %s --check-prefix=NOLIBDEVICE < %t.mlir
 // RUN: ssd-opt %s --ssd-to-nvvm="chip=sm_80 form=chunked" | FileCheck %s --check-prefix=SM80
+// RUN: ssd-opt %s --ssd-to-nvvm="chip=sm_90 form=chunked" | FileCheck %s --check-prefix=SM90
 // RUN: not ssd-opt %s --ssd-to-nvvm="chip=sm_75" 2>&1 | FileCheck %s --check-prefix=BADCHIP
 // RUN: not ssd-opt %s --ssd-to-nvvm="format=cubin" 2>&1 | FileCheck %s --check-prefix=BADFORMAT
 // RUN: not env -u CUDA_HOME -u CUDA_PATH -u CUDA_ROOT PATH=/usr/bin:/bin ssd-opt %s --ssd-to-nvvm="format=bin" 2>&1 | FileCheck %s --check-prefix=NOPTXAS
@@ -17,7 +18,9 @@
 // TARGET-SAME:   assembly = "
 // TARGET-SAME:   .version 8.0
 // TARGET-SAME:   .target sm_90a
-// The chunked kernels run their matmuls on tensor cores.
+// The chunked kernels run their matmuls on tensor cores; on sm_90a (the
+// default chip) the C·Bᵀ tiles by warpgroup MMA, the rest by mma.sync.
+// MMA:         wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16
 // MMA:         mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // exp/log are the PTX approximations, so nothing is left for libdevice.
 // EXP:         ex2.approx.ftz.f32
@@ -33,7 +36,12 @@
 
 // SM80:      #nvvm.target<{{(O = [0-9], )?}}chip = "sm_80", features = "+ptx70"
 // SM80-SAME: .target sm_80
+// SM80-NOT:  wgmma
 // SM80:      mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// SM80-NOT:  wgmma
+// wgmma is in sm_90a's architecture-specific PTX only.
+// SM90:      .target sm_90
+// SM90-NOT:  wgmma
 
 // BADCHIP: for the --chip option: unknown value 'sm_75' (expected sm_80, sm_86, sm_89, sm_90 or sm_90a)
 // BADFORMAT: for the --format option: unknown value 'cubin' (expected isa, bin or fatbin)

@@ -29,6 +29,9 @@ constexpr bool kDefaultFusedStatePassing = true;
 /// Default of the pass option `fused-output`: whether, with fused state
 /// passing, the chunk kernel's (chunk, head) blocks also compute y.
 constexpr bool kDefaultFusedOutput = true;
+/// Default of the pass option `wgmma`: off, since wgmma needs sm_90a; the
+/// GPU pipelines turn it on when they compile for that chip.
+constexpr bool kDefaultWgmma = false;
 
 #define GEN_PASS_DECL
 #include "ssd/Conversion/Passes.h.inc"

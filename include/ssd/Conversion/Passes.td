@@ -103,7 +103,13 @@ def SSDLowerToGPU : Pass<"ssd-lower-to-gpu"> {
       tile, plus the pool writes). The matmuls run on tensor cores through
       `nvvm.mma.sync` m16n8k16 with f16 or bf16 operands in swizzled shared
       tiles and f32 accumulation; `ldmatrix` and `cp-async` select ldmatrix
-      fragment loads and cp.async double-buffered copies.
+      fragment loads and cp.async double-buffered copies. With `wgmma`
+      (sm_90a: the GPU pipelines set it for that chip) the C Bᵀ tiles are
+      computed by the two warpgroups of the block with `wgmma.mma_async`
+      m64n32k16, reading C and B from the same staged tiles through
+      shared-memory descriptors (64-byte swizzle, tiles aligned to 1024
+      bytes at run time), each stage made visible to the async proxy with
+      `fence.proxy.async` before the barrier that precedes the reads.
 
     exp and log are emitted as the PTX approximations (`ex2.approx`,
     `lg2.approx`), so the kernels need no libdevice.
@@ -164,7 +170,10 @@ def SSDLowerToGPU : Pass<"ssd-lower-to-gpu"> {
            /*default=*/"::mlir::ssd::kDefaultFusedOutput",
            "with fused-state-passing, compute y in the chunk kernel's "
            "blocks once their state is published (S_prev and x stay on "
-           "chip; the last launch only stores final states)">
+           "chip; the last launch only stores final states)">,
+    Option<"wgmma", "wgmma", "bool", /*default=*/"::mlir::ssd::kDefaultWgmma",
+           "compute the chunked form's C·Bᵀ tiles with Hopper's warpgroup "
+           "MMA (wgmma.mma_async from swizzled shared tiles): sm_90a only">
   ];
   let statistics = [
     Statistic<"numSerialKernels", "num-serial", "serial-form ops lowered">,
@@ -222,6 +231,8 @@ def SSDPlanGPUKernels : Pass<"ssd-plan-gpu-kernels"> {
            "as for ssd-lower-to-gpu">,
     Option<"fusedOutput", "fused-output", "bool",
            /*default=*/"::mlir::ssd::kDefaultFusedOutput",
+           "as for ssd-lower-to-gpu">,
+    Option<"wgmma", "wgmma", "bool", /*default=*/"::mlir::ssd::kDefaultWgmma",
            "as for ssd-lower-to-gpu">
   ];
   let statistics = [

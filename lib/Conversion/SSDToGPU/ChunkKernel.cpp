@@ -336,7 +336,10 @@ void ChunkedScanGPUBuilder::emitChunkStateBlock(ImplicitLocOpBuilder &b,
       });
 }
 
-// G[i, j] = sum_n C[i, n] B[j, n] for 64 rows i and 64 rows j (j <= i).
+// G[i, j] = sum_n C[i, n] B[j, n] for 64 rows i and 64 rows j (j <= i):
+// on the 8 warps' mma.sync tiles, or (wgmma) as two warpgroups' m64n32
+// halves, j in [32 w, 32 w + 32) for warpgroup w, from the same staged
+// tiles: C the A operand and B the B operand, both K-major.
 void ChunkedScanGPUBuilder::emitChunkCBBlock(ImplicitLocOpBuilder &b,
                                              const KernelContext &k,
                                              Value chunk, Value group,
@@ -348,11 +351,23 @@ void ChunkedScanGPUBuilder::emitChunkCBBlock(ImplicitLocOpBuilder &b,
       [&](ImplicitLocOpBuilder &b, ChunkLocation c, Value) {
         Value i0 = mul(b, iTile, kRowTile), j0 = mul(b, jTile, kRowTile);
         e.ifThen(b, ult(b, i0, c.len), [&](ImplicitLocOpBuilder &b) {
+          // wgmma's tiles start at the next alignment boundary of the
+          // shared window past the plan's offsets.
+          Value firstTile, shift;
+          if (plan.cbWgmma) {
+            Value planned = arith::AddIOp::create(b, sharedWindowAddress(b, k),
+                                                  i64(b, sh.cHigh));
+            Value shift64 = arith::AndIOp::create(
+                b, arith::SubIOp::create(b, i64(b, 0), planned),
+                i64(b, kWgmmaTileAlignment - 1));
+            shift = arith::IndexCastUIOp::create(b, b.getIndexType(), shift64);
+            firstTile = arith::AddIOp::create(b, planned, shift64);
+          }
           // A = C stored [i][n], B = B stored [j][n]: rows along m and n.
           MmaOperand cs =
-              operand(b, k, sh.cHigh, sh.cLow, kRowTile, kStep, false);
+              operand(b, k, sh.cHigh, sh.cLow, kRowTile, kStep, false, shift);
           MmaOperand bs =
-              operand(b, k, sh.bHigh, sh.bLow, kRowTile, kStep, false);
+              operand(b, k, sh.bHigh, sh.bLow, kRowTile, kStep, false, shift);
           const bool raw = copiesRaw(e.C, x.dstate);
           Value lastToken = sub(b, add(b, c.first, c.len), idx(b, 1));
           struct Side {
@@ -404,14 +419,49 @@ void ChunkedScanGPUBuilder::emitChunkCBBlock(ImplicitLocOpBuilder &b,
             }
           };
           MmaLane mmaLaneInfo = mmaLane(b, lane);
-          WarpTile tile =
-              warpTile(b, plan.cbWarps, kRowTile, kRowTile, divu(b, tid, 32));
+          // wgmma: each warpgroup computes 32 columns of the tile.
+          constexpr int64_t kGroupCols = kRowTile / (kChunkThreads / 128);
+          Value groupCol = mul(b, divu(b, tid, 128), kGroupCols);
+          WarpTile tile = plan.cbWgmma ? warpgroupTile(b, divu(b, tid, 32),
+                                                       groupCol, kGroupCols)
+                                       : warpTile(b, plan.cbWarps, kRowTile,
+                                                  kRowTile, divu(b, tid, 32));
+          // One stage by the warpgroup's wgmma chain: two k16 per row of
+          // the tiles, rows 0.. of C and the group's rows of B.
+          auto wgmmaStep = [&](ImplicitLocOpBuilder &b, Value stage,
+                               ValueRange acc) {
+            auto descriptor = [&](const SwizzledTile &t, int64_t offset,
+                                  Value row, int64_t kByte) {
+              Value address = arith::AddIOp::create(b, firstTile,
+                                                    i64(b, offset - sh.cHigh));
+              return wgmmaKMajorDescriptor(b, t.stage(b, stage), address, row,
+                                           kByte);
+            };
+            SmallVector<WgmmaProduct> products;
+            Value zero = idx(b, 0);
+            for (int64_t kByte = 0; kByte < 2 * kStep; kByte += 32) {
+              Value aHigh = descriptor(cs.high, sh.cHigh, zero, kByte);
+              Value bHigh = descriptor(bs.high, sh.bHigh, groupCol, kByte);
+              // Smallest terms first, as warpMatmul adds them.
+              if (plan.split) {
+                products.push_back(
+                    {aHigh, descriptor(bs.low, sh.bLow, groupCol, kByte)});
+                products.push_back(
+                    {descriptor(cs.low, sh.cLow, zero, kByte), bHigh});
+              }
+              products.push_back({aHigh, bHigh});
+            }
+            return warpgroupMatmul(b, kGroupCols, products, plan.element, acc);
+          };
           SmallVector<Value> zeros(tile.accumulators(), f32(b, 0.0));
           SmallVector<Value> acc = pipelinedReduction(
               b, idx(b, plan.reductionN / kStep), zeros, fetch, deposit,
               [&](ImplicitLocOpBuilder &b, Value, Value stage, ValueRange acc) {
+                if (plan.cbWgmma)
+                  return wgmmaStep(b, stage, acc);
                 return warpStep(b, mmaLaneInfo, tile, cs, bs, stage, acc);
-              });
+              },
+              /*asyncProxyReads=*/plan.cbWgmma);
           // A ring slot (fused output) is free once every head of the
           // group read the chunk that used it before: the wait comes after
           // the matmul, and those blocks hold smaller tickets.

@@ -253,7 +253,8 @@ private:
       ImplicitLocOpBuilder &, Value step, Value stage, ValueRange acc)>;
   SmallVector<Value> pipelinedReduction(ImplicitLocOpBuilder &b, Value steps,
                                         ValueRange accInit, FetchFn fetch,
-                                        DepositFn deposit, ComputeFn compute);
+                                        DepositFn deposit, ComputeFn compute,
+                                        bool asyncProxyReads = false);
   SmallVector<Value> warpStep(ImplicitLocOpBuilder &b, const MmaLane &lane,
                               const WarpTile &tile, const MmaOperand &a,
                               const MmaOperand &bOp, Value stage,
@@ -261,7 +262,7 @@ private:
                               Value bK = Value());
   MmaOperand operand(ImplicitLocOpBuilder &b, const KernelContext &k,
                      int64_t highOffset, int64_t lowOffset, int64_t rows,
-                     int64_t cols, bool kRows);
+                     int64_t cols, bool kRows, Value shift = Value());
   void forEachChunk(
       ImplicitLocOpBuilder &b, Value tid, int64_t threads, int64_t rows,
       int64_t cols,

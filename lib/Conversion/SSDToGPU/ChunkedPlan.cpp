@@ -42,6 +42,7 @@ ChunkedPlan::ChunkedPlan(const StaticExtents &x, Type modelType,
   if (split || fused || stateWarps.accumulators() > kMaxAccumulators)
     stateWarps = chooseWarpLayout(paddedP, stateCols, chunkWarps);
   cbWarps = chooseWarpLayout(kRowTile, kRowTile, chunkWarps);
+  cbWgmma = options.wgmma;
   outputWarps = chooseWarpLayout(kRowTile, paddedP, kOutputThreads / 32);
   tokensPerThread = llvm::divideCeil(chunkSize, kChunkThreads);
   // Rows of y per pass of the fused output: 128 where a thread's share of
@@ -118,11 +119,28 @@ ChunkedPlan::ChunkedPlan(const StaticExtents &x, Type modelType,
     CBRoleShared &s = cbShared;
     s.locateScratch = l.add(4 * warps);
     s.located = l.add(8);
-    std::tie(s.cHigh, s.cLow) =
-        highLow(l, swizzledTileBytes(kRowTile, kStep, 2));
-    std::tie(s.bHigh, s.bLow) =
-        highLow(l, swizzledTileBytes(kRowTile, kStep, 2));
-    s.bytes = l.size();
+    const int64_t tileBytes = swizzledTileBytes(kRowTile, kStep, 2);
+    if (cbWgmma) {
+      // Tiles at offsets congruent modulo the alignment, and room after
+      // them for the run-time shift (the arena is only 16-byte aligned).
+      int64_t first = l.size();
+      int64_t stride = llvm::alignTo(tileBytes, kWgmmaTileAlignment);
+      int64_t next = first;
+      auto tile = [&] {
+        int64_t offset = next;
+        next += stride;
+        return offset;
+      };
+      s.cHigh = tile();
+      s.cLow = split ? tile() : 0;
+      s.bHigh = tile();
+      s.bLow = split ? tile() : 0;
+      s.bytes = next + kWgmmaTileAlignment - kViewAlignment;
+    } else {
+      std::tie(s.cHigh, s.cLow) = highLow(l, tileBytes);
+      std::tie(s.bHigh, s.bLow) = highLow(l, tileBytes);
+      s.bytes = l.size();
+    }
   }
   {
     SharedLayout l;

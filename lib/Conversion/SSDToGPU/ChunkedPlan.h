@@ -23,6 +23,11 @@ inline constexpr int64_t kOutputThreads = 128;
 inline constexpr int64_t kRowTile = 64;
 /// Extent of the reduction dimension staged per pipeline step.
 inline constexpr int64_t kStep = 32;
+/// Where wgmma operand tiles start in the shared window: the swizzled
+/// layouts XOR address bits 4-6 with bits 7-9 (128-byte swizzle; 64 and
+/// 32 bytes use fewer), so a tile's pattern repeats from 1024-byte
+/// boundaries only.
+inline constexpr int64_t kWgmmaTileAlignment = 1024;
 /// Most f32 accumulators per thread in a matmul tile; wider chunk-state
 /// tiles are split over several blocks (state parts).
 inline constexpr int64_t kMaxAccumulators = 64;
@@ -57,6 +62,10 @@ struct ChunkRoleShared {
 };
 struct CBRoleShared {
   int64_t locateScratch, located, cHigh, cLow, bHigh, bLow;
+  /// With wgmma (cbWgmma) the tiles' offsets are congruent modulo
+  /// kWgmmaTileAlignment and the kernel adds one shift, found at run time,
+  /// that puts them on such a boundary of the shared window; `bytes`
+  /// leaves room for it.
   int64_t bytes;
 };
 struct OutputRoleShared {
@@ -76,6 +85,9 @@ struct ChunkedPlan {
   int64_t stateParts; // blocks per (chunk, head) for dS, each stateCols
   int64_t stateCols;  //   columns of N (a multiple of 16)
   WarpLayout stateWarps, cbWarps, outputWarps;
+  /// C Bᵀ by wgmma (sm_90a): each of the block's two warpgroups computes
+  /// 32 columns of the 64x64 tile.
+  bool cbWgmma;
   int64_t tokensPerThread; // ceil(L / kChunkThreads) in the cumsum
   /// Fused state passing (16-bit models): launch 2 goes away. Fused output
   /// (with it, when one block holds a chunk's whole state and the shared

@@ -38,6 +38,9 @@ inline Value idx(ImplicitLocOpBuilder &b, int64_t v) {
 inline Value i32(ImplicitLocOpBuilder &b, int32_t v) {
   return arith::ConstantOp::create(b, b.getI32IntegerAttr(v));
 }
+inline Value i64(ImplicitLocOpBuilder &b, int64_t v) {
+  return arith::ConstantOp::create(b, b.getI64IntegerAttr(v));
+}
 inline Value f32(ImplicitLocOpBuilder &b, double v) {
   return arith::ConstantOp::create(b, b.getF32FloatAttr(v));
 }
@@ -209,6 +212,13 @@ void launchKernel(ImplicitLocOpBuilder &b, const ScanEmitter &e,
 Value sharedView(ImplicitLocOpBuilder &b, const KernelContext &k,
                  int64_t offset, ArrayRef<int64_t> shape, Type elementType);
 
+/// The same at a run-time byte offset (a multiple of kViewAlignment).
+Value sharedView(ImplicitLocOpBuilder &b, const KernelContext &k, Value offset,
+                 ArrayRef<int64_t> shape, Type elementType);
+
+/// The shared-window address (i64) of byte 0 of the kernel's shared memory.
+Value sharedWindowAddress(ImplicitLocOpBuilder &b, const KernelContext &k);
+
 /// Sum of `v` over the 32 lanes of a warp, in every lane (xor butterfly).
 Value warpSum(ImplicitLocOpBuilder &b, Value v);
 
@@ -334,10 +344,12 @@ inline int64_t swizzledTileBytes(int64_t rows, int64_t cols,
                                  int64_t stages = 1) {
   return stages * rows * swizzledColumns(cols) * 2;
 }
-/// A SwizzledTile view of the kernel's shared memory at byte `offset`.
+/// A SwizzledTile view of the kernel's shared memory at byte `offset`,
+/// plus `shift` (index, a multiple of 16) when given.
 SwizzledTile sharedTile(ImplicitLocOpBuilder &b, const KernelContext &k,
                         int64_t offset, int64_t rows, int64_t cols,
-                        Type element, int64_t stages = 1);
+                        Type element, int64_t stages = 1,
+                        Value shift = Value());
 
 /// One operand of a warp-level matmul in shared memory: the tile (and, for
 /// f32 models, the tile of low parts), and which way it is stored: `kRows`
@@ -404,6 +416,36 @@ void forEachAccumulator(ImplicitLocOpBuilder &b, const MmaLane &lane,
                         function_ref<void(ImplicitLocOpBuilder &, Value row,
                                           Value col, int64_t accIndex)>
                             body);
+
+/// One product of a warpgroup's wgmma chain: shared-memory descriptors of
+/// A (64 rows) and B, both K-major.
+struct WgmmaProduct {
+  Value descA, descB;
+};
+
+/// The wgmma descriptor (i64) of a K-major operand: 16 columns of k from
+/// byte `kByte` of each row of `tile`, rows `firstRow`.. of the tile at
+/// shared-window address `tileAddress` (i64, at a kWgmmaTileAlignment
+/// boundary). The tile's rows must be 32, 64 or 128 bytes: its swizzle is
+/// then the PTX ISA's canonical one of that width (see WarpMma.cpp).
+Value wgmmaKMajorDescriptor(ImplicitLocOpBuilder &b, const SwizzledTile &tile,
+                            Value tileAddress, Value firstRow, int64_t kByte);
+
+/// acc (n / 2 f32 per thread, n in 8..256) += A·Bᵀ over `products` as one
+/// warpgroup's chain of wgmma.mma_async m64nNk16, issued after a
+/// wgmma.fence and retired (commit_group, wait_group 0) before it returns.
+/// The operands' writers must have made them visible to the async proxy
+/// (fence.proxy.async, then a barrier) beforehand.
+SmallVector<Value> warpgroupMatmul(ImplicitLocOpBuilder &b, int64_t n,
+                                   ArrayRef<WgmmaProduct> products,
+                                   MmaElement element, ValueRange acc);
+
+/// Where warp `warp`'s accumulators of its warpgroup's m64nN tile (as
+/// warpgroupMatmul keeps them) lie, as a WarpTile whose columns start at
+/// `nBase`: forEachAccumulator and the epilogues read them as they read
+/// an mma.sync tile's.
+WarpTile warpgroupTile(ImplicitLocOpBuilder &b, Value warp, Value nBase,
+                       int64_t n);
 
 /// f32 -> the mma element (bf16 or f16), round to nearest even; for vectors
 /// too. `splitLow` gives the rounding residual v - round(v), rounded again:

@@ -92,12 +92,26 @@ Value mlir::ssd::detail::sharedView(ImplicitLocOpBuilder &b,
                                     ArrayRef<int64_t> shape, Type elementType) {
   assert(k.shared && "kernel launched without shared memory");
   assert(offset % kViewAlignment == 0 && "unaligned shared view");
+  return sharedView(b, k, ir::idx(b, offset), shape, elementType);
+}
+
+Value mlir::ssd::detail::sharedView(ImplicitLocOpBuilder &b,
+                                    const KernelContext &k, Value offset,
+                                    ArrayRef<int64_t> shape, Type elementType) {
+  assert(k.shared && "kernel launched without shared memory");
   auto workgroup =
       gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
   auto type = MemRefType::get(shape, elementType, MemRefLayoutAttrInterface(),
                               workgroup);
-  return memref::ViewOp::create(b, type, k.shared, ir::idx(b, offset),
-                                ValueRange{});
+  return memref::ViewOp::create(b, type, k.shared, offset, ValueRange{});
+}
+
+Value mlir::ssd::detail::sharedWindowAddress(ImplicitLocOpBuilder &b,
+                                             const KernelContext &k) {
+  // The pointer of a workgroup memref is a shared-window address (what
+  // ptrtoint of an addrspace(3) pointer gives), not a generic one.
+  Value pointer = memref::ExtractAlignedPointerAsIndexOp::create(b, k.shared);
+  return arith::IndexCastUIOp::create(b, b.getI64Type(), pointer);
 }
 
 Value mlir::ssd::detail::warpSum(ImplicitLocOpBuilder &b, Value v) {

@@ -250,6 +250,7 @@ struct SSDLowerToGPUPass
     options.asyncCopies = asyncCopies;
     options.fusedStatePassing = fusedStatePassing;
     options.fusedOutput = fusedOutput;
+    options.wgmma = wgmma;
     RewritePatternSet patterns(&getContext());
     populateSSDToGPUPatterns(patterns, options);
     if (failed(mlir::ssd::detail::lowerScanOps(
@@ -275,6 +276,7 @@ struct SSDPlanGPUKernelsPass
     options.sharedMemoryLimit = sharedMemoryLimit;
     options.fusedStatePassing = fusedStatePassing;
     options.fusedOutput = fusedOutput;
+    options.wgmma = wgmma;
     getOperation()->walk([&](ChunkScanVarlenOp op) {
       ScanConfigAttr config = op.getConfigAttr();
       if (!config || op.hasTensorSemantics())

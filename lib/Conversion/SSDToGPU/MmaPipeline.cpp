@@ -182,10 +182,13 @@ void ChunkedScanGPUBuilder::depositConverted(ImplicitLocOpBuilder &b,
 /// issues the step's copies into a stage and returns the values that
 /// `deposit` stores into it after the current step's mma; `compute` runs
 /// the mma of a stage. One barrier per step; the stages are free again
-/// when it returns.
+/// when it returns. `asyncProxyReads`: the mma are wgmma, which read the
+/// stages through the async proxy, so each thread fences its deposits
+/// (the cp.async ones once waited for, the stored ones of the step before)
+/// with fence.proxy.async ahead of the barrier that precedes the reads.
 SmallVector<Value> ChunkedScanGPUBuilder::pipelinedReduction(
     ImplicitLocOpBuilder &b, Value steps, ValueRange accInit, FetchFn fetch,
-    DepositFn deposit, ComputeFn compute) {
+    DepositFn deposit, ComputeFn compute, bool asyncProxyReads) {
   Value zero = idx(b, 0), one = idx(b, 1);
   SmallVector<Value> first = fetch(b, zero, zero);
   deposit(b, first, zero, zero);
@@ -199,6 +202,11 @@ SmallVector<Value> ChunkedScanGPUBuilder::pipelinedReduction(
                 Value nextStage = sub(b, one, stage);
                 if (async)
                   NVVM::CpAsyncWaitGroupOp::create(b, 0);
+                if (asyncProxyReads)
+                  NVVM::FenceProxyOp::create(
+                      b, NVVM::ProxyKind::async_shared,
+                      NVVM::SharedSpaceAttr::get(
+                          b.getContext(), NVVM::SharedSpace::shared_cta));
                 // The step's operands are visible; every thread is done with
                 // the stage the next step overwrites.
                 gpu::BarrierOp::create(b);
@@ -240,11 +248,11 @@ MmaOperand ChunkedScanGPUBuilder::operand(ImplicitLocOpBuilder &b,
                                           const KernelContext &k,
                                           int64_t highOffset, int64_t lowOffset,
                                           int64_t rows, int64_t cols,
-                                          bool kRows) {
+                                          bool kRows, Value shift) {
   MmaOperand o;
-  o.high = sharedTile(b, k, highOffset, rows, cols, mmaType, 2);
+  o.high = sharedTile(b, k, highOffset, rows, cols, mmaType, 2, shift);
   if (plan.split)
-    o.low = sharedTile(b, k, lowOffset, rows, cols, mmaType, 2);
+    o.low = sharedTile(b, k, lowOffset, rows, cols, mmaType, 2, shift);
   o.kRows = kRows;
   return o;
 }

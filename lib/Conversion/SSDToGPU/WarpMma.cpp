@@ -26,6 +26,15 @@
 // rows share 128 bytes and s(r) = (r / 2) % 4, (r / 4) % 2), so ldmatrix and
 // the 16-byte stores that fill a tile have no bank conflicts.
 //
+// wgmma.mma_async (sm_90a) reads both operands from shared memory through
+// descriptors. A SwizzledTile of 32, 64 or 128-byte rows that starts at a
+// 1024-byte boundary of the shared window is already in the canonical
+// K-major layout of that swizzle width: the PTX ISA XORs address bits 4..
+// (the 16-byte chunk) with bits 7.. (the row's place in its 8-row atom),
+// which for rows of W bytes is s(r) above. So the staging that feeds
+// ldmatrix feeds wgmma unchanged: rows 8 apart are 8 W bytes apart (the
+// stride offset), and the k16 half of a 32-column row starts 32 bytes in.
+//
 // f32 models: each operand value v is split into hi = bf16(v) and
 // lo = bf16(v - hi), staged as two tiles, and a*b is accumulated as
 // hi*lo + lo*hi + hi*hi (the lo*lo term is below f32 rounding of the sum):
@@ -101,11 +110,14 @@ SwizzledTile mlir::ssd::detail::sharedTile(ImplicitLocOpBuilder &b,
                                            const KernelContext &k,
                                            int64_t offset, int64_t rows,
                                            int64_t cols, Type element,
-                                           int64_t stages) {
+                                           int64_t stages, Value shift) {
   SwizzledTile tile;
   tile.rows = rows;
   tile.cols = swizzledColumns(cols);
-  tile.buffer = sharedView(b, k, offset, {stages * rows, tile.cols}, element);
+  SmallVector<int64_t> shape{stages * rows, tile.cols};
+  tile.buffer =
+      shift ? sharedView(b, k, ir::add(b, shift, offset), shape, element)
+            : sharedView(b, k, offset, shape, element);
   return tile;
 }
 
@@ -374,6 +386,86 @@ void mlir::ssd::detail::warpMatmul(ImplicitLocOpBuilder &b, const MmaLane &lane,
     }
     mmaAll(aHigh, bHigh);
   }
+}
+
+//===----------------------------------------------------------------------===//
+// Warpgroup MMA (wgmma)
+//===----------------------------------------------------------------------===//
+
+Value mlir::ssd::detail::wgmmaKMajorDescriptor(ImplicitLocOpBuilder &b,
+                                               const SwizzledTile &tile,
+                                               Value tileAddress,
+                                               Value firstRow, int64_t kByte) {
+  const int64_t rowBytes = tile.cols * 2;
+  // Descriptor swizzle modes: 1 = 128 bytes, 2 = 64, 3 = 32.
+  int64_t mode = rowBytes == 128 ? 1 : rowBytes == 64 ? 2 : 3;
+  assert((rowBytes == 128 || rowBytes == 64 || rowBytes == 32) &&
+         "wgmma tiles have rows of one swizzle width");
+  auto constant = [&](int64_t v) { return ir::i64(b, v); };
+  Value row = arith::IndexCastUIOp::create(b, b.getI64Type(),
+                                           tile.bufferRow(b, firstRow));
+  Value start = arith::AddIOp::create(
+      b, tileAddress,
+      arith::AddIOp::create(b,
+                            arith::MulIOp::create(b, row, constant(rowBytes)),
+                            constant(kByte)));
+  // Start address >> 4 in bits 0-13; the leading offset (unused by swizzled
+  // K-major layouts, 1 as CUTLASS writes it) in bits 16-29; the stride
+  // offset, 8 rows, >> 4 in bits 32-45; the swizzle mode in bits 62-63.
+  Value startField = arith::AndIOp::create(
+      b, arith::ShRUIOp::create(b, start, constant(4)), constant(0x3fff));
+  int64_t fixed = (int64_t(1) << 16) | ((8 * rowBytes / 16) << 32) |
+                  static_cast<int64_t>(static_cast<uint64_t>(mode) << 62);
+  return arith::OrIOp::create(b, startField, constant(fixed));
+}
+
+SmallVector<Value>
+mlir::ssd::detail::warpgroupMatmul(ImplicitLocOpBuilder &b, int64_t n,
+                                   ArrayRef<WgmmaProduct> products,
+                                   MmaElement element, ValueRange acc) {
+  assert(n % 8 == 0 && n >= 8 && n <= 256 &&
+         static_cast<int64_t>(acc.size()) == n / 2 && "m64nNk16 accumulators");
+  MLIRContext *ctx = b.getContext();
+  auto type = LLVM::LLVMStructType::getLiteral(
+      ctx, SmallVector<Type>(acc.size(), b.getF32Type()));
+  Value d = LLVM::UndefOp::create(b, type);
+  for (auto [i, v] : llvm::enumerate(acc))
+    d = LLVM::InsertValueOp::create(b, d, v, i);
+  NVVM::WgmmaFenceAlignedOp::create(b);
+  auto shape = NVVM::MMAShapeAttr::get(ctx, 64, n, 16);
+  NVVM::WGMMATypes operandType = element == MmaElement::F16
+                                     ? NVVM::WGMMATypes::f16
+                                     : NVVM::WGMMATypes::bf16;
+  // A row-major (M x K) and B column-major (K x N): both K-major.
+  for (const WgmmaProduct &p : products)
+    d = NVVM::WgmmaMmaAsyncOp::create(
+        b, type, d, p.descA, p.descB, shape, operandType, operandType,
+        NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
+        NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, NVVM::MMALayout::row,
+        NVVM::MMALayout::col,
+        /*satfinite=*/NVVM::MMAIntOverflowAttr());
+  NVVM::WgmmaGroupSyncAlignedOp::create(b);
+  NVVM::WgmmaWaitGroupSyncOp::create(b, b.getI64IntegerAttr(0));
+  SmallVector<Value> out;
+  for (int64_t i = 0, e = acc.size(); i < e; ++i)
+    out.push_back(LLVM::ExtractValueOp::create(b, d, i));
+  return out;
+}
+
+// The m64nN accumulators (PTX ISA, "wgmma register fragment D"): warp w of
+// the warpgroup holds rows 16w..16w+15; its lane l, with g = l / 4 and
+// c = 2 (l % 4), holds d[4j..4j+1] = D[16w+g][8j+c..+1] and d[4j+2..4j+3] =
+// D[16w+g+8][8j+c..+1] for each 8-column block j: the order of a warp's
+// mma.sync tile of one 16-row block and N / 8 column blocks.
+WarpTile mlir::ssd::detail::warpgroupTile(ImplicitLocOpBuilder &b, Value warp,
+                                          Value nBase, int64_t n) {
+  WarpTile tile;
+  tile.mTiles = 1;
+  tile.nTiles = n / 8;
+  tile.mBase = ir::mul(b, ir::remu(b, warp, 4), 16);
+  tile.nBase = nBase;
+  tile.active = ir::boolean(b, true);
+  return tile;
 }
 
 void mlir::ssd::detail::forEachAccumulator(

@@ -1,0 +1,73 @@
+// With `wgmma` (sm_90a) the chunk kernel's C·Bᵀ blocks compute their 64x64
+// tile as two warpgroups' m64n32 halves with wgmma.mma_async, reading C (A,
+// K-major: row) and B (B, K-major: col) from the same staged tiles the
+// mma.sync form uses. The tiles' swizzle is a function of shared-window
+// address bits, so the kernel finds where the arena lies and shifts the
+// tiles to the next 1024-byte boundary (the plan leaves room for it). Each
+// stage is fenced for the async proxy between its cp.async wait and the
+// barrier before the reads; the chain is retired (wait_group 0) within the
+// step, before the next stage is written over the one it read. Descriptors:
+// start address >> 4 (14 bits), stride offset 512 bytes (8 rows of 64
+// bytes, 32 << 32) with the leading offset 1 (1 << 16), 64-byte swizzle
+// (mode 2 in bits 62-63): 0x8000002000010000.
+// Without the option no kernel has a wgmma instruction.
+// RUN: ssd-opt %s -ssd-lower-to-gpu="wgmma=true" -split-input-file | FileCheck %s
+// RUN: ssd-opt %s -ssd-lower-to-gpu -split-input-file | FileCheck %s --check-prefix=MMA-SYNC
+
+// CHECK-LABEL: func.func @chunked
+// CHECK:       gpu.launch
+// CHECK:         %[[ARENA:.*]] = memref.extract_aligned_pointer_as_index %{{.*}} : memref<?xi8, #gpu.address_space<workgroup>> -> index
+// CHECK:         %[[BASE:.*]] = arith.index_castui %[[ARENA]] : index to i64
+// CHECK:         %[[PLANNED:.*]] = arith.addi %[[BASE]], %{{.*}} : i64
+// CHECK:         %[[NEG:.*]] = arith.subi %{{.*}}, %[[PLANNED]] : i64
+// CHECK:         %[[SHIFT:.*]] = arith.andi %[[NEG]], %{{.*}} : i64
+// CHECK:         %[[SHIFTI:.*]] = arith.index_castui %[[SHIFT]] : i64 to index
+// CHECK:         arith.addi %[[SHIFTI]], %{{.*}} : index
+// CHECK:         memref.view {{.*}} to memref<128x32xbf16, #gpu.address_space<workgroup>>
+// CHECK:         memref.view {{.*}} to memref<128x32xbf16, #gpu.address_space<workgroup>>
+// CHECK:         scf.for
+// CHECK:           nvvm.cp.async.wait.group 0
+// CHECK-NEXT:      nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NEXT:      gpu.barrier
+// CHECK:           arith.constant -9223371899415756800 : i64
+// CHECK:           nvvm.wgmma.fence.aligned
+// CHECK-NEXT:      nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 32, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>] : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32)>
+// CHECK-NEXT:      nvvm.wgmma.mma_async
+// CHECK-NEXT:      nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT:      nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NEXT:      llvm.extractvalue
+// MMA-SYNC-LABEL: func.func @chunked
+// MMA-SYNC-NOT:   wgmma
+// MMA-SYNC-NOT:   fence.proxy
+// MMA-SYNC-LABEL: func.func @chunked_f32
+// MMA-SYNC-NOT:   wgmma
+
+func.func @chunked(%x: memref<?x128x64xbf16>, %dt: memref<?x128xbf16>, %A: memref<128xbf16>,
+    %B: memref<?x8x128xbf16>, %C: memref<?x8x128xbf16>, %pool: memref<?x128x64x128xf32>,
+    %qsl: memref<?xi32>, %ci: memref<?xi32>, %y: memref<?x128x64xbf16>) {
+  ssd.chunk_scan_varlen x(%x : memref<?x128x64xbf16>) dt(%dt : memref<?x128xbf16>) A(%A : memref<128xbf16>)
+      B(%B : memref<?x8x128xbf16>) C(%C : memref<?x8x128xbf16>) ssm_pool(%pool : memref<?x128x64x128xf32>)
+      query_start_loc(%qsl : memref<?xi32>) cache_indices(%ci : memref<?xi32>)
+      outs(%y : memref<?x128x64xbf16>) {form = #ssd<form chunked>, chunk_size = 128}
+  return
+}
+
+// -----
+
+// f32 models: C and B in high and low bf16 tiles, three products per k16
+// (high·low, low·high, high·high: smallest first, as the mma.sync form
+// adds them), two k16 per step.
+// CHECK-LABEL: func.func @chunked_f32
+// CHECK:         nvvm.wgmma.fence.aligned
+// CHECK-COUNT-6: nvvm.wgmma.mma_async {{.*}} A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// CHECK-NEXT:    nvvm.wgmma.commit.group.sync.aligned
+
+func.func @chunked_f32(%x: memref<?x4x64xf32>, %dt: memref<?x4xf32>, %A: memref<4xf32>,
+    %B: memref<?x1x32xf32>, %pool: memref<?x4x64x32xf32>, %qsl: memref<?xi32>, %ci: memref<?xi32>,
+    %y: memref<?x4x64xf32>) {
+  ssd.chunk_scan_varlen x(%x : memref<?x4x64xf32>) dt(%dt : memref<?x4xf32>) A(%A : memref<4xf32>)
+      B(%B : memref<?x1x32xf32>) C(%B : memref<?x1x32xf32>) ssm_pool(%pool : memref<?x4x64x32xf32>)
+      query_start_loc(%qsl : memref<?xi32>) cache_indices(%ci : memref<?xi32>)
+      outs(%y : memref<?x4x64xf32>) {form = #ssd<form chunked>, chunk_size = 64}
+  return
+}
