@@ -1,7 +1,8 @@
 // With `wgmma` (sm_90a) the chunk kernel's C·Bᵀ blocks compute their 64x64
 // tile as two warpgroups' m64n32 halves with wgmma.mma_async, reading C (A,
 // K-major: row) and B (B, K-major: col) from the same staged tiles the
-// mma.sync form uses. The tiles' swizzle is a function of shared-window
+// mma.sync form uses; so do its state blocks' dS where P is 64 and a block
+// has 128 state columns (below). The tiles' swizzle is a function of shared-window
 // address bits, so the kernel finds where the arena lies and shifts the
 // tiles to the next 1024-byte boundary (the plan leaves room for it). Each
 // stage is fenced for the async proxy between its cp.async wait and the
@@ -36,6 +37,21 @@
 // CHECK-NEXT:      nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NEXT:      nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK-NEXT:      llvm.extractvalue
+// The state blocks' dS = Xwᵀ·B (P = 64 and one part of 128 columns): A the
+// decay-weighted x tile [s][p] (M-major: col), B [s][n] staged as two
+// 64-column panels, [n / 64][s][n % 64] (N-major: row), a 64x64 half per
+// warpgroup; 128-byte rows, so the 128-byte swizzle, stride offset 1024
+// bytes (8 rows): 0x4000004000010000.
+// CHECK:         memref.view {{.*}} to memref<64x64xbf16, #gpu.address_space<workgroup>>
+// CHECK:         memref.view {{.*}} to memref<128x64xbf16, #gpu.address_space<workgroup>>
+// CHECK:         nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NEXT:    gpu.barrier
+// CHECK:         arith.constant 4611686293305360384 : i64
+// CHECK:         nvvm.wgmma.fence.aligned
+// CHECK-NEXT:    nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <col>], B[<bf16>, <one>, <row>]
+// CHECK-NEXT:    nvvm.wgmma.mma_async
+// CHECK-NEXT:    nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT:    nvvm.wgmma.wait.group.sync.aligned 0
 // MMA-SYNC-LABEL: func.func @chunked
 // MMA-SYNC-NOT:   wgmma
 // MMA-SYNC-NOT:   fence.proxy
@@ -56,11 +72,13 @@ func.func @chunked(%x: memref<?x128x64xbf16>, %dt: memref<?x128xbf16>, %A: memre
 
 // f32 models: C and B in high and low bf16 tiles, three products per k16
 // (high·low, low·high, high·high: smallest first, as the mma.sync form
-// adds them), two k16 per step.
+// adds them), two k16 per step. P = 64 but dstate 32: dS keeps mma.sync.
 // CHECK-LABEL: func.func @chunked_f32
 // CHECK:         nvvm.wgmma.fence.aligned
 // CHECK-COUNT-6: nvvm.wgmma.mma_async {{.*}} A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
 // CHECK-NEXT:    nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NOT:     nvvm.wgmma.mma_async
+// CHECK:         nvvm.mma.sync
 
 func.func @chunked_f32(%x: memref<?x4x64xf32>, %dt: memref<?x4xf32>, %A: memref<4xf32>,
     %B: memref<?x1x32xf32>, %pool: memref<?x4x64x32xf32>, %qsl: memref<?xi32>, %ci: memref<?xi32>,

@@ -241,9 +241,28 @@ void ChunkedScanGPUBuilder::emitChunkStateBlock(ImplicitLocOpBuilder &b,
         const int64_t cols = plan.stateCols;
         Value n0 = mul(b, part, cols);
         // A = Xwᵀ stored [s][p], B stored [s][n]: both with rows along k.
+        // wgmma: the tiles on an alignment boundary (as in the C Bᵀ
+        // blocks), and B staged as 64-column panels, [n / 64][s][n % 64],
+        // so that each warpgroup's half is one M/N-major operand of
+        // 128-byte rows.
+        std::optional<WgmmaTiles> tiles;
+        if (plan.stateWgmma)
+          tiles = wgmmaTiles(b, k, sh.xHigh);
+        Value shift = tiles ? tiles->shift : Value();
+        constexpr int64_t kPanelCols = 64;
+        const int64_t bPanels = plan.stateWgmma ? cols / kPanelCols : 1;
         MmaOperand xs =
-            operand(b, k, sh.xHigh, sh.xLow, kStep, plan.paddedP, true);
-        MmaOperand bs = operand(b, k, sh.bHigh, sh.bLow, kStep, cols, true);
+            operand(b, k, sh.xHigh, sh.xLow, kStep, plan.paddedP, true, shift);
+        MmaOperand bs = operand(b, k, sh.bHigh, sh.bLow, kStep * bPanels,
+                                cols / bPanels, true, shift);
+        // Where B's (row, column) of a stage lies in its tile.
+        auto bTileAt = [&](ImplicitLocOpBuilder &b, Value r,
+                           Value n) -> std::pair<Value, Value> {
+          if (bPanels == 1)
+            return {r, n};
+          return {add(b, mul(b, divu(b, n, kPanelCols), kStep), r),
+                  remu(b, n, kPanelCols)};
+        };
         // With the fused output, x stays: the output's intra-chunk term and
         // D x read it here rather than from L2 again.
         std::optional<SwizzledTile> xResident;
@@ -271,8 +290,10 @@ void ChunkedScanGPUBuilder::emitChunkStateBlock(ImplicitLocOpBuilder &b,
           forEachChunk(
               b, tid, kChunkThreads, kStep, cols,
               [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value n) {
+                auto [tileRow, tileCol] = bTileAt(b, r, n);
                 fetchStateOperand(b, e.B, rawB, c, group, add(b, s0, r),
-                                  add(b, n0, n), bStage, r, n, values);
+                                  add(b, n0, n), bStage, tileRow, tileCol,
+                                  values);
               },
               &values);
           return values;
@@ -302,23 +323,60 @@ void ChunkedScanGPUBuilder::emitChunkStateBlock(ImplicitLocOpBuilder &b,
           MmaOperand bStage = atStage(b, bs, stage);
           forEachChunk(b, tid, kChunkThreads, kStep, cols,
                        [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value n) {
+                         auto [tileRow, tileCol] = bTileAt(b, r, n);
                          if (!rawB)
-                           depositConverted(b, values[next++], bStage, r, n);
+                           depositConverted(b, values[next++], bStage, tileRow,
+                                            tileCol);
                          else if (!async)
                            depositRaw(b, values.slice(next++, 1), bStage.high,
-                                      r, n);
+                                      tileRow, tileCol);
                        });
         };
 
         MmaLane mmaLaneInfo = mmaLane(b, lane);
+        // wgmma: warpgroup w computes columns [64 w, 64 w + 64) of the part.
+        Value panel = divu(b, tid, 128);
         WarpTile tile =
-            warpTile(b, plan.stateWarps, plan.paddedP, cols, divu(b, tid, 32));
+            plan.stateWgmma
+                ? warpgroupTile(b, divu(b, tid, 32), mul(b, panel, kPanelCols),
+                                kPanelCols)
+                : warpTile(b, plan.stateWarps, plan.paddedP, cols,
+                           divu(b, tid, 32));
+        // One stage by the warpgroup's wgmma chain: k16 steps down the
+        // stage's rows of x and of the warpgroup's B panel.
+        auto wgmmaStep = [&](ImplicitLocOpBuilder &b, Value stage,
+                             ValueRange acc) {
+          auto descriptor = [&](const SwizzledTile &t, int64_t offset,
+                                Value row) {
+            return wgmmaDescriptor(b, t.stage(b, stage),
+                                   tiles->address(b, offset), row, 0);
+          };
+          SmallVector<WgmmaProduct> products;
+          Value panelRow = mul(b, panel, kStep);
+          for (int64_t k16 = 0; k16 < kStep; k16 += 16) {
+            Value xRow = idx(b, k16), bRow = add(b, panelRow, k16);
+            Value aHigh = descriptor(xs.high, sh.xHigh, xRow);
+            Value bHigh = descriptor(bs.high, sh.bHigh, bRow);
+            // Smallest terms first, as warpMatmul adds them.
+            if (plan.split) {
+              products.push_back({aHigh, descriptor(bs.low, sh.bLow, bRow)});
+              products.push_back({descriptor(xs.low, sh.xLow, xRow), bHigh});
+            }
+            products.push_back({aHigh, bHigh});
+          }
+          return warpgroupMatmul(b, kPanelCols, products, WgmmaMajor::MN,
+                                 WgmmaMajor::MN, plan.element, acc);
+        };
         SmallVector<Value> zeros(tile.accumulators(), f32(b, 0.0));
         SmallVector<Value> acc = pipelinedReduction(
             b, ceilDiv(b, c.len, kStep), zeros, fetch, deposit,
-            [&](ImplicitLocOpBuilder &b, Value, Value stage, ValueRange acc) {
+            [&](ImplicitLocOpBuilder &b, Value, Value stage,
+                ValueRange acc) -> SmallVector<Value> {
+              if (plan.stateWgmma)
+                return wgmmaStep(b, stage, acc);
               return warpStep(b, mmaLaneInfo, tile, xs, bs, stage, acc);
-            });
+            },
+            /*asyncProxyReads=*/plan.stateWgmma);
         if (fused)
           return passState(b, k, chunk, head, part, located, mmaLaneInfo, tile,
                            acc, n0);
@@ -353,16 +411,10 @@ void ChunkedScanGPUBuilder::emitChunkCBBlock(ImplicitLocOpBuilder &b,
         e.ifThen(b, ult(b, i0, c.len), [&](ImplicitLocOpBuilder &b) {
           // wgmma's tiles start at the next alignment boundary of the
           // shared window past the plan's offsets.
-          Value firstTile, shift;
-          if (plan.cbWgmma) {
-            Value planned = arith::AddIOp::create(b, sharedWindowAddress(b, k),
-                                                  i64(b, sh.cHigh));
-            Value shift64 = arith::AndIOp::create(
-                b, arith::SubIOp::create(b, i64(b, 0), planned),
-                i64(b, kWgmmaTileAlignment - 1));
-            shift = arith::IndexCastUIOp::create(b, b.getIndexType(), shift64);
-            firstTile = arith::AddIOp::create(b, planned, shift64);
-          }
+          std::optional<WgmmaTiles> tiles;
+          if (plan.cbWgmma)
+            tiles = wgmmaTiles(b, k, sh.cHigh);
+          Value shift = tiles ? tiles->shift : Value();
           // A = C stored [i][n], B = B stored [j][n]: rows along m and n.
           MmaOperand cs =
               operand(b, k, sh.cHigh, sh.cLow, kRowTile, kStep, false, shift);
@@ -432,10 +484,8 @@ void ChunkedScanGPUBuilder::emitChunkCBBlock(ImplicitLocOpBuilder &b,
                                ValueRange acc) {
             auto descriptor = [&](const SwizzledTile &t, int64_t offset,
                                   Value row, int64_t kByte) {
-              Value address = arith::AddIOp::create(b, firstTile,
-                                                    i64(b, offset - sh.cHigh));
-              return wgmmaKMajorDescriptor(b, t.stage(b, stage), address, row,
-                                           kByte);
+              return wgmmaDescriptor(b, t.stage(b, stage),
+                                     tiles->address(b, offset), row, kByte);
             };
             SmallVector<WgmmaProduct> products;
             Value zero = idx(b, 0);
@@ -451,12 +501,14 @@ void ChunkedScanGPUBuilder::emitChunkCBBlock(ImplicitLocOpBuilder &b,
               }
               products.push_back({aHigh, bHigh});
             }
-            return warpgroupMatmul(b, kGroupCols, products, plan.element, acc);
+            return warpgroupMatmul(b, kGroupCols, products, WgmmaMajor::K,
+                                   WgmmaMajor::K, plan.element, acc);
           };
           SmallVector<Value> zeros(tile.accumulators(), f32(b, 0.0));
           SmallVector<Value> acc = pipelinedReduction(
               b, idx(b, plan.reductionN / kStep), zeros, fetch, deposit,
-              [&](ImplicitLocOpBuilder &b, Value, Value stage, ValueRange acc) {
+              [&](ImplicitLocOpBuilder &b, Value, Value stage,
+                  ValueRange acc) -> SmallVector<Value> {
                 if (plan.cbWgmma)
                   return wgmmaStep(b, stage, acc);
                 return warpStep(b, mmaLaneInfo, tile, cs, bs, stage, acc);

@@ -8,6 +8,24 @@ using namespace mlir;
 using namespace mlir::ssd;
 using namespace mlir::ssd::detail;
 
+/// Places wgmma operand tiles from byte `first` on: offsets congruent
+/// modulo kWgmmaTileAlignment (each tile's bytes rounded up to it), a null
+/// entry for a tile that is not there (offset 0), then room for the
+/// kernel's run-time shift onto such a boundary (the arena is only
+/// kViewAlignment-aligned). Returns the end.
+static int64_t placeWgmmaTiles(int64_t first,
+                               ArrayRef<std::pair<int64_t *, int64_t>> tiles) {
+  int64_t next = first;
+  for (auto [offset, bytes] : tiles) {
+    *offset = 0;
+    if (!bytes)
+      continue;
+    *offset = next;
+    next += llvm::alignTo(bytes, kWgmmaTileAlignment);
+  }
+  return next + kWgmmaTileAlignment - kViewAlignment;
+}
+
 ChunkedPlan::ChunkedPlan(const StaticExtents &x, Type modelType,
                          int64_t chunkSize, const LowerToGPUOptions &options)
     : x(x), chunkSize(chunkSize) {
@@ -43,6 +61,13 @@ ChunkedPlan::ChunkedPlan(const StaticExtents &x, Type modelType,
     stateWarps = chooseWarpLayout(paddedP, stateCols, chunkWarps);
   cbWarps = chooseWarpLayout(kRowTile, kRowTile, chunkWarps);
   cbWgmma = options.wgmma;
+  // A warpgroup's dS half is m64n64: P fills the 64 rows with 128-byte rows
+  // of x (the 128-byte swizzle), and the part's 128 columns are the two
+  // warpgroups' halves.
+  // (32 accumulators a thread, as many as the mma.sync layout of these
+  // shapes has.)
+  stateWgmma =
+      options.wgmma && paddedP == 64 && stateCols == 64 * (kChunkThreads / 128);
   outputWarps = chooseWarpLayout(kRowTile, paddedP, kOutputThreads / 32);
   tokensPerThread = llvm::divideCeil(chunkSize, kChunkThreads);
   // Rows of y per pass of the fused output: 128 where a thread's share of
@@ -84,11 +109,18 @@ ChunkedPlan::ChunkedPlan(const StaticExtents &x, Type modelType,
       s.rowDecay = l.add(4 * s.tokenSlots);
     }
     int64_t region = l.size();
-    std::tie(s.xHigh, s.xLow) =
-        highLow(l, swizzledTileBytes(kStep, paddedP, 2));
-    std::tie(s.bHigh, s.bLow) =
-        highLow(l, swizzledTileBytes(kStep, stateCols, 2));
-    s.bytes = l.size();
+    const int64_t xBytes = swizzledTileBytes(kStep, paddedP, 2);
+    const int64_t bBytes = swizzledTileBytes(kStep, stateCols, 2);
+    if (stateWgmma) {
+      s.bytes = placeWgmmaTiles(region, {{&s.xHigh, xBytes},
+                                         {&s.xLow, split ? xBytes : 0},
+                                         {&s.bHigh, bBytes},
+                                         {&s.bLow, split ? bBytes : 0}});
+    } else {
+      std::tie(s.xHigh, s.xLow) = highLow(l, xBytes);
+      std::tie(s.bHigh, s.bLow) = highLow(l, bBytes);
+      s.bytes = l.size();
+    }
     if (withOutput) {
       SharedLayout o;
       o.add(region);
@@ -121,21 +153,11 @@ ChunkedPlan::ChunkedPlan(const StaticExtents &x, Type modelType,
     s.located = l.add(8);
     const int64_t tileBytes = swizzledTileBytes(kRowTile, kStep, 2);
     if (cbWgmma) {
-      // Tiles at offsets congruent modulo the alignment, and room after
-      // them for the run-time shift (the arena is only 16-byte aligned).
-      int64_t first = l.size();
-      int64_t stride = llvm::alignTo(tileBytes, kWgmmaTileAlignment);
-      int64_t next = first;
-      auto tile = [&] {
-        int64_t offset = next;
-        next += stride;
-        return offset;
-      };
-      s.cHigh = tile();
-      s.cLow = split ? tile() : 0;
-      s.bHigh = tile();
-      s.bLow = split ? tile() : 0;
-      s.bytes = next + kWgmmaTileAlignment - kViewAlignment;
+      const int64_t lowBytes = split ? tileBytes : 0;
+      s.bytes = placeWgmmaTiles(l.size(), {{&s.cHigh, tileBytes},
+                                           {&s.cLow, lowBytes},
+                                           {&s.bHigh, tileBytes},
+                                           {&s.bLow, lowBytes}});
     } else {
       std::tie(s.cHigh, s.cLow) = highLow(l, tileBytes);
       std::tie(s.bHigh, s.bLow) = highLow(l, tileBytes);

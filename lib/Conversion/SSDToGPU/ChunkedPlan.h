@@ -23,11 +23,7 @@ inline constexpr int64_t kOutputThreads = 128;
 inline constexpr int64_t kRowTile = 64;
 /// Extent of the reduction dimension staged per pipeline step.
 inline constexpr int64_t kStep = 32;
-/// Where wgmma operand tiles start in the shared window: the swizzled
-/// layouts XOR address bits 4-6 with bits 7-9 (128-byte swizzle; 64 and
-/// 32 bytes use fewer), so a tile's pattern repeats from 1024-byte
-/// boundaries only.
-inline constexpr int64_t kWgmmaTileAlignment = 1024;
+
 /// Most f32 accumulators per thread in a matmul tile; wider chunk-state
 /// tiles are split over several blocks (state parts).
 inline constexpr int64_t kMaxAccumulators = 64;
@@ -88,6 +84,11 @@ struct ChunkedPlan {
   /// C Bᵀ by wgmma (sm_90a): each of the block's two warpgroups computes
   /// 32 columns of the 64x64 tile.
   bool cbWgmma;
+  /// dS by wgmma (sm_90a, P of 49 to 64 and a part of 128 state columns):
+  /// each warpgroup computes a 64x64 half, from an x tile of 128-byte rows
+  /// and a B tile staged as two 64-column panels. Its x and B tiles follow
+  /// the alignment rule of the C Bᵀ role's (CBRoleShared).
+  bool stateWgmma;
   int64_t tokensPerThread; // ceil(L / kChunkThreads) in the cumsum
   /// Fused state passing (16-bit models): launch 2 goes away. Fused output
   /// (with it, when one block holds a chunk's whole state and the shared

@@ -174,6 +174,11 @@ constexpr int64_t kMaxStaticSharedMemoryBytes = kStaticSharedMemoryLimit;
 /// Alignment of every view of shared memory and of the workspace: 16 bytes
 /// is what vector and cp.async accesses of 16 bytes need.
 constexpr int64_t kViewAlignment = 16;
+/// Where wgmma operand tiles start in the shared window: the swizzled
+/// layouts XOR address bits 4-6 with bits 7-9 (128-byte swizzle; 64 and
+/// 32 bytes use fewer), so a tile's pattern repeats from 1024-byte
+/// boundaries only.
+constexpr int64_t kWgmmaTileAlignment = 1024;
 
 /// Byte offsets of the shared-memory buffers of one kernel role: each `add`
 /// returns the next offset, aligned to kViewAlignment.
@@ -417,27 +422,46 @@ void forEachAccumulator(ImplicitLocOpBuilder &b, const MmaLane &lane,
                                           Value col, int64_t accIndex)>
                             body);
 
+/// wgmma operand tiles that a plan placed from byte `first` of the arena
+/// at offsets congruent modulo kWgmmaTileAlignment, with room for `shift`
+/// (index), the run-time move onto such a boundary of the shared window.
+struct WgmmaTiles {
+  int64_t first = 0;
+  Value shift;        // index, < kWgmmaTileAlignment
+  Value firstAddress; // i64 shared-window address of byte `first` + shift
+  /// The shared-window address (i64) of the tile planned at `offset`.
+  Value address(ImplicitLocOpBuilder &b, int64_t offset) const;
+};
+WgmmaTiles wgmmaTiles(ImplicitLocOpBuilder &b, const KernelContext &k,
+                      int64_t first);
+
 /// One product of a warpgroup's wgmma chain: shared-memory descriptors of
-/// A (64 rows) and B, both K-major.
+/// A (64 x 16) and B (16 x N).
 struct WgmmaProduct {
   Value descA, descB;
 };
 
-/// The wgmma descriptor (i64) of a K-major operand: 16 columns of k from
-/// byte `kByte` of each row of `tile`, rows `firstRow`.. of the tile at
-/// shared-window address `tileAddress` (i64, at a kWgmmaTileAlignment
-/// boundary). The tile's rows must be 32, 64 or 128 bytes: its swizzle is
-/// then the PTX ISA's canonical one of that width (see WarpMma.cpp).
-Value wgmmaKMajorDescriptor(ImplicitLocOpBuilder &b, const SwizzledTile &tile,
-                            Value tileAddress, Value firstRow, int64_t kByte);
+/// The wgmma descriptor (i64) of an operand in `tile` at shared-window
+/// address `tileAddress` (i64, on a kWgmmaTileAlignment boundary), from
+/// row `firstRow` and byte `rowByte` of each row on. The tile's rows must
+/// be 32, 64 or 128 bytes: its swizzle is then the PTX ISA's canonical one
+/// of that width (see WarpMma.cpp). K-major operands: rows are M or N, k16
+/// starts at `rowByte` (0 or 32 in 64-byte rows); M/N-major operands: rows
+/// are k, 16 of them from `firstRow`, 64 elements of M or N per row.
+Value wgmmaDescriptor(ImplicitLocOpBuilder &b, const SwizzledTile &tile,
+                      Value tileAddress, Value firstRow, int64_t rowByte);
 
-/// acc (n / 2 f32 per thread, n in 8..256) += A·Bᵀ over `products` as one
+/// Which dimension runs along a wgmma operand's rows in shared memory.
+enum class WgmmaMajor { K, MN };
+
+/// acc (n / 2 f32 per thread, n in 8..256) += A·B over `products` as one
 /// warpgroup's chain of wgmma.mma_async m64nNk16, issued after a
 /// wgmma.fence and retired (commit_group, wait_group 0) before it returns.
 /// The operands' writers must have made them visible to the async proxy
 /// (fence.proxy.async, then a barrier) beforehand.
 SmallVector<Value> warpgroupMatmul(ImplicitLocOpBuilder &b, int64_t n,
                                    ArrayRef<WgmmaProduct> products,
+                                   WgmmaMajor aMajor, WgmmaMajor bMajor,
                                    MmaElement element, ValueRange acc);
 
 /// Where warp `warp`'s accumulators of its warpgroup's m64nN tile (as

@@ -33,7 +33,10 @@
 // (the 16-byte chunk) with bits 7.. (the row's place in its 8-row atom),
 // which for rows of W bytes is s(r) above. So the staging that feeds
 // ldmatrix feeds wgmma unchanged: rows 8 apart are 8 W bytes apart (the
-// stride offset), and the k16 half of a 32-column row starts 32 bytes in.
+// stride offset). K-major operands have M or N along the tile's rows, and
+// the k16 half of a 32-column row starts 32 bytes in; M/N-major ones (128-
+// byte rows) have k along the rows, 64 elements of M or N in each, and a
+// k16 step starts 16 rows on.
 //
 // f32 models: each operand value v is split into hi = bf16(v) and
 // lo = bf16(v - hi), staged as two tiles, and a*b is accumulated as
@@ -392,10 +395,31 @@ void mlir::ssd::detail::warpMatmul(ImplicitLocOpBuilder &b, const MmaLane &lane,
 // Warpgroup MMA (wgmma)
 //===----------------------------------------------------------------------===//
 
-Value mlir::ssd::detail::wgmmaKMajorDescriptor(ImplicitLocOpBuilder &b,
-                                               const SwizzledTile &tile,
-                                               Value tileAddress,
-                                               Value firstRow, int64_t kByte) {
+WgmmaTiles mlir::ssd::detail::wgmmaTiles(ImplicitLocOpBuilder &b,
+                                         const KernelContext &k,
+                                         int64_t first) {
+  WgmmaTiles t;
+  t.first = first;
+  Value planned =
+      arith::AddIOp::create(b, sharedWindowAddress(b, k), ir::i64(b, first));
+  Value shift =
+      arith::AndIOp::create(b, arith::SubIOp::create(b, ir::i64(b, 0), planned),
+                            ir::i64(b, kWgmmaTileAlignment - 1));
+  t.shift = arith::IndexCastUIOp::create(b, b.getIndexType(), shift);
+  t.firstAddress = arith::AddIOp::create(b, planned, shift);
+  return t;
+}
+
+Value WgmmaTiles::address(ImplicitLocOpBuilder &b, int64_t offset) const {
+  if (offset == first)
+    return firstAddress;
+  return arith::AddIOp::create(b, firstAddress, ir::i64(b, offset - first));
+}
+
+Value mlir::ssd::detail::wgmmaDescriptor(ImplicitLocOpBuilder &b,
+                                         const SwizzledTile &tile,
+                                         Value tileAddress, Value firstRow,
+                                         int64_t rowByte) {
   const int64_t rowBytes = tile.cols * 2;
   // Descriptor swizzle modes: 1 = 128 bytes, 2 = 64, 3 = 32.
   int64_t mode = rowBytes == 128 ? 1 : rowBytes == 64 ? 2 : 3;
@@ -408,10 +432,12 @@ Value mlir::ssd::detail::wgmmaKMajorDescriptor(ImplicitLocOpBuilder &b,
       b, tileAddress,
       arith::AddIOp::create(b,
                             arith::MulIOp::create(b, row, constant(rowBytes)),
-                            constant(kByte)));
-  // Start address >> 4 in bits 0-13; the leading offset (unused by swizzled
-  // K-major layouts, 1 as CUTLASS writes it) in bits 16-29; the stride
-  // offset, 8 rows, >> 4 in bits 32-45; the swizzle mode in bits 62-63.
+                            constant(rowByte)));
+  // Start address >> 4 in bits 0-13; the leading offset in bits 16-29
+  // (unused here: K-major swizzled layouts have none, M/N-major ones need
+  // it only past 64 elements of M or N; 1 as CUTLASS writes it); the
+  // stride offset, 8 rows, >> 4 in bits 32-45; the swizzle mode in bits
+  // 62-63.
   Value startField = arith::AndIOp::create(
       b, arith::ShRUIOp::create(b, start, constant(4)), constant(0x3fff));
   int64_t fixed = (int64_t(1) << 16) | ((8 * rowBytes / 16) << 32) |
@@ -419,10 +445,9 @@ Value mlir::ssd::detail::wgmmaKMajorDescriptor(ImplicitLocOpBuilder &b,
   return arith::OrIOp::create(b, startField, constant(fixed));
 }
 
-SmallVector<Value>
-mlir::ssd::detail::warpgroupMatmul(ImplicitLocOpBuilder &b, int64_t n,
-                                   ArrayRef<WgmmaProduct> products,
-                                   MmaElement element, ValueRange acc) {
+SmallVector<Value> mlir::ssd::detail::warpgroupMatmul(
+    ImplicitLocOpBuilder &b, int64_t n, ArrayRef<WgmmaProduct> products,
+    WgmmaMajor aMajor, WgmmaMajor bMajor, MmaElement element, ValueRange acc) {
   assert(n % 8 == 0 && n >= 8 && n <= 256 &&
          static_cast<int64_t>(acc.size()) == n / 2 && "m64nNk16 accumulators");
   MLIRContext *ctx = b.getContext();
@@ -436,13 +461,16 @@ mlir::ssd::detail::warpgroupMatmul(ImplicitLocOpBuilder &b, int64_t n,
   NVVM::WGMMATypes operandType = element == MmaElement::F16
                                      ? NVVM::WGMMATypes::f16
                                      : NVVM::WGMMATypes::bf16;
-  // A row-major (M x K) and B column-major (K x N): both K-major.
+  // A (M x K) row-major is K-major; B (K x N) column-major is K-major.
+  NVVM::MMALayout aLayout =
+      aMajor == WgmmaMajor::K ? NVVM::MMALayout::row : NVVM::MMALayout::col;
+  NVVM::MMALayout bLayout =
+      bMajor == WgmmaMajor::K ? NVVM::MMALayout::col : NVVM::MMALayout::row;
   for (const WgmmaProduct &p : products)
     d = NVVM::WgmmaMmaAsyncOp::create(
         b, type, d, p.descA, p.descB, shape, operandType, operandType,
         NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
-        NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, NVVM::MMALayout::row,
-        NVVM::MMALayout::col,
+        NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, aLayout, bLayout,
         /*satfinite=*/NVVM::MMAIntOverflowAttr());
   NVVM::WgmmaGroupSyncAlignedOp::create(b);
   NVVM::WgmmaWaitGroupSyncOp::create(b, b.getI64IntegerAttr(0));
