@@ -13,7 +13,8 @@ runs the real kernels (`ssd-run --target gpu-emu --emulator-costs`) on model
 shapes and turns the emulator's per-kernel counts into a time:
 
   terms per kernel (microseconds):
-    tensor = mma flops / (dense tensor peak * MMA_SYNC_FRACTION) / fill
+    tensor = (mma.sync flops / MMA_SYNC_FRACTION + wgmma flops)
+             / dense tensor peak / fill
     dram   = DRAM sectors * 32 B / HBM bandwidth (reads of data the launch
              wrote shortly before are L2 hits, not DRAM: docs/gpu.md,
              "Cost counters")
@@ -74,11 +75,12 @@ SMS = 132
 # real chip. L2_HIGH_BYTES_PER_S is printed beside it.
 L2_BYTES_PER_S = 5.5e12
 L2_HIGH_BYTES_PER_S = 10e12
-# The kernels use mma.sync (the Ampere warp-level instruction); the 989
-# TFLOP/s dense peak is what Hopper's warpgroup wgmma reaches. mma.sync is
-# taken to reach 60% of it (an assumption in the range public H100
-# microbenchmarks report for the legacy path, to be replaced by the GPU
-# check's measurement when a GPU is lent).
+# The kernels use mma.sync (the Ampere warp-level instruction) and, on
+# sm_90a, some wgmma; the 989 TFLOP/s dense peak is what Hopper's warpgroup
+# wgmma reaches. mma.sync is taken to reach 60% of it (an assumption in the
+# range public H100 microbenchmarks report for the legacy path, to be
+# replaced by the GPU check's measurement when a GPU is lent); the
+# emulator's `wgmma flops` counter says which flops were wgmma's.
 MMA_SYNC_FRACTION = 0.6
 # Per SM on compute capability 9.0 (CUDA C++ Programming Guide, "Technical
 # Specifications per Compute Capability"): 65,536 registers allocated per
@@ -137,6 +139,7 @@ GLOBAL = re.compile(r"^global\.(load|store|atomic|cp\.async): .* sectors (\d+)")
 BOUNDS = re.compile(
     r"h200 lower bounds \(us\): tensor ([0-9.]+) dram ([0-9.]+) shared ([0-9.]+)")
 DRAM = re.compile(r"dram: read sectors (\d+) written sectors (\d+)")
+MMA_FLOPS = re.compile(r"^(wgmma|mma) flops: (\d+)")
 L2 = re.compile(r"l2: read sectors (\d+)")
 
 
@@ -150,13 +153,17 @@ def parse_costs(text):
                             "blocks": int(m.group(3) or 0),
                             "threads": int(m.group(4) or 0),
                             "bounds": (0.0, 0.0, 0.0), "dram": 0, "l2": 0,
-                            "l2_traffic": 0})
+                            "l2_traffic": 0, "mma flops": 0,
+                            "wgmma flops": 0})
             continue
         if not kernels:
             continue
         m = GLOBAL.match(line)
         if m:
             kernels[-1]["l2_traffic"] += 32 * int(m.group(2))
+        m = MMA_FLOPS.match(line)
+        if m:
+            kernels[-1][m.group(1) + " flops"] = int(m.group(2))
         m = BOUNDS.search(line)
         if m:
             kernels[-1]["bounds"] = tuple(float(v) for v in m.groups())
@@ -288,7 +295,12 @@ def kernel_terms(kernel, resources, l2_bytes_per_s=None):
     fill, warps, _, _ = occupancy(kernel, resources)
     if fill <= 0:
         return {"tensor": 0, "dram": dram, "l2": 0, "shared": 0}, dram
-    terms = {"tensor": tensor / MMA_SYNC_FRACTION / fill, "dram": dram,
+    # The bound prices every flop at the dense peak; mma.sync's share at
+    # MMA_SYNC_FRACTION of it.
+    flops = kernel["mma flops"]
+    wgmma_share = kernel["wgmma flops"] / flops if flops else 0.0
+    tensor = tensor * (wgmma_share + (1 - wgmma_share) / MMA_SYNC_FRACTION)
+    terms = {"tensor": tensor / fill, "dram": dram,
              "l2": kernel["l2_traffic"]
              / (l2_bytes_per_s or L2_BYTES_PER_S) * 1e6,
              "shared": shared / fill}

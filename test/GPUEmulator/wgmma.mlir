@@ -76,6 +76,7 @@
 // COSTS: kernel main_kernel: launches 1 blocks 1 threads 128 warps 4
 // COSTS: mma flops: 32768
 // COSTS-NEXT: wgmma.mma_async: 1
+// COSTS-NEXT: wgmma flops: 32768
 // COSTS: shared.wgmma: instructions 1 bytes 2560 wavefronts 20
 //
 // A layout read wrongly must fail numerically:

@@ -93,8 +93,9 @@ struct CostCounters {
   uint64_t barriers = 0;        ///< block barriers completed (per block)
   uint64_t warpCollectives = 0; ///< shfl/vote/bar.warp.sync/mma/ldmatrix/wgmma
   uint64_t mma[4] = {};         ///< mma.sync per MmaKind (index kind - 1)
-  uint64_t mmaFlops = 0;        ///< 2 m n k per mma.sync
+  uint64_t mmaFlops = 0;        ///< 2 m n k per mma.sync or wgmma
   uint64_t wgmma = 0;           ///< wgmma.mma_async per warpgroup
+  uint64_t wgmmaFlops = 0;      ///< the part of mmaFlops that wgmma did
   uint64_t ldmatrix = 0;        ///< warp-level ldmatrix instructions
   uint64_t ldmatrixMatrices = 0;
   uint64_t cpAsync = 0;         ///< cp.async instructions (per thread)

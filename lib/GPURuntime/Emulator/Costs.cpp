@@ -321,6 +321,7 @@ void CostCounters::add(const CostCounters &o) {
     mma[i] += o.mma[i];
   mmaFlops += o.mmaFlops;
   wgmma += o.wgmma;
+  wgmmaFlops += o.wgmmaFlops;
   ldmatrix += o.ldmatrix;
   ldmatrixMatrices += o.ldmatrixMatrices;
   cpAsync += o.cpAsync;
@@ -481,6 +482,8 @@ std::string ssd::emulator::formatCosts(const std::vector<KernelCost> &costs) {
       appendf(out, "  mma flops: %" PRIu64 "\n", c.mmaFlops);
     if (c.wgmma)
       appendf(out, "  wgmma.mma_async: %" PRIu64 "\n", c.wgmma);
+    if (c.wgmmaFlops)
+      appendf(out, "  wgmma flops: %" PRIu64 "\n", c.wgmmaFlops);
     if (c.ldmatrix)
       appendf(out,
               "  ldmatrix: instructions %" PRIu64 " matrices %" PRIu64 "\n",

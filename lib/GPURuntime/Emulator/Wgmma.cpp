@@ -278,6 +278,7 @@ bool multiply(Worker &w, unsigned warp, Thread *lanes, const WarpOp &op) {
   self.latestOfSite[op.site] = ++self.multiplies;
   ++w.mmas;
   w.cost.mmaFlops += 2ull * 16 * n * 16;
+  w.cost.wgmmaFlops += 2ull * 16 * n * 16;
   if (w.costLevel != CostLevel::Off) {
     // Shared-memory reads per warpgroup: A's 64 x 16 and B's n x 16 bf16
     // once (B is one operand of the whole warpgroup: counted by its first
