@@ -2,7 +2,7 @@
 // tile as two warpgroups' m64n32 halves with wgmma.mma_async, reading C (A,
 // K-major: row) and B (B, K-major: col) from the same staged tiles the
 // mma.sync form uses; so do its state blocks' dS where P is 64 and a block
-// has 128 state columns (below). The tiles' swizzle is a function of shared-window
+// has 128 state columns, and the fused output's passes (below). The tiles' swizzle is a function of shared-window
 // address bits, so the kernel finds where the arena lies and shifts the
 // tiles to the next 1024-byte boundary (the plan leaves room for it). Each
 // stage is fenced for the async proxy between its cp.async wait and the
@@ -52,6 +52,18 @@
 // CHECK-NEXT:    nvvm.wgmma.mma_async
 // CHECK-NEXT:    nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NEXT:    nvvm.wgmma.wait.group.sync.aligned 0
+// The fused output's 128-row passes, 64 rows x P per warpgroup: C·S_prevᵀ
+// with C's stage (K-major) and S_prev staged as 64-column panels
+// (K-major, 128-byte rows), then W·x with W's stage (K-major) and the
+// resident x (N-major). The y passes use no mma.sync.
+// CHECK:         nvvm.fence.proxy
+// CHECK-NEXT:    gpu.barrier
+// CHECK:         nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// CHECK:         nvvm.fence.proxy
+// CHECK-NEXT:    gpu.barrier
+// CHECK:         nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
+// CHECK-NOT:     nvvm.mma.sync
+// CHECK:         gpu.launch
 // MMA-SYNC-LABEL: func.func @chunked
 // MMA-SYNC-NOT:   wgmma
 // MMA-SYNC-NOT:   fence.proxy

@@ -18,10 +18,14 @@
 // TARGET-SAME:   assembly = "
 // TARGET-SAME:   .version 8.0
 // TARGET-SAME:   .target sm_90a
-// The chunked kernels run their matmuls on tensor cores; on sm_90a (the
-// default chip) the C·Bᵀ tiles by warpgroup MMA, the rest by mma.sync.
+// The chunked kernels run their matmuls on tensor cores: on sm_90a (the
+// default chip) all of them by warpgroup MMA at these shapes (C·Bᵀ in
+// m64n32 halves, dS and y in m64n64 ones), no mma.sync left; sm_80 (below)
+// has mma.sync only.
+// MMA-NOT:     mma.sync.aligned
 // MMA:         wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16
-// MMA:         mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// MMA:         wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
+// MMA-NOT:     mma.sync.aligned
 // exp/log are the PTX approximations, so nothing is left for libdevice.
 // EXP:         ex2.approx.ftz.f32
 // EXP:         lg2.approx.f32

@@ -245,11 +245,11 @@ void ChunkedScanGPUBuilder::emitChunkStateBlock(ImplicitLocOpBuilder &b,
         // blocks), and B staged as 64-column panels, [n / 64][s][n % 64],
         // so that each warpgroup's half is one M/N-major operand of
         // 128-byte rows.
-        std::optional<WgmmaTiles> tiles;
+        chunkTiles.reset();
         if (plan.stateWgmma)
-          tiles = wgmmaTiles(b, k, sh.xHigh);
+          chunkTiles = wgmmaTiles(b, k, sh.xHigh);
+        const std::optional<WgmmaTiles> &tiles = chunkTiles;
         Value shift = tiles ? tiles->shift : Value();
-        constexpr int64_t kPanelCols = 64;
         const int64_t bPanels = plan.stateWgmma ? cols / kPanelCols : 1;
         MmaOperand xs =
             operand(b, k, sh.xHigh, sh.xLow, kStep, plan.paddedP, true, shift);
@@ -338,8 +338,8 @@ void ChunkedScanGPUBuilder::emitChunkStateBlock(ImplicitLocOpBuilder &b,
         Value panel = divu(b, tid, 128);
         WarpTile tile =
             plan.stateWgmma
-                ? warpgroupTile(b, divu(b, tid, 32), mul(b, panel, kPanelCols),
-                                kPanelCols)
+                ? warpgroupTile(b, divu(b, tid, 32), idx(b, 0),
+                                mul(b, panel, kPanelCols), kPanelCols)
                 : warpTile(b, plan.stateWarps, plan.paddedP, cols,
                            divu(b, tid, 32));
         // One stage by the warpgroup's wgmma chain: k16 steps down the
@@ -474,10 +474,11 @@ void ChunkedScanGPUBuilder::emitChunkCBBlock(ImplicitLocOpBuilder &b,
           // wgmma: each warpgroup computes 32 columns of the tile.
           constexpr int64_t kGroupCols = kRowTile / (kChunkThreads / 128);
           Value groupCol = mul(b, divu(b, tid, 128), kGroupCols);
-          WarpTile tile = plan.cbWgmma ? warpgroupTile(b, divu(b, tid, 32),
-                                                       groupCol, kGroupCols)
-                                       : warpTile(b, plan.cbWarps, kRowTile,
-                                                  kRowTile, divu(b, tid, 32));
+          WarpTile tile = plan.cbWgmma
+                              ? warpgroupTile(b, divu(b, tid, 32), idx(b, 0),
+                                              groupCol, kGroupCols)
+                              : warpTile(b, plan.cbWarps, kRowTile, kRowTile,
+                                         divu(b, tid, 32));
           // One stage by the warpgroup's wgmma chain: two k16 per row of
           // the tiles, rows 0.. of C and the group's rows of B.
           auto wgmmaStep = [&](ImplicitLocOpBuilder &b, Value stage,

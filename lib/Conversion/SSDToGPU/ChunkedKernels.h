@@ -80,6 +80,9 @@ private:
   int64_t L;
   int64_t minSequence;
   bool async;
+  /// Where the state block being built put its wgmma tiles (stateWgmma):
+  /// the dS stages and, with outputWgmma, the output's tiles too.
+  std::optional<WgmmaTiles> chunkTiles;
   bool fused, fusedOutput;
   FragmentLoads loads;
   ChunkScanVarlenOp op;
@@ -379,6 +382,11 @@ private:
     int64_t cumHi = 0, cumLo = 0, dt = 0, tokenSlots = 0, sPrev = 0;
   };
   OutputTileLayout outputKernelLayout() const;
+  /// Whether the passes of `layout` run on wgmma (the fused output, with
+  /// outputWgmma).
+  bool outputByWgmma(const OutputTileLayout &layout) const {
+    return layout.inBlock && plan.outputWgmma;
+  }
   OutputTileLayout fusedOutputLayout() const;
   void emitOutputTile(ImplicitLocOpBuilder &b, const KernelContext &k,
                       const OutputTileLayout &layout, Value chunk, Value head,
@@ -414,6 +422,11 @@ private:
                         ValueRange acc, Value dSkip,
                         const SwizzledTile &xResident);
   SwizzledTile residentXTile(ImplicitLocOpBuilder &b, const KernelContext &k);
+  /// The fused output's S_prev tile, [P][N] or, with outputWgmma, 64-column
+  /// panels [N / 64][P][64]; and where its (p, n) lies in it.
+  SwizzledTile prevStateTile(ImplicitLocOpBuilder &b, const KernelContext &k);
+  std::pair<Value, Value> prevStateAt(ImplicitLocOpBuilder &b, Value p,
+                                      Value n);
   std::pair<Value, Value> residentXPair(ImplicitLocOpBuilder &b,
                                         const SwizzledTile &tile, Value row,
                                         Value col);

@@ -91,6 +91,11 @@ ChunkedPlan::ChunkedPlan(const StaticExtents &x, Type modelType,
     int64_t high = l.add(bytes);
     return std::pair<int64_t, int64_t>(high, split ? l.add(bytes) : 0);
   };
+  // The fused output's passes by wgmma: two warpgroups of 64 rows x P =
+  // 64 columns, S_prev [P][N] staged as 64-column panels (K-major, 128-byte
+  // rows), x resident [s][P] (N-major).
+  const bool outputWgmmaFits =
+      stateWgmma && outputRows == 2 * kRowTile && reductionN % 64 == 0;
   auto chunkRole = [&](bool withOutput) {
     SharedLayout l;
     ChunkRoleShared s{};
@@ -121,7 +126,18 @@ ChunkedPlan::ChunkedPlan(const StaticExtents &x, Type modelType,
       std::tie(s.bHigh, s.bLow) = highLow(l, bBytes);
       s.bytes = l.size();
     }
-    if (withOutput) {
+    if (withOutput && outputWgmmaFits) {
+      // The output's A stages over the dS stages, then S_prev and x, all
+      // wgmma tiles under the same shift.
+      s.outA = region;
+      const int64_t outABytes = swizzledTileBytes(outputRows, kStep, 2);
+      int64_t after = std::max(
+          s.bytes - (kWgmmaTileAlignment - kViewAlignment),
+          int64_t(region + llvm::alignTo(outABytes, kWgmmaTileAlignment)));
+      s.bytes = placeWgmmaTiles(
+          after, {{&s.sPrev, swizzledTileBytes(paddedP, reductionN)},
+                  {&s.xResident, swizzledTileBytes(s.tokenSlots, paddedP)}});
+    } else if (withOutput) {
       SharedLayout o;
       o.add(region);
       s.outA = o.add(swizzledTileBytes(outputRows, kStep, 2));
@@ -146,6 +162,7 @@ ChunkedPlan::ChunkedPlan(const StaticExtents &x, Type modelType,
   }
   if (!fusedOutput)
     chunkShared = chunkRole(false);
+  outputWgmma = fusedOutput && outputWgmmaFits;
   {
     SharedLayout l;
     CBRoleShared &s = cbShared;

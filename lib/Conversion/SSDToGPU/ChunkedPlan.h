@@ -23,6 +23,9 @@ inline constexpr int64_t kOutputThreads = 128;
 inline constexpr int64_t kRowTile = 64;
 /// Extent of the reduction dimension staged per pipeline step.
 inline constexpr int64_t kStep = 32;
+/// Columns of a panel of a wgmma operand staged in panels: 64 16-bit values,
+/// one 128-byte row of the 128-byte swizzle.
+inline constexpr int64_t kPanelCols = 64;
 
 /// Most f32 accumulators per thread in a matmul tile; wider chunk-state
 /// tiles are split over several blocks (state parts).
@@ -89,6 +92,11 @@ struct ChunkedPlan {
   /// and a B tile staged as two 64-column panels. Its x and B tiles follow
   /// the alignment rule of the C Bᵀ role's (CBRoleShared).
   bool stateWgmma;
+  /// The fused output's passes by wgmma (with stateWgmma, 128-row passes):
+  /// each warpgroup computes 64 rows x P of y; S_prev is staged as
+  /// 64-column panels, [n / 64][p][n % 64]; its tiles, the output's A
+  /// stages and the resident x follow the same alignment rule.
+  bool outputWgmma = false;
   int64_t tokensPerThread; // ceil(L / kChunkThreads) in the cumsum
   /// Fused state passing (16-bit models): launch 2 goes away. Fused output
   /// (with it, when one block holds a chunk's whole state and the shared

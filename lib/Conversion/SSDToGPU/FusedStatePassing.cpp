@@ -241,18 +241,18 @@ void ChunkedScanGPUBuilder::passState(ImplicitLocOpBuilder &b,
   // so the same bits; staging dS through shared memory for 16-byte rows
   // cost more shared-memory wavefronts than it saved.
   assert(!plan.split && "fused state passing is for 16-bit models");
-  const ChunkRoleShared &sh = plan.chunkShared;
   // The fused output's S_prev tile: the pairs below fill P x N of it; the
   // padding the mma reads (rows past P, columns past N) must be zeros.
   SwizzledTile prevTile;
   if (fusedOutput) {
-    prevTile =
-        sharedTile(b, k, sh.sPrev, plan.paddedP, plan.reductionN, mmaType);
-    if (plan.paddedP != x.headDim || prevTile.cols != x.dstate) {
-      forEachChunk(b, tid, kChunkThreads, plan.paddedP, prevTile.cols,
+    prevTile = prevStateTile(b, k);
+    const int64_t cols = swizzledColumns(plan.reductionN);
+    if (plan.paddedP != x.headDim || cols != x.dstate) {
+      forEachChunk(b, tid, kChunkThreads, plan.paddedP, cols,
                    [&](ImplicitLocOpBuilder &b, int64_t, Value p, Value n) {
+                     auto [row, col] = prevStateAt(b, p, n);
                      prevTile.storeChunk(
-                         b, p, n, zeroOf(b, VectorType::get({8}, mmaType)));
+                         b, row, col, zeroOf(b, VectorType::get({8}, mmaType)));
                    });
       gpu::BarrierOp::create(b);
     }
@@ -294,8 +294,9 @@ void ChunkedScanGPUBuilder::passState(ImplicitLocOpBuilder &b,
                   vector::FromElementsOp::create(
                       b, VectorType::get({2}, b.getF32Type()), state),
                   plan.element);
+              auto [row, column] = prevStateAt(b, p, col);
               vectorStore(b, prev, prevTile.buffer,
-                          {p, prevTile.physicalColumn(b, p, col)}, 4);
+                          {row, prevTile.physicalColumn(b, row, column)}, 4);
             } else {
               storePair(b, prevHigh, at, idx(b, N), state[0], state[1],
                         N % 2 == 0);

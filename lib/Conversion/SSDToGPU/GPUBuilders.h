@@ -465,11 +465,11 @@ SmallVector<Value> warpgroupMatmul(ImplicitLocOpBuilder &b, int64_t n,
                                    MmaElement element, ValueRange acc);
 
 /// Where warp `warp`'s accumulators of its warpgroup's m64nN tile (as
-/// warpgroupMatmul keeps them) lie, as a WarpTile whose columns start at
-/// `nBase`: forEachAccumulator and the epilogues read them as they read
-/// an mma.sync tile's.
-WarpTile warpgroupTile(ImplicitLocOpBuilder &b, Value warp, Value nBase,
-                       int64_t n);
+/// warpgroupMatmul keeps them) lie, as a WarpTile whose rows start at
+/// `mBase` and columns at `nBase`: forEachAccumulator and the epilogues
+/// read them as they read an mma.sync tile's.
+WarpTile warpgroupTile(ImplicitLocOpBuilder &b, Value warp, Value mBase,
+                       Value nBase, int64_t n);
 
 /// f32 -> the mma element (bf16 or f16), round to nearest even; for vectors
 /// too. `splitLow` gives the rounding residual v - round(v), rounded again:

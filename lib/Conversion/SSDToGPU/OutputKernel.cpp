@@ -219,8 +219,12 @@ ChunkedScanGPUBuilder::OutputTile ChunkedScanGPUBuilder::beginOutputTile(
   }
 
   MmaLane mmaLaneInfo = mmaLane(b, lane);
+  // wgmma: warpgroup w computes rows [64 w, 64 w + 64) of the pass.
   WarpTile tile =
-      warpTile(b, layout.warps, rows, plan.paddedP, divu(b, tid, 32));
+      outputByWgmma(layout)
+          ? warpgroupTile(b, divu(b, tid, 32), mul(b, divu(b, tid, 128), 64),
+                          idx(b, 0), plan.paddedP)
+          : warpTile(b, layout.warps, rows, plan.paddedP, divu(b, tid, 32));
   return OutputTile{k,     layout,   chunk,   head,        c,       i0,
                     tid,   lane,     group,   lastToken,   rowsEnd, rowHi,
                     rowLo, rowDecay, rowBase, mmaLaneInfo, tile};
@@ -246,11 +250,13 @@ void ChunkedScanGPUBuilder::addInterChunkTerm(ImplicitLocOpBuilder &b,
         group = ot.group;
   const MmaLane &mmaLaneInfo = ot.mmaLaneInfo;
   const WarpTile &tile = ot.tile;
-  MmaOperand cs = operand(b, k, layout.aHigh, layout.aLow, rows, kStep, false);
+  const bool wgmma = outputByWgmma(layout);
+  Value shift = wgmma ? chunkTiles->shift : Value();
+  MmaOperand cs =
+      operand(b, k, layout.aHigh, layout.aLow, rows, kStep, false, shift);
   MmaOperand ps;
   if (layout.inBlock) {
-    ps.high =
-        sharedTile(b, k, layout.sPrev, plan.paddedP, plan.reductionN, mmaType);
+    ps.high = prevStateTile(b, k);
   } else {
     ps = operand(b, k, layout.bHigh, layout.bLow, plan.paddedP, kStep, false);
   }
@@ -321,14 +327,40 @@ void ChunkedScanGPUBuilder::addInterChunkTerm(ImplicitLocOpBuilder &b,
                    }
                  });
   };
+  // wgmma: the warpgroup's 64 rows of the C stage (K-major, two k16 per
+  // row) by S_prev's panel of the step's columns (K-major, 128-byte rows:
+  // the step's 32 columns start 64 bytes in for odd steps).
+  auto wgmmaStep = [&](ImplicitLocOpBuilder &b, Value step, Value stage,
+                       ValueRange acc) {
+    Value groupRow = mul(b, divu(b, tid, 128), 64);
+    Value panel = divu(b, step, kPanelCols / kStep);
+    Value prevAddress = arith::AddIOp::create(
+        b, chunkTiles->address(b, layout.sPrev),
+        arith::IndexCastUIOp::create(
+            b, b.getI64Type(),
+            mul(b, remu(b, step, kPanelCols / kStep), 2 * kStep)));
+    SmallVector<WgmmaProduct> products;
+    for (int64_t kByte = 0; kByte < 2 * kStep; kByte += 32)
+      products.push_back({wgmmaDescriptor(b, cs.high.stage(b, stage),
+                                          chunkTiles->address(b, layout.aHigh),
+                                          groupRow, kByte),
+                          wgmmaDescriptor(b, ps.high, prevAddress,
+                                          mul(b, panel, plan.paddedP), kByte)});
+    return warpgroupMatmul(b, plan.paddedP, products, WgmmaMajor::K,
+                           WgmmaMajor::K, plan.element, acc);
+  };
   acc = pipelinedReduction(
       b, idx(b, plan.reductionN / kStep), acc, fetch, deposit,
-      [&](ImplicitLocOpBuilder &b, Value step, Value stage, ValueRange acc) {
+      [&](ImplicitLocOpBuilder &b, Value step, Value stage,
+          ValueRange acc) -> SmallVector<Value> {
+        if (wgmma)
+          return wgmmaStep(b, step, stage, acc);
         if (layout.inBlock)
           return warpStep(b, mmaLaneInfo, tile, cs, ps, stage, acc,
                           /*bStaged=*/false, mul(b, step, kStep));
         return warpStep(b, mmaLaneInfo, tile, cs, ps, stage, acc);
-      });
+      },
+      /*asyncProxyReads=*/wgmma);
 }
 
 /// exp(cum_i) per row: the state enters row i decayed by the whole
@@ -367,7 +399,9 @@ void ChunkedScanGPUBuilder::addIntraChunkTerm(ImplicitLocOpBuilder &b,
         rowHi = ot.rowHi, rowLo = ot.rowLo;
   const MmaLane &mmaLaneInfo = ot.mmaLaneInfo;
   const WarpTile &tile = ot.tile;
-  MmaOperand ws = operand(b, k, layout.aHigh, layout.aLow, rows, kStep, false);
+  const bool wgmma = outputByWgmma(layout);
+  MmaOperand ws = operand(b, k, layout.aHigh, layout.aLow, rows, kStep, false,
+                          wgmma ? chunkTiles->shift : Value());
   // B = x: staged per k-step, or the chunk's resident tile (fused), read
   // from the step's rows.
   MmaOperand xs;
@@ -398,7 +432,7 @@ void ChunkedScanGPUBuilder::addIntraChunkTerm(ImplicitLocOpBuilder &b,
   // Whether the warps owning tile row r multiply the step from column
   // j0: the same test as their causal skip below, so W pieces nobody
   // reads are neither computed nor stored.
-  const int64_t band = 16 * tile.mTiles;
+  const int64_t band = wgmma ? kRowTile : 16 * tile.mTiles;
   auto readByItsWarps = [&](ImplicitLocOpBuilder &b, Value r, Value j0) {
     Value bandLast = add(b, mul(b, divu(b, r, band), band), band - 1);
     return ule(b, j0, add(b, i0, bandLast));
@@ -549,9 +583,37 @@ void ChunkedScanGPUBuilder::addIntraChunkTerm(ImplicitLocOpBuilder &b,
                      depositRaw(b, values.slice(next++, 1), xStage.high, r, p);
                  });
   };
+  // wgmma: the warpgroup's 64 rows of the W stage (K-major) by the
+  // resident x's rows of the step (N-major, k16 16 rows apart); a
+  // warpgroup whose rows all lie before the step's first column skips it,
+  // all four warps together.
+  auto wgmmaStep = [&](ImplicitLocOpBuilder &b, Value step, Value stage,
+                       ValueRange acc) {
+    Value groupRow = mul(b, divu(b, tid, 128), kRowTile);
+    Value lastRow = add(b, add(b, i0, groupRow), kRowTile - 1);
+    return ifValuesElse(
+        b, ule(b, mul(b, step, kStep), lastRow), acc,
+        [&](ImplicitLocOpBuilder &b) {
+          SmallVector<WgmmaProduct> products;
+          for (int64_t k16 = 0; k16 < kStep; k16 += 16)
+            products.push_back(
+                {wgmmaDescriptor(b, ws.high.stage(b, stage),
+                                 chunkTiles->address(b, layout.aHigh), groupRow,
+                                 2 * k16),
+                 wgmmaDescriptor(
+                     b, xs.high,
+                     chunkTiles->address(b, plan.chunkShared.xResident),
+                     add(b, mul(b, step, kStep), k16), 0)});
+          return warpgroupMatmul(b, plan.paddedP, products, WgmmaMajor::K,
+                                 WgmmaMajor::MN, plan.element, acc);
+        });
+  };
   acc = pipelinedReduction(
       b, ceilDiv(b, rowsEnd, kStep), acc, fetch, deposit,
-      [&](ImplicitLocOpBuilder &b, Value step, Value stage, ValueRange acc) {
+      [&](ImplicitLocOpBuilder &b, Value step, Value stage,
+          ValueRange acc) -> SmallVector<Value> {
+        if (wgmma)
+          return wgmmaStep(b, step, stage, acc);
         // A warp whose rows all lie before the step's first column has
         // only zeros of W there (j > i): it skips the step.
         WarpTile causal = tile;
@@ -562,7 +624,8 @@ void ChunkedScanGPUBuilder::addIntraChunkTerm(ImplicitLocOpBuilder &b,
           return warpStep(b, mmaLaneInfo, causal, ws, xs, stage, acc,
                           /*bStaged=*/false, mul(b, step, kStep));
         return warpStep(b, mmaLaneInfo, causal, ws, xs, stage, acc);
-      });
+      },
+      /*asyncProxyReads=*/wgmma);
 }
 
 /// y = acc + D x, rounded once to the model type, stored straight from
@@ -697,7 +760,25 @@ void ChunkedScanGPUBuilder::storeOutputQuads(ImplicitLocOpBuilder &b,
 SwizzledTile ChunkedScanGPUBuilder::residentXTile(ImplicitLocOpBuilder &b,
                                                   const KernelContext &k) {
   const ChunkRoleShared &sh = plan.chunkShared;
-  return sharedTile(b, k, sh.xResident, sh.tokenSlots, plan.paddedP, mmaType);
+  return sharedTile(b, k, sh.xResident, sh.tokenSlots, plan.paddedP, mmaType, 1,
+                    plan.outputWgmma ? chunkTiles->shift : Value());
+}
+
+SwizzledTile ChunkedScanGPUBuilder::prevStateTile(ImplicitLocOpBuilder &b,
+                                                  const KernelContext &k) {
+  const ChunkRoleShared &sh = plan.chunkShared;
+  if (!plan.outputWgmma)
+    return sharedTile(b, k, sh.sPrev, plan.paddedP, plan.reductionN, mmaType);
+  return sharedTile(b, k, sh.sPrev, plan.reductionN / kPanelCols * plan.paddedP,
+                    kPanelCols, mmaType, 1, chunkTiles->shift);
+}
+
+std::pair<Value, Value>
+ChunkedScanGPUBuilder::prevStateAt(ImplicitLocOpBuilder &b, Value p, Value n) {
+  if (!plan.outputWgmma)
+    return {p, n};
+  return {add(b, mul(b, divu(b, n, kPanelCols), plan.paddedP), p),
+          remu(b, n, kPanelCols)};
 }
 
 /// x at (row, col) and (row, col + 1) of the resident tile, as f32; col is

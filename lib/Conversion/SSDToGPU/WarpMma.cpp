@@ -486,11 +486,11 @@ SmallVector<Value> mlir::ssd::detail::warpgroupMatmul(
 // D[16w+g+8][8j+c..+1] for each 8-column block j: the order of a warp's
 // mma.sync tile of one 16-row block and N / 8 column blocks.
 WarpTile mlir::ssd::detail::warpgroupTile(ImplicitLocOpBuilder &b, Value warp,
-                                          Value nBase, int64_t n) {
+                                          Value mBase, Value nBase, int64_t n) {
   WarpTile tile;
   tile.mTiles = 1;
   tile.nTiles = n / 8;
-  tile.mBase = ir::mul(b, ir::remu(b, warp, 4), 16);
+  tile.mBase = ir::add(b, mBase, ir::mul(b, ir::remu(b, warp, 4), 16));
   tile.nBase = nBase;
   tile.active = ir::boolean(b, true);
   return tile;
