@@ -1,6 +1,7 @@
 // RUN: ssd-opt %s -ssd-select-form -split-input-file | FileCheck %s --check-prefix=CPU
 // RUN: ssd-opt %s -ssd-select-form="min-chunked-tokens=1024 min-chunked-tokens-per-seq=256 serial-for-dense-checkpoints=false" -ssd-plan-gpu-kernels="shared-memory-limit=232448" -split-input-file | FileCheck %s --check-prefix=GPU
 // RUN: ssd-opt %s -ssd-select-form="min-chunked-tokens=1024 min-chunked-tokens-per-seq=256 serial-for-dense-checkpoints=false" -ssd-plan-gpu-kernels="shared-memory-limit=40000" -split-input-file | FileCheck %s --check-prefix=SMALL
+// RUN: ssd-opt %s -ssd-select-form="min-chunked-tokens=1024 min-chunked-tokens-per-seq=256 serial-for-dense-checkpoints=false" -ssd-plan-gpu-kernels="shared-memory-limit=232448 wgmma=true" -split-input-file | FileCheck %s --check-prefix=WGMMA
 
 // The plan ssd-select-form records on each op (#ssd.scan_config) for the
 // four launch shapes, under the CPU pipelines' options (the pass's
@@ -51,6 +52,11 @@ func.func @verify(%x: memref<32x4x64xbf16>, %dt: memref<32x4xbf16>, %A: memref<4
 // SMALL-LABEL: func.func @long_prefill
 // SMALL: config = #ssd.scan_config<form = chunked, chunk_size = 256, fusion = state, output_rows = 128, state_parts = 1, shared_memory = 25760>,
 // GPU: config = #ssd.scan_config<form = chunked, chunk_size = 256, fusion = state_and_output, output_rows = 128, state_parts = 1, shared_memory = 79024>,
+// With wgmma (sm_90a) the same choices, plus 1008 bytes in which the
+// kernel moves its wgmma tiles onto a 1024-byte boundary of the shared
+// window: still two blocks per SM.
+// WGMMA-LABEL: func.func @long_prefill
+// WGMMA: config = #ssd.scan_config<form = chunked, chunk_size = 256, fusion = state_and_output, output_rows = 128, state_parts = 1, shared_memory = 80032>,
 func.func @long_prefill(%x: memref<131072x4x64xbf16>, %dt: memref<131072x4xbf16>, %A: memref<4xbf16>,
     %B: memref<131072x1x128xbf16>, %pool: memref<2x4x64x128xf32>, %qsl: memref<2xi32>, %ci: memref<1xi32>,
     %y: memref<131072x4x64xbf16>) {
