@@ -104,12 +104,16 @@ def SSDLowerToGPU : Pass<"ssd-lower-to-gpu"> {
       `nvvm.mma.sync` m16n8k16 with f16 or bf16 operands in swizzled shared
       tiles and f32 accumulation; `ldmatrix` and `cp-async` select ldmatrix
       fragment loads and cp.async double-buffered copies. With `wgmma`
-      (sm_90a: the GPU pipelines set it for that chip) the C Bᵀ tiles are
-      computed by the two warpgroups of the block with `wgmma.mma_async`
-      m64n32k16, reading C and B from the same staged tiles through
-      shared-memory descriptors (64-byte swizzle, tiles aligned to 1024
-      bytes at run time), each stage made visible to the async proxy with
-      `fence.proxy.async` before the barrier that precedes the reads.
+      (sm_90a: the GPU pipelines set it for that chip) the chunk kernel's
+      products run on the block's two warpgroups with `wgmma.mma_async`,
+      reading their operands from the staged tiles through shared-memory
+      descriptors (the tiles' XOR swizzle is the canonical one; they are
+      moved onto 1024-byte boundaries at run time): C Bᵀ as m64n32k16
+      halves, and, where head_dim is 49 to 64 and a block has 128 state
+      columns, dS and the fused output's two products as m64n64k16 halves
+      (B and S_prev staged as 64-column panels). Each stage is made visible
+      to the async proxy with `fence.proxy.async` before the barrier that
+      precedes the reads.
 
     exp and log are emitted as the PTX approximations (`ex2.approx`,
     `lg2.approx`), so the kernels need no libdevice.
@@ -172,8 +176,10 @@ def SSDLowerToGPU : Pass<"ssd-lower-to-gpu"> {
            "blocks once their state is published (S_prev and x stay on "
            "chip; the last launch only stores final states)">,
     Option<"wgmma", "wgmma", "bool", /*default=*/"::mlir::ssd::kDefaultWgmma",
-           "compute the chunked form's C·Bᵀ tiles with Hopper's warpgroup "
-           "MMA (wgmma.mma_async from swizzled shared tiles): sm_90a only">
+           "compute the chunk kernel's products with Hopper's warpgroup MMA "
+           "(wgmma.mma_async from swizzled shared tiles): C·Bᵀ, and dS and "
+           "the fused output where head_dim is 49 to 64 and a block has 128 "
+           "state columns; sm_90a only">
   ];
   let statistics = [
     Statistic<"numSerialKernels", "num-serial", "serial-form ops lowered">,

@@ -61,11 +61,10 @@ ChunkedPlan::ChunkedPlan(const StaticExtents &x, Type modelType,
     stateWarps = chooseWarpLayout(paddedP, stateCols, chunkWarps);
   cbWarps = chooseWarpLayout(kRowTile, kRowTile, chunkWarps);
   cbWgmma = options.wgmma;
-  // A warpgroup's dS half is m64n64: P fills the 64 rows with 128-byte rows
-  // of x (the 128-byte swizzle), and the part's 128 columns are the two
-  // warpgroups' halves.
-  // (32 accumulators a thread, as many as the mma.sync layout of these
-  // shapes has.)
+  // A warpgroup's dS half is m64n64 (32 accumulators a thread, as many as
+  // the mma.sync layout of these shapes has): P fills the 64 rows with
+  // 128-byte rows of x (the 128-byte swizzle), and the part's 128 columns
+  // are the two warpgroups' halves.
   stateWgmma =
       options.wgmma && paddedP == 64 && stateCols == 64 * (kChunkThreads / 128);
   outputWarps = chooseWarpLayout(kRowTile, paddedP, kOutputThreads / 32);

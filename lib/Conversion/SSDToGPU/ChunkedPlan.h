@@ -26,7 +26,6 @@ inline constexpr int64_t kStep = 32;
 /// Columns of a panel of a wgmma operand staged in panels: 64 16-bit values,
 /// one 128-byte row of the 128-byte swizzle.
 inline constexpr int64_t kPanelCols = 64;
-
 /// Most f32 accumulators per thread in a matmul tile; wider chunk-state
 /// tiles are split over several blocks (state parts).
 inline constexpr int64_t kMaxAccumulators = 64;
