@@ -355,14 +355,11 @@ void ChunkedScanGPUBuilder::emitChunkStateBlock(ImplicitLocOpBuilder &b,
           Value panelRow = mul(b, panel, kStep);
           for (int64_t k16 = 0; k16 < kStep; k16 += 16) {
             Value xRow = idx(b, k16), bRow = add(b, panelRow, k16);
-            Value aHigh = descriptor(xs.high, sh.xHigh, xRow);
-            Value bHigh = descriptor(bs.high, sh.bHigh, bRow);
-            // Smallest terms first, as warpMatmul adds them.
-            if (plan.split) {
-              products.push_back({aHigh, descriptor(bs.low, sh.bLow, bRow)});
-              products.push_back({descriptor(xs.low, sh.xLow, xRow), bHigh});
-            }
-            products.push_back({aHigh, bHigh});
+            appendSplitProducts(
+                products, descriptor(xs.high, sh.xHigh, xRow),
+                plan.split ? descriptor(xs.low, sh.xLow, xRow) : Value(),
+                descriptor(bs.high, sh.bHigh, bRow),
+                plan.split ? descriptor(bs.low, sh.bLow, bRow) : Value());
           }
           return warpgroupMatmul(b, kPanelCols, products, WgmmaMajor::MN,
                                  WgmmaMajor::MN, plan.element, acc);
@@ -491,16 +488,13 @@ void ChunkedScanGPUBuilder::emitChunkCBBlock(ImplicitLocOpBuilder &b,
             SmallVector<WgmmaProduct> products;
             Value zero = idx(b, 0);
             for (int64_t kByte = 0; kByte < 2 * kStep; kByte += 32) {
-              Value aHigh = descriptor(cs.high, sh.cHigh, zero, kByte);
-              Value bHigh = descriptor(bs.high, sh.bHigh, groupCol, kByte);
-              // Smallest terms first, as warpMatmul adds them.
-              if (plan.split) {
-                products.push_back(
-                    {aHigh, descriptor(bs.low, sh.bLow, groupCol, kByte)});
-                products.push_back(
-                    {descriptor(cs.low, sh.cLow, zero, kByte), bHigh});
-              }
-              products.push_back({aHigh, bHigh});
+              appendSplitProducts(
+                  products, descriptor(cs.high, sh.cHigh, zero, kByte),
+                  plan.split ? descriptor(cs.low, sh.cLow, zero, kByte)
+                             : Value(),
+                  descriptor(bs.high, sh.bHigh, groupCol, kByte),
+                  plan.split ? descriptor(bs.low, sh.bLow, groupCol, kByte)
+                             : Value());
             }
             return warpgroupMatmul(b, kGroupCols, products, WgmmaMajor::K,
                                    WgmmaMajor::K, plan.element, acc);

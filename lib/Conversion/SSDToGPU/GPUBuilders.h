@@ -441,6 +441,13 @@ struct WgmmaProduct {
   Value descA, descB;
 };
 
+/// Appends one k16 step's products of A·B from the descriptors of the
+/// operands' tiles: high·high, after high·low and low·high when the
+/// operands are split (f32 models' low halves; null otherwise), smallest
+/// terms first, as warpMatmul adds them.
+void appendSplitProducts(SmallVectorImpl<WgmmaProduct> &products, Value aHigh,
+                         Value aLow, Value bHigh, Value bLow);
+
 /// The wgmma descriptor (i64) of an operand in `tile` at shared-window
 /// address `tileAddress` (i64, on a kWgmmaTileAlignment boundary), from
 /// row `firstRow` and byte `rowByte` of each row on. The tile's rows must

@@ -445,6 +445,18 @@ Value mlir::ssd::detail::wgmmaDescriptor(ImplicitLocOpBuilder &b,
   return arith::OrIOp::create(b, startField, constant(fixed));
 }
 
+void mlir::ssd::detail::appendSplitProducts(
+    SmallVectorImpl<WgmmaProduct> &products, Value aHigh, Value aLow,
+    Value bHigh, Value bLow) {
+  assert(static_cast<bool>(aLow) == static_cast<bool>(bLow) &&
+         "both operands split or neither");
+  if (bLow) {
+    products.push_back({aHigh, bLow});
+    products.push_back({aLow, bHigh});
+  }
+  products.push_back({aHigh, bHigh});
+}
+
 SmallVector<Value> mlir::ssd::detail::warpgroupMatmul(
     ImplicitLocOpBuilder &b, int64_t n, ArrayRef<WgmmaProduct> products,
     WgmmaMajor aMajor, WgmmaMajor bMajor, MmaElement element, ValueRange acc) {
