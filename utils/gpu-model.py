@@ -7,6 +7,10 @@
   utils/gpu-model.py --from-costs FILE --seqlens 512,300 --P 64 --N 128
       [--form chunked] [--dtype bf16]   (the same, with the state chain's
       latency, which needs the launch's shape)
+  utils/gpu-model.py --floor [--H 128 --P 64 --N 128 --G 1 --dtype bf16]
+      [--heads-per-block 1,2,4,8] [--chunks-in-a-row 1,2]
+      [--warps-per-sm 8,16,24,32] [--target 58]   (the least any chunked
+      kernel can take under these terms: floor_terms below)
 
 Without a GPU the speed of the kernels can only be estimated. This script
 runs the real kernels (`ssd-run --target gpu-emu --emulator-costs`) on model
@@ -48,6 +52,7 @@ Only the standard library and NumPy (through ssdgen.py).
 
 import argparse
 import collections
+import itertools
 import os
 import re
 import subprocess
@@ -66,6 +71,7 @@ SSDGEN = os.path.join(HERE, "ssdgen.py")
 # 2-4 us; the low end, as a bound).
 LAUNCH_US = 2.0
 HBM_BYTES_PER_S = 4.8e12
+TENSOR_FLOPS_PER_S = 989e12
 SMS = 132
 # L2 <-> SM bandwidth: NVIDIA publishes none for GH100. Public
 # microbenchmarks of H100 put L2 read bandwidth between about 5.5 TB/s (Chips
@@ -420,6 +426,106 @@ def ideal_bytes(H, P, N, G, seqlens, dtype):
     return sum(seqlens) * per_token + len(seqlens) * 2 * H * P * N * 4
 
 
+# The floor (--floor): what the model allows any kernel of the chunked form
+# at a shape, from the work and the traffic its math cannot avoid, per
+# token of a long prefill (the per-sequence state reads and writes amortize
+# away). A block serves m heads of one group for c chunks in a row: it
+# stages a chunk's B and C once and reads each C·Bᵀ piece once for its m
+# heads, and passes the state through L2 once per c chunks (keeping it
+# on the SM from one of its chunks to the next; today's kernels: m = c =
+# 1).
+# Shared-memory time is left out (0), every flop runs at the dense peak, and
+# each bound is the least the form can move, so a kernel is at or above
+# every figure here.
+Floor = collections.namedtuple(
+    "Floor", "tensor_s dram_s l2_s l2_bytes x_resident_bytes")
+
+
+def floor_terms(H, P, N, G, dtype, m, c=1, chunk=CHUNK_SIZE):
+    """Per-token lower bounds of one shape with m heads per block, c chunks
+    in a row.
+
+    tensor: per head dS = Xw^T B and C S_prev^T (2 P N flops a token each)
+            and the causal (C B^T o decay) x, sum over rows i of (i + 1) 2 P
+            flops, (L + 1) P a token; per group C B^T's causal half,
+            (L + 1) N; f32 models multiply by three (high/low halves).
+    dram:   x and y, B and C, dt once (ideal_bytes without the states).
+    l2:     x read once (resident in the block) and y written once, dt;
+            B and C staged once per block of m heads (H / m blocks a
+            chunk), and once by the group's C B^T blocks; the C B^T
+            pieces (causal half, (L + 1) / 2 a token, the model element)
+            written once per group and read once per block; the state
+            chain's f32 P x N read and written once per c chunks and
+            head.
+    x_resident_bytes: the block's m heads' x for a whole chunk, which
+            "read once" keeps in shared memory; where that is more than a
+            block may have, x is read twice (once for dS, once for y) and
+            x_resident_bytes is None."""
+    e = 4 if dtype == "f32" else 2
+    L = chunk
+    flops = H * (4 * P * N + (L + 1) * P) + G * (L + 1) * N
+    if dtype == "f32":
+        flops *= 3
+    dram = (2 * H * P + 2 * G * N + H) * e
+    blocks = H / m
+    pieces = (L + 1) / 2 * e
+    x_resident = m * L * P * e
+    if x_resident > SHARED_BYTES_PER_SM - SHARED_RESERVED_PER_BLOCK:
+        x_resident = None
+    l2 = ((2 if x_resident else 3) * H * P * e + H * e
+          + 2 * N * e * (blocks + G)
+          + pieces * (blocks + G)
+          + 2 * P * N * 4 * H / (L * c))
+    return Floor(flops / TENSOR_FLOPS_PER_S, dram / HBM_BYTES_PER_S,
+                 l2 / L2_BYTES_PER_S, l2, x_resident)
+
+
+def overlapped(terms, warps):
+    """The model's kernel time from its terms at `warps` per SM."""
+    overlap = min(1.0, warps / WARPS_TO_OVERLAP)
+    top = max(terms)
+    return top + (1 - overlap) * (sum(terms) - top)
+
+
+def print_floor(shapes, heads_per_block, chunks_per_block, warps_per_sm,
+                target):
+    print("FLOOR of the MODEL, not a measurement: the least any chunked "
+          "kernel can take under utils/gpu-model.py's terms (shared memory "
+          "free, every flop at the dense peak, L2 at %.1f TB/s, overlap "
+          "min(1, warps/SM / %d)), per token of a long prefill"
+          % (L2_BYTES_PER_S / 1e12, WARPS_TO_OVERLAP))
+    print("| shape | heads/block | chunks in a row | L2 KB/token | x resident KB/block | "
+          "tensor ns | dram ns | l2 ns | " +
+          " | ".join("Mtok/s at %d warps/SM (%d registers)"
+                     % (w, register_cap(w)) for w in warps_per_sm) +
+          " | warps/SM for %gM tok/s |" % target)
+    print("|" + "---|" * (9 + len(warps_per_sm)))
+    for name, H, P, N, G, dtype in shapes:
+        for m, c in itertools.product(heads_per_block, chunks_per_block):
+            if (H // G) % m:
+                continue
+            f = floor_terms(H, P, N, G, dtype, m, c)
+            terms = (f.tensor_s, f.dram_s, f.l2_s)
+            rates = ["%.1f" % (1e-6 / overlapped(terms, w))
+                     for w in warps_per_sm]
+            need = next((w for w in range(1, MAX_WARPS_PER_SM + 1)
+                         if 1e-6 / overlapped(terms, w) >= target), None)
+            print(f"| {name} ({dtype}) | {m} | {c} | "
+                  f"{f.l2_bytes / 1024:.1f} | "
+                  + ("%.0f" % (f.x_resident_bytes / 1024)
+                     if f.x_resident_bytes else "does not fit: x read twice")
+                  + " | "
+                  f"{f.tensor_s * 1e9:.2f} | {f.dram_s * 1e9:.2f} | "
+                  f"{f.l2_s * 1e9:.2f} | " + " | ".join(rates) +
+                  f" | {need if need else 'none'} |")
+
+
+def register_cap(warps):
+    """Registers a thread may hold with `warps` resident per SM (allocated
+    per warp in units of 256, so per thread in multiples of 8)."""
+    return min(255, REGISTERS_PER_SM // (32 * warps) // 8 * 8)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", default=os.path.join(HERE, "..", "build"))
@@ -449,7 +555,40 @@ def main():
     ap.add_argument("--only", default=None,
                     help="comma-separated case names (e.g. 'granite-4 1x2048'): "
                     "run only these")
+    ap.add_argument("--floor", action="store_true",
+                    help="print the model's floor per heads per block and "
+                    "warps per SM (no runs): the prefill shapes, or the one "
+                    "of --H --P --N --G --dtype")
+    ap.add_argument("--H", type=int, default=0, help="with --floor")
+    ap.add_argument("--G", type=int, default=1, help="with --floor")
+    ap.add_argument("--heads-per-block", default="1,2,4,8",
+                    help="with --floor: comma-separated")
+    ap.add_argument("--chunks-in-a-row", default="1,2",
+                    help="with --floor: comma-separated")
+    ap.add_argument("--warps-per-sm", default="8,16,24,32",
+                    help="with --floor: comma-separated")
+    ap.add_argument("--target", type=float, default=58.0,
+                    help="with --floor: Mtokens/s whose warps/SM to find")
     args = ap.parse_args()
+    if args.floor:
+        if args.H or args.P or args.N:
+            if min(args.H, args.P, args.N, args.G) <= 0:
+                sys.exit("gpu-model: --floor with a shape needs --H, --P, "
+                         "--N and --G > 0")
+            shapes = [("H%d P%d N%d G%d" % (args.H, args.P, args.N, args.G),
+                       args.H, args.P, args.N, args.G, args.dtype)]
+        else:
+            shapes = []
+            for name, H, P, N, G, _, _, dtype in CASES["prefill"]:
+                shape = (name.split(" ")[0], H, P, N, G, dtype)
+                if shape not in shapes:
+                    shapes.append(shape)
+        print_floor(shapes,
+                    [int(v) for v in args.heads_per_block.split(",")],
+                    [int(v) for v in args.chunks_in_a_row.split(",")],
+                    [int(v) for v in args.warps_per_sm.split(",")],
+                    args.target)
+        return
     ptxas = find_ptxas(args.ptxas)
 
     if args.from_costs:
