@@ -65,6 +65,7 @@ void ssd::buildPipeline(mlir::OpPassManager &pm, const CompileOptions &options,
     nvvm.form = options.form;
     nvvm.chunkSize = options.chunkSize;
     nvvm.fusedOutput = options.fusedOutput;
+    nvvm.pairHeads = options.pairHeads;
     mlir::ssd::buildSSDToNVVMPipeline(pm, nvvm);
   } else if (options.target == Target::GPUEmulator) {
     mlir::ssd::SSDToGPUEmulatorPipelineOptions emu;
@@ -72,6 +73,7 @@ void ssd::buildPipeline(mlir::OpPassManager &pm, const CompileOptions &options,
     emu.form = options.form;
     emu.chunkSize = options.chunkSize;
     emu.fusedOutput = options.fusedOutput;
+    emu.pairHeads = options.pairHeads;
     mlir::ssd::buildSSDToGPUEmulatorPipeline(pm, emu);
   } else {
     mlir::ssd::SSDToCPUPipelineOptions cpu;

@@ -258,6 +258,7 @@ void buildGPUPipeline(OpPassManager &pm, const Options &options,
   lower.serialWarpsPerBlock = options.serialWarpsPerBlock;
   lower.sharedMemoryLimit = sharedMemoryLimitForChip(options.chip);
   lower.fusedOutput = options.fusedOutput;
+  lower.pairHeads = options.pairHeads;
   // wgmma exists only in sm_90a's architecture-specific PTX.
   lower.wgmma = options.chip == GPUChip::SM90a;
   // The kernels' choices join the plan in the IR; the lowering reads them.
@@ -266,6 +267,7 @@ void buildGPUPipeline(OpPassManager &pm, const Options &options,
   plan.fusedStatePassing = lower.fusedStatePassing;
   plan.fusedOutput = lower.fusedOutput;
   plan.wgmma = lower.wgmma;
+  plan.pairHeads = lower.pairHeads;
   pm.addPass(createSSDPlanGPUKernels(plan));
   // No canonicalize/CSE on the launch bodies before outlining: CSE merges
   // the index arithmetic of the unrolled mma steps into values live across

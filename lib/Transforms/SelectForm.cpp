@@ -118,7 +118,7 @@ struct SSDSelectFormPass
           IntegerAttr::get(IntegerType::get(ctx, 64), plan.chunkSize));
     op.setConfigAttr(ScanConfigAttr::get(
         ctx, chosen, plan.chunkSize, plan.mixedMinTokens, std::nullopt,
-        std::nullopt, std::nullopt, std::nullopt));
+        std::nullopt, std::nullopt, std::nullopt, std::nullopt));
     if (count)
       ++(chosen == Form::chunked ? numChunked : numSerial);
   }

@@ -16,7 +16,7 @@ func.func @config_three_launches(%x: memref<?x128x64xbf16>, %dt: memref<?x128xbf
       B(%B : memref<?x8x128xbf16>) C(%C : memref<?x8x128xbf16>) ssm_pool(%pool : memref<?x128x64x128xf32>)
       query_start_loc(%qsl : memref<?xi32>) cache_indices(%ci : memref<?xi32>)
       outs(%y : memref<?x128x64xbf16>) {form = #ssd<form chunked>, chunk_size = 128,
-      config = #ssd.scan_config<form = chunked, chunk_size = 128, fusion = none, output_rows = 128, state_parts = 1, shared_memory = 25248>}
+      config = #ssd.scan_config<form = chunked, chunk_size = 128, fusion = none, output_rows = 128, state_parts = 1, heads_per_block = 1, shared_memory = 25248>}
   return
 }
 
@@ -33,7 +33,7 @@ func.func @config_fused(%x: memref<?x128x64xbf16>, %dt: memref<?x128xbf16>, %A: 
       B(%B : memref<?x8x128xbf16>) C(%C : memref<?x8x128xbf16>) ssm_pool(%pool : memref<?x128x64x128xf32>)
       query_start_loc(%qsl : memref<?xi32>) cache_indices(%ci : memref<?xi32>)
       outs(%y : memref<?x128x64xbf16>) {form = #ssd<form chunked>, chunk_size = 128,
-      config = #ssd.scan_config<form = chunked, chunk_size = 128, fusion = state_and_output, output_rows = 128, state_parts = 1, shared_memory = 60080>}
+      config = #ssd.scan_config<form = chunked, chunk_size = 128, fusion = state_and_output, output_rows = 128, state_parts = 1, heads_per_block = 1, shared_memory = 60080>}
   return
 }
 
@@ -44,11 +44,11 @@ func.func @config_fused(%x: memref<?x128x64xbf16>, %dt: memref<?x128xbf16>, %A: 
 func.func @config_mismatch(%x: memref<?x128x64xbf16>, %dt: memref<?x128xbf16>, %A: memref<128xbf16>,
     %B: memref<?x8x128xbf16>, %C: memref<?x8x128xbf16>, %pool: memref<?x128x64x128xf32>,
     %qsl: memref<?xi32>, %ci: memref<?xi32>, %y: memref<?x128x64xbf16>) {
-  // expected-error @+1 {{ssd-lower-to-gpu: the config's kernel choices (output_rows 64, state_parts 1, shared_memory 25248) are not those the chunked kernels derive (output_rows 128, state_parts 1, shared_memory 25248); rerun ssd-plan-gpu-kernels}}
+  // expected-error @+1 {{ssd-lower-to-gpu: the config's kernel choices (output_rows 64, state_parts 1, heads_per_block 1, shared_memory 25248) are not those the chunked kernels derive (output_rows 128, state_parts 1, heads_per_block 1, shared_memory 25248); rerun ssd-plan-gpu-kernels}}
   ssd.chunk_scan_varlen x(%x : memref<?x128x64xbf16>) dt(%dt : memref<?x128xbf16>) A(%A : memref<128xbf16>)
       B(%B : memref<?x8x128xbf16>) C(%C : memref<?x8x128xbf16>) ssm_pool(%pool : memref<?x128x64x128xf32>)
       query_start_loc(%qsl : memref<?xi32>) cache_indices(%ci : memref<?xi32>)
       outs(%y : memref<?x128x64xbf16>) {form = #ssd<form chunked>, chunk_size = 128,
-      config = #ssd.scan_config<form = chunked, chunk_size = 128, fusion = none, output_rows = 64, state_parts = 1, shared_memory = 25248>}
+      config = #ssd.scan_config<form = chunked, chunk_size = 128, fusion = none, output_rows = 64, state_parts = 1, heads_per_block = 1, shared_memory = 25248>}
   return
 }

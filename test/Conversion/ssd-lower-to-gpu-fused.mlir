@@ -30,8 +30,11 @@
 // RUN: ssd-opt %s -ssd-lower-to-gpu | FileCheck %s --check-prefix=NO-OCCUPANCY
 // RUN: ssd-opt %s -ssd-lower-to-gpu="shared-memory-limit=232448 fused-output=false" | FileCheck %s --check-prefix=NO-OCCUPANCY
 // And through --ssd-to-nvvm (fused by default), the PTX of the waits and
-// publications, and the chunk kernel's .minnctapersm.
-// RUN: ssd-opt %s --ssd-to-nvvm="chip=sm_90a" | FileCheck %s --check-prefix=PTX
+// publications, and the chunk kernel's .minnctapersm: two 256-thread blocks
+// per SM, or on sm_90a, where a block serves two heads (pair-heads), one
+// of 512 threads (the same registers a thread).
+// RUN: ssd-opt %s --ssd-to-nvvm="chip=sm_90a pair-heads=false" | FileCheck %s --check-prefixes=PTX,PTX-TWO
+// RUN: ssd-opt %s --ssd-to-nvvm="chip=sm_90a" | FileCheck %s --check-prefixes=PTX,PTX-PAIRED
 
 // OCCUPANCY-LABEL: func.func @chunked
 // OCCUPANCY:       gpu.launch
@@ -114,7 +117,8 @@
 // UNFUSED-LAUNCHES-NOT: gpu.launch_func
 // UNFUSED-LAUNCHES:     return
 
-// PTX: .minnctapersm 2
+// PTX-TWO: .maxntid 256, 1, 1\0A.minnctapersm 2
+// PTX-PAIRED: .maxntid 512, 1, 1\0A.minnctapersm 1
 // PTX-NOT: membar
 // PTX: atom.global.add.u32
 // PTX: ld.acquire.gpu.b32

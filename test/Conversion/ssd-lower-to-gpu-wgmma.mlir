@@ -11,8 +11,12 @@
 // start address >> 4 (14 bits), stride offset 512 bytes (8 rows of 64
 // bytes, 32 << 32) with the leading offset 1 (1 << 16), 64-byte swizzle
 // (mode 2 in bits 62-63): 0x8000002000010000.
-// Without the option no kernel has a wgmma instruction.
+// Without the option no kernel has a wgmma instruction. Under the default
+// shared-memory limit (sm_86's 99 KB) a block serves one head; under
+// sm_90's (PAIRED, below) two.
 // RUN: ssd-opt %s -ssd-lower-to-gpu="wgmma=true" -split-input-file | FileCheck %s
+// RUN: ssd-opt %s -ssd-lower-to-gpu="wgmma=true shared-memory-limit=232448" -split-input-file | FileCheck %s --check-prefix=PAIRED
+// RUN: ssd-opt %s -ssd-lower-to-gpu="wgmma=true shared-memory-limit=232448 pair-heads=false" -split-input-file | FileCheck %s --check-prefix=ONE-HEAD
 // RUN: ssd-opt %s -ssd-lower-to-gpu -split-input-file | FileCheck %s --check-prefix=MMA-SYNC
 
 // CHECK-LABEL: func.func @chunked
@@ -64,6 +68,26 @@
 // CHECK:         nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
 // CHECK-NOT:     nvvm.mma.sync
 // CHECK:         gpu.launch
+// Two heads per block (pair-heads, where two copies of the layout fit):
+// 512 threads, one block per SM; the C·Bᵀ tile as four warpgroups' m64n16
+// quarters; in the state role, team tid / 256 serves head 2 pair + team,
+// its shared views moved by team x the copy's stride (as an offset in
+// elements, not a new base pointer); dS and the output as for one head.
+// PAIRED-LABEL: func.func @chunked
+// PAIRED:       gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c512,
+// PAIRED:         ssd.kernel_occupancy min_blocks_per_sm = 1
+// PAIRED:         nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 16, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// PAIRED:         %[[TEAM:.*]] = arith.divui %{{.*}}, %c256 : index
+// PAIRED:         %[[MOVE:.*]] = arith.muli %[[TEAM]], %{{.*}} : index
+// PAIRED:         memref.reinterpret_cast {{.*}} to offset: [%[[MOVE]]], sizes: [8], strides: [1] : memref<8xi32, #gpu.address_space<workgroup>> to memref<8xi32, strided<[1], offset: ?>, #gpu.address_space<workgroup>>
+// PAIRED:         nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <col>], B[<bf16>, <one>, <row>]
+// PAIRED:         nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// PAIRED:         nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
+// ONE-HEAD-LABEL: func.func @chunked
+// ONE-HEAD:       gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c256,
+// ONE-HEAD:         ssd.kernel_occupancy min_blocks_per_sm = 2
+// ONE-HEAD-NOT:     memref.reinterpret_cast
+// ONE-HEAD:       gpu.launch
 // MMA-SYNC-LABEL: func.func @chunked
 // MMA-SYNC-NOT:   wgmma
 // MMA-SYNC-NOT:   fence.proxy

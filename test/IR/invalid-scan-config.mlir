@@ -31,7 +31,7 @@ func.func @mixing_from_zero() attributes {c = #ssd.scan_config<form = serial, ch
 
 // -----
 
-// expected-error @+1 {{fusion, output_rows, state_parts and shared_memory are the chunked kernels' choices: all four or none}}
+// expected-error @+1 {{fusion, output_rows, state_parts, heads_per_block and shared_memory are the chunked kernels' choices: all five or none}}
 func.func @kernel_choices_partial() attributes {c = #ssd.scan_config<form = chunked, chunk_size = 256, fusion = state>} {
   return
 }
@@ -39,21 +39,35 @@ func.func @kernel_choices_partial() attributes {c = #ssd.scan_config<form = chun
 // -----
 
 // expected-error @+1 {{the chunked kernels' choices need form = chunked or a mixed launch (mixed_min_tokens)}}
-func.func @kernel_choices_serial() attributes {c = #ssd.scan_config<form = serial, chunk_size = 256, fusion = none, output_rows = 64, state_parts = 1, shared_memory = 1024>} {
+func.func @kernel_choices_serial() attributes {c = #ssd.scan_config<form = serial, chunk_size = 256, fusion = none, output_rows = 64, state_parts = 1, heads_per_block = 1, shared_memory = 1024>} {
   return
 }
 
 // -----
 
 // expected-error @+1 {{output_rows (0), state_parts (1) and shared_memory (1024) must be positive}}
-func.func @output_rows_zero() attributes {c = #ssd.scan_config<form = chunked, chunk_size = 256, fusion = none, output_rows = 0, state_parts = 1, shared_memory = 1024>} {
+func.func @output_rows_zero() attributes {c = #ssd.scan_config<form = chunked, chunk_size = 256, fusion = none, output_rows = 0, state_parts = 1, heads_per_block = 1, shared_memory = 1024>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{heads_per_block (3) must be 1 or 2}}
+func.func @heads_per_block_three() attributes {c = #ssd.scan_config<form = chunked, chunk_size = 256, fusion = state_and_output, output_rows = 64, state_parts = 1, heads_per_block = 3, shared_memory = 1024>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{heads_per_block = 2 needs fusion = state_and_output (a block of two heads computes both heads' y)}}
+func.func @paired_heads_unfused_output() attributes {c = #ssd.scan_config<form = chunked, chunk_size = 256, fusion = state, output_rows = 64, state_parts = 1, heads_per_block = 2, shared_memory = 1024>} {
   return
 }
 
 // -----
 
 // expected-error @+1 {{fusion = state_and_output needs state_parts = 1 (the block that computes y holds the chunk's whole state), got 2}}
-func.func @fused_output_split_state() attributes {c = #ssd.scan_config<form = chunked, chunk_size = 256, fusion = state_and_output, output_rows = 64, state_parts = 2, shared_memory = 1024>} {
+func.func @fused_output_split_state() attributes {c = #ssd.scan_config<form = chunked, chunk_size = 256, fusion = state_and_output, output_rows = 64, state_parts = 2, heads_per_block = 1, shared_memory = 1024>} {
   return
 }
 

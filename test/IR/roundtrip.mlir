@@ -115,12 +115,12 @@ func.func @tensor_form_checkpoints(%x: tensor<8x4x2xf32>, %dt: tensor<8x4xf32>, 
 // threshold, and the chunked GPU kernels' choices.
 // CHECK-LABEL: func.func @scan_configs
 // CHECK-SAME:  c0 = #ssd.scan_config<form = serial, chunk_size = 256>
-// CHECK-SAME:  c1 = #ssd.scan_config<form = serial, chunk_size = 128, mixed_min_tokens = 1024, fusion = state_and_output, output_rows = 128, state_parts = 1, shared_memory = 50176>
-// CHECK-SAME:  c2 = #ssd.scan_config<form = chunked, chunk_size = 64, fusion = none, output_rows = 64, state_parts = 2, shared_memory = 24576>
+// CHECK-SAME:  c1 = #ssd.scan_config<form = serial, chunk_size = 128, mixed_min_tokens = 1024, fusion = state_and_output, output_rows = 128, state_parts = 1, heads_per_block = 1, shared_memory = 50176>
+// CHECK-SAME:  c2 = #ssd.scan_config<form = chunked, chunk_size = 64, fusion = none, output_rows = 64, state_parts = 2, heads_per_block = 1, shared_memory = 24576>
 func.func @scan_configs() attributes {
     c0 = #ssd.scan_config<form = serial, chunk_size = 256>,
-    c1 = #ssd.scan_config<form = serial, chunk_size = 128, mixed_min_tokens = 1024, fusion = state_and_output, output_rows = 128, state_parts = 1, shared_memory = 50176>,
-    c2 = #ssd.scan_config<form = chunked, chunk_size = 64, fusion = none, output_rows = 64, state_parts = 2, shared_memory = 24576>} {
+    c1 = #ssd.scan_config<form = serial, chunk_size = 128, mixed_min_tokens = 1024, fusion = state_and_output, output_rows = 128, state_parts = 1, heads_per_block = 1, shared_memory = 50176>,
+    c2 = #ssd.scan_config<form = chunked, chunk_size = 64, fusion = none, output_rows = 64, state_parts = 2, heads_per_block = 1, shared_memory = 24576>} {
   return
 }
 

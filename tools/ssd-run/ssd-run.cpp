@@ -5,6 +5,7 @@
 //           [--form auto|chunked|serial] [--chunk-size N] [--static-shapes]
 //           [--print-ir] [--no-openmp] [--cpu NAME] [--chip sm_90a]
 //           [--tensor-form [--constant-weights]] [--no-fused-output]
+//           [--no-pair-heads]
 //           [--checkpoint-interval N]
 //
 // The flags are llvm::cl options (--help lists them); ssd::checkToolArguments
@@ -92,6 +93,10 @@ cl::opt<bool> noFusedOutput(
     "no-fused-output",
     cl::desc("GPU: y in a kernel of its own, not in the chunk kernel"),
     cl::cat(category));
+cl::opt<bool> noPairHeads(
+    "no-pair-heads",
+    cl::desc("GPU: one head per chunk-kernel block, also where two fit"),
+    cl::cat(category));
 cl::opt<std::string> checkpointInterval(
     "checkpoint-interval",
     cl::desc("tokens between the checkpoints of checkpoint_slots.npy"),
@@ -163,6 +168,8 @@ bool readOptions(Options &o, std::string &error) {
   o.compile.cpu = cpu;
   if (noFusedOutput)
     o.compile.fusedOutput = false;
+  if (noPairHeads)
+    o.compile.pairHeads = false;
   o.compile.tensorForm = tensorForm;
   o.compile.constantWeights = constantWeights;
   if (constantWeights && !tensorForm) {
@@ -180,6 +187,10 @@ bool readOptions(Options &o, std::string &error) {
   }
   if (noFusedOutput && target != "gpu-emu" && target != "cuda") {
     error = "--no-fused-output needs --target cuda or gpu-emu";
+    return false;
+  }
+  if (noPairHeads && target != "gpu-emu" && target != "cuda") {
+    error = "--no-pair-heads needs --target cuda or gpu-emu";
     return false;
   }
   return mlir::ssd::parseEnumFlag(mlir::ssd::kFormChoiceNames, "--form", form,

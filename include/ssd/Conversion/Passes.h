@@ -32,6 +32,10 @@ constexpr bool kDefaultFusedOutput = true;
 /// Default of the pass option `wgmma`: off, since wgmma needs sm_90a; the
 /// GPU pipelines turn it on when they compile for that chip.
 constexpr bool kDefaultWgmma = false;
+/// Default of the pass option `pair-heads`: where wgmma and the fused output
+/// run and a group has an even number of heads, a chunk-kernel block serves
+/// two heads.
+constexpr bool kDefaultPairHeads = true;
 
 #define GEN_PASS_DECL
 #include "ssd/Conversion/Passes.h.inc"

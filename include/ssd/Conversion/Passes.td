@@ -113,7 +113,13 @@ def SSDLowerToGPU : Pass<"ssd-lower-to-gpu"> {
       columns, dS and the fused output's two products as m64n64k16 halves
       (B and S_prev staged as 64-column panels). Each stage is made visible
       to the async proxy with `fence.proxy.async` before the barrier that
-      precedes the reads.
+      precedes the reads. With `pair-heads` too, where a group has an even
+      number of heads and two copies of the state blocks' shared memory fit
+      `shared-memory-limit`, a block of 512 threads serves two heads of one
+      group: each head a team of 256 threads running the one-head code in
+      lockstep with the other on its own copy of the layout, the chunk's B
+      and C staged once by the whole block (`heads_per_block` in the
+      op's config); its C Bᵀ blocks compute m64n16k16 quarters.
 
     exp and log are emitted as the PTX approximations (`ex2.approx`,
     `lg2.approx`), so the kernels need no libdevice.
@@ -179,7 +185,12 @@ def SSDLowerToGPU : Pass<"ssd-lower-to-gpu"> {
            "compute the chunk kernel's products with Hopper's warpgroup MMA "
            "(wgmma.mma_async from swizzled shared tiles): C·Bᵀ, and dS and "
            "the fused output where head_dim is 49 to 64 and a block has 128 "
-           "state columns; sm_90a only">
+           "state columns; sm_90a only">,
+    Option<"pairHeads", "pair-heads", "bool",
+           /*default=*/"::mlir::ssd::kDefaultPairHeads",
+           "with wgmma and the fused output, give each block of the chunk "
+           "kernel two heads of one group (512 threads, one block per SM): "
+           "each chunk's B and C are staged once for both">
   ];
   let statistics = [
     Statistic<"numSerialKernels", "num-serial", "serial-form ops lowered">,
@@ -208,7 +219,8 @@ def SSDPlanGPUKernels : Pass<"ssd-plan-gpu-kernels"> {
     (whether state passing, and the output, run inside the chunk kernel:
     off for checkpoints that do not all end a chunk, and the fused output
     off where it does not fit `shared-memory-limit`), `output_rows`,
-    `state_parts` and `shared_memory` (bytes per block of the largest
+    `state_parts`, `heads_per_block` (2 where a block serves two heads:
+    `pair-heads`) and `shared_memory` (bytes per block of the largest
     launch). A mixed launch whose chunked part the kernels cannot take
     loses its `mixed_min_tokens` (every sequence then runs serially, as its
     form says). `ssd-lower-to-gpu` then only reads the plan. Ops without a
@@ -223,8 +235,8 @@ def SSDPlanGPUKernels : Pass<"ssd-plan-gpu-kernels"> {
     // becomes, for a bf16 model with P = 64, N = 128
     ssd.chunk_scan_varlen ... {chunk_size = 256 : i64,
         config = #ssd.scan_config<form = chunked, chunk_size = 256,
-            fusion = state_and_output, output_rows = 256, state_parts = 1,
-            shared_memory = ...>, ...}
+            fusion = state_and_output, output_rows = 128, state_parts = 1,
+            heads_per_block = 1, shared_memory = ...>, ...}
     ```
   }];
   let options = [
@@ -239,6 +251,9 @@ def SSDPlanGPUKernels : Pass<"ssd-plan-gpu-kernels"> {
            /*default=*/"::mlir::ssd::kDefaultFusedOutput",
            "as for ssd-lower-to-gpu">,
     Option<"wgmma", "wgmma", "bool", /*default=*/"::mlir::ssd::kDefaultWgmma",
+           "as for ssd-lower-to-gpu">,
+    Option<"pairHeads", "pair-heads", "bool",
+           /*default=*/"::mlir::ssd::kDefaultPairHeads",
            "as for ssd-lower-to-gpu">
   ];
   let statistics = [

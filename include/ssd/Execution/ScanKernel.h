@@ -44,6 +44,9 @@ struct CompileOptions {
   /// CUDA, GPU emulator: y computed in the chunk kernel (pass option
   /// fused-output of ssd-lower-to-gpu).
   bool fusedOutput = mlir::ssd::kDefaultFusedOutput;
+  /// CUDA, GPU emulator: two heads per chunk-kernel block where the chip
+  /// and shapes allow (pass option pair-heads).
+  bool pairHeads = mlir::ssd::kDefaultPairHeads;
   /// The tensor form (operands as tensors, y returned) instead of the memref
   /// form, as a graph compiler holds the op; with `constantWeights`, A, D
   /// and dt_bias are constants in the module, from the signature problem.

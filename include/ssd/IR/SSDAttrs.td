@@ -58,12 +58,14 @@ def SSD_ScanConfigAttr : AttrDef<SSD_Dialect, "ScanConfig"> {
       least that many tokens in the chunked form, the others serially; one
       that cannot runs every sequence serially, which is what `form` says;
     - for GPU pipelines, where chunked kernels run (`form = chunked`, or a
-      mixed launch), the chunked kernels' choices, all four or none:
+      mixed launch), the chunked kernels' choices, all five or none:
       `fusion` (`none`: three launches; `state`: state passing fused into
       the chunk launch; `state_and_output`: y computed there too),
       `output_rows` (rows of y per pass of the fused output),
-      `state_parts` (blocks per chunk and head over dstate) and
-      `shared_memory` (bytes per block of the largest launch).
+      `state_parts` (blocks per chunk and head over dstate),
+      `heads_per_block` (heads a block of the chunk launch serves, 1 or 2;
+      2 only with `fusion = state_and_output`) and `shared_memory` (bytes
+      per block of the largest launch).
 
     An op without it lowers as if it carried the plan its lowering computes
     from the op's `form` and `chunk_size` through the same function.
@@ -77,6 +79,7 @@ def SSD_ScanConfigAttr : AttrDef<SSD_Dialect, "ScanConfig"> {
     OptionalParameter<"std::optional<::mlir::ssd::Fusion>">:$fusion,
     OptionalParameter<"std::optional<int64_t>">:$output_rows,
     OptionalParameter<"std::optional<int64_t>">:$state_parts,
+    OptionalParameter<"std::optional<int64_t>">:$heads_per_block,
     OptionalParameter<"std::optional<int64_t>">:$shared_memory
   );
   let assemblyFormat = "`<` struct(params) `>`";

@@ -158,6 +158,11 @@ struct SSDGPUPipelineOptionsBase
       llvm::cl::desc("compute y in the chunk kernel (chunked form, f16/bf16 "
                      "models; see ssd-lower-to-gpu)"),
       llvm::cl::init(SSDLowerToGPUOptions{}.fusedOutput)};
+  Option<bool> pairHeads{
+      *this, "pair-heads",
+      llvm::cl::desc("two heads per chunk-kernel block where wgmma and the "
+                     "fused output run (see ssd-lower-to-gpu)"),
+      llvm::cl::init(SSDLowerToGPUOptions{}.pairHeads)};
 };
 
 /// Options of `--ssd-to-nvvm`.

@@ -60,13 +60,14 @@ Value ChunkedScanGPUBuilder::decayBetween(ImplicitLocOpBuilder &b, Value hiI,
 }
 
 void ChunkedScanGPUBuilder::emitChunkKernel(ImplicitLocOpBuilder &b) {
-  const int64_t stateBlocksPerChunk = x.heads * plan.stateParts;
+  const int64_t stateBlocksPerChunk =
+      x.heads * plan.stateParts / plan.headsPerBlock;
   Value tilePairs = mul(b, rowTiles, rowTiles);
   Value perChunk = add(b, mul(b, tilePairs, x.groups), stateBlocksPerChunk);
   Value blocks = add(b, mul(b, maxChunks, perChunk), 1);
   Value one = idx(b, 1);
   launchKernel(
-      b, e, {blocks, one, one}, {kChunkThreads, 1, 1},
+      b, e, {blocks, one, one}, {plan.chunkThreads, 1, 1},
       [&](ImplicitLocOpBuilder &b, const KernelContext &k) {
         if (plan.launch1BlocksPerSM)
           KernelOccupancyOp::create(b, plan.launch1BlocksPerSM);
@@ -81,11 +82,12 @@ void ChunkedScanGPUBuilder::emitChunkKernel(ImplicitLocOpBuilder &b) {
             scf::IfOp::create(b, TypeRange{}, eq(b, block, idx(b, 0)), true);
         ImplicitLocOpBuilder m(b.getLoc(), b.getContext());
         m.setInsertionPoint(ifMap.thenBlock()->getTerminator());
+        teamThreads = plan.chunkThreads;
         emitChunkMap(m, tid, lane,
                      sharedView(m, k, plan.chunkShared.locateScratch,
-                                {kChunkThreads / 32}, m.getI32Type()),
+                                {teamThreads / 32}, m.getI32Type()),
                      sharedView(m, k, plan.chunkShared.chunkedScratch,
-                                {kChunkThreads / 32}, m.getI32Type()));
+                                {teamThreads / 32}, m.getI32Type()));
 
         ImplicitLocOpBuilder t(b.getLoc(), b.getContext());
         t.setInsertionPoint(ifMap.elseBlock()->getTerminator());
@@ -98,8 +100,27 @@ void ChunkedScanGPUBuilder::emitChunkKernel(ImplicitLocOpBuilder &b) {
         ImplicitLocOpBuilder s(t.getLoc(), t.getContext());
         s.setInsertionPoint(ifCB.elseBlock()->getTerminator());
         Value stateRole = sub(s, role, cbBlocks);
-        emitChunkStateBlock(s, k, chunk, divu(s, stateRole, plan.stateParts),
-                            remu(s, stateRole, plan.stateParts));
+        Value head = divu(s, stateRole, plan.stateParts);
+        Value part = remu(s, stateRole, plan.stateParts);
+        if (plan.headsPerBlock == 1) {
+          teamThreads = kChunkThreads;
+          emitChunkStateBlock(s, k, chunk, head, part);
+        } else {
+          // Head 2 pair + team, the team's threads numbered from 0 and its
+          // copy of the layout seen from 0.
+          Value team = divu(s, tid, kChunkThreads);
+          pairGroup = divu(s, head, x.heads / x.groups / plan.headsPerBlock);
+          head = add(s, mul(s, head, plan.headsPerBlock), team);
+          KernelContext headContext{
+              k.block,
+              {remu(s, tid, kChunkThreads), k.thread.y, k.thread.z},
+              k.shared,
+              team,
+              plan.headStride};
+          teamThreads = kChunkThreads;
+          emitChunkStateBlock(s, headContext, chunk, head, part);
+          pairGroup = Value();
+        }
 
         ImplicitLocOpBuilder c(t.getLoc(), t.getContext());
         c.setInsertionPoint(ifCB.thenBlock()->getTerminator());
@@ -108,6 +129,7 @@ void ChunkedScanGPUBuilder::emitChunkKernel(ImplicitLocOpBuilder &b) {
         Value pair = arith::RemUIOp::create(c, cbRole, tilePairs);
         Value iTile = divu(c, pair, rowTiles);
         Value jTile = arith::RemUIOp::create(c, pair, rowTiles);
+        teamThreads = plan.chunkThreads;
         e.ifThen(c, ule(c, jTile, iTile), [&](ImplicitLocOpBuilder &c) {
           emitChunkCBBlock(c, k, chunk, group, iTile, jTile);
         });
@@ -126,7 +148,7 @@ void ChunkedScanGPUBuilder::emitChunkCumsum(ImplicitLocOpBuilder &b,
                                             const ChunkLocation &c, Value tid,
                                             Value lane) {
   const ChunkRoleShared &sh = plan.chunkShared;
-  const int64_t warps = kChunkThreads / 32;
+  const int64_t warps = teamThreads / 32;
   Type f32t = b.getF32Type();
   Value scale = sharedView(b, k, sh.scale, {L}, f32t);
   Value scanHi = sharedView(b, k, sh.scanHi, {warps}, f32t);
@@ -150,7 +172,7 @@ void ChunkedScanGPUBuilder::emitChunkCumsum(ImplicitLocOpBuilder &b,
                 return SmallVector<Value>{h, l};
               });
   BlockScanResult scan = blockExclusiveScan(
-      b, tid, lane, kChunkThreads, local, {zero, zero}, {scanHi, scanLo},
+      b, tid, lane, teamThreads, local, {zero, zero}, {scanHi, scanLo},
       [&](ImplicitLocOpBuilder &b, ValueRange l, ValueRange r) {
         return combineCompensated(b, l, r);
       });
@@ -225,6 +247,28 @@ void ChunkedScanGPUBuilder::emitChunkCumsum(ImplicitLocOpBuilder &b,
   gpu::BarrierOp::create(b);
 }
 
+KernelContext ChunkedScanGPUBuilder::wholeBlock(ImplicitLocOpBuilder &b,
+                                                const KernelContext &k) const {
+  if (!k.team)
+    return k;
+  return {
+      k.block,
+      {add(b, k.thread.x, mul(b, k.team, teamThreads)), k.thread.y, k.thread.z},
+      k.shared};
+}
+
+WgmmaTiles ChunkedScanGPUBuilder::headTiles(ImplicitLocOpBuilder &b,
+                                            const KernelContext &k) const {
+  WgmmaTiles t = *chunkTiles;
+  if (!k.team)
+    return t;
+  t.firstAddress = arith::AddIOp::create(
+      b, t.firstAddress,
+      arith::IndexCastUIOp::create(b, b.getI64Type(),
+                                   mul(b, k.team, k.teamStride)));
+  return t;
+}
+
 // dS[p, n] = sum_s (scale_s x[s, p]) B[s, n] for n in this part's columns.
 void ChunkedScanGPUBuilder::emitChunkStateBlock(ImplicitLocOpBuilder &b,
                                                 const KernelContext &k,
@@ -236,7 +280,7 @@ void ChunkedScanGPUBuilder::emitChunkStateBlock(ImplicitLocOpBuilder &b,
       b, k, chunk, sh.locateScratch, sh.located,
       [&](ImplicitLocOpBuilder &b, ChunkLocation c, Value located) {
         emitChunkCumsum(b, k, chunk, head, part, c, tid, lane);
-        Value group = e.groupOf(b, head);
+        Value group = groupOfHead(b, head);
         Value scale = sharedView(b, k, sh.scale, {L}, b.getF32Type());
         const int64_t cols = plan.stateCols;
         Value n0 = mul(b, part, cols);
@@ -248,12 +292,17 @@ void ChunkedScanGPUBuilder::emitChunkStateBlock(ImplicitLocOpBuilder &b,
         chunkTiles.reset();
         if (plan.stateWgmma)
           chunkTiles = wgmmaTiles(b, k, sh.xHigh);
+        // Paired heads: the block stages B once, into the first head's
+        // copy (sharedStageTiles).
+        KernelContext bContext = wholeBlock(b, k);
+        Value bTid = bContext.thread.x;
+        const int64_t bThreads = k.team ? plan.chunkThreads : teamThreads;
         const std::optional<WgmmaTiles> &tiles = chunkTiles;
         Value shift = tiles ? tiles->shift : Value();
         const int64_t bPanels = plan.stateWgmma ? cols / kPanelCols : 1;
         MmaOperand xs =
             operand(b, k, sh.xHigh, sh.xLow, kStep, plan.paddedP, true, shift);
-        MmaOperand bs = operand(b, k, sh.bHigh, sh.bLow, kStep * bPanels,
+        MmaOperand bs = operand(b, bContext, sh.bHigh, sh.bLow, kStep * bPanels,
                                 cols / bPanels, true, shift);
         // Where B's (row, column) of a stage lies in its tile.
         auto bTileAt = [&](ImplicitLocOpBuilder &b, Value r,
@@ -277,7 +326,7 @@ void ChunkedScanGPUBuilder::emitChunkStateBlock(ImplicitLocOpBuilder &b,
           SmallVector<Value> values;
           Value s0 = mul(b, step, kStep);
           forEachChunk(
-              b, tid, kChunkThreads, kStep, plan.paddedP,
+              b, tid, teamThreads, kStep, plan.paddedP,
               [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value p) {
                 Value s = add(b, s0, r);
                 Value valid = both(b, ult(b, s, c.len), ult(b, p, x.headDim));
@@ -288,7 +337,7 @@ void ChunkedScanGPUBuilder::emitChunkStateBlock(ImplicitLocOpBuilder &b,
               &values);
           SwizzledTile bStage = bs.high.stage(b, stage);
           forEachChunk(
-              b, tid, kChunkThreads, kStep, cols,
+              b, bTid, bThreads, kStep, cols,
               [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value n) {
                 auto [tileRow, tileCol] = bTileAt(b, r, n);
                 fetchStateOperand(b, e.B, rawB, c, group, add(b, s0, r),
@@ -303,7 +352,7 @@ void ChunkedScanGPUBuilder::emitChunkStateBlock(ImplicitLocOpBuilder &b,
           size_t next = 0;
           Value s0 = mul(b, step, kStep);
           MmaOperand xStage = atStage(b, xs, stage);
-          forEachChunk(b, tid, kChunkThreads, kStep, plan.paddedP,
+          forEachChunk(b, tid, teamThreads, kStep, plan.paddedP,
                        [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value p) {
                          // Rows past the chunk hold zeros; their weight is any
                          // written one.
@@ -321,7 +370,7 @@ void ChunkedScanGPUBuilder::emitChunkStateBlock(ImplicitLocOpBuilder &b,
                              xStage, r, p);
                        });
           MmaOperand bStage = atStage(b, bs, stage);
-          forEachChunk(b, tid, kChunkThreads, kStep, cols,
+          forEachChunk(b, bTid, bThreads, kStep, cols,
                        [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value n) {
                          auto [tileRow, tileCol] = bTileAt(b, r, n);
                          if (!rawB)
@@ -347,19 +396,22 @@ void ChunkedScanGPUBuilder::emitChunkStateBlock(ImplicitLocOpBuilder &b,
         auto wgmmaStep = [&](ImplicitLocOpBuilder &b, Value stage,
                              ValueRange acc) {
           auto descriptor = [&](const SwizzledTile &t, int64_t offset,
-                                Value row) {
-            return wgmmaDescriptor(b, t.stage(b, stage),
-                                   tiles->address(b, offset), row, 0);
+                                Value row, const WgmmaTiles &at) {
+            return wgmmaDescriptor(b, t.stage(b, stage), at.address(b, offset),
+                                   row, 0);
           };
           SmallVector<WgmmaProduct> products;
+          WgmmaTiles xTiles = headTiles(b, k), bTiles = *chunkTiles;
           Value panelRow = mul(b, panel, kStep);
           for (int64_t k16 = 0; k16 < kStep; k16 += 16) {
             Value xRow = idx(b, k16), bRow = add(b, panelRow, k16);
             appendSplitProducts(
-                products, descriptor(xs.high, sh.xHigh, xRow),
-                plan.split ? descriptor(xs.low, sh.xLow, xRow) : Value(),
-                descriptor(bs.high, sh.bHigh, bRow),
-                plan.split ? descriptor(bs.low, sh.bLow, bRow) : Value());
+                products, descriptor(xs.high, sh.xHigh, xRow, xTiles),
+                plan.split ? descriptor(xs.low, sh.xLow, xRow, xTiles)
+                           : Value(),
+                descriptor(bs.high, sh.bHigh, bRow, bTiles),
+                plan.split ? descriptor(bs.low, sh.bLow, bRow, bTiles)
+                           : Value());
           }
           return warpgroupMatmul(b, kPanelCols, products, WgmmaMajor::MN,
                                  WgmmaMajor::MN, plan.element, acc);
@@ -433,7 +485,7 @@ void ChunkedScanGPUBuilder::emitChunkCBBlock(ImplicitLocOpBuilder &b,
             for (const Side &side : sides) {
               SwizzledTile tStage = side.tile->high.stage(b, stage);
               forEachChunk(
-                  b, tid, kChunkThreads, kRowTile, kStep,
+                  b, tid, teamThreads, kRowTile, kStep,
                   [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value n) {
                     Value i = add(b, side.firstRow, r);
                     Value col = add(b, n0, n);
@@ -458,7 +510,7 @@ void ChunkedScanGPUBuilder::emitChunkCBBlock(ImplicitLocOpBuilder &b,
             for (const Side &side : sides) {
               MmaOperand tStage = atStage(b, *side.tile, stage);
               forEachChunk(
-                  b, tid, kChunkThreads, kRowTile, kStep,
+                  b, tid, teamThreads, kRowTile, kStep,
                   [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value n) {
                     if (!raw)
                       depositConverted(b, values[next++], tStage, r, n);
@@ -469,11 +521,11 @@ void ChunkedScanGPUBuilder::emitChunkCBBlock(ImplicitLocOpBuilder &b,
           };
           MmaLane mmaLaneInfo = mmaLane(b, lane);
           // wgmma: each warpgroup computes 32 columns of the tile.
-          constexpr int64_t kGroupCols = kRowTile / (kChunkThreads / 128);
-          Value groupCol = mul(b, divu(b, tid, 128), kGroupCols);
+          const int64_t groupCols = kRowTile / (teamThreads / 128);
+          Value groupCol = mul(b, divu(b, tid, 128), groupCols);
           WarpTile tile = plan.cbWgmma
                               ? warpgroupTile(b, divu(b, tid, 32), idx(b, 0),
-                                              groupCol, kGroupCols)
+                                              groupCol, groupCols)
                               : warpTile(b, plan.cbWarps, kRowTile, kRowTile,
                                          divu(b, tid, 32));
           // One stage by the warpgroup's wgmma chain: two k16 per row of
@@ -496,7 +548,7 @@ void ChunkedScanGPUBuilder::emitChunkCBBlock(ImplicitLocOpBuilder &b,
                   plan.split ? descriptor(bs.low, sh.bLow, groupCol, kByte)
                              : Value());
             }
-            return warpgroupMatmul(b, kGroupCols, products, WgmmaMajor::K,
+            return warpgroupMatmul(b, groupCols, products, WgmmaMajor::K,
                                    WgmmaMajor::K, plan.element, acc);
           };
           SmallVector<Value> zeros(tile.accumulators(), f32(b, 0.0));

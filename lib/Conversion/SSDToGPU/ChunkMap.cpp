@@ -42,7 +42,7 @@ ChunkedScanGPUBuilder::SequenceRanges
 ChunkedScanGPUBuilder::scanSequenceRanges(ImplicitLocOpBuilder &b, Value tid,
                                           Value lane, Value scratch,
                                           Value chunkedScratch) {
-  Value perThread = ceilDiv(b, e.batch, kChunkThreads);
+  Value perThread = ceilDiv(b, e.batch, teamThreads);
   Value lo = minu(b, mul(b, tid, perThread), e.batch);
   Value hi = minu(b, add(b, lo, perThread), e.batch);
   Value local = e.reduce(b, lo, hi, idx(b, 0),
@@ -64,7 +64,7 @@ ChunkedScanGPUBuilder::scanSequenceRanges(ImplicitLocOpBuilder &b, Value tid,
     scratches.push_back(chunkedScratch);
   }
   BlockScanResult scan = blockExclusiveScan(
-      b, tid, lane, kChunkThreads, values, identity, scratches,
+      b, tid, lane, teamThreads, values, identity, scratches,
       [](ImplicitLocOpBuilder &b, ValueRange l, ValueRange r) {
         SmallVector<Value> sum;
         for (auto [x, y] : llvm::zip_equal(l, r))
@@ -91,7 +91,7 @@ void ChunkedScanGPUBuilder::locateChunkOfBlock(
     function_ref<void(ImplicitLocOpBuilder &, ChunkLocation, Value)> body) {
   Value tid = k.thread.x;
   Value scratch =
-      sharedView(b, k, scratchOffset, {kChunkThreads / 32}, b.getI32Type());
+      sharedView(b, k, scratchOffset, {teamThreads / 32}, b.getI32Type());
   Value located = sharedView(b, k, locatedOffset, {2}, b.getI32Type());
   locateChunk(
       b, chunk, tid, remu(b, tid, 32), scratch, located,
@@ -170,7 +170,7 @@ void ChunkedScanGPUBuilder::emitChunkMap(ImplicitLocOpBuilder &b, Value tid,
   });
   if (minSequence) {
     // The last thread's range ends the list: its count is the total.
-    e.ifThen(b, eq(b, tid, idx(b, kChunkThreads - 1)),
+    e.ifThen(b, eq(b, tid, idx(b, teamThreads - 1)),
              [&](ImplicitLocOpBuilder &b) {
                store(b, toI32(b, minu(b, ends[1], seqBound)), chunkedSeqs,
                      {seqBound});
@@ -201,7 +201,7 @@ Value ChunkedScanGPUBuilder::chunkedSequencesBefore(ImplicitLocOpBuilder &b,
                                                     Value seq, Value tid,
                                                     Value lane,
                                                     Value warpCounts) {
-  const int64_t threads = kChunkThreads;
+  const int64_t threads = teamThreads;
   Value steps = ceilDiv(b, sub(b, maxu(b, seq, tid), tid), threads);
   Value count = e.reduce(
       b, idx(b, 0), steps, i32(b, 0),

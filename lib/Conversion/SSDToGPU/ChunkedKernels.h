@@ -81,8 +81,31 @@ private:
   int64_t minSequence;
   bool async;
   /// Where the state block being built put its wgmma tiles (stateWgmma):
-  /// the dS stages and, with outputWgmma, the output's tiles too.
+  /// the dS stages and, with outputWgmma, the output's tiles too; with
+  /// paired heads the first head's copy (headTiles has each head's).
   std::optional<WgmmaTiles> chunkTiles;
+  /// Threads that run the block-level code being emitted together (their
+  /// barriers, scans and scratch): launch 1's whole block, or one head's
+  /// kChunkThreads in a block of paired heads (plan.headsPerBlock).
+  int64_t teamThreads = kChunkThreads;
+  /// The whole block seen from the team `k` (a head of a block of paired
+  /// heads): thread ids over every team, views where the layout puts them
+  /// (the first head's copy), for the operands the heads share. `k` itself
+  /// without a team.
+  KernelContext wholeBlock(ImplicitLocOpBuilder &b,
+                           const KernelContext &k) const;
+  /// The wgmma tiles of the head `k` builds: chunkTiles (the first copy's),
+  /// moved to the team's copy where it is used, so that the addresses live
+  /// across the kernel stay those of the arena (the paired kernel is at
+  /// its 128 registers). The shared stages are chunkTiles'.
+  WgmmaTiles headTiles(ImplicitLocOpBuilder &b, const KernelContext &k) const;
+  /// The group of `head` in launch 1: in a block of paired heads the
+  /// pair's (both heads are in one group), from the block's pair index
+  /// rather than the team's head, which keeps it off the team's registers.
+  Value pairGroup;
+  Value groupOfHead(ImplicitLocOpBuilder &b, Value head) {
+    return pairGroup ? pairGroup : e.groupOf(b, head);
+  }
   bool fused, fusedOutput;
   FragmentLoads loads;
   ChunkScanVarlenOp op;

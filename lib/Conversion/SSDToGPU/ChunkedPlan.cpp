@@ -95,11 +95,13 @@ ChunkedPlan::ChunkedPlan(const StaticExtents &x, Type modelType,
   // rows), x resident [s][P] (N-major).
   const bool outputWgmmaFits =
       stateWgmma && outputRows == 2 * kRowTile && reductionN % 64 == 0;
-  auto chunkRole = [&](bool withOutput) {
+  // `blockWarps`: the warps of the whole block, which the map role's scans
+  // (on the same scratch) use.
+  auto chunkRole = [&](bool withOutput, int64_t blockWarps) {
     SharedLayout l;
     ChunkRoleShared s{};
-    s.locateScratch = l.add(4 * warps);
-    s.chunkedScratch = l.add(4 * warps);
+    s.locateScratch = l.add(4 * blockWarps);
+    s.chunkedScratch = l.add(4 * blockWarps);
     s.located = l.add(8);
     s.scanHi = l.add(4 * warps);
     s.scanLo = l.add(4 * warps);
@@ -152,7 +154,7 @@ ChunkedPlan::ChunkedPlan(const StaticExtents &x, Type modelType,
   };
   fusedOutput = fused && options.fusedOutput && stateParts == 1;
   if (fusedOutput) {
-    chunkShared = chunkRole(true);
+    chunkShared = chunkRole(true, warps);
     // Where the fused output does not fit the chip, launch 3 computes y.
     if (sharedMemoryPerBlock(chunkShared.bytes) > options.sharedMemoryLimit) {
       fusedOutput = false;
@@ -160,12 +162,27 @@ ChunkedPlan::ChunkedPlan(const StaticExtents &x, Type modelType,
     }
   }
   if (!fusedOutput)
-    chunkShared = chunkRole(false);
+    chunkShared = chunkRole(false, warps);
   outputWgmma = fusedOutput && outputWgmmaFits;
+  // Two heads per block: B and C leave L2 once per pair. Their copies of
+  // the one-head layout sit a multiple of the wgmma alignment apart, so
+  // one run-time shift serves both.
+  if (options.pairHeads && outputWgmma && (x.heads / x.groups) % 2 == 0) {
+    ChunkRoleShared paired = chunkRole(true, 2 * warps);
+    int64_t stride = llvm::alignTo(paired.bytes, kWgmmaTileAlignment);
+    if (sharedMemoryPerBlock(stride + paired.bytes) <=
+        options.sharedMemoryLimit) {
+      chunkShared = paired;
+      headsPerBlock = 2;
+      headStride = stride;
+      chunkThreads = 2 * kChunkThreads;
+    }
+  }
+  const int64_t blockWarps = chunkThreads / 32;
   {
     SharedLayout l;
     CBRoleShared &s = cbShared;
-    s.locateScratch = l.add(4 * warps);
+    s.locateScratch = l.add(4 * blockWarps);
     s.located = l.add(8);
     const int64_t tileBytes = swizzledTileBytes(kRowTile, kStep, 2);
     if (cbWgmma) {
@@ -195,7 +212,8 @@ ChunkedPlan::ChunkedPlan(const StaticExtents &x, Type modelType,
     std::tie(s.bHigh, s.bLow) = highLow(l, bBytes);
     s.bytes = l.size();
   }
-  launch1Bytes = std::max(chunkShared.bytes, cbShared.bytes);
+  launch1Bytes = std::max(headStride * (headsPerBlock - 1) + chunkShared.bytes,
+                          cbShared.bytes);
   // An SM's shared memory is the per-block limit plus the 1 KB the
   // hardware reserves per resident block (sm_80 to sm_90).
   constexpr int64_t kReservedPerBlock = 1024;
@@ -214,6 +232,10 @@ ChunkedPlan::ChunkedPlan(const StaticExtents &x, Type modelType,
       (fusedOutput ||
        (split && stateWarps.accumulators() <= kTwoBlocksStateAccumulators)))
     launch1BlocksPerSM = 2;
+  // A block of paired heads has the threads of two: one per SM, at the
+  // same 128 registers a thread.
+  if (headsPerBlock > 1)
+    launch1BlocksPerSM = 1;
   launch3Bytes = outputShared.bytes;
 }
 

@@ -97,6 +97,19 @@ struct ChunkedPlan {
   /// stages and the resident x follow the same alignment rule.
   bool outputWgmma = false;
   int64_t tokensPerThread; // ceil(L / kChunkThreads) in the cumsum
+  /// Heads per block of launch 1's state role: 2 (pair-heads, with
+  /// outputWgmma and an even number of heads per group, where two heads'
+  /// shared memory fits) or 1. Each head of a pair is a team of
+  /// kChunkThreads threads running the one-head code in lockstep with the
+  /// other (the same chunk, so the same loops and barriers), on its own
+  /// copy of chunkShared at headStride bytes (a multiple of
+  /// kWgmmaTileAlignment); the chunk's B stages (dS) and C stages (the
+  /// output's C·S_prevᵀ) are the first copy's, staged once by the whole
+  /// block. The C·Bᵀ and map roles run on the whole block.
+  int64_t headsPerBlock = 1;
+  int64_t headStride = 0;
+  /// Threads per block of launch 1: kChunkThreads per head.
+  int64_t chunkThreads = kChunkThreads;
   /// Fused state passing (16-bit models): launch 2 goes away. Fused output
   /// (with it, when one block holds a chunk's whole state and the shared
   /// memory fits): each (chunk, head) block also computes y, outputRows

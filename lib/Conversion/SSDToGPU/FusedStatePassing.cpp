@@ -204,8 +204,8 @@ void ChunkedScanGPUBuilder::passState(ImplicitLocOpBuilder &b,
           Value contested =
               contestedWriter(b, e, seq, tid, remu(b, tid, 32),
                               sharedView(b, k, plan.chunkShared.locateScratch,
-                                         {kChunkThreads / 32}, b.getI32Type()),
-                              kChunkThreads);
+                                         {teamThreads / 32}, b.getI32Type()),
+                              teamThreads);
           return arith::XOrIOp::create(b, contested, boolean(b, true));
         },
         [&](ImplicitLocOpBuilder &b) -> Value { return boolean(b, false); });
@@ -221,7 +221,7 @@ void ChunkedScanGPUBuilder::passState(ImplicitLocOpBuilder &b,
           return chunkedSequencesBefore(
               b, seq, tid, remu(b, tid, 32),
               sharedView(b, k, plan.chunkShared.locateScratch,
-                         {kChunkThreads / 32}, b.getI32Type()));
+                         {teamThreads / 32}, b.getI32Type()));
         },
         [&](ImplicitLocOpBuilder &b) -> Value { return idx(b, 0); });
   // A checkpoint at the chunk's last token (every boundary is one here,
@@ -248,7 +248,7 @@ void ChunkedScanGPUBuilder::passState(ImplicitLocOpBuilder &b,
     prevTile = prevStateTile(b, k);
     const int64_t cols = swizzledColumns(plan.reductionN);
     if (plan.paddedP != x.headDim || cols != x.dstate) {
-      forEachChunk(b, tid, kChunkThreads, plan.paddedP, cols,
+      forEachChunk(b, tid, teamThreads, plan.paddedP, cols,
                    [&](ImplicitLocOpBuilder &b, int64_t, Value p, Value n) {
                      auto [row, col] = prevStateAt(b, p, n);
                      prevTile.storeChunk(
@@ -367,7 +367,7 @@ void ChunkedScanGPUBuilder::emitFusedOutput(ImplicitLocOpBuilder &b,
   SequenceInfo s = e.sequence(b, seq);
   Value first = add(b, s.begin, mul(b, j, L));
   ChunkLocation c{seq, first, minu(b, idx(b, L), sub(b, s.end, first))};
-  Value group = e.groupOf(b, head);
+  Value group = groupOfHead(b, head);
   Value tiles = ceilDiv(b, c.len, kRowTile);
   Value expected = toI32(b, divu(b, mul(b, tiles, add(b, tiles, 1)), 2));
   e.ifThen(b, eq(b, tid, idx(b, 0)), [&](ImplicitLocOpBuilder &b) {

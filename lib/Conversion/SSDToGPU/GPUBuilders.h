@@ -160,9 +160,18 @@ FailureOr<StaticExtents> getStaticExtents(ChunkScanVarlenOp op);
 /// What a kernel body sees: block and thread ids, and its shared memory as
 /// one byte buffer (memref<Bxi8> or memref<?xi8> in the workgroup address
 /// space; null when the kernel has none) that `sharedView` carves.
+/// `team` (index; null for none) moves every view by team x teamStride
+/// bytes: a team of the block's threads that runs the same code as the
+/// others on its own copy of a layout. It enters the views' offsets, in
+/// elements, rather than their base pointers, so that views at constant
+/// offsets keep constant addresses and the team's part joins the index
+/// arithmetic each access has anyway (as a base pointer it took a register
+/// per view).
 struct KernelContext {
   gpu::KernelDim3 block, thread;
   Value shared;
+  Value team = Value();
+  int64_t teamStride = 0;
 };
 
 using KernelBodyFn =

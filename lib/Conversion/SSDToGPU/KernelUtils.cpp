@@ -103,7 +103,27 @@ Value mlir::ssd::detail::sharedView(ImplicitLocOpBuilder &b,
       gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
   auto type = MemRefType::get(shape, elementType, MemRefLayoutAttrInterface(),
                               workgroup);
-  return memref::ViewOp::create(b, type, k.shared, offset, ValueRange{});
+  Value view = memref::ViewOp::create(b, type, k.shared, offset, ValueRange{});
+  if (!k.team)
+    return view;
+  const int64_t elementBytes = elementType.getIntOrFloatBitWidth() / 8;
+  assert(k.teamStride % elementBytes == 0 && "team copies apart by elements");
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t i = int64_t(shape.size()) - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * shape[i + 1];
+  auto moved = MemRefType::get(
+      shape, elementType,
+      StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic, strides),
+      workgroup);
+  SmallVector<OpFoldResult> sizes, strideValues;
+  for (auto [size, stride] : llvm::zip_equal(shape, strides)) {
+    sizes.push_back(b.getIndexAttr(size));
+    strideValues.push_back(b.getIndexAttr(stride));
+  }
+  return memref::ReinterpretCastOp::create(
+      b, moved, view,
+      OpFoldResult(ir::mul(b, k.team, k.teamStride / elementBytes)), sizes,
+      strideValues);
 }
 
 Value mlir::ssd::detail::sharedWindowAddress(ImplicitLocOpBuilder &b,

@@ -151,15 +151,18 @@ planGPUScan(ChunkScanVarlenOp op, const LowerToGPUOptions &options) {
   if (config.hasKernelChoices() &&
       (*config.getOutputRows() != chunked.outputRows ||
        *config.getStateParts() != chunked.stateParts ||
+       *config.getHeadsPerBlock() != chunked.headsPerBlock ||
        *config.getSharedMemory() != maxSharedMemory(chunked)))
     return llvm::formatv("ssd-lower-to-gpu: the config's kernel choices "
-                         "(output_rows {0}, state_parts {1}, shared_memory "
-                         "{2}) are not those the chunked kernels derive "
-                         "(output_rows {3}, state_parts {4}, shared_memory "
-                         "{5}); rerun ssd-plan-gpu-kernels",
+                         "(output_rows {0}, state_parts {1}, heads_per_block "
+                         "{2}, shared_memory {3}) are not those the chunked "
+                         "kernels derive (output_rows {4}, state_parts {5}, "
+                         "heads_per_block {6}, shared_memory {7}); rerun "
+                         "ssd-plan-gpu-kernels",
                          *config.getOutputRows(), *config.getStateParts(),
-                         *config.getSharedMemory(), chunked.outputRows,
-                         chunked.stateParts, maxSharedMemory(chunked))
+                         *config.getHeadsPerBlock(), *config.getSharedMemory(),
+                         chunked.outputRows, chunked.stateParts,
+                         chunked.headsPerBlock, maxSharedMemory(chunked))
         .str();
   plan.chunked = chunked;
   return plan;
@@ -251,6 +254,7 @@ struct SSDLowerToGPUPass
     options.fusedStatePassing = fusedStatePassing;
     options.fusedOutput = fusedOutput;
     options.wgmma = wgmma;
+    options.pairHeads = pairHeads;
     RewritePatternSet patterns(&getContext());
     populateSSDToGPUPatterns(patterns, options);
     if (failed(mlir::ssd::detail::lowerScanOps(
@@ -277,6 +281,7 @@ struct SSDPlanGPUKernelsPass
     options.fusedStatePassing = fusedStatePassing;
     options.fusedOutput = fusedOutput;
     options.wgmma = wgmma;
+    options.pairHeads = pairHeads;
     getOperation()->walk([&](ChunkScanVarlenOp op) {
       ScanConfigAttr config = op.getConfigAttr();
       if (!config || op.hasTensorSemantics())
@@ -288,7 +293,8 @@ struct SSDPlanGPUKernelsPass
       numFusedOutputOff += plan->fusedOutputDoesNotFit;
       numMixingOff += plan->mixingOff;
       std::optional<Fusion> fusion;
-      std::optional<int64_t> outputRows, stateParts, sharedMemory;
+      std::optional<int64_t> outputRows, stateParts, headsPerBlock,
+          sharedMemory;
       if (const std::optional<mlir::ssd::detail::ChunkedPlan> &chunked =
               plan->chunked) {
         fusion = chunked->fusedOutput ? Fusion::state_and_output
@@ -296,12 +302,14 @@ struct SSDPlanGPUKernelsPass
                                       : Fusion::none;
         outputRows = chunked->outputRows;
         stateParts = chunked->stateParts;
+        headsPerBlock = chunked->headsPerBlock;
         sharedMemory = maxSharedMemory(*chunked);
         ++numPlanned;
       }
       op.setConfigAttr(ScanConfigAttr::get(
           op.getContext(), config.getForm(), config.getChunkSize(),
-          plan->mixedMinTokens, fusion, outputRows, stateParts, sharedMemory));
+          plan->mixedMinTokens, fusion, outputRows, stateParts, headsPerBlock,
+          sharedMemory));
     });
   }
 };

@@ -183,7 +183,7 @@ ChunkedScanGPUBuilder::OutputTile ChunkedScanGPUBuilder::beginOutputTile(
   const int64_t threads = layout.threads, rows = layout.rows;
   Type f32t = b.getF32Type();
   Value tid = k.thread.x, lane = remu(b, tid, 32);
-  Value group = e.groupOf(b, head);
+  Value group = groupOfHead(b, head);
   Value lastToken = sub(b, add(b, c.first, c.len), idx(b, 1));
   Value rowsEnd = minu(b, add(b, i0, rows), c.len);
 
@@ -251,9 +251,14 @@ void ChunkedScanGPUBuilder::addInterChunkTerm(ImplicitLocOpBuilder &b,
   const MmaLane &mmaLaneInfo = ot.mmaLaneInfo;
   const WarpTile &tile = ot.tile;
   const bool wgmma = outputByWgmma(layout);
-  Value shift = wgmma ? chunkTiles->shift : Value();
-  MmaOperand cs =
-      operand(b, k, layout.aHigh, layout.aLow, rows, kStep, false, shift);
+  // Paired heads (the same rows of the same chunk): the block stages the C
+  // rows once, into the first head's copy of the layout.
+  const bool sharedC = layout.inBlock && k.team;
+  KernelContext cContext = sharedC ? wholeBlock(b, k) : k;
+  Value cTid = sharedC ? cContext.thread.x : tid;
+  const int64_t cThreads = sharedC ? plan.chunkThreads : threads;
+  MmaOperand cs = operand(b, cContext, layout.aHigh, layout.aLow, rows, kStep,
+                          false, wgmma ? chunkTiles->shift : Value());
   MmaOperand ps;
   if (layout.inBlock) {
     ps.high = prevStateTile(b, k);
@@ -268,7 +273,7 @@ void ChunkedScanGPUBuilder::addInterChunkTerm(ImplicitLocOpBuilder &b,
     Value n0 = mul(b, step, kStep);
     SwizzledTile cStage = cs.high.stage(b, stage);
     forEachChunk(
-        b, tid, threads, rows, kStep,
+        b, cTid, cThreads, rows, kStep,
         [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value n) {
           fetchStateOperand(b, e.C, rawC, c, group, add(b, i0, r),
                             add(b, n0, n), cStage, r, n, values);
@@ -302,7 +307,7 @@ void ChunkedScanGPUBuilder::addInterChunkTerm(ImplicitLocOpBuilder &b,
                      Value stage) {
     size_t next = 0;
     MmaOperand cStage = atStage(b, cs, stage);
-    forEachChunk(b, tid, threads, rows, kStep,
+    forEachChunk(b, cTid, cThreads, rows, kStep,
                  [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value n) {
                    if (!rawC)
                      depositConverted(b, values[next++], cStage, r, n);
@@ -335,7 +340,7 @@ void ChunkedScanGPUBuilder::addInterChunkTerm(ImplicitLocOpBuilder &b,
     Value groupRow = mul(b, divu(b, tid, 128), 64);
     Value panel = divu(b, step, kPanelCols / kStep);
     Value prevAddress = arith::AddIOp::create(
-        b, chunkTiles->address(b, layout.sPrev),
+        b, headTiles(b, k).address(b, layout.sPrev),
         arith::IndexCastUIOp::create(
             b, b.getI64Type(),
             mul(b, remu(b, step, kPanelCols / kStep), 2 * kStep)));
@@ -448,10 +453,12 @@ void ChunkedScanGPUBuilder::addIntraChunkTerm(ImplicitLocOpBuilder &b,
   auto cbPiece = VectorType::get({kWCols}, cbElement);
   const int64_t cbBytes = cbElement.getIntOrFloatBitWidth() / 8;
   // The cum of each W row this thread fills, loaded once for all steps;
-  // or, in the fused chunk kernel's 128-row passes (4 rows a thread), read
-  // again each step: 8 registers it needs to stay at two blocks per SM,
-  // for about 5% more shared-memory wavefronts.
-  const bool reloadRowCum = layout.inBlock && wPerThread > 2;
+  // or, in the fused chunk kernel's 128-row passes (4 rows a thread) on
+  // mma.sync, read again each step: 8 registers it needs to stay at two
+  // blocks per SM, for about 6% more shared-memory wavefronts. On wgmma
+  // the kernel has them (120 registers with, 118 without).
+  const bool reloadRowCum =
+      layout.inBlock && wPerThread > 2 && (!wgmma || k.team);
   auto rowCum = [&](ImplicitLocOpBuilder &b, Value r) {
     return std::pair<Value, Value>{rowValue(b, ot, rowHi, r),
                                    rowValue(b, ot, rowLo, r)};
@@ -598,11 +605,11 @@ void ChunkedScanGPUBuilder::addIntraChunkTerm(ImplicitLocOpBuilder &b,
           for (int64_t k16 = 0; k16 < kStep; k16 += 16)
             products.push_back(
                 {wgmmaDescriptor(b, ws.high.stage(b, stage),
-                                 chunkTiles->address(b, layout.aHigh), groupRow,
-                                 2 * k16),
+                                 headTiles(b, k).address(b, layout.aHigh),
+                                 groupRow, 2 * k16),
                  wgmmaDescriptor(
                      b, xs.high,
-                     chunkTiles->address(b, plan.chunkShared.xResident),
+                     headTiles(b, k).address(b, plan.chunkShared.xResident),
                      add(b, mul(b, step, kStep), k16), 0)});
           return warpgroupMatmul(b, plan.paddedP, products, WgmmaMajor::K,
                                  WgmmaMajor::MN, plan.element, acc);

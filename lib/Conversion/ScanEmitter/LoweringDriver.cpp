@@ -27,7 +27,7 @@ ScanConfigAttr mlir::ssd::detail::configOf(ChunkScanVarlenOp op) {
   return ScanConfigAttr::get(op.getContext(), *op.getForm(),
                              op.getChunkSize().value_or(kChunkSizeDefault),
                              std::nullopt, std::nullopt, std::nullopt,
-                             std::nullopt, std::nullopt);
+                             std::nullopt, std::nullopt, std::nullopt);
 }
 
 int64_t mlir::ssd::detail::chunkSizeOf(ChunkScanVarlenOp op) {
