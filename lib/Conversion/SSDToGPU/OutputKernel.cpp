@@ -425,8 +425,14 @@ void ChunkedScanGPUBuilder::addIntraChunkTerm(ImplicitLocOpBuilder &b,
   // lie in one band of the mma warps' rows (skipped together, below),
   // and a store instruction writes 4 consecutive rows (no conflicts in
   // the swizzled tile).
+  //
+  // Paired heads (the same rows of the same chunk in both teams): team t
+  // builds rows [R t, R (t + 1)) (R = rows / 2) of the pass's W for both
+  // heads, each from its head's cum and d in that head's copy of the
+  // layout, so that each C·Bᵀ piece leaves L2 once per pair.
   constexpr int64_t kWCols = 4, piecesPerRow = kStep / kWCols;
-  const int64_t rowsPerWarp = rows / (threads / 32);
+  const int64_t wHeads = layout.inBlock && k.team ? plan.headsPerBlock : 1;
+  const int64_t rowsPerWarp = rows / wHeads / (threads / 32);
   const int64_t rowsPerStore = 32 / piecesPerRow;
   const int64_t wPerThread = rowsPerWarp / rowsPerStore;
   assert(wPerThread >= 1 && rowsPerWarp % rowsPerStore == 0 &&
@@ -434,6 +440,20 @@ void ChunkedScanGPUBuilder::addIntraChunkTerm(ImplicitLocOpBuilder &b,
   Value wCol = mul(b, remu(b, tid, piecesPerRow), kWCols);
   Value wRow = add(b, mul(b, divu(b, tid, 32), rowsPerWarp),
                    divu(b, remu(b, tid, 32), piecesPerRow));
+  if (wHeads > 1)
+    wRow = add(b, wRow, mul(b, k.team, rows / wHeads));
+  // Where head h's W stage, cum and d are: the team's own views, or with
+  // paired heads copy h of the layout (constant offsets in the arena).
+  KernelContext arena = wHeads > 1 ? wholeBlock(b, k) : k;
+  auto copyOf = [&](int64_t h, int64_t offset) {
+    return wHeads > 1 ? offset + h * plan.headStride : offset;
+  };
+  SmallVector<MmaOperand> wsOfHead;
+  for (int64_t h = 0; h < wHeads; ++h)
+    wsOfHead.push_back(wHeads > 1 ? operand(b, arena, copyOf(h, layout.aHigh),
+                                            layout.aLow, rows, kStep, false,
+                                            chunkTiles->shift)
+                                  : ws);
   // Whether the warps owning tile row r multiply the step from column
   // j0: the same test as their causal skip below, so W pieces nobody
   // reads are neither computed nor stored.
@@ -456,26 +476,35 @@ void ChunkedScanGPUBuilder::addIntraChunkTerm(ImplicitLocOpBuilder &b,
   // or, in the fused chunk kernel's 128-row passes (4 rows a thread) on
   // mma.sync, read again each step: 8 registers it needs to stay at two
   // blocks per SM, for about 6% more shared-memory wavefronts. On wgmma
-  // the kernel has them (120 registers with, 118 without).
-  const bool reloadRowCum =
-      layout.inBlock && wPerThread > 2 && (!wgmma || k.team);
-  auto rowCum = [&](ImplicitLocOpBuilder &b, Value r) {
-    return std::pair<Value, Value>{rowValue(b, ot, rowHi, r),
-                                   rowValue(b, ot, rowLo, r)};
+  // the kernel has them (120 registers with, 118 without; with paired
+  // heads, two rows of each of two heads, 128 and no spills).
+  const bool reloadRowCum = layout.inBlock && wPerThread > 2 && !wgmma;
+  auto rowCum = [&](ImplicitLocOpBuilder &b, Value r, int64_t h = 0) {
+    if (wHeads == 1)
+      return std::pair<Value, Value>{rowValue(b, ot, rowHi, r),
+                                     rowValue(b, ot, rowLo, r)};
+    auto at = [&](int64_t offset) {
+      return load(
+          b, sharedView(b, arena, copyOf(h, offset), {layout.tokenSlots}, f32t),
+          {add(b, ot.rowBase, r)});
+    };
+    return std::pair<Value, Value>{at(layout.cumHi), at(layout.cumLo)};
   };
   SmallVector<std::pair<Value, Value>> wRowCum;
   if (!reloadRowCum)
-    for (int64_t dr : wRows)
-      wRowCum.push_back(rowCum(b, add(b, wRow, dr)));
+    for (int64_t h = 0; h < wHeads; ++h)
+      for (int64_t dr : wRows)
+        wRowCum.push_back(rowCum(b, add(b, wRow, dr), h));
   // cum and d of the columns jb.. (zeros past the chunk, never used).
-  auto columnValues = [&](ImplicitLocOpBuilder &b, Value jb) {
+  auto columnValues = [&](ImplicitLocOpBuilder &b, Value jb, int64_t h) {
     return ifValues(b, ult(b, jb, c.len), [&](ImplicitLocOpBuilder &b) {
       SmallVector<Value> v;
       if (layout.inBlock) {
         for (int64_t offset : {layout.cumHi, layout.cumLo, layout.dt})
-          v.push_back(vectorLoad(
-              b, f32xW, sharedView(b, k, offset, {layout.tokenSlots}, f32t),
-              {jb}, 4 * kWCols));
+          v.push_back(vectorLoad(b, f32xW,
+                                 sharedView(b, arena, copyOf(h, offset),
+                                            {layout.tokenSlots}, f32t),
+                                 {jb}, 4 * kWCols));
         return v;
       }
       for (Value source : {cumHi, cumLo, dts})
@@ -525,20 +554,21 @@ void ChunkedScanGPUBuilder::addIntraChunkTerm(ImplicitLocOpBuilder &b,
     size_t next = 0;
     Value j0 = mul(b, step, kStep);
     Value jb = add(b, j0, wCol);
-    MmaOperand wStage = atStage(b, ws, stage);
     SmallVector<Value> pieceValues(values.begin() + next,
                                    values.begin() + next + wPerThread);
     next += wPerThread;
-    auto buildPieces = [&](ImplicitLocOpBuilder &b) {
+    auto buildHeadPieces = [&](ImplicitLocOpBuilder &b, int64_t h) {
+      MmaOperand wStage = atStage(b, wsOfHead[h], stage);
       size_t next = 0;
       ValueRange values = pieceValues;
-      SmallVector<Value> column = columnValues(b, jb);
+      SmallVector<Value> column = columnValues(b, jb, h);
       for (auto [m, dr] : llvm::enumerate(wRows)) {
         Value r = add(b, wRow, dr);
         Value i = add(b, i0, r);
         // Named copies: a lambda cannot capture structured bindings in
         // C++17.
-        auto [hiCum, loCum] = reloadRowCum ? rowCum(b, r) : wRowCum[m];
+        auto [hiCum, loCum] =
+            reloadRowCum ? rowCum(b, r, h) : wRowCum[h * wPerThread + m];
         Value hiI = hiCum, loI = loCum;
         Value g = values[next++];
         if (cbElement != f32t)
@@ -574,6 +604,10 @@ void ChunkedScanGPUBuilder::addIntraChunkTerm(ImplicitLocOpBuilder &b,
             storePiece(wStage.low, mmaLowPart(b, piece, plan.element));
         });
       }
+    };
+    auto buildPieces = [&](ImplicitLocOpBuilder &b) {
+      for (int64_t h = 0; h < wHeads; ++h)
+        buildHeadPieces(b, h);
     };
     if (bandPerThread)
       e.ifThen(b, readByItsWarps(b, wRow, j0), buildPieces);
