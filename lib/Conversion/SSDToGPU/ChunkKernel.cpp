@@ -292,8 +292,8 @@ void ChunkedScanGPUBuilder::emitChunkStateBlock(ImplicitLocOpBuilder &b,
         chunkTiles.reset();
         if (plan.stateWgmma)
           chunkTiles = wgmmaTiles(b, k, sh.xHigh);
-        // Paired heads: the block stages B once, into the first head's
-        // copy (sharedStageTiles).
+        // Paired heads: the whole block stages B once, into the first
+        // head's copy, whose tiles are chunkTiles (headTiles: the team's).
         KernelContext bContext = wholeBlock(b, k);
         Value bTid = bContext.thread.x;
         const int64_t bThreads = k.team ? plan.chunkThreads : teamThreads;
