@@ -571,6 +571,17 @@ def main():
                     help="with --floor: Mtokens/s whose warps/SM to find")
     args = ap.parse_args()
     if args.floor:
+        lists = {}
+        for flag in ("heads_per_block", "chunks_in_a_row", "warps_per_sm"):
+            try:
+                lists[flag] = [int(v) for v in getattr(args, flag).split(",")]
+            except ValueError:
+                lists[flag] = []
+            if not lists[flag] or min(lists[flag]) < 1:
+                sys.exit("gpu-model: --%s needs comma-separated integers >= 1"
+                         % flag.replace("_", "-"))
+        if args.target <= 0:
+            sys.exit("gpu-model: --target needs a positive Mtokens/s")
         if args.H or args.P or args.N:
             if min(args.H, args.P, args.N, args.G) <= 0:
                 sys.exit("gpu-model: --floor with a shape needs --H, --P, "
@@ -583,10 +594,8 @@ def main():
                 shape = (name.split(" ")[0], H, P, N, G, dtype)
                 if shape not in shapes:
                     shapes.append(shape)
-        print_floor(shapes,
-                    [int(v) for v in args.heads_per_block.split(",")],
-                    [int(v) for v in args.chunks_in_a_row.split(",")],
-                    [int(v) for v in args.warps_per_sm.split(",")],
+        print_floor(shapes, lists["heads_per_block"],
+                    lists["chunks_in_a_row"], lists["warps_per_sm"],
                     args.target)
         return
     ptxas = find_ptxas(args.ptxas)
