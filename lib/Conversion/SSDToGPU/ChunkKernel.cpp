@@ -406,12 +406,15 @@ void ChunkedScanGPUBuilder::emitChunkStateBlock(ImplicitLocOpBuilder &b,
           for (int64_t k16 = 0; k16 < kStep; k16 += 16) {
             Value xRow = idx(b, k16), bRow = add(b, panelRow, k16);
             appendSplitProducts(
-                products, descriptor(xs.high, sh.xHigh, xRow, xTiles),
-                plan.split ? descriptor(xs.low, sh.xLow, xRow, xTiles)
-                           : Value(),
-                descriptor(bs.high, sh.bHigh, bRow, bTiles),
-                plan.split ? descriptor(bs.low, sh.bLow, bRow, bTiles)
-                           : Value());
+                products, plan.split,
+                [&](bool low) {
+                  return descriptor(low ? xs.low : xs.high,
+                                    low ? sh.xLow : sh.xHigh, xRow, xTiles);
+                },
+                [&](bool low) {
+                  return descriptor(low ? bs.low : bs.high,
+                                    low ? sh.bLow : sh.bHigh, bRow, bTiles);
+                });
           }
           return warpgroupMatmul(b, kPanelCols, products, WgmmaMajor::MN,
                                  WgmmaMajor::MN, plan.element, acc);
@@ -444,9 +447,10 @@ void ChunkedScanGPUBuilder::emitChunkStateBlock(ImplicitLocOpBuilder &b,
 }
 
 // G[i, j] = sum_n C[i, n] B[j, n] for 64 rows i and 64 rows j (j <= i):
-// on the 8 warps' mma.sync tiles, or (wgmma) as two warpgroups' m64n32
-// halves, j in [32 w, 32 w + 32) for warpgroup w, from the same staged
-// tiles: C the A operand and B the B operand, both K-major.
+// on the 8 warps' mma.sync tiles, or (wgmma) as the block's W warpgroups'
+// m64n(64 / W) parts (two halves; four quarters in a block of paired
+// heads), j in [64 w / W, 64 (w + 1) / W) for warpgroup w, from the same
+// staged tiles: C the A operand and B the B operand, both K-major.
 void ChunkedScanGPUBuilder::emitChunkCBBlock(ImplicitLocOpBuilder &b,
                                              const KernelContext &k,
                                              Value chunk, Value group,
@@ -520,7 +524,7 @@ void ChunkedScanGPUBuilder::emitChunkCBBlock(ImplicitLocOpBuilder &b,
             }
           };
           MmaLane mmaLaneInfo = mmaLane(b, lane);
-          // wgmma: each warpgroup computes 32 columns of the tile.
+          // wgmma: each warpgroup computes 64 / W columns of the tile.
           const int64_t groupCols = kRowTile / (teamThreads / 128);
           Value groupCol = mul(b, divu(b, tid, 128), groupCols);
           WarpTile tile = plan.cbWgmma
@@ -541,12 +545,16 @@ void ChunkedScanGPUBuilder::emitChunkCBBlock(ImplicitLocOpBuilder &b,
             Value zero = idx(b, 0);
             for (int64_t kByte = 0; kByte < 2 * kStep; kByte += 32) {
               appendSplitProducts(
-                  products, descriptor(cs.high, sh.cHigh, zero, kByte),
-                  plan.split ? descriptor(cs.low, sh.cLow, zero, kByte)
-                             : Value(),
-                  descriptor(bs.high, sh.bHigh, groupCol, kByte),
-                  plan.split ? descriptor(bs.low, sh.bLow, groupCol, kByte)
-                             : Value());
+                  products, plan.split,
+                  [&](bool low) {
+                    return descriptor(low ? cs.low : cs.high,
+                                      low ? sh.cLow : sh.cHigh, zero, kByte);
+                  },
+                  [&](bool low) {
+                    return descriptor(low ? bs.low : bs.high,
+                                      low ? sh.bLow : sh.bHigh, groupCol,
+                                      kByte);
+                  });
             }
             return warpgroupMatmul(b, groupCols, products, WgmmaMajor::K,
                                    WgmmaMajor::K, plan.element, acc);

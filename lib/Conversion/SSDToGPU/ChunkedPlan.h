@@ -83,8 +83,8 @@ struct ChunkedPlan {
   int64_t stateParts; // blocks per (chunk, head) for dS, each stateCols
   int64_t stateCols;  //   columns of N (a multiple of 16)
   WarpLayout stateWarps, cbWarps, outputWarps;
-  /// C Bᵀ by wgmma (sm_90a): each of the block's two warpgroups computes
-  /// 32 columns of the 64x64 tile.
+  /// C Bᵀ by wgmma (sm_90a): each of the block's warpgroups computes its
+  /// share of the 64x64 tile's columns (32 of two, 16 of four).
   bool cbWgmma;
   /// dS by wgmma (sm_90a, P of 49 to 64 and a part of 128 state columns):
   /// each warpgroup computes a 64x64 half, from an x tile of 128-byte rows

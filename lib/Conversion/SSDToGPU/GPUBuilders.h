@@ -451,11 +451,12 @@ struct WgmmaProduct {
 };
 
 /// Appends one k16 step's products of A·B from the descriptors of the
-/// operands' tiles: high·high, after high·low and low·high when the
-/// operands are split (f32 models' low halves; null otherwise), smallest
-/// terms first, as warpMatmul adds them.
-void appendSplitProducts(SmallVectorImpl<WgmmaProduct> &products, Value aHigh,
-                         Value aLow, Value bHigh, Value bLow);
+/// operands' tiles (`a(low)`, `b(low)`: of the high tile, or of the low one):
+/// high·high, after high·low and low·high when the operands are `split`
+/// (f32 models' low halves), smallest terms first, as warpMatmul adds them.
+void appendSplitProducts(SmallVectorImpl<WgmmaProduct> &products, bool split,
+                         function_ref<Value(bool low)> a,
+                         function_ref<Value(bool low)> b);
 
 /// The wgmma descriptor (i64) of an operand in `tile` at shared-window
 /// address `tileAddress` (i64, on a kWgmmaTileAlignment boundary), from

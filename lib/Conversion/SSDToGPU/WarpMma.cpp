@@ -446,13 +446,12 @@ Value mlir::ssd::detail::wgmmaDescriptor(ImplicitLocOpBuilder &b,
 }
 
 void mlir::ssd::detail::appendSplitProducts(
-    SmallVectorImpl<WgmmaProduct> &products, Value aHigh, Value aLow,
-    Value bHigh, Value bLow) {
-  assert(static_cast<bool>(aLow) == static_cast<bool>(bLow) &&
-         "both operands split or neither");
-  if (bLow) {
-    products.push_back({aHigh, bLow});
-    products.push_back({aLow, bHigh});
+    SmallVectorImpl<WgmmaProduct> &products, bool split,
+    function_ref<Value(bool low)> a, function_ref<Value(bool low)> b) {
+  Value aHigh = a(false), bHigh = b(false);
+  if (split) {
+    products.push_back({aHigh, b(true)});
+    products.push_back({a(true), bHigh});
   }
   products.push_back({aHigh, bHigh});
 }
