@@ -116,6 +116,11 @@ pack() {
   compile --inputs "$out/like/granite" --dtype bf16 --forms auto,chunked,serial \
     --chunk-size 256 --chip "$chips" --format "$format" -o "$out/bench.o" "$out/compile-bench.log"
   objects+=("$out/bench.o")
+  # The chunked form again with one head per chunk-kernel block (sm_90a pairs
+  # heads by default): run.sh times both on the same launches.
+  compile --inputs "$out/like/granite" --dtype bf16 --forms chunked --no-pair-heads \
+    --chunk-size 256 --chip "$chips" --format "$format" -o "$out/bench-one-head.o" "$out/compile-bench.log"
+  objects+=("$out/bench-one-head.o")
   # The probes (tools/ssd-aot-run/probes): hand-written kernels doing one
   # mma.sync m16n8k16 bf16 per warp and shfl.sync in all four modes on
   # registers from their input, run with --call.

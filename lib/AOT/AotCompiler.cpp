@@ -103,6 +103,7 @@ compileForDevice(mlir::ModuleOp module, const CompileRequest &o,
   compile.format = o.format;
   compile.form = *mlir::ssd::parseEnumName(mlir::ssd::kFormChoiceNames, form);
   compile.chunkSize = o.chunkSize;
+  compile.pairHeads = o.pairHeads;
   mlir::PassManager pm(module.getContext());
   buildPipeline(pm, compile);
   if (mlir::failed(pm.run(module))) {
@@ -164,7 +165,8 @@ bool compileVariants(const CompileRequest &o, mlir::MLIRContext &context,
                           interval))
       return false;
     for (const std::string &form : o.forms) {
-      std::string key = ssd::variantKey(problem, form, o.chunkSize);
+      std::string key =
+          ssd::variantKey(problem, form, o.chunkSize, o.pairHeads);
       if (std::find(done.begin(), done.end(), key) != done.end())
         continue; // another input directory had the same signature
       done.push_back(key);

@@ -69,9 +69,10 @@ std::string ssd::signatureKey(const ScanProblem &p) {
 }
 
 std::string ssd::variantKey(const ScanProblem &p, const std::string &form,
-                            int64_t chunkSize) {
+                            int64_t chunkSize, bool pairHeads) {
   return signatureKey(p) + " form=" + form +
-         " chunk=" + std::to_string(chunkSize);
+         " chunk=" + std::to_string(chunkSize) +
+         (pairHeads ? "" : " pair_heads=0");
 }
 
 double ssd::cpuWorkspaceBytes(const ScanProblem &p, bool chunked,

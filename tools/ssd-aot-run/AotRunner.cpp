@@ -15,9 +15,9 @@
 //   RUNNER --list
 //   RUNNER --inputs DIR --outputs DIR [--dtype D]
 //          [--target cuda|gpu-emu|reference] [--form auto|serial|chunked]
-//          [--chunk-size N] [--checkpoint-interval N]
+//          [--chunk-size N] [--checkpoint-interval N] [--no-pair-heads]
 //   RUNNER --bench prefill|decode --like DIR [--dtype D] [--form F]
-//          [--chunk-size N] [--reps N] [--max-tokens N]
+//          [--chunk-size N] [--reps N] [--max-tokens N] [--no-pair-heads]
 //   RUNNER --call module:NAME --input FILE --output FILE --output-bytes N
 //   RUNNER --cases FILE
 //
@@ -26,6 +26,9 @@
 // form=serial ...`) and, on a device, the chip of the variant chosen for it
 // (`chip=sm_90a`: objects of `ssd-compile --chip sm_80,sm_90a` hold one per
 // chip; AotRegistry.h's select picks by the device's compute capability).
+//
+// --no-pair-heads picks the variants compiled with `ssd-compile
+// --no-pair-heads` (one head per chunk-kernel block).
 //
 // --cases runs many launches in one process (kernels are loaded once, at
 // start-up): each line of FILE is the flags of one run, e.g.
@@ -79,7 +82,7 @@ struct Options {
       dtype = "f32", target, form = "auto";
   int64_t chunkSize = mlir::ssd::kChunkSizeDefault, reps = 5, maxTokens = 65536,
           outputBytes = 0, checkpointInterval = 0;
-  bool list = false;
+  bool list = false, pairHeads = true;
 };
 
 /// Parses the command line by hand, unlike the other tools' llvm::cl: an
@@ -90,6 +93,10 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
     std::string arg = argv[i];
     if (arg == "--list") {
       o.list = true;
+      continue;
+    }
+    if (arg == "--no-pair-heads") {
+      o.pairHeads = false;
       continue;
     }
     std::map<std::string, std::string *> text = {
@@ -128,7 +135,7 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
 }
 
 std::string variantKey(const ssd::ScanProblem &p, const Options &o) {
-  return ssd::variantKey(p, o.form, o.chunkSize);
+  return ssd::variantKey(p, o.form, o.chunkSize, o.pairHeads);
 }
 
 const Variant *findVariant(const ssd::ScanProblem &p, const Options &o,
@@ -420,6 +427,8 @@ int runOne(const Options &o) {
   if (target != "reference" && target != linked)
     return fail("--target " + target + ": this executable runs on " + linked +
                 " (linked with " + ssd::aot::deviceLibrary() + ")");
+  if (target == "reference" && !o.pairHeads)
+    return fail("--no-pair-heads needs --target cuda or gpu-emu");
 
   ssd::ScanProblem problem;
   if (!ssd::loadProblem(o.inputs, dtype, problem, error, ssd::PoolDType::F32,
@@ -445,10 +454,10 @@ int runOne(const Options &o) {
   if (!ssd::writeOutputs(o.outputs, problem, y, pool, error))
     return fail(error);
   std::printf(
-      "ssd-aot-run: %s form=%s dtype=%s T=%lld batch=%lld%s time=%.3f ms\n",
-      target.c_str(), o.form.c_str(), ssd::toString(dtype),
-      (long long)problem.T, (long long)problem.batch, chip.c_str(),
-      seconds * 1e3);
+      "ssd-aot-run: %s form=%s%s dtype=%s T=%lld batch=%lld%s time=%.3f ms\n",
+      target.c_str(), o.form.c_str(), o.pairHeads ? "" : " pair_heads=0",
+      ssd::toString(dtype), (long long)problem.T, (long long)problem.batch,
+      chip.c_str(), seconds * 1e3);
   std::fflush(stdout);
   return 0;
 }

@@ -2,10 +2,11 @@
 //
 //   ssd-compile --inputs DIR [--inputs DIR ...] [--dtype f32|f16|bf16]
 //               [--forms auto,serial,chunked] [--chunk-size N]
-//               [--checkpoint-interval N]
+//               [--checkpoint-interval N] [--no-pair-heads]
 //               [--target cuda|gpu-emu] [--chip sm_90a[,sm_80...]]
 //               [--format isa|bin|fatbin] -o FILE.o
 //   ssd-compile --module FILE.mlir [--forms F] [--chunk-size N]
+//               [--no-pair-heads]
 //               [--target cuda|gpu-emu] [--chip sm_90a[,sm_80...]]
 //               [--format isa|bin|fatbin] -o FILE.o
 //
@@ -22,6 +23,11 @@
 // one for the device by its compute capability: a chip whose cubin runs
 // there (sm_80 on 8.x, sm_90a on 9.0 only), else one carrying PTX (isa,
 // fatbin) for an older chip, else a one-line error (docs/gpu.md).
+//
+// --no-pair-heads keeps one head per chunk-kernel block where the lowering
+// would put two (sm_90a, docs/gpu.md); the variants' keys end in
+// `pair_heads=0`, so one executable can hold both and compare them
+// (`ssd-aot-run --no-pair-heads`).
 //
 // --target cuda (default) compiles through --ssd-to-nvvm: kernels embedded as
 // PTX (isa, JIT-compiled by the driver), cubin (bin, needs ptxas) or a fat
@@ -92,6 +98,10 @@ cl::opt<std::string> output("o", cl::desc("the host object to write"),
 cl::opt<std::string> chunkSize("chunk-size",
                                cl::desc("tokens per chunk of the chunked form"),
                                cl::value_desc("N"), cl::cat(category));
+cl::opt<bool>
+    noPairHeads("no-pair-heads",
+                cl::desc("one head per chunk-kernel block, also where two fit"),
+                cl::cat(category));
 // For the input directories with checkpoint_slots.npy; the interval is part
 // of their variants' keys.
 cl::opt<std::string> checkpointInterval(
@@ -115,6 +125,7 @@ bool readOptions(Options &o, std::string &error) {
   o.module = module;
   o.output = output;
   o.target = target;
+  o.pairHeads = !noPairHeads;
   if (chunkSize.getNumOccurrences()) {
     char *end = nullptr;
     o.chunkSize = std::strtoll(chunkSize.c_str(), &end, 10);

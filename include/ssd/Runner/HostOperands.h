@@ -49,9 +49,10 @@ std::string signatureKey(const ScanProblem &problem);
 
 /// The key under which an ahead-of-time compiled variant registers (and the
 /// AOT runner looks it up): the signature, the form asked for ("auto",
-/// "serial" or "chunked") and the chunk size.
+/// "serial" or "chunked"), the chunk size and, when the lowering was told
+/// to keep one head per chunk-kernel block (`pairHeads` false), that too.
 std::string variantKey(const ScanProblem &problem, const std::string &form,
-                       int64_t chunkSize);
+                       int64_t chunkSize, bool pairHeads = true);
 
 /// Bytes the CPU loops of ssd-lower-to-loops allocate on the heap for one
 /// call on `p` (as a double: the product can exceed 64 bits for absurd
