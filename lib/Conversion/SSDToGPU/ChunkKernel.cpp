@@ -102,8 +102,8 @@ void ChunkedScanGPUBuilder::emitChunkKernel(ImplicitLocOpBuilder &b) {
         Value stateRole = sub(s, role, cbBlocks);
         Value head = divu(s, stateRole, plan.stateParts);
         Value part = remu(s, stateRole, plan.stateParts);
+        teamThreads = kChunkThreads;
         if (plan.headsPerBlock == 1) {
-          teamThreads = kChunkThreads;
           emitChunkStateBlock(s, k, chunk, head, part);
         } else {
           // Head 2 pair + team, the team's threads numbered from 0 and its
@@ -117,7 +117,6 @@ void ChunkedScanGPUBuilder::emitChunkKernel(ImplicitLocOpBuilder &b) {
               k.shared,
               team,
               plan.headStride};
-          teamThreads = kChunkThreads;
           emitChunkStateBlock(s, headContext, chunk, head, part);
           pairGroup = Value();
         }
