@@ -79,17 +79,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const char *flags[] = {"true", "false"};
   std::string form = draw.pick(forms);
   ssd_fuzz::Drawn chunkSize = ssd_fuzz::drawOption(
-      draw, 1, mlir::ssd::limits::kMaxChunkSize, {1, 3, 16, 64, 64, 256, 1024});
+      draw, 1, mlir::ssd::kChunkSizeRange.max, {1, 3, 16, 64, 64, 256, 1024});
   // The pass takes chunks up to 65536, the GPU kernels up to 4096 (an
   // error per op); above 1024 the cost, not the path, grows.
   if (chunkSize.inRange && chunkSize.value > 1024)
     chunkSize.value = 1024 + draw.bits(1) * 3072;
   ssd_fuzz::Drawn minTokens = ssd_fuzz::drawOption(
-      draw, 0, mlir::ssd::kMinChunkedTokensMax, {0, 1, 8, 256, 1024});
+      draw, 0, mlir::ssd::kMinChunkedTokensRange.max, {0, 1, 8, 256, 1024});
   ssd_fuzz::Drawn rows = ssd_fuzz::drawOption(
-      draw, 1, mlir::ssd::kSerialRowsPerWarpMax, {1, 2, 4, 4, 3, 8});
+      draw, 1, mlir::ssd::kSerialRowsPerWarpRange.max, {1, 2, 4, 4, 3, 8});
   ssd_fuzz::Drawn warps = ssd_fuzz::drawOption(
-      draw, 1, mlir::ssd::kSerialWarpsPerBlockMax, {1, 2, 4, 4, 8});
+      draw, 1, mlir::ssd::kSerialWarpsPerBlockRange.max, {1, 2, 4, 4, 8});
   bool inRange =
       chunkSize.inRange && minTokens.inRange && rows.inRange && warps.inRange;
 
@@ -99,7 +99,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   case 0:
   case 1: {
     ssd_fuzz::Drawn shared =
-        ssd_fuzz::drawOption(draw, 1, mlir::ssd::kSharedMemoryLimitMax,
+        ssd_fuzz::drawOption(draw, 1, mlir::ssd::kSharedMemoryLimitRange.max,
                              {30000, 101376, 166912, 232448});
     inRange = inRange && shared.inRange;
     os << "builtin.module(func.func(ssd-select-form{form=" << form
@@ -115,8 +115,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     break;
   }
   default: {
-    ssd_fuzz::Drawn optLevel =
-        ssd_fuzz::drawOption(draw, 0, mlir::ssd::kGPUOptLevelMax, {0, 1, 2});
+    ssd_fuzz::Drawn optLevel = ssd_fuzz::drawOption(
+        draw, 0, mlir::ssd::kGPUOptLevelRange.max, {0, 1, 2});
     inRange = inRange && optLevel.inRange;
     // The option is an int: a value beyond it is a parse error, which is
     // what an out-of-range value must give anyway.

@@ -63,14 +63,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const char *forms[] = {"auto", "serial", "chunked", "chunked"};
   std::string form = draw.pick(forms);
   ssd_fuzz::Drawn chunkSize =
-      ssd_fuzz::drawOption(draw, 1, mlir::ssd::limits::kMaxChunkSize,
+      ssd_fuzz::drawOption(draw, 1, mlir::ssd::kChunkSizeRange.max,
                            {1, 3, 8, 64, 256, 4096, 65536, 65537});
   ssd_fuzz::Drawn pTile = ssd_fuzz::drawOption(
-      draw, 1, mlir::ssd::limits::kMaxSerialPTile, {1, 3, 16, 64, 1024});
+      draw, 1, mlir::ssd::kSerialPTileRange.max, {1, 3, 16, 64, 1024});
   ssd_fuzz::Drawn minTokens = ssd_fuzz::drawOption(
-      draw, 0, mlir::ssd::kMinChunkedTokensMax, {0, 1, 8, 65536});
+      draw, 0, mlir::ssd::kMinChunkedTokensRange.max, {0, 1, 8, 65536});
   ssd_fuzz::Drawn vectorWidth = ssd_fuzz::drawOption(
-      draw, 0, mlir::ssd::kVectorWidthMax, {0, 0, 1, 4, 16, 12});
+      draw, 0, mlir::ssd::kVectorWidthRange.max, {0, 0, 1, 4, 16, 12});
   vectorWidth.inRange =
       vectorWidth.inRange &&
       llvm::isPowerOf2_64(std::max<int64_t>(vectorWidth.value, 1));

@@ -118,7 +118,7 @@ pack() {
   objects+=("$out/bench.o")
   # The chunked form again with one head per chunk-kernel block (sm_90a pairs
   # heads by default): run.sh times both on the same launches.
-  compile --inputs "$out/like/granite" --dtype bf16 --forms chunked --no-pair-heads \
+  compile --inputs "$out/like/granite" --dtype bf16 --forms chunked --heads-per-block 1 \
     --chunk-size 256 --chip "$chips" --format "$format" -o "$out/bench-one-head.o" "$out/compile-bench.log"
   objects+=("$out/bench-one-head.o")
   # The probes (tools/ssd-aot-run/probes): hand-written kernels doing one

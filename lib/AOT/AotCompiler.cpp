@@ -103,7 +103,7 @@ compileForDevice(mlir::ModuleOp module, const CompileRequest &o,
   compile.format = o.format;
   compile.form = *mlir::ssd::parseEnumName(mlir::ssd::kFormChoiceNames, form);
   compile.chunkSize = o.chunkSize;
-  compile.pairHeads = o.pairHeads;
+  compile.headsPerBlock = o.headsPerBlock;
   mlir::PassManager pm(module.getContext());
   buildPipeline(pm, compile);
   if (mlir::failed(pm.run(module))) {
@@ -166,7 +166,7 @@ bool compileVariants(const CompileRequest &o, mlir::MLIRContext &context,
       return false;
     for (const std::string &form : o.forms) {
       std::string key =
-          ssd::variantKey(problem, form, o.chunkSize, o.pairHeads);
+          ssd::variantKey(problem, form, o.chunkSize, o.headsPerBlock);
       if (std::find(done.begin(), done.end(), key) != done.end())
         continue; // another input directory had the same signature
       done.push_back(key);

@@ -290,10 +290,10 @@ bool ssd::runBenchmark(const BenchOptions &o, std::string &error) {
       request.batch = problem.batch;
       if (c.checkpointInterval > 0)
         request.checkpointInterval = c.checkpointInterval;
-      bool autoChunked = *mlir::ssd::planScan(request).chunked;
+      mlir::ssd::Form autoForm = *mlir::ssd::planScan(request).form;
       std::printf("%-8s %6lld %6lld auto->%s, faster: %s (%.2fx)\n",
                   kind.c_str(), (long long)problem.T, (long long)problem.batch,
-                  autoChunked ? "chunked" : "serial",
+                  mlir::ssd::stringifyForm(autoForm).str().c_str(),
                   best[0] <= best[1] ? "serial" : "chunked",
                   std::max(best[0], best[1]) / std::min(best[0], best[1]));
     }

@@ -65,7 +65,7 @@ void ssd::buildPipeline(mlir::OpPassManager &pm, const CompileOptions &options,
     nvvm.form = options.form;
     nvvm.chunkSize = options.chunkSize;
     nvvm.fusedOutput = options.fusedOutput;
-    nvvm.pairHeads = options.pairHeads;
+    nvvm.headsPerBlock = options.headsPerBlock;
     mlir::ssd::buildSSDToNVVMPipeline(pm, nvvm);
   } else if (options.target == Target::GPUEmulator) {
     mlir::ssd::SSDToGPUEmulatorPipelineOptions emu;
@@ -73,7 +73,7 @@ void ssd::buildPipeline(mlir::OpPassManager &pm, const CompileOptions &options,
     emu.form = options.form;
     emu.chunkSize = options.chunkSize;
     emu.fusedOutput = options.fusedOutput;
-    emu.pairHeads = options.pairHeads;
+    emu.headsPerBlock = options.headsPerBlock;
     mlir::ssd::buildSSDToGPUEmulatorPipeline(pm, emu);
   } else {
     mlir::ssd::SSDToCPUPipelineOptions cpu;
@@ -85,8 +85,8 @@ void ssd::buildPipeline(mlir::OpPassManager &pm, const CompileOptions &options,
   }
 }
 
-bool ssd::runsChunked(const ScanProblem &problem,
-                      const CompileOptions &options) {
+mlir::ssd::Form ssd::formThatRuns(const ScanProblem &problem,
+                                  const CompileOptions &options) {
   mlir::ssd::SSDSelectFormOptions select =
       options.target == Target::CPU
           ? mlir::ssd::SSDToCPUPipelineOptions().selectFormOptions()
@@ -100,12 +100,12 @@ bool ssd::runsChunked(const ScanProblem &problem,
   request.batch = problem.batch;
   if (problem.checkpointSlotsPresent)
     request.checkpointInterval = problem.checkpointInterval;
-  return *mlir::ssd::planScan(request).chunked;
+  return *mlir::ssd::planScan(request).form;
 }
 
 bool ssd::checkCPUWorkspace(const ScanProblem &problem,
                             const CompileOptions &options, std::string &error) {
-  bool chunked = runsChunked(problem, options);
+  bool chunked = formThatRuns(problem, options) == mlir::ssd::Form::chunked;
   int threads = options.openmp
                     ? int(std::max(1u, std::thread::hardware_concurrency()))
                     : 1;

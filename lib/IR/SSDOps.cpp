@@ -78,98 +78,114 @@ bool isModelDType(Type type) {
   return type.isF32() || type.isF16() || type.isBF16();
 }
 
-} // namespace
-
-LogicalResult ChunkScanVarlenOp::verify() {
-  Operation *op = getOperation();
-  const bool tensorForm = isa<RankedTensorType>(getX().getType());
+/// Every operand but the pool and y of one container kind, the form's y,
+/// and the checkpoint attribute with its operands.
+LogicalResult verifyContainers(ChunkScanVarlenOp op) {
+  const bool tensorForm = isa<RankedTensorType>(op.getX().getType());
 
   // Every operand other than the pool and y has the container kind of x: a
   // mixed op has no bufferization story and no lowering.
   SmallVector<std::pair<StringRef, Value>> formOperands = {
-      {"dt", getDt()},
-      {"A", getA()},
-      {"B", getB()},
-      {"C", getC()},
-      {"D", getD()},
-      {"dt_bias", getDtBias()},
-      {"query_start_loc", getQueryStartLoc()},
-      {"has_initial_state", getHasInitialState()},
-      {"cache_indices", getCacheIndices()},
-      {"update_state", getUpdateState()},
-      {"checkpoint_slots", getCheckpointSlots()},
-      {"checkpoint_offsets", getCheckpointOffsets()}};
+      {"dt", op.getDt()},
+      {"A", op.getA()},
+      {"B", op.getB()},
+      {"C", op.getC()},
+      {"D", op.getD()},
+      {"dt_bias", op.getDtBias()},
+      {"query_start_loc", op.getQueryStartLoc()},
+      {"has_initial_state", op.getHasInitialState()},
+      {"cache_indices", op.getCacheIndices()},
+      {"update_state", op.getUpdateState()},
+      {"checkpoint_slots", op.getCheckpointSlots()},
+      {"checkpoint_offsets", op.getCheckpointOffsets()}};
   for (auto [name, value] : formOperands) {
     if (!value || isa<RankedTensorType>(value.getType()) == tensorForm)
       continue;
-    return emitOpError() << "operand '" << name << "' is a "
-                         << (tensorForm ? "memref" : "tensor")
-                         << " but 'x' is a "
-                         << (tensorForm ? "tensor" : "memref")
-                         << ": every operand but ssm_pool must be a tensor "
-                            "(tensor form) or every one a memref (memref form)";
+    return op.emitOpError()
+           << "operand '" << name << "' is a "
+           << (tensorForm ? "memref" : "tensor") << " but 'x' is a "
+           << (tensorForm ? "tensor" : "memref")
+           << ": every operand but ssm_pool must be a tensor "
+              "(tensor form) or every one a memref (memref form)";
   }
-  if (tensorForm && (getYOut() || getNumResults() != 1))
-    return emitOpError() << "the tensor form returns y as its one result and "
-                            "takes no 'outs' buffer";
-  if (!tensorForm && (!getYOut() || getNumResults() != 0))
-    return emitOpError() << "the memref form takes y as an 'outs' memref and "
-                            "has no results";
+  if (tensorForm && (op.getYOut() || op.getNumResults() != 1))
+    return op.emitOpError()
+           << "the tensor form returns y as its one result and "
+              "takes no 'outs' buffer";
+  if (!tensorForm && (!op.getYOut() || op.getNumResults() != 0))
+    return op.emitOpError()
+           << "the memref form takes y as an 'outs' memref and "
+              "has no results";
 
   // The interval is what gives the slots a meaning, and offsets only shift
   // the boundaries of slots that exist.
-  if (getCheckpointSlots() && !getCheckpointInterval())
-    return emitOpError() << "'checkpoint_slots' requires the "
-                            "'checkpoint_interval' attribute";
-  if (!getCheckpointSlots() && getCheckpointInterval())
-    return emitOpError() << "'checkpoint_interval' is only valid with "
-                            "'checkpoint_slots'";
-  if (!getCheckpointSlots() && getCheckpointOffsets())
-    return emitOpError() << "'checkpoint_offsets' is only valid with "
-                            "'checkpoint_slots'";
+  if (op.getCheckpointSlots() && !op.getCheckpointInterval())
+    return op.emitOpError() << "'checkpoint_slots' requires the "
+                               "'checkpoint_interval' attribute";
+  if (!op.getCheckpointSlots() && op.getCheckpointInterval())
+    return op.emitOpError() << "'checkpoint_interval' is only valid with "
+                               "'checkpoint_slots'";
+  if (!op.getCheckpointSlots() && op.getCheckpointOffsets())
+    return op.emitOpError() << "'checkpoint_offsets' is only valid with "
+                               "'checkpoint_slots'";
 
-  Value y = getYValue();
-  auto cacheIndicesType = cast<ShapedType>(getCacheIndices().getType());
+  return success();
+}
+
+/// Each operand with the extents of its dimensions.
+SmallVector<OperandSpec> operandSpecs(ChunkScanVarlenOp op) {
+  Value y = op.getYValue();
+  auto cacheIndicesType = cast<ShapedType>(op.getCacheIndices().getType());
   bool cacheIndicesRow = cacheIndicesType.getRank() == 2;
   SmallVector<OperandSpec> specs = {
-      {"x", getX(), {"T", "H", "P"}},
-      {"dt", getDt(), {"T", "H"}},
-      {"A", getA(), {"H"}},
-      {"B", getB(), {"T", "G", "N"}},
-      {"C", getC(), {"T", "G", "N"}},
-      {"D", getD(), {"H"}},
-      {"dt_bias", getDtBias(), {"H"}},
-      {"ssm_pool", getSsmPool(), {"S", "H", "P", "N"}},
-      {"query_start_loc", getQueryStartLoc(), {"batch + 1"}},
-      {"has_initial_state", getHasInitialState(), {"batch"}},
-      {"cache_indices", getCacheIndices(),
+      {"x", op.getX(), {"T", "H", "P"}},
+      {"dt", op.getDt(), {"T", "H"}},
+      {"A", op.getA(), {"H"}},
+      {"B", op.getB(), {"T", "G", "N"}},
+      {"C", op.getC(), {"T", "G", "N"}},
+      {"D", op.getD(), {"H"}},
+      {"dt_bias", op.getDtBias(), {"H"}},
+      {"ssm_pool", op.getSsmPool(), {"S", "H", "P", "N"}},
+      {"query_start_loc", op.getQueryStartLoc(), {"batch + 1"}},
+      {"has_initial_state", op.getHasInitialState(), {"batch"}},
+      {"cache_indices", op.getCacheIndices(),
        cacheIndicesRow ? SmallVector<StringRef, 4>{"1", "batch"}
                        : SmallVector<StringRef, 4>{"batch"}},
-      {"update_state", getUpdateState(), {"batch"}},
-      {"checkpoint_slots", getCheckpointSlots(), {"batch", "K"}},
-      {"checkpoint_offsets", getCheckpointOffsets(), {"batch"}},
+      {"update_state", op.getUpdateState(), {"batch"}},
+      {"checkpoint_slots", op.getCheckpointSlots(), {"batch", "K"}},
+      {"checkpoint_offsets", op.getCheckpointOffsets(), {"batch"}},
       {"y", y, {"T", "H", "P"}}};
 
+  return specs;
+}
+
+LogicalResult verifyRanks(ChunkScanVarlenOp op, ArrayRef<OperandSpec> specs) {
   for (const OperandSpec &spec : specs) {
     if (!spec.value)
       continue;
     int64_t rank = cast<ShapedType>(spec.value.getType()).getRank();
     if (spec.name == "cache_indices" && rank != 1 && rank != 2)
-      return emitOpError() << "'cache_indices' must have rank 1 ([batch]) or 2 "
-                              "([1, batch]), got rank "
-                           << rank;
+      return op.emitOpError()
+             << "'cache_indices' must have rank 1 ([batch]) or 2 "
+                "([1, batch]), got rank "
+             << rank;
     if (rank != static_cast<int64_t>(spec.dims.size()))
-      return emitOpError() << "'" << spec.name << "' must have rank "
-                           << spec.dims.size() << " ("
-                           << describeDims(spec.dims) << "), got rank " << rank;
+      return op.emitOpError()
+             << "'" << spec.name << "' must have rank " << spec.dims.size()
+             << " (" << describeDims(spec.dims) << "), got rank " << rank;
   }
 
+  return success();
+}
+
+LogicalResult verifyElementTypes(ChunkScanVarlenOp op,
+                                 ArrayRef<OperandSpec> specs) {
   // Element types.
-  Type modelType = getElementTypeOrSelf(getX().getType());
+  Type modelType = getElementTypeOrSelf(op.getX().getType());
   if (!isModelDType(modelType))
-    return emitOpError() << "'x' element type must be f32, f16 or bf16 (the "
-                            "model dtype), got "
-                         << modelType;
+    return op.emitOpError() << "'x' element type must be f32, f16 or bf16 (the "
+                               "model dtype), got "
+                            << modelType;
   for (StringRef name : {"dt", "A", "B", "C", "D", "dt_bias", "y"}) {
     auto it = llvm::find_if(
         specs, [&](const OperandSpec &s) { return s.name == name; });
@@ -177,50 +193,56 @@ LogicalResult ChunkScanVarlenOp::verify() {
       continue;
     Type elementType = getElementTypeOrSelf(it->value.getType());
     if (elementType != modelType)
-      return emitOpError() << "'" << name << "' element type " << elementType
-                           << " must match the model dtype " << modelType
-                           << " of 'x'";
+      return op.emitOpError()
+             << "'" << name << "' element type " << elementType
+             << " must match the model dtype " << modelType << " of 'x'";
   }
-  Type poolType = getElementTypeOrSelf(getSsmPool().getType());
+  Type poolType = getElementTypeOrSelf(op.getSsmPool().getType());
   if (!poolType.isF32() && !poolType.isBF16())
-    return emitOpError() << "'ssm_pool' element type must be f32 or bf16, got "
-                         << poolType;
-  Type qslType = getElementTypeOrSelf(getQueryStartLoc().getType());
+    return op.emitOpError()
+           << "'ssm_pool' element type must be f32 or bf16, got " << poolType;
+  Type qslType = getElementTypeOrSelf(op.getQueryStartLoc().getType());
   if (!qslType.isSignlessInteger(32))
-    return emitOpError() << "'query_start_loc' element type must be i32, got "
-                         << qslType;
-  Type indexType = cacheIndicesType.getElementType();
+    return op.emitOpError()
+           << "'query_start_loc' element type must be i32, got " << qslType;
+  Type indexType = getElementTypeOrSelf(op.getCacheIndices().getType());
   if (!indexType.isSignlessInteger(32) && !indexType.isUnsignedInteger(32))
-    return emitOpError()
+    return op.emitOpError()
            << "'cache_indices' element type must be i32 or ui32, got "
            << indexType;
-  if (Value slots = getCheckpointSlots()) {
+  if (Value slots = op.getCheckpointSlots()) {
     Type slotType = getElementTypeOrSelf(slots.getType());
     if (!slotType.isSignlessInteger(32) && !slotType.isUnsignedInteger(32))
-      return emitOpError()
+      return op.emitOpError()
              << "'checkpoint_slots' element type must be i32 or ui32, got "
              << slotType;
   }
-  if (Value offsets = getCheckpointOffsets()) {
+  if (Value offsets = op.getCheckpointOffsets()) {
     Type offsetType = getElementTypeOrSelf(offsets.getType());
     if (!offsetType.isSignlessInteger(32))
-      return emitOpError()
+      return op.emitOpError()
              << "'checkpoint_offsets' element type must be i32, got "
              << offsetType;
   }
-  for (auto [name, value] :
-       {std::pair<StringRef, Value>{"has_initial_state", getHasInitialState()},
-        {"update_state", getUpdateState()}}) {
+  for (auto [name, value] : {std::pair<StringRef, Value>{
+                                 "has_initial_state", op.getHasInitialState()},
+                             {"update_state", op.getUpdateState()}}) {
     if (!value)
       continue;
     Type elementType = getElementTypeOrSelf(value.getType());
     if (!elementType.isSignlessInteger(1))
-      return emitOpError() << "'" << name << "' element type must be i1, got "
-                           << elementType;
+      return op.emitOpError()
+             << "'" << name << "' element type must be i1, got " << elementType;
   }
 
+  return success();
+}
+
+/// The extents operands share, each bound once, within the documented
+/// maxima (ssd/IR/SSDLimits.h, docs/overview.md "Limits").
+LogicalResult verifyExtents(ChunkScanVarlenOp op, ArrayRef<OperandSpec> specs,
+                            ExtentBinder &extents) {
   // Extents shared between operands.
-  ExtentBinder extents(op);
   for (const OperandSpec &spec : specs) {
     if (!spec.value)
       continue;
@@ -229,18 +251,20 @@ LogicalResult ChunkScanVarlenOp::verify() {
       int64_t size = shape[dim];
       if (extent == "1") {
         if (!ShapedType::isDynamic(size) && size != 1)
-          return emitOpError() << "'cache_indices' of rank 2 must have shape "
-                                  "[1, batch], got leading dimension "
-                               << size;
+          return op.emitOpError()
+                 << "'cache_indices' of rank 2 must have shape "
+                    "[1, batch], got leading dimension "
+                 << size;
         continue;
       }
       if (extent == "batch + 1") {
         if (ShapedType::isDynamic(size))
           continue;
         if (size < 1)
-          return emitOpError() << "'query_start_loc' must hold batch + 1 >= 1 "
-                                  "offsets, got dimension "
-                               << size;
+          return op.emitOpError()
+                 << "'query_start_loc' must hold batch + 1 >= 1 "
+                    "offsets, got dimension "
+                 << size;
         if (failed(extents.bind("batch", size - 1,
                                 Twine("'query_start_loc' dim 0 minus one"))))
           return failure();
@@ -255,11 +279,11 @@ LogicalResult ChunkScanVarlenOp::verify() {
   std::optional<int64_t> heads = extents.get("H");
   std::optional<int64_t> groups = extents.get("G");
   if (groups && *groups < 1)
-    return emitOpError() << "ngroups (" << *groups << ") must be positive";
+    return op.emitOpError() << "ngroups (" << *groups << ") must be positive";
   if (heads && groups && *heads % *groups != 0)
-    return emitOpError() << "nheads (" << *heads
-                         << ") must be a multiple of ngroups (" << *groups
-                         << ")";
+    return op.emitOpError()
+           << "nheads (" << *heads << ") must be a multiple of ngroups ("
+           << *groups << ")";
 
   // The documented maxima (ssd/IR/SSDLimits.h, docs/overview.md "Limits").
   struct Limit {
@@ -273,30 +297,100 @@ LogicalResult ChunkScanVarlenOp::verify() {
                              Limit{"N", "dstate N", limits::kMaxDState}}) {
     std::optional<int64_t> value = extents.get(limit.extent);
     if (value && *value > limit.max)
-      return emitOpError() << limit.name << " (" << *value << ", "
-                           << extents.where(limit.extent)
-                           << ") exceeds the supported maximum " << limit.max;
-  }
-  if (std::optional<uint64_t> chunkSize = getChunkSize();
-      chunkSize && *chunkSize > uint64_t(limits::kMaxChunkSize))
-    return emitOpError() << "chunk_size (" << *chunkSize
-                         << ") exceeds the supported maximum "
-                         << limits::kMaxChunkSize;
-  // The plan is the pass's reading of the request; where the op names a
-  // form or chunk size too, a lowering must not see two answers.
-  if (ScanConfigAttr config = getConfigAttr()) {
-    if (getForm() && *getForm() != config.getForm())
-      return emitOpError() << "form " << stringifyForm(*getForm())
-                           << " does not match the form "
-                           << stringifyForm(config.getForm())
-                           << " of its config";
-    if (std::optional<uint64_t> chunkSize = getChunkSize();
-        chunkSize && int64_t(*chunkSize) != config.getChunkSize())
-      return emitOpError() << "chunk_size (" << *chunkSize
-                           << ") does not match the chunk_size ("
-                           << config.getChunkSize() << ") of its config";
+      return op.emitOpError()
+             << limit.name << " (" << *value << ", "
+             << extents.where(limit.extent)
+             << ") exceeds the supported maximum " << limit.max;
   }
   return success();
+}
+
+/// The chunked GPU kernels' choices of `config` that `op` rules out: fused
+/// state passing with an f32 model (its hi/lo chunk kernel has no registers
+/// left for it) or with checkpoints that do not all end a chunk (the fused
+/// kernels have no walk to a state inside one), several heads per block
+/// over a group that does not hold a multiple of them.
+LogicalResult verifyKernelChoices(ChunkScanVarlenOp op, ScanConfigAttr config,
+                                  const ExtentBinder &extents) {
+  std::optional<Fusion> fusion = config.getFusion();
+  if (!fusion)
+    return success();
+  if (*fusion != Fusion::none) {
+    Type modelType = getElementTypeOrSelf(op.getX().getType());
+    if (modelType.isF32())
+      return op.emitOpError()
+             << "config fusion = " << stringifyFusion(*fusion)
+             << " needs a 16-bit model (f16 or bf16), got f32: f32 models "
+                "pass chunk states in a launch of their own (fusion = none)";
+    if (op.getCheckpointSlots() &&
+        !op.checkpointsEndChunks(config.getChunkSize()))
+      return op.emitOpError()
+             << "config fusion = " << stringifyFusion(*fusion)
+             << " needs every checkpoint to end a chunk (no "
+                "checkpoint_offsets, an interval that is a multiple of "
+                "chunk_size "
+             << config.getChunkSize()
+             << "): checkpoints inside chunks are written by a state-passing "
+                "launch of its own (fusion = none)";
+  }
+  std::optional<int64_t> heads = extents.get("H"), groups = extents.get("G");
+  int64_t perBlock = *config.getHeadsPerBlock();
+  if (perBlock > 1 && heads && groups && *groups > 0 &&
+      (*heads / *groups) % perBlock)
+    return op.emitOpError()
+           << "config heads_per_block = " << perBlock << " needs a multiple of "
+           << perBlock << " heads per group, got " << *heads / *groups
+           << " (H = " << *heads << ", G = " << *groups << ")";
+  return success();
+}
+
+/// The config against the op: the form and chunk size it names too, and
+/// the GPU kernels' choices that the op's types and checkpoints rule out
+/// (the attribute checks the rest on its own; the lowering what needs the
+/// tiling).
+LogicalResult verifyConfig(ChunkScanVarlenOp op, const ExtentBinder &extents) {
+  if (std::optional<uint64_t> chunkSize = op.getChunkSize();
+      chunkSize && *chunkSize > uint64_t(limits::kMaxChunkSize))
+    return op.emitOpError()
+           << "chunk_size (" << *chunkSize << ") exceeds the supported maximum "
+           << limits::kMaxChunkSize;
+  // The plan is the pass's reading of the request; where the op names a
+  // form or chunk size too, a lowering must not see two answers.
+  if (ScanConfigAttr config = op.getConfigAttr()) {
+    if (op.getForm() && *op.getForm() != config.getForm())
+      return op.emitOpError()
+             << "form " << stringifyForm(*op.getForm())
+             << " does not match the form " << stringifyForm(config.getForm())
+             << " of its config";
+    if (std::optional<uint64_t> chunkSize = op.getChunkSize();
+        chunkSize && int64_t(*chunkSize) != config.getChunkSize())
+      return op.emitOpError() << "chunk_size (" << *chunkSize
+                              << ") does not match the chunk_size ("
+                              << config.getChunkSize() << ") of its config";
+    if (failed(verifyKernelChoices(op, config, extents)))
+      return failure();
+  }
+  return success();
+}
+
+} // namespace
+
+LogicalResult ChunkScanVarlenOp::verify() {
+  SmallVector<OperandSpec> specs = operandSpecs(*this);
+  ExtentBinder extents(getOperation());
+  if (failed(verifyContainers(*this)) || failed(verifyRanks(*this, specs)) ||
+      failed(verifyElementTypes(*this, specs)) ||
+      failed(verifyExtents(*this, specs, extents)))
+    return failure();
+  return verifyConfig(*this, extents);
+}
+
+bool ChunkScanVarlenOp::checkpointsEndChunks(int64_t chunkSize) {
+  // Boundary after local token j: (j + 1) mod I = 0, so (j + 1) mod L = 0
+  // when L divides I: the last token of a whole chunk.
+  std::optional<uint64_t> interval = getCheckpointInterval();
+  return interval && !getCheckpointOffsets() && chunkSize > 0 &&
+         *interval % static_cast<uint64_t>(chunkSize) == 0;
 }
 
 //===----------------------------------------------------------------------===//

@@ -253,26 +253,12 @@ void buildGPUPipeline(OpPassManager &pm, const Options &options,
   pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
   pm.addPass(createSSDDeviceAllocs());
 
-  SSDLowerToGPUOptions lower;
-  lower.serialRowsPerWarp = options.serialRowsPerWarp;
-  lower.serialWarpsPerBlock = options.serialWarpsPerBlock;
-  lower.sharedMemoryLimit = sharedMemoryLimitForChip(options.chip);
-  lower.fusedOutput = options.fusedOutput;
-  lower.pairHeads = options.pairHeads;
-  // wgmma exists only in sm_90a's architecture-specific PTX.
-  lower.wgmma = options.chip == GPUChip::SM90a;
   // The kernels' choices join the plan in the IR; the lowering reads them.
-  SSDPlanGPUKernelsOptions plan;
-  plan.sharedMemoryLimit = lower.sharedMemoryLimit;
-  plan.fusedStatePassing = lower.fusedStatePassing;
-  plan.fusedOutput = lower.fusedOutput;
-  plan.wgmma = lower.wgmma;
-  plan.pairHeads = lower.pairHeads;
-  pm.addPass(createSSDPlanGPUKernels(plan));
+  pm.addPass(createSSDPlanGPUKernels(options.planGPUKernelsOptions()));
   // No canonicalize/CSE on the launch bodies before outlining: CSE merges
   // the index arithmetic of the unrolled mma steps into values live across
   // the whole reduction loop, which makes the matmul kernels spill.
-  pm.addPass(createSSDLowerToGPU(lower));
+  pm.addPass(createSSDLowerToGPU());
 
   codegen.chip = options.chip;
   codegen.optLevel = options.optLevel;
@@ -311,12 +297,18 @@ struct HasOptLevel : std::false_type {};
 template <typename Options>
 struct HasOptLevel<Options, std::void_t<decltype(Options::optLevel)>>
     : std::true_type {};
+template <typename Options, typename = void>
+struct HasChunkSize : std::false_type {};
+template <typename Options>
+struct HasChunkSize<Options, std::void_t<decltype(Options::chunkSize)>>
+    : std::true_type {};
 
 /// PassPipelineRegistration that also checks the integer options no pass of
 /// the pipeline checks, when the options are parsed: the GPU pipelines'
 /// opt-level, which upstream's nvvm-attach-target takes as any int (the
-/// gpu.module's target then fails to verify, naming no option). Every
-/// other integer option is checked by the pass it is passed to.
+/// gpu.module's target then fails to verify, naming no option), and their
+/// chunk-size against the GPU kernels' cap. Every other integer option is
+/// checked by the pass it is passed to.
 template <typename Options>
 void registerPipeline(StringRef arg, StringRef description,
                       void (*build)(OpPassManager &, const Options &)) {
@@ -330,13 +322,22 @@ void registerPipeline(StringRef arg, StringRef description,
           return failure();
         if constexpr (HasOptLevel<Options>::value) {
           if (std::optional<std::string> why = whyOutOfRange(
-                  name, {{"opt-level", options.optLevel, 0, kGPUOptLevelMax}}))
+                  name, {{"opt-level", options.optLevel, kGPUOptLevelRange}}))
+            return errorHandler(*why);
+        }
+        // The GPU pipelines' chunked kernels take shorter chunks than
+        // ssd-select-form, which checks the op's own limit.
+        if constexpr (HasOptLevel<Options>::value &&
+                      HasChunkSize<Options>::value) {
+          if (std::optional<std::string> why = whyOutOfRange(
+                  name,
+                  {{"chunk-size", options.chunkSize, kGPUChunkSizeRange}}))
             return errorHandler(*why);
         }
         build(pm, options);
         return success();
       },
-      [](function_ref<void(const detail::PassOptions &)> handler) {
+      [](function_ref<void(const mlir::detail::PassOptions &)> handler) {
         handler(Options());
       });
 }

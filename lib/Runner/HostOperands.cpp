@@ -69,10 +69,14 @@ std::string ssd::signatureKey(const ScanProblem &p) {
 }
 
 std::string ssd::variantKey(const ScanProblem &p, const std::string &form,
-                            int64_t chunkSize, bool pairHeads) {
-  return signatureKey(p) + " form=" + form +
-         " chunk=" + std::to_string(chunkSize) +
-         (pairHeads ? "" : " pair_heads=0");
+                            int64_t chunkSize, int64_t headsPerBlock) {
+  std::string key =
+      signatureKey(p) + " form=" + form + " chunk=" + std::to_string(chunkSize);
+  // Only a bound other than the default shows, so that every other key
+  // stays as it was.
+  if (headsPerBlock != mlir::ssd::kDefaultHeadsPerBlock)
+    key += " heads_per_block=" + std::to_string(headsPerBlock);
+  return key;
 }
 
 double ssd::cpuWorkspaceBytes(const ScanProblem &p, bool chunked,

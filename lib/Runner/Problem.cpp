@@ -22,26 +22,17 @@ using namespace ssd;
 namespace limits = mlir::ssd::limits;
 
 bool ssd::parseModelDType(const std::string &s, ModelDType &out) {
-  if (s == "f32")
-    out = ModelDType::F32;
-  else if (s == "f16")
-    out = ModelDType::F16;
-  else if (s == "bf16")
-    out = ModelDType::BF16;
-  else
-    return false;
-  return true;
+  std::optional<ModelDType> parsed =
+      mlir::ssd::parseEnumName(kModelDTypeNames, s);
+  if (parsed)
+    out = *parsed;
+  return parsed.has_value();
 }
 
 const char *ssd::toString(ModelDType t) {
-  switch (t) {
-  case ModelDType::F32:
-    return "f32";
-  case ModelDType::F16:
-    return "f16";
-  case ModelDType::BF16:
-    return "bf16";
-  }
+  for (const auto &entry : kModelDTypeNames)
+    if (entry.value == t)
+      return entry.name;
   return "?";
 }
 
@@ -76,33 +67,28 @@ float ssd::roundDoubleToModelDType(double v, ModelDType t) {
 }
 
 bool ssd::parsePoolDType(const std::string &s, PoolDType &out) {
-  if (s == "f32")
-    out = PoolDType::F32;
-  else if (s == "bf16")
-    out = PoolDType::BF16;
-  else
-    return false;
-  return true;
+  std::optional<PoolDType> parsed =
+      mlir::ssd::parseEnumName(kPoolDTypeNames, s);
+  if (parsed)
+    out = *parsed;
+  return parsed.has_value();
 }
 
 const char *ssd::toString(PoolDType t) {
-  return t == PoolDType::BF16 ? "bf16" : "f32";
+  for (const auto &entry : kPoolDTypeNames)
+    if (entry.value == t)
+      return entry.name;
+  return "?";
 }
 
 bool ssd::parseModelDTypeFlag(const std::string &flag, const std::string &value,
                               ModelDType &out, std::string &error) {
-  if (parseModelDType(value, out))
-    return true;
-  error = "unknown " + flag + " '" + value + "' (expected f32, f16 or bf16)";
-  return false;
+  return mlir::ssd::parseEnumFlag(kModelDTypeNames, flag, value, out, error);
 }
 
 bool ssd::parsePoolDTypeFlag(const std::string &flag, const std::string &value,
                              PoolDType &out, std::string &error) {
-  if (parsePoolDType(value, out))
-    return true;
-  error = "unknown " + flag + " '" + value + "' (expected f32 or bf16)";
-  return false;
+  return mlir::ssd::parseEnumFlag(kPoolDTypeNames, flag, value, out, error);
 }
 
 bool ssd::checkLimits(const ScanProblem &p, std::string &error) {

@@ -68,10 +68,10 @@ struct SSDSelectFormPass
   LogicalResult initialize(MLIRContext *context) override {
     return checkOptionRanges(
         context, "ssd-select-form",
-        {{"chunk-size", chunkSize, 1, limits::kMaxChunkSize},
-         {"min-chunked-tokens", minChunkedTokens, 0, kMinChunkedTokensMax},
-         {"min-chunked-tokens-per-seq", minChunkedTokensPerSeq, 0,
-          kMinChunkedTokensMax}});
+        {{"chunk-size", chunkSize, kChunkSizeRange},
+         {"min-chunked-tokens", minChunkedTokens, kMinChunkedTokensRange},
+         {"min-chunked-tokens-per-seq", minChunkedTokensPerSeq,
+          kMinChunkedTokensRange}});
   }
 
   void runOnOperation() override {
@@ -111,14 +111,13 @@ struct SSDSelectFormPass
   /// to the statistics (the branches of a runtime choice count apart).
   void pin(ChunkScanVarlenOp op, const ScanPlan &plan, bool count = true) {
     MLIRContext *ctx = op.getContext();
-    Form chosen = *plan.chunked ? Form::chunked : Form::serial;
+    Form chosen = *plan.form;
     op.setFormAttr(FormAttr::get(ctx, chosen));
     if (chosen == Form::chunked && !op.getChunkSizeAttr())
       op.setChunkSizeAttr(
           IntegerAttr::get(IntegerType::get(ctx, 64), plan.chunkSize));
-    op.setConfigAttr(ScanConfigAttr::get(
-        ctx, chosen, plan.chunkSize, plan.mixedMinTokens, std::nullopt,
-        std::nullopt, std::nullopt, std::nullopt, std::nullopt));
+    op.setConfigAttr(
+        ScanConfigAttr::get(ctx, chosen, plan.chunkSize, plan.mixedMinTokens));
     if (count)
       ++(chosen == Form::chunked ? numChunked : numSerial);
   }
@@ -126,7 +125,7 @@ struct SSDSelectFormPass
   void select(ChunkScanVarlenOp op) {
     ScanRequest request = requestOf(op);
     ScanPlan plan = planScan(request);
-    if (plan.chunked)
+    if (plan.form)
       return pin(op, plan);
 
     // Shape known only at run time: emit both forms and branch on the
@@ -146,7 +145,7 @@ struct SSDSelectFormPass
                                  std::pair{ifOp.elseBlock(), Form::serial}}) {
       OpBuilder branch = OpBuilder::atBlockBegin(block);
       auto clone = cast<ChunkScanVarlenOp>(branch.clone(*op));
-      pin(clone, plan.forForm(chosen == Form::chunked), /*count=*/false);
+      pin(clone, plan.forForm(chosen), /*count=*/false);
       // The yields are created by scf.if only when there are no results.
       if (op->getNumResults() == 0)
         continue;

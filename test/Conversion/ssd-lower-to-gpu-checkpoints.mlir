@@ -10,8 +10,8 @@
 // offsets, the interval a multiple of the chunk size) do the fused modes
 // stay, the chunk kernel storing each checkpoint with the state it
 // publishes. A mixed launch does both.
-// RUN: ssd-opt %s -ssd-lower-to-gpu -split-input-file | FileCheck %s
-// RUN: ssd-opt %s -ssd-lower-to-gpu="fused-state-passing=true fused-output=true" -gpu-kernel-outlining -split-input-file | FileCheck %s --check-prefix=LAUNCHES
+// RUN: ssd-opt %s -ssd-plan-gpu-kernels="chip=sm_90 shared-memory-limit=101376" -ssd-lower-to-gpu -split-input-file | FileCheck %s
+// RUN: ssd-opt %s -ssd-plan-gpu-kernels="chip=sm_90 shared-memory-limit=101376 fused-state-passing=true fused-output=true" -ssd-lower-to-gpu -gpu-kernel-outlining -split-input-file | FileCheck %s --check-prefix=LAUNCHES
 
 // CHECK-LABEL: func.func @serial
 // CHECK-SAME:    %[[POOL:[^:]+]]: memref<?x4x16x128xbf16>

@@ -1,10 +1,14 @@
-// RUN: ssd-opt %s -ssd-lower-to-gpu -split-input-file -verify-diagnostics
-// RUN: not ssd-opt %s -ssd-lower-to-gpu="serial-warps-per-block=33" -split-input-file 2>&1 | FileCheck %s --check-prefix=OPTION
-// RUN: not ssd-opt %s -ssd-lower-to-gpu="shared-memory-limit=0" -split-input-file 2>&1 | FileCheck %s --check-prefix=LIMIT-OPTION
-// RUN: not ssd-opt %s -ssd-lower-to-gpu="shared-memory-limit=30000" -split-input-file 2>&1 >/dev/null | FileCheck %s --check-prefix=LIMIT
+// RUN: ssd-opt %s -ssd-plan-gpu-kernels="chip=sm_90 shared-memory-limit=101376" -ssd-lower-to-gpu -split-input-file -verify-diagnostics
+// RUN: not ssd-opt %s -ssd-plan-gpu-kernels="serial-warps-per-block=33" -split-input-file 2>&1 | FileCheck %s --check-prefix=OPTION
+// RUN: not ssd-opt %s -ssd-plan-gpu-kernels="shared-memory-limit=0" -split-input-file 2>&1 | FileCheck %s --check-prefix=LIMIT-OPTION
+// RUN: not ssd-opt %s -ssd-plan-gpu-kernels="chip=sm_90 shared-memory-limit=30000" -ssd-lower-to-gpu -split-input-file 2>&1 >/dev/null | FileCheck %s --check-prefix=LIMIT
+// An op whose config lacks the GPU kernels' choices is not lowered.
+// RUN: not ssd-opt %s -ssd-lower-to-gpu -split-input-file 2>&1 >/dev/null | FileCheck %s --check-prefix=UNPLANNED
 
-// OPTION: ssd-lower-to-gpu: serial-warps-per-block must be in [1, 32], got 33
-// LIMIT-OPTION: ssd-lower-to-gpu: shared-memory-limit must be in [1, 232448], got 0
+// OPTION: ssd-plan-gpu-kernels: serial-warps-per-block must be in [1, 32], got 33
+// LIMIT-OPTION: ssd-plan-gpu-kernels: shared-memory-limit must be in [1, 232448], got 0
+// UNPLANNED: error: ssd-lower-to-gpu: the GPU kernels need static nheads, head_dim, ngroups and dstate (they fix the tiling)
+// UNPLANNED: error: ssd-lower-to-gpu: the op's config records no GPU kernels' choices; run ssd-plan-gpu-kernels first
 
 // With a 30000-byte limit, the chunk kernel (chunk states and C Bᵀ) at
 // head_dim 128, dstate 256 (33440 bytes: [2 x 32 x 128] bf16 tiles of x and
@@ -15,9 +19,9 @@
 // reported, one line, on the op; the serial form at the same shapes, which
 // needs (almost) no shared memory, still lowers (no error between the two
 // reports).
-// LIMIT: error: ssd-lower-to-gpu: kernel 'chunk states and C B^T' of the chunked form needs 33440 bytes of shared memory per block, more than shared-memory-limit (30000 bytes), at head_dim (P) 128, dstate (N) 256, chunk_size 128
+// LIMIT: error: ssd-plan-gpu-kernels: kernel 'chunk states and C B^T' of the chunked form needs 33440 bytes of shared memory per block, more than the 30000 bytes it may use (shared-memory-limit and the chip), at head_dim (P) 128, dstate (N) 256, chunk_size 128
 // LIMIT-NOT: error:
-// LIMIT: error: ssd-lower-to-gpu: kernel 'chunk states and C B^T' of the chunked form needs 134320 bytes of shared memory per block, more than shared-memory-limit (30000 bytes), at head_dim (P) 1024, dstate (N) 1024, chunk_size 256
+// LIMIT: error: ssd-plan-gpu-kernels: kernel 'chunk states and C B^T' of the chunked form needs 134320 bytes of shared memory per block, more than the 30000 bytes it may use (shared-memory-limit and the chip), at head_dim (P) 1024, dstate (N) 1024, chunk_size 256
 
 func.func @dynamic_heads(%x: memref<?x?x64xf32>, %dt: memref<?x?xf32>, %A: memref<?xf32>,
     %B: memref<?x1x32xf32>, %pool: memref<?x?x64x32xf32>, %qsl: memref<?xi32>, %ci: memref<?xi32>,
@@ -88,7 +92,7 @@ func.func @serial_p128_n256(%x: memref<?x4x128xbf16>, %dt: memref<?x4xbf16>, %A:
 func.func @chunked_p1024_n1024(%x: memref<?x2x1024xbf16>, %dt: memref<?x2xbf16>, %A: memref<2xbf16>,
     %B: memref<?x1x1024xbf16>, %pool: memref<?x2x1024x1024xf32>, %qsl: memref<?xi32>, %ci: memref<?xi32>,
     %y: memref<?x2x1024xbf16>) {
-  // expected-error @+1 {{ssd-lower-to-gpu: kernel 'chunk states and C B^T' of the chunked form needs 134320 bytes of shared memory per block, more than shared-memory-limit (101376 bytes), at head_dim (P) 1024, dstate (N) 1024, chunk_size 256}}
+  // expected-error @+1 {{ssd-plan-gpu-kernels: kernel 'chunk states and C B^T' of the chunked form needs 134320 bytes of shared memory per block, more than the 101376 bytes it may use (shared-memory-limit and the chip), at head_dim (P) 1024, dstate (N) 1024, chunk_size 256}}
   ssd.chunk_scan_varlen x(%x : memref<?x2x1024xbf16>) dt(%dt : memref<?x2xbf16>) A(%A : memref<2xbf16>)
       B(%B : memref<?x1x1024xbf16>) C(%B : memref<?x1x1024xbf16>) ssm_pool(%pool : memref<?x2x1024x1024xf32>)
       query_start_loc(%qsl : memref<?xi32>) cache_indices(%ci : memref<?xi32>)

@@ -16,24 +16,24 @@
 // of its chunk's slot the same way, and a C Bᵀ block waits for that count
 // before it overwrites the slot. Unfused: three
 // launches, no atomics.
-// RUN: ssd-opt %s -ssd-lower-to-gpu="fused-state-passing=true" | FileCheck %s --check-prefix=FUSED
-// RUN: ssd-opt %s -ssd-lower-to-gpu="fused-state-passing=true" -gpu-kernel-outlining | FileCheck %s --check-prefix=FUSED-LAUNCHES
-// RUN: ssd-opt %s -ssd-lower-to-gpu="fused-state-passing=true" | FileCheck %s --check-prefix=CB-COUNT
-// RUN: ssd-opt %s -ssd-lower-to-gpu="fused-output=false" -gpu-kernel-outlining | FileCheck %s --check-prefix=OUTPUT-KERNEL
-// RUN: ssd-opt %s -ssd-lower-to-gpu="fused-state-passing=false" | FileCheck %s --check-prefix=UNFUSED
-// RUN: ssd-opt %s -ssd-lower-to-gpu="fused-state-passing=false" -gpu-kernel-outlining | FileCheck %s --check-prefix=UNFUSED-LAUNCHES
+// RUN: ssd-opt %s -ssd-plan-gpu-kernels="chip=sm_90 shared-memory-limit=101376 fused-state-passing=true" -ssd-lower-to-gpu | FileCheck %s --check-prefix=FUSED
+// RUN: ssd-opt %s -ssd-plan-gpu-kernels="chip=sm_90 shared-memory-limit=101376 fused-state-passing=true" -ssd-lower-to-gpu -gpu-kernel-outlining | FileCheck %s --check-prefix=FUSED-LAUNCHES
+// RUN: ssd-opt %s -ssd-plan-gpu-kernels="chip=sm_90 shared-memory-limit=101376 fused-state-passing=true" -ssd-lower-to-gpu | FileCheck %s --check-prefix=CB-COUNT
+// RUN: ssd-opt %s -ssd-plan-gpu-kernels="chip=sm_90 shared-memory-limit=101376 fused-output=false" -ssd-lower-to-gpu -gpu-kernel-outlining | FileCheck %s --check-prefix=OUTPUT-KERNEL
+// RUN: ssd-opt %s -ssd-plan-gpu-kernels="chip=sm_90 shared-memory-limit=101376 fused-state-passing=false" -ssd-lower-to-gpu | FileCheck %s --check-prefix=UNFUSED
+// RUN: ssd-opt %s -ssd-plan-gpu-kernels="chip=sm_90 shared-memory-limit=101376 fused-state-passing=false" -ssd-lower-to-gpu -gpu-kernel-outlining | FileCheck %s --check-prefix=UNFUSED-LAUNCHES
 // The fused chunk kernel asks for two blocks per SM (ssd.kernel_occupancy)
 // where the chip's shared memory holds two of them
 // (sm_90's 227 KB per block here), and not under the default limit (sm_86's
 // 99 KB), nor when the output has a launch of its own.
-// RUN: ssd-opt %s -ssd-lower-to-gpu="shared-memory-limit=232448" | FileCheck %s --check-prefix=OCCUPANCY
-// RUN: ssd-opt %s -ssd-lower-to-gpu | FileCheck %s --check-prefix=NO-OCCUPANCY
-// RUN: ssd-opt %s -ssd-lower-to-gpu="shared-memory-limit=232448 fused-output=false" | FileCheck %s --check-prefix=NO-OCCUPANCY
+// RUN: ssd-opt %s -ssd-plan-gpu-kernels="chip=sm_90 shared-memory-limit=232448" -ssd-lower-to-gpu | FileCheck %s --check-prefix=OCCUPANCY
+// RUN: ssd-opt %s -ssd-plan-gpu-kernels="chip=sm_90 shared-memory-limit=101376" -ssd-lower-to-gpu | FileCheck %s --check-prefix=NO-OCCUPANCY
+// RUN: ssd-opt %s -ssd-plan-gpu-kernels="chip=sm_90 shared-memory-limit=232448 fused-output=false" -ssd-lower-to-gpu | FileCheck %s --check-prefix=NO-OCCUPANCY
 // And through --ssd-to-nvvm (fused by default), the PTX of the waits and
 // publications, and the chunk kernel's .minnctapersm: two 256-thread blocks
-// per SM, or on sm_90a, where a block serves two heads (pair-heads), one
+// per SM, or on sm_90a, where a block serves two heads (heads_per_block = 2), one
 // of 512 threads (the same registers a thread).
-// RUN: ssd-opt %s --ssd-to-nvvm="chip=sm_90a pair-heads=false" | FileCheck %s --check-prefixes=PTX,PTX-TWO
+// RUN: ssd-opt %s --ssd-to-nvvm="chip=sm_90a heads-per-block=1" | FileCheck %s --check-prefixes=PTX,PTX-TWO
 // RUN: ssd-opt %s --ssd-to-nvvm="chip=sm_90a" | FileCheck %s --check-prefixes=PTX,PTX-PAIRED
 
 // OCCUPANCY-LABEL: func.func @chunked

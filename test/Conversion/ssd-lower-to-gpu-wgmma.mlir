@@ -14,10 +14,10 @@
 // Without the option no kernel has a wgmma instruction. Under the default
 // shared-memory limit (sm_86's 99 KB) a block serves one head; under
 // sm_90's (PAIRED, below) two.
-// RUN: ssd-opt %s -ssd-lower-to-gpu="wgmma=true" -split-input-file | FileCheck %s
-// RUN: ssd-opt %s -ssd-lower-to-gpu="wgmma=true shared-memory-limit=232448" -split-input-file | FileCheck %s --check-prefix=PAIRED
-// RUN: ssd-opt %s -ssd-lower-to-gpu="wgmma=true shared-memory-limit=232448 pair-heads=false" -split-input-file | FileCheck %s --check-prefix=ONE-HEAD
-// RUN: ssd-opt %s -ssd-lower-to-gpu -split-input-file | FileCheck %s --check-prefix=MMA-SYNC
+// RUN: ssd-opt %s -ssd-plan-gpu-kernels="chip=sm_90a shared-memory-limit=101376" -ssd-lower-to-gpu -split-input-file | FileCheck %s
+// RUN: ssd-opt %s -ssd-plan-gpu-kernels="chip=sm_90a shared-memory-limit=232448" -ssd-lower-to-gpu -split-input-file | FileCheck %s --check-prefix=PAIRED
+// RUN: ssd-opt %s -ssd-plan-gpu-kernels="chip=sm_90a shared-memory-limit=232448 heads-per-block=1" -ssd-lower-to-gpu -split-input-file | FileCheck %s --check-prefix=ONE-HEAD
+// RUN: ssd-opt %s -ssd-plan-gpu-kernels="chip=sm_90 shared-memory-limit=101376" -ssd-lower-to-gpu -split-input-file | FileCheck %s --check-prefix=MMA-SYNC
 
 // CHECK-LABEL: func.func @chunked
 // CHECK:       gpu.launch
@@ -68,7 +68,7 @@
 // CHECK:         nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
 // CHECK-NOT:     nvvm.mma.sync
 // CHECK:         gpu.launch
-// Two heads per block (pair-heads, where two copies of the layout fit):
+// Two heads per block (heads_per_block = 2, where two copies of the layout fit):
 // 512 threads, one block per SM; the C·Bᵀ tile as four warpgroups' m64n16
 // quarters; in the state role, team tid / 256 serves head 2 pair + team,
 // its shared views moved by team x the copy's stride (as an offset in

@@ -8,7 +8,7 @@
 // that returns at once. test/Pipelines/ssd-to-gpu-emulator-zero-dstate.mlir
 // runs N = 0 on the emulator.
 //
-// RUN: ssd-opt %s -split-input-file --ssd-lower-to-gpu | FileCheck %s
+// RUN: ssd-opt %s -split-input-file --ssd-plan-gpu-kernels="chip=sm_90 shared-memory-limit=101376" -ssd-lower-to-gpu | FileCheck %s
 // RUN: ssd-opt %s -split-input-file --ssd-to-nvvm="chip=sm_90a format=isa" | FileCheck %s --check-prefix=BINARY
 // RUN: ssd-opt %s -split-input-file --ssd-to-gpu-emulator | FileCheck %s --check-prefix=BINARY
 // BINARY-COUNT-17: gpu.binary

@@ -14,7 +14,7 @@
 // everywhere and y = 64 t. (After an error the program goes on, and prints
 // a y that no copy filled: the emulator skips every later launch and copy.)
 //
-// RUN: ssd-opt %s --ssd-lower-to-gpu | ssd-opt --ssd-gpu-lower-to-emulator > %t.mlir
+// RUN: ssd-opt %s --ssd-plan-gpu-kernels="chip=sm_90 shared-memory-limit=101376" -ssd-lower-to-gpu | ssd-opt --ssd-gpu-lower-to-emulator > %t.mlir
 // RUN: not ssd-runner %t.mlir --entry-point=x_offset_1 \
 // RUN:   --shared-libs=%mlir_runner_utils,%mlir_c_runner_utils 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=OFFSET

@@ -115,12 +115,14 @@ func.func @tensor_form_checkpoints(%x: tensor<8x4x2xf32>, %dt: tensor<8x4xf32>, 
 // threshold, and the chunked GPU kernels' choices.
 // CHECK-LABEL: func.func @scan_configs
 // CHECK-SAME:  c0 = #ssd.scan_config<form = serial, chunk_size = 256>
-// CHECK-SAME:  c1 = #ssd.scan_config<form = serial, chunk_size = 128, mixed_min_tokens = 1024, fusion = state_and_output, output_rows = 128, state_parts = 1, heads_per_block = 1, shared_memory = 50176>
-// CHECK-SAME:  c2 = #ssd.scan_config<form = chunked, chunk_size = 64, fusion = none, output_rows = 64, state_parts = 2, heads_per_block = 1, shared_memory = 24576>
+// CHECK-SAME:  c1 = #ssd.scan_config<form = serial, chunk_size = 128, mixed_min_tokens = 1024, chip = "sm_80", serial_rows_per_warp = 4, serial_warps_per_block = 4, fusion = state_and_output, output_rows = 128, state_parts = 1, heads_per_block = 1, matmul = mma_sync, fragment_loads = ldmatrix, staging = cp_async, blocks_per_sm = 2, shared_memory = 50176>
+// CHECK-SAME:  c2 = #ssd.scan_config<form = chunked, chunk_size = 64, chip = "sm_90a", serial_rows_per_warp = 2, serial_warps_per_block = 8, fusion = none, output_rows = 64, state_parts = 2, heads_per_block = 1, matmul = wgmma, fragment_loads = scalar, staging = registers, blocks_per_sm = 0, shared_memory = 24576>
+// CHECK-SAME:  c3 = #ssd.scan_config<form = serial, chunk_size = 256, chip = "sm_86", serial_rows_per_warp = 1, serial_warps_per_block = 32>
 func.func @scan_configs() attributes {
     c0 = #ssd.scan_config<form = serial, chunk_size = 256>,
-    c1 = #ssd.scan_config<form = serial, chunk_size = 128, mixed_min_tokens = 1024, fusion = state_and_output, output_rows = 128, state_parts = 1, heads_per_block = 1, shared_memory = 50176>,
-    c2 = #ssd.scan_config<form = chunked, chunk_size = 64, fusion = none, output_rows = 64, state_parts = 2, heads_per_block = 1, shared_memory = 24576>} {
+    c1 = #ssd.scan_config<form = serial, chunk_size = 128, mixed_min_tokens = 1024, chip = "sm_80", serial_rows_per_warp = 4, serial_warps_per_block = 4, fusion = state_and_output, output_rows = 128, state_parts = 1, heads_per_block = 1, matmul = mma_sync, fragment_loads = ldmatrix, staging = cp_async, blocks_per_sm = 2, shared_memory = 50176>,
+    c2 = #ssd.scan_config<form = chunked, chunk_size = 64, chip = "sm_90a", serial_rows_per_warp = 2, serial_warps_per_block = 8, fusion = none, output_rows = 64, state_parts = 2, heads_per_block = 1, matmul = wgmma, fragment_loads = scalar, staging = registers, blocks_per_sm = 0, shared_memory = 24576>,
+    c3 = #ssd.scan_config<form = serial, chunk_size = 256, chip = "sm_86", serial_rows_per_warp = 1, serial_warps_per_block = 32>} {
   return
 }
 

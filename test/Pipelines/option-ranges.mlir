@@ -2,8 +2,8 @@
 // (issue 18: serial-rows-per-warp=2147483647 ran for minutes). A value one
 // past either end is one line naming the pass or pipeline, the option, the
 // range and the value, before any op is touched; the largest value works.
-// The limits: include/ssd/Transforms/FormSelection.h, GPUChip.h,
-// include/ssd/IR/SSDLimits.h; docs/pipeline.md lists them.
+// The ranges: include/ssd/Support/SettingRanges.h, each defined once;
+// docs/pipeline.md lists them.
 //
 // DEFINE: %{bad} = not ssd-opt %s -o /dev/null 2>&1
 //
@@ -30,18 +30,26 @@
 // WIDTH: error: ssd-lower-to-loops: vector-width must be 0 (the host's) or a power of two up to 64, got 128
 // WIDTH-MAX: error: ssd-lower-to-loops: vector-width must be 0 (the host's) or a power of two up to 64, got 9223372036854775807
 //
-// ssd-lower-to-gpu (and the GPU pipelines).
-// RUN: %{bad} --ssd-lower-to-gpu=serial-rows-per-warp=33 | FileCheck %s --check-prefix=ROWS
-// RUN: %{bad} --ssd-lower-to-gpu=serial-rows-per-warp=2147483647 | FileCheck %s --check-prefix=ROWS-ISSUE
-// RUN: %{bad} --ssd-lower-to-gpu=serial-warps-per-block=33 | FileCheck %s --check-prefix=WARPS
-// RUN: %{bad} --ssd-lower-to-gpu=shared-memory-limit=232449 | FileCheck %s --check-prefix=SHARED
+// ssd-plan-gpu-kernels (and the GPU pipelines); ssd-lower-to-gpu has no
+// options (its input is the plan).
+// RUN: %{bad} --ssd-plan-gpu-kernels=serial-rows-per-warp=33 | FileCheck %s --check-prefix=ROWS
+// RUN: %{bad} --ssd-plan-gpu-kernels=serial-rows-per-warp=2147483647 | FileCheck %s --check-prefix=ROWS-ISSUE
+// RUN: %{bad} --ssd-plan-gpu-kernels=serial-warps-per-block=33 | FileCheck %s --check-prefix=WARPS
+// RUN: %{bad} --ssd-plan-gpu-kernels=shared-memory-limit=232449 | FileCheck %s --check-prefix=SHARED
+// RUN: %{bad} --ssd-plan-gpu-kernels=heads-per-block=3 | FileCheck %s --check-prefix=HEADS
+// RUN: %{bad} --ssd-plan-gpu-kernels="chip=sm_80 matmul=wgmma" | FileCheck %s --check-prefix=WGMMA
 // RUN: %{bad} --ssd-to-nvvm=serial-rows-per-warp=33 | FileCheck %s --check-prefix=ROWS
+// RUN: %{bad} --ssd-to-nvvm=heads-per-block=3 | FileCheck %s --check-prefix=HEADS
 // RUN: %{bad} --ssd-to-gpu-emulator=serial-warps-per-block=9223372036854775807 | FileCheck %s --check-prefix=WARPS-MAX
-// ROWS: error: ssd-lower-to-gpu: serial-rows-per-warp must be in [1, 32], got 33
-// ROWS-ISSUE: error: ssd-lower-to-gpu: serial-rows-per-warp must be in [1, 32], got 2147483647
-// WARPS: error: ssd-lower-to-gpu: serial-warps-per-block must be in [1, 32], got 33
-// SHARED: error: ssd-lower-to-gpu: shared-memory-limit must be in [1, 232448], got 232449
-// WARPS-MAX: error: ssd-lower-to-gpu: serial-warps-per-block must be in [1, 32], got 9223372036854775807
+// RUN: %{bad} --ssd-to-gpu-emulator=chunk-size=4097 | FileCheck %s --check-prefix=GPU-CHUNK
+// ROWS: error: ssd-plan-gpu-kernels: serial-rows-per-warp must be in [1, 32], got 33
+// ROWS-ISSUE: error: ssd-plan-gpu-kernels: serial-rows-per-warp must be in [1, 32], got 2147483647
+// WARPS: error: ssd-plan-gpu-kernels: serial-warps-per-block must be in [1, 32], got 33
+// SHARED: error: ssd-plan-gpu-kernels: shared-memory-limit must be in [1, 232448], got 232449
+// HEADS: error: ssd-plan-gpu-kernels: heads-per-block must be in [1, 2], got 3
+// WGMMA: error: ssd-plan-gpu-kernels: matmul=wgmma needs chip=sm_90a (wgmma is in sm_90a's architecture-specific PTX only), got chip=sm_80
+// WARPS-MAX: error: ssd-plan-gpu-kernels: serial-warps-per-block must be in [1, 32], got 9223372036854775807
+// GPU-CHUNK: error: ssd-to-gpu-emulator: chunk-size must be in [1, 4096], got 4097
 //
 // Optimization levels: ssd-attach-gpu-emulator-target's O, and the GPU
 // pipelines' opt-level (checked by the pipelines themselves when their
@@ -60,9 +68,9 @@
 // At the largest values each pass and pipeline runs.
 // RUN: ssd-opt %s --ssd-select-form="chunk-size=65536 min-chunked-tokens=2147483647 min-chunked-tokens-per-seq=2147483647" | FileCheck %s --check-prefix=SELECT
 // RUN: ssd-opt %s --ssd-lower-to-loops="serial-p-tile=1024 vector-width=64" | FileCheck %s --check-prefix=LOOPS
-// RUN: ssd-opt %s --ssd-lower-to-gpu="serial-rows-per-warp=32 serial-warps-per-block=32 shared-memory-limit=232448" | FileCheck %s --check-prefix=GPU
+// RUN: ssd-opt %s --ssd-plan-gpu-kernels="serial-rows-per-warp=32 serial-warps-per-block=32 shared-memory-limit=232448 heads-per-block=2" --ssd-lower-to-gpu | FileCheck %s --check-prefix=GPU
 // RUN: ssd-opt %s --ssd-to-gpu-emulator="opt-level=3 serial-rows-per-warp=32 serial-warps-per-block=32" | FileCheck %s --check-prefix=BINARY
-// RUN: ssd-opt %s --ssd-to-nvvm="opt-level=3" | FileCheck %s --check-prefix=BINARY
+// RUN: ssd-opt %s --ssd-to-nvvm="opt-level=3 chunk-size=4096" | FileCheck %s --check-prefix=BINARY
 // SELECT: ssd.chunk_scan_varlen
 // LOOPS-NOT: ssd.chunk_scan_varlen
 // LOOPS: scf.parallel

@@ -1,8 +1,8 @@
 // RUN: ssd-opt %s -ssd-select-form -split-input-file | FileCheck %s --check-prefix=CPU
-// RUN: ssd-opt %s -ssd-select-form="min-chunked-tokens=1024 min-chunked-tokens-per-seq=256 serial-for-dense-checkpoints=false" -ssd-plan-gpu-kernels="shared-memory-limit=232448" -split-input-file | FileCheck %s --check-prefix=GPU
-// RUN: ssd-opt %s -ssd-select-form="min-chunked-tokens=1024 min-chunked-tokens-per-seq=256 serial-for-dense-checkpoints=false" -ssd-plan-gpu-kernels="shared-memory-limit=40000" -split-input-file | FileCheck %s --check-prefix=SMALL
-// RUN: ssd-opt %s -ssd-select-form="min-chunked-tokens=1024 min-chunked-tokens-per-seq=256 serial-for-dense-checkpoints=false" -ssd-plan-gpu-kernels="shared-memory-limit=232448 wgmma=true" -split-input-file | FileCheck %s --check-prefix=WGMMA
-// RUN: ssd-opt %s -ssd-select-form="min-chunked-tokens=1024 min-chunked-tokens-per-seq=256 serial-for-dense-checkpoints=false" -ssd-plan-gpu-kernels="shared-memory-limit=232448 wgmma=true pair-heads=false" -split-input-file | FileCheck %s --check-prefix=ONE-HEAD
+// RUN: ssd-opt %s -ssd-select-form="min-chunked-tokens=1024 min-chunked-tokens-per-seq=256 serial-for-dense-checkpoints=false" -ssd-plan-gpu-kernels="chip=sm_90" -split-input-file | FileCheck %s --check-prefix=GPU
+// RUN: ssd-opt %s -ssd-select-form="min-chunked-tokens=1024 min-chunked-tokens-per-seq=256 serial-for-dense-checkpoints=false" -ssd-plan-gpu-kernels="chip=sm_90 shared-memory-limit=40000" -split-input-file | FileCheck %s --check-prefix=SMALL
+// RUN: ssd-opt %s -ssd-select-form="min-chunked-tokens=1024 min-chunked-tokens-per-seq=256 serial-for-dense-checkpoints=false" -ssd-plan-gpu-kernels="chip=sm_90a" -split-input-file | FileCheck %s --check-prefix=WGMMA
+// RUN: ssd-opt %s -ssd-select-form="min-chunked-tokens=1024 min-chunked-tokens-per-seq=256 serial-for-dense-checkpoints=false" -ssd-plan-gpu-kernels="chip=sm_90a heads-per-block=1" -split-input-file | FileCheck %s --check-prefix=ONE-HEAD
 
 // The plan ssd-select-form records on each op (#ssd.scan_config) for the
 // four launch shapes, under the CPU pipelines' options (the pass's
@@ -18,7 +18,7 @@
 // CPU-LABEL: func.func @decode
 // CPU: config = #ssd.scan_config<form = serial, chunk_size = 256>,
 // GPU-LABEL: func.func @decode
-// GPU: config = #ssd.scan_config<form = serial, chunk_size = 256>,
+// GPU: config = #ssd.scan_config<form = serial, chunk_size = 256, chip = "sm_90", serial_rows_per_warp = 4, serial_warps_per_block = 4>,
 func.func @decode(%x: memref<8x4x64xbf16>, %dt: memref<8x4xbf16>, %A: memref<4xbf16>,
     %B: memref<8x1x128xbf16>, %pool: memref<16x4x64x128xf32>, %qsl: memref<9xi32>, %ci: memref<8xi32>,
     %y: memref<8x4x64xbf16>) {
@@ -34,7 +34,7 @@ func.func @decode(%x: memref<8x4x64xbf16>, %dt: memref<8x4xbf16>, %A: memref<4xb
 // CPU-LABEL: func.func @verify
 // CPU: config = #ssd.scan_config<form = serial, chunk_size = 256>,
 // GPU-LABEL: func.func @verify
-// GPU: config = #ssd.scan_config<form = serial, chunk_size = 256>,
+// GPU: config = #ssd.scan_config<form = serial, chunk_size = 256, chip = "sm_90", serial_rows_per_warp = 4, serial_warps_per_block = 4>,
 func.func @verify(%x: memref<32x4x64xbf16>, %dt: memref<32x4xbf16>, %A: memref<4xbf16>,
     %B: memref<32x1x128xbf16>, %pool: memref<16x4x64x128xf32>, %qsl: memref<9xi32>, %ci: memref<8xi32>,
     %y: memref<32x4x64xbf16>) {
@@ -51,19 +51,19 @@ func.func @verify(%x: memref<32x4x64xbf16>, %dt: memref<32x4xbf16>, %A: memref<4
 // CPU: config = #ssd.scan_config<form = chunked, chunk_size = 256>,
 // GPU-LABEL: func.func @long_prefill
 // SMALL-LABEL: func.func @long_prefill
-// SMALL: config = #ssd.scan_config<form = chunked, chunk_size = 256, fusion = state, output_rows = 128, state_parts = 1, heads_per_block = 1, shared_memory = 25760>,
-// GPU: config = #ssd.scan_config<form = chunked, chunk_size = 256, fusion = state_and_output, output_rows = 128, state_parts = 1, heads_per_block = 1, shared_memory = 79024>,
+// SMALL: config = #ssd.scan_config<form = chunked, chunk_size = 256, chip = "sm_90", serial_rows_per_warp = 4, serial_warps_per_block = 4, fusion = state, output_rows = 128, state_parts = 1, heads_per_block = 1, matmul = mma_sync, fragment_loads = ldmatrix, staging = cp_async, blocks_per_sm = 0, shared_memory = 25760>,
+// GPU: config = #ssd.scan_config<form = chunked, chunk_size = 256, chip = "sm_90", serial_rows_per_warp = 4, serial_warps_per_block = 4, fusion = state_and_output, output_rows = 128, state_parts = 1, heads_per_block = 1, matmul = mma_sync, fragment_loads = ldmatrix, staging = cp_async, blocks_per_sm = 2, shared_memory = 79024>,
 // With wgmma (sm_90a) a block serves two heads (heads_per_block = 2): two
 // copies of the one-head layout, each with 1008 bytes in which the kernel
 // moves its wgmma tiles onto a 1024-byte boundary of the shared window,
 // the second 80896 bytes (a multiple of 1024) after the first: one
 // 512-thread block per SM (the map role's scratch is sized for its 512
-// threads). With pair-heads=false (ONE-HEAD) one head, 80032 bytes: two
+// threads). With heads-per-block=1 (ONE-HEAD) one head, 80032 bytes: two
 // blocks per SM.
 // WGMMA-LABEL: func.func @long_prefill
-// WGMMA: config = #ssd.scan_config<form = chunked, chunk_size = 256, fusion = state_and_output, output_rows = 128, state_parts = 1, heads_per_block = 2, shared_memory = 160992>,
+// WGMMA: config = #ssd.scan_config<form = chunked, chunk_size = 256, chip = "sm_90a", serial_rows_per_warp = 4, serial_warps_per_block = 4, fusion = state_and_output, output_rows = 128, state_parts = 1, heads_per_block = 2, matmul = wgmma, fragment_loads = ldmatrix, staging = cp_async, blocks_per_sm = 1, shared_memory = 160992>,
 // ONE-HEAD-LABEL: func.func @long_prefill
-// ONE-HEAD: config = #ssd.scan_config<form = chunked, chunk_size = 256, fusion = state_and_output, output_rows = 128, state_parts = 1, heads_per_block = 1, shared_memory = 80032>,
+// ONE-HEAD: config = #ssd.scan_config<form = chunked, chunk_size = 256, chip = "sm_90a", serial_rows_per_warp = 4, serial_warps_per_block = 4, fusion = state_and_output, output_rows = 128, state_parts = 1, heads_per_block = 1, matmul = wgmma, fragment_loads = ldmatrix, staging = cp_async, blocks_per_sm = 2, shared_memory = 80032>,
 func.func @long_prefill(%x: memref<131072x4x64xbf16>, %dt: memref<131072x4xbf16>, %A: memref<4xbf16>,
     %B: memref<131072x1x128xbf16>, %pool: memref<2x4x64x128xf32>, %qsl: memref<2xi32>, %ci: memref<1xi32>,
     %y: memref<131072x4x64xbf16>) {
@@ -81,7 +81,7 @@ func.func @long_prefill(%x: memref<131072x4x64xbf16>, %dt: memref<131072x4xbf16>
 // CPU-LABEL: func.func @mixed_gpu
 // CPU: config = #ssd.scan_config<form = serial, chunk_size = 256>,
 // GPU-LABEL: func.func @mixed_gpu
-// GPU: config = #ssd.scan_config<form = serial, chunk_size = 256, mixed_min_tokens = 1024, fusion = state_and_output, output_rows = 128, state_parts = 1, heads_per_block = 1, shared_memory = 79024>,
+// GPU: config = #ssd.scan_config<form = serial, chunk_size = 256, mixed_min_tokens = 1024, chip = "sm_90", serial_rows_per_warp = 4, serial_warps_per_block = 4, fusion = state_and_output, output_rows = 128, state_parts = 1, heads_per_block = 1, matmul = mma_sync, fragment_loads = ldmatrix, staging = cp_async, blocks_per_sm = 2, shared_memory = 79024>,
 func.func @mixed_gpu(%x: memref<2048x4x64xbf16>, %dt: memref<2048x4xbf16>, %A: memref<4xbf16>,
     %B: memref<2048x1x128xbf16>, %pool: memref<128x4x64x128xf32>, %qsl: memref<65xi32>, %ci: memref<64xi32>,
     %y: memref<2048x4x64xbf16>) {
@@ -98,7 +98,7 @@ func.func @mixed_gpu(%x: memref<2048x4x64xbf16>, %dt: memref<2048x4xbf16>, %A: m
 // CPU-LABEL: func.func @mixed_cpu
 // CPU: config = #ssd.scan_config<form = serial, chunk_size = 256, mixed_min_tokens = 65536>,
 // GPU-LABEL: func.func @mixed_cpu
-// GPU: config = #ssd.scan_config<form = chunked, chunk_size = 256, fusion = state_and_output, output_rows = 128, state_parts = 1, heads_per_block = 1, shared_memory = 79024>,
+// GPU: config = #ssd.scan_config<form = chunked, chunk_size = 256, chip = "sm_90", serial_rows_per_warp = 4, serial_warps_per_block = 4, fusion = state_and_output, output_rows = 128, state_parts = 1, heads_per_block = 1, matmul = mma_sync, fragment_loads = ldmatrix, staging = cp_async, blocks_per_sm = 2, shared_memory = 79024>,
 func.func @mixed_cpu(%x: memref<131072x4x64xbf16>, %dt: memref<131072x4xbf16>, %A: memref<4xbf16>,
     %B: memref<131072x1x128xbf16>, %pool: memref<128x4x64x128xf32>, %qsl: memref<65xi32>, %ci: memref<64xi32>,
     %y: memref<131072x4x64xbf16>) {
@@ -116,7 +116,7 @@ func.func @mixed_cpu(%x: memref<131072x4x64xbf16>, %dt: memref<131072x4xbf16>, %
 // CPU-LABEL: func.func @wide_heads
 // CPU: config = #ssd.scan_config<form = chunked, chunk_size = 256>,
 // GPU-LABEL: func.func @wide_heads
-// GPU: config = #ssd.scan_config<form = chunked, chunk_size = 256, fusion = state_and_output, output_rows = 64, state_parts = 1, heads_per_block = 1, shared_memory = 136368>,
+// GPU: config = #ssd.scan_config<form = chunked, chunk_size = 256, chip = "sm_90", serial_rows_per_warp = 4, serial_warps_per_block = 4, fusion = state_and_output, output_rows = 64, state_parts = 1, heads_per_block = 1, matmul = mma_sync, fragment_loads = ldmatrix, staging = cp_async, blocks_per_sm = 0, shared_memory = 136368>,
 func.func @wide_heads(%x: memref<131072x4x128xbf16>, %dt: memref<131072x4xbf16>, %A: memref<4xbf16>,
     %B: memref<131072x1x128xbf16>, %pool: memref<2x4x128x128xf32>, %qsl: memref<2xi32>, %ci: memref<1xi32>,
     %y: memref<131072x4x128xbf16>) {

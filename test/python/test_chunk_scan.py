@@ -308,7 +308,7 @@ def error_cases():
     yield "two writers", _bad(a, "cache_indices", torch.tensor([4, 1, 4], dtype=i32)), {}, ValueError, "sequences 0 and 2 both write slot 4"
     yield "requires grad", _bad(a, "A", a["A"].clone().requires_grad_()), {}, ValueError, "A: requires grad"
     yield "form", a, {"form": "fast"}, ValueError, "form: 'fast'"
-    yield "chunk size", a, {"chunk_size": 0}, ValueError, "chunk_size: 0"
+    yield "chunk size", a, {"chunk_size": 0}, ValueError, "chunk_size: must be in [1, 65536], got 0"
     yield "device", a, {"device": "tpu"}, ValueError, "device: 'tpu'"
     # Checkpoints: f0, f1, f2 are the slots no sequence names.
     f0, f1, f2 = sorted(set(range(6)) - set(a["cache_indices"].tolist()))

@@ -15,9 +15,9 @@
 //   RUNNER --list
 //   RUNNER --inputs DIR --outputs DIR [--dtype D]
 //          [--target cuda|gpu-emu|reference] [--form auto|serial|chunked]
-//          [--chunk-size N] [--checkpoint-interval N] [--no-pair-heads]
+//          [--chunk-size N] [--checkpoint-interval N] [--heads-per-block N]
 //   RUNNER --bench prefill|decode --like DIR [--dtype D] [--form F]
-//          [--chunk-size N] [--reps N] [--max-tokens N] [--no-pair-heads]
+//          [--chunk-size N] [--reps N] [--max-tokens N] [--heads-per-block N]
 //   RUNNER --call module:NAME --input FILE --output FILE --output-bytes N
 //   RUNNER --cases FILE
 //
@@ -27,8 +27,8 @@
 // (`chip=sm_90a`: objects of `ssd-compile --chip sm_80,sm_90a` hold one per
 // chip; AotRegistry.h's select picks by the device's compute capability).
 //
-// --no-pair-heads picks the variants compiled with `ssd-compile
-// --no-pair-heads` (one head per chunk-kernel block).
+// --heads-per-block N picks the variants compiled with `ssd-compile
+// --heads-per-block N` (1: one head per chunk-kernel block).
 //
 // --cases runs many launches in one process (kernels are loaded once, at
 // start-up): each line of FILE is the flags of one run, e.g.
@@ -81,8 +81,9 @@ struct Options {
   std::string inputs, outputs, like, bench, cases, call, input, output,
       dtype = "f32", target, form = "auto";
   int64_t chunkSize = mlir::ssd::kChunkSizeDefault, reps = 5, maxTokens = 65536,
-          outputBytes = 0, checkpointInterval = 0;
-  bool list = false, pairHeads = true;
+          outputBytes = 0, checkpointInterval = 0,
+          headsPerBlock = mlir::ssd::kDefaultHeadsPerBlock;
+  bool list = false;
 };
 
 /// Parses the command line by hand, unlike the other tools' llvm::cl: an
@@ -93,10 +94,6 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
     std::string arg = argv[i];
     if (arg == "--list") {
       o.list = true;
-      continue;
-    }
-    if (arg == "--no-pair-heads") {
-      o.pairHeads = false;
       continue;
     }
     std::map<std::string, std::string *> text = {
@@ -111,7 +108,8 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
         {"--reps", &o.reps},
         {"--max-tokens", &o.maxTokens},
         {"--output-bytes", &o.outputBytes},
-        {"--checkpoint-interval", &o.checkpointInterval}};
+        {"--checkpoint-interval", &o.checkpointInterval},
+        {"--heads-per-block", &o.headsPerBlock}};
     if (i + 1 >= argc || (!text.count(arg) && !numbers.count(arg))) {
       error = text.count(arg) || numbers.count(arg)
                   ? "flag '" + arg + "' needs a value"
@@ -131,11 +129,18 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
     }
     *numbers[arg] = n;
   }
-  return true;
+  // The same ranges as the compiler's (one table, SettingRanges.h).
+  error = mlir::ssd::whyOutOfRange("", "--chunk-size",
+                                   mlir::ssd::kGPUChunkSizeRange, o.chunkSize);
+  if (error.empty())
+    error = mlir::ssd::whyOutOfRange("", "--heads-per-block",
+                                     mlir::ssd::kHeadsPerBlockRange,
+                                     o.headsPerBlock);
+  return error.empty();
 }
 
 std::string variantKey(const ssd::ScanProblem &p, const Options &o) {
-  return ssd::variantKey(p, o.form, o.chunkSize, o.pairHeads);
+  return ssd::variantKey(p, o.form, o.chunkSize, o.headsPerBlock);
 }
 
 const Variant *findVariant(const ssd::ScanProblem &p, const Options &o,
@@ -427,8 +432,9 @@ int runOne(const Options &o) {
   if (target != "reference" && target != linked)
     return fail("--target " + target + ": this executable runs on " + linked +
                 " (linked with " + ssd::aot::deviceLibrary() + ")");
-  if (target == "reference" && !o.pairHeads)
-    return fail("--no-pair-heads needs --target cuda or gpu-emu");
+  const bool defaultHeads = o.headsPerBlock == mlir::ssd::kDefaultHeadsPerBlock;
+  if (target == "reference" && !defaultHeads)
+    return fail("--heads-per-block needs --target cuda or gpu-emu");
 
   ssd::ScanProblem problem;
   if (!ssd::loadProblem(o.inputs, dtype, problem, error, ssd::PoolDType::F32,
@@ -455,7 +461,10 @@ int runOne(const Options &o) {
     return fail(error);
   std::printf(
       "ssd-aot-run: %s form=%s%s dtype=%s T=%lld batch=%lld%s time=%.3f ms\n",
-      target.c_str(), o.form.c_str(), o.pairHeads ? "" : " pair_heads=0",
+      target.c_str(), o.form.c_str(),
+      defaultHeads
+          ? ""
+          : (" heads_per_block=" + std::to_string(o.headsPerBlock)).c_str(),
       ssd::toString(dtype), (long long)problem.T, (long long)problem.batch,
       chip.c_str(), seconds * 1e3);
   std::fflush(stdout);

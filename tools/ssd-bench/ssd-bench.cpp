@@ -14,6 +14,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "ssd/Execution/Benchmark.h"
+#include "ssd/Support/EnumOption.h"
+#include "ssd/Support/SettingRanges.h"
 #include "ssd/Support/ToolOptions.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -26,37 +28,57 @@ using namespace llvm;
 
 namespace {
 
+/// The models whose scan shapes the benchmark reports.
+enum class BenchModel { None, Mamba2, Granite4 };
+
+constexpr mlir::ssd::EnumName<BenchModel> kBenchModelNames[] = {
+    {BenchModel::Mamba2, "mamba2", "Mamba2-2.7B: H 80, P 64, N 128, G 1"},
+    {BenchModel::Granite4, "granite4", "Granite-4: H 128, P 64, N 128, G 1"},
+};
+/// The forms timed: serial, chunked or both (FormChoice::Auto).
+constexpr mlir::ssd::EnumName<mlir::ssd::FormChoice> kBenchFormNames[] = {
+    {mlir::ssd::FormChoice::Serial, "serial", "the serial form"},
+    {mlir::ssd::FormChoice::Chunked, "chunked", "the chunked form"},
+    {mlir::ssd::FormChoice::Auto, "both",
+     "both forms, and which one auto picks"},
+};
+
 cl::OptionCategory category("ssd-bench options");
 
-cl::opt<std::string> dtype("dtype", cl::desc("model dtype: f32, f16 or bf16"),
-                           cl::init("f32"), cl::cat(category));
-cl::opt<std::string>
-    model("model",
-          cl::desc("the scan shapes of mamba2 (Mamba2-2.7B) or granite4 "
-                   "(Granite-4)"),
-          cl::cat(category));
+ssd::ToolEnum<ssd::ModelDType>
+    dtype("dtype", cl::desc("model dtype"), cl::init(ssd::ModelDType::F32),
+          mlir::ssd::EnumValues{ssd::kModelDTypeNames}, cl::cat(category));
+ssd::ToolEnum<BenchModel> model("model",
+                                cl::desc("the scan shapes of a model (--H, "
+                                         "--P, --N and --G override them)"),
+                                cl::init(BenchModel::None),
+                                mlir::ssd::EnumValues{kBenchModelNames},
+                                cl::cat(category));
 cl::opt<bool> quick("quick", cl::desc("fewer and smaller default cases"),
                     cl::cat(category));
-cl::opt<std::string> reps("reps", cl::desc("calls per case (best of)"),
-                          cl::value_desc("N"), cl::cat(category));
-cl::opt<std::string> chunkSize("chunk-size",
-                               cl::desc("tokens per chunk of the chunked form"),
-                               cl::value_desc("N"), cl::cat(category));
-cl::opt<std::string> form("form", cl::desc("serial, chunked or both"),
-                          cl::init("both"), cl::cat(category));
+ssd::ToolInt reps("reps", cl::desc("calls per case (best of)"),
+                  cl::value_desc("N"), cl::cat(category));
+ssd::ToolInt chunkSize("chunk-size",
+                       cl::desc("tokens per chunk of the chunked form, 1 to "
+                                "65536"),
+                       cl::value_desc("N"), cl::cat(category));
+ssd::ToolEnum<mlir::ssd::FormChoice>
+    form("form", cl::desc("the forms timed"),
+         cl::init(mlir::ssd::FormChoice::Auto),
+         mlir::ssd::EnumValues{kBenchFormNames}, cl::cat(category));
 cl::list<std::string>
     cases("case",
           cl::desc("decode:B, verify:B or prefill:T, each with an optional "
                    "@I (a checkpoint every I tokens); repeatable"),
           cl::cat(category));
-cl::opt<std::string> heads("H", cl::desc("heads"), cl::value_desc("n"),
-                           cl::cat(category));
-cl::opt<std::string> headDim("P", cl::desc("head dimension"),
-                             cl::value_desc("n"), cl::cat(category));
-cl::opt<std::string> stateDim("N", cl::desc("state dimension"),
-                              cl::value_desc("n"), cl::cat(category));
-cl::opt<std::string> groups("G", cl::desc("groups"), cl::value_desc("n"),
-                            cl::cat(category));
+ssd::ToolInt heads("H", cl::desc("heads"), cl::value_desc("n"),
+                   cl::cat(category));
+ssd::ToolInt headDim("P", cl::desc("head dimension"), cl::value_desc("n"),
+                     cl::cat(category));
+ssd::ToolInt stateDim("N", cl::desc("state dimension"), cl::value_desc("n"),
+                      cl::cat(category));
+ssd::ToolInt groups("G", cl::desc("groups"), cl::value_desc("n"),
+                    cl::cat(category));
 cl::opt<std::string>
     cpu("cpu", cl::desc("the LLVM CPU to compile for (default: the host)"),
         cl::value_desc("NAME"), cl::cat(category));
@@ -73,44 +95,27 @@ int usage(const std::string &message) {
   return 1;
 }
 
-/// The value of a count flag, or 0 when it is not an integer >= 1.
-long long count(const cl::opt<std::string> &flag) {
-  long long n = std::atoll(flag.c_str());
-  return n < 1 ? 0 : n;
-}
-
 } // namespace
 
 int main(int argc, char **argv) {
   std::string error;
-  if (!ssd::checkToolArguments(argc, argv, category, error))
+  if (!ssd::parseToolCommandLine(
+          argc, argv, category, "CPU benchmark of both forms of the ssd scan\n",
+          error))
     return usage(error);
-  cl::HideUnrelatedOptions(category);
-  cl::ParseCommandLineOptions(argc, argv,
-                              "CPU benchmark of both forms of the ssd scan\n");
 
   ssd::BenchOptions o;
-  if (!ssd::parseModelDType(dtype, o.dtype))
-    return usage("--dtype takes f32, f16 or bf16");
+  o.dtype = dtype;
   // The scan shapes of the two models the benchmark reports; --H, --P, --N
   // and --G below override them.
-  if (model == "mamba2")
+  if (model == BenchModel::Mamba2)
     o.H = 80, o.P = 64, o.N = 128, o.G = 1;
-  else if (model == "granite4")
+  else if (model == BenchModel::Granite4)
     o.H = 128, o.P = 64, o.N = 128, o.G = 1;
-  else if (model.getNumOccurrences())
-    return usage("--model takes mamba2 (Mamba2-2.7B) or granite4 (Granite-4)");
   if (cpu.getNumOccurrences() && cpu.empty())
     return usage("--cpu takes an LLVM CPU name (x86-64, x86-64-v3, ...)");
   o.cpu = cpu;
-  if (form == "serial")
-    o.forms = mlir::ssd::FormChoice::Serial;
-  else if (form == "chunked")
-    o.forms = mlir::ssd::FormChoice::Chunked;
-  else if (form == "both")
-    o.forms = mlir::ssd::FormChoice::Auto;
-  else
-    return usage("--form takes serial, chunked or both");
+  o.forms = form;
   for (const std::string &text : cases) {
     // The peer's syntax: decode:NSEQS, prefill:T; verify:NSEQS has 4
     // tokens per sequence. A suffix @I adds a state checkpoint every I
@@ -136,19 +141,28 @@ int main(int argc, char **argv) {
     else
       o.cases.push_back({kind, n, kind == "decode" ? 1 : 4, interval});
   }
+  // The counts, each in its range (ssd/Support/SettingRanges.h and the
+  // op's limits).
   struct Count {
-    const cl::opt<std::string> &flag;
+    const ssd::ToolInt &flag;
     int64_t &into;
+    mlir::ssd::SettingRange range;
   };
+  namespace limits = mlir::ssd::limits;
   int64_t repsValue = o.reps;
-  for (Count c : {Count{reps, repsValue}, Count{chunkSize, o.chunkSize},
-                  Count{heads, o.H}, Count{headDim, o.P}, Count{stateDim, o.N},
-                  Count{groups, o.G}}) {
+  for (Count c : {Count{reps, repsValue, {1, 1 << 20}},
+                  Count{chunkSize, o.chunkSize, mlir::ssd::kChunkSizeRange},
+                  Count{heads, o.H, {1, limits::kMaxHeads}},
+                  Count{headDim, o.P, {1, limits::kMaxHeadDim}},
+                  Count{stateDim, o.N, {1, limits::kMaxDState}},
+                  Count{groups, o.G, {1, limits::kMaxGroups}}}) {
     if (!c.flag.getNumOccurrences())
       continue;
-    c.into = count(c.flag);
-    if (!c.into)
-      return usage("bad value for --" + c.flag.ArgStr.str());
+    if (std::string why = mlir::ssd::whyOutOfRange(
+            "", "--" + c.flag.ArgStr.str(), c.range, c.flag);
+        !why.empty())
+      return usage(why);
+    c.into = c.flag;
   }
   o.reps = static_cast<int>(repsValue);
   if (o.H % o.G != 0)

@@ -2,11 +2,11 @@
 //
 //   ssd-compile --inputs DIR [--inputs DIR ...] [--dtype f32|f16|bf16]
 //               [--forms auto,serial,chunked] [--chunk-size N]
-//               [--checkpoint-interval N] [--no-pair-heads]
+//               [--checkpoint-interval N] [--heads-per-block N]
 //               [--target cuda|gpu-emu] [--chip sm_90a[,sm_80...]]
 //               [--format isa|bin|fatbin] -o FILE.o
 //   ssd-compile --module FILE.mlir [--forms F] [--chunk-size N]
-//               [--no-pair-heads]
+//               [--heads-per-block N]
 //               [--target cuda|gpu-emu] [--chip sm_90a[,sm_80...]]
 //               [--format isa|bin|fatbin] -o FILE.o
 //
@@ -24,10 +24,10 @@
 // there (sm_80 on 8.x, sm_90a on 9.0 only), else one carrying PTX (isa,
 // fatbin) for an older chip, else a one-line error (docs/gpu.md).
 //
-// --no-pair-heads keeps one head per chunk-kernel block where the lowering
-// would put two (sm_90a, docs/gpu.md); the variants' keys end in
-// `pair_heads=0`, so one executable can hold both and compare them
-// (`ssd-aot-run --no-pair-heads`).
+// --heads-per-block 1 keeps one head per chunk-kernel block where the
+// planner would put two (sm_90a, docs/gpu.md); the variants' keys end in
+// `heads_per_block=1`, so one executable can hold both and compare them
+// (`ssd-aot-run --heads-per-block 1`).
 //
 // --target cuda (default) compiles through --ssd-to-nvvm: kernels embedded as
 // PTX (isa, JIT-compiled by the driver), cubin (bin, needs ptxas) or a fat
@@ -53,8 +53,11 @@
 
 #include "ssd/AOT/AotCompiler.h"
 #include "ssd/Runner/Problem.h"
+#include "ssd/Support/EnumOption.h"
+#include "ssd/Support/SettingRanges.h"
 #include "ssd/Support/ToolOptions.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 
 #include <algorithm>
@@ -68,6 +71,15 @@ using namespace llvm;
 
 namespace {
 
+/// The runtime the kernels are for.
+enum class AotTarget { CUDA, GPUEmulator };
+
+constexpr mlir::ssd::EnumName<AotTarget> kAotTargetNames[] = {
+    {AotTarget::CUDA, "cuda", "the NVIDIA driver (--ssd-to-nvvm)"},
+    {AotTarget::GPUEmulator, "gpu-emu",
+     "the GPU emulator (--ssd-to-gpu-emulator)"},
+};
+
 cl::OptionCategory category("ssd-compile options");
 
 cl::list<std::string>
@@ -78,33 +90,44 @@ cl::list<std::string>
 cl::opt<std::string> module("module",
                             cl::desc("a whole module to compile instead"),
                             cl::value_desc("FILE.mlir"), cl::cat(category));
-cl::opt<std::string> dtype("dtype", cl::desc("model dtype: f32, f16 or bf16"),
-                           cl::init("f32"), cl::cat(category));
-cl::opt<std::string>
-    forms("forms", cl::desc("comma-separated forms: auto, serial, chunked"),
-          cl::init("auto"), cl::cat(category));
-cl::opt<std::string>
-    chips("chip", cl::desc("comma-separated GPUs: sm_80, ..., sm_90a"),
-          cl::init(mlir::ssd::enumName(mlir::ssd::kGPUChipNames,
-                                       mlir::ssd::kDefaultGPUChip)),
+ssd::ToolEnum<ssd::ModelDType>
+    dtype("dtype", cl::desc("model dtype"), cl::init(ssd::ModelDType::F32),
+          mlir::ssd::EnumValues{ssd::kModelDTypeNames}, cl::cat(category));
+cl::list<mlir::ssd::FormChoice, bool,
+         ssd::ToolEnumParser<mlir::ssd::FormChoice>>
+    forms("forms", cl::desc("comma-separated forms (default: auto)"),
+          cl::CommaSeparated,
+          mlir::ssd::EnumValues{mlir::ssd::kFormChoiceNames},
           cl::cat(category));
-cl::opt<std::string>
-    format("format", cl::desc("cuda: kernels as isa (PTX), bin or fatbin"),
-           cl::init("isa"), cl::cat(category));
-cl::opt<std::string> target("target", cl::desc("cuda or gpu-emu"),
-                            cl::init("cuda"), cl::cat(category));
+cl::list<mlir::ssd::GPUChip, bool, ssd::ToolEnumParser<mlir::ssd::GPUChip>>
+    chips("chip", cl::desc("comma-separated GPUs (default: sm_90a)"),
+          cl::CommaSeparated, mlir::ssd::EnumValues{mlir::ssd::kGPUChipNames},
+          cl::cat(category));
+ssd::ToolEnum<mlir::ssd::BinaryFormat>
+    format("format", cl::desc("cuda: what the kernels are compiled into"),
+           cl::init(mlir::ssd::BinaryFormat::Isa),
+           mlir::ssd::EnumValues{mlir::ssd::kBinaryFormatNames},
+           cl::cat(category));
+ssd::ToolEnum<AotTarget> target("target", cl::desc("the kernels' runtime"),
+                                cl::init(AotTarget::CUDA),
+                                mlir::ssd::EnumValues{kAotTargetNames},
+                                cl::cat(category));
 cl::opt<std::string> output("o", cl::desc("the host object to write"),
                             cl::value_desc("FILE.o"), cl::cat(category));
-cl::opt<std::string> chunkSize("chunk-size",
-                               cl::desc("tokens per chunk of the chunked form"),
-                               cl::value_desc("N"), cl::cat(category));
-cl::opt<bool>
-    noPairHeads("no-pair-heads",
-                cl::desc("one head per chunk-kernel block, also where two fit"),
-                cl::cat(category));
+ssd::ToolInt chunkSize("chunk-size",
+                       cl::desc("tokens per chunk of the chunked form, 1 to "
+                                "4096"),
+                       cl::init(mlir::ssd::kChunkSizeDefault),
+                       cl::value_desc("N"), cl::cat(category));
+ssd::ToolInt
+    headsPerBlock("heads-per-block",
+                  cl::desc("the most heads of one group a chunk-kernel block "
+                           "serves, 1 to 2"),
+                  cl::init(mlir::ssd::kDefaultHeadsPerBlock),
+                  cl::value_desc("N"), cl::cat(category));
 // For the input directories with checkpoint_slots.npy; the interval is part
 // of their variants' keys.
-cl::opt<std::string> checkpointInterval(
+ssd::ToolInt checkpointInterval(
     "checkpoint-interval",
     cl::desc("tokens between the checkpoints of checkpoint_slots.npy"),
     cl::value_desc("N"), cl::cat(category));
@@ -116,37 +139,29 @@ int fail(const std::string &message) {
 
 using Options = ssd::aot::CompileRequest;
 
-std::vector<std::string> split(const std::string &s);
-
 /// Checks the parsed flags and turns them into `o`, in the order their
 /// errors are reported; false with a one-line message on any problem.
 bool readOptions(Options &o, std::string &error) {
   o.inputs.assign(inputs.begin(), inputs.end());
   o.module = module;
   o.output = output;
-  o.target = target;
-  o.pairHeads = !noPairHeads;
-  if (chunkSize.getNumOccurrences()) {
-    char *end = nullptr;
-    o.chunkSize = std::strtoll(chunkSize.c_str(), &end, 10);
-    if (chunkSize.empty() || *end || o.chunkSize < 1 ||
-        o.chunkSize > mlir::ssd::kGPUChunkSizeMax) {
-      error = "--chunk-size must be an integer in [1, " +
-              std::to_string(mlir::ssd::kGPUChunkSizeMax) + "], got '" +
-              chunkSize + "'";
-      return false;
-    }
-  }
+  o.target = mlir::ssd::enumName(kAotTargetNames, target);
+  o.chunkSize = chunkSize;
+  o.headsPerBlock = headsPerBlock;
+  error = mlir::ssd::whyOutOfRange("", "--chunk-size",
+                                   mlir::ssd::kGPUChunkSizeRange, chunkSize);
+  if (error.empty())
+    error = mlir::ssd::whyOutOfRange(
+        "", "--heads-per-block", mlir::ssd::kHeadsPerBlockRange, headsPerBlock);
+  if (!error.empty())
+    return false;
   if (checkpointInterval.getNumOccurrences()) {
-    char *end = nullptr;
-    errno = 0;
-    o.checkpointInterval = std::strtoll(checkpointInterval.c_str(), &end, 10);
-    if (checkpointInterval.empty() || *end || errno == ERANGE ||
-        o.checkpointInterval < 1) {
-      error = "--checkpoint-interval must be an integer >= 1, got '" +
-              checkpointInterval + "'";
+    if (checkpointInterval < 1) {
+      error = "--checkpoint-interval must be at least 1, got " +
+              std::to_string(checkpointInterval);
       return false;
     }
+    o.checkpointInterval = checkpointInterval;
   }
   if (o.inputs.empty() == o.module.empty()) {
     error = o.inputs.empty()
@@ -158,71 +173,46 @@ bool readOptions(Options &o, std::string &error) {
     error = "-o FILE.o is required";
     return false;
   }
-  if (o.target != "cuda" && o.target != "gpu-emu") {
-    error = "unknown --target '" + o.target + "' (expected cuda or gpu-emu)";
-    return false;
-  }
-  if (o.target == "gpu-emu" && format.getNumOccurrences()) {
+  if (target == AotTarget::GPUEmulator && format.getNumOccurrences()) {
     error = "--format applies to --target cuda only (the GPU emulator's "
             "kernels are host shared objects)";
     return false;
   }
   o.chips.clear();
-  for (const std::string &chip : split(chips)) {
-    mlir::ssd::GPUChip parsed;
-    if (!mlir::ssd::parseEnumFlag(mlir::ssd::kGPUChipNames, "--chip", chip,
-                                  parsed, error))
-      return false;
-    if (std::find(o.chips.begin(), o.chips.end(), parsed) != o.chips.end()) {
-      error = "--chip names " + chip + " twice";
+  for (mlir::ssd::GPUChip chip : chips) {
+    if (llvm::is_contained(o.chips, chip)) {
+      error = "--chip names " +
+              mlir::ssd::enumName(mlir::ssd::kGPUChipNames, chip) + " twice";
       return false;
     }
-    o.chips.push_back(parsed);
+    o.chips.push_back(chip);
   }
-  if (format != "isa" && format != "bin" && format != "fatbin") {
-    error = "unknown --format '" + format + "' (expected isa, bin or fatbin)";
-    return false;
-  }
-  o.format = *mlir::ssd::parseEnumName(mlir::ssd::kBinaryFormatNames, format);
-  if (!ssd::parseModelDTypeFlag("--dtype", dtype, o.dtype, error))
-    return false;
-  o.forms = split(forms);
-  for (const std::string &f : o.forms)
-    if (!mlir::ssd::parseEnumName(mlir::ssd::kFormChoiceNames, f)) {
-      error = "unknown form '" + f +
-              "' in --forms (expected auto, serial, chunked)";
-      return false;
-    }
+  if (o.chips.empty())
+    o.chips = {mlir::ssd::kDefaultGPUChip};
+  o.format = format;
+  o.dtype = dtype;
+  o.forms.clear();
+  for (mlir::ssd::FormChoice f : forms)
+    o.forms.push_back(mlir::ssd::enumName(mlir::ssd::kFormChoiceNames, f));
+  if (o.forms.empty())
+    o.forms = {"auto"};
   if (!o.module.empty() && o.forms.size() != 1) {
-    error = "--module compiles one form; got --forms '" + forms + "'";
+    error = "--module compiles one form; got --forms '" +
+            llvm::join(o.forms, ",") + "'";
     return false;
   }
   return true;
-}
-
-std::vector<std::string> split(const std::string &s) {
-  std::vector<std::string> parts;
-  size_t start = 0;
-  while (start <= s.size()) {
-    size_t end = s.find(',', start);
-    if (end == std::string::npos)
-      end = s.size();
-    parts.push_back(s.substr(start, end - start));
-    start = end + 1;
-  }
-  return parts;
 }
 
 } // namespace
 
 int main(int argc, char **argv) {
   std::string error;
-  if (!ssd::checkToolArguments(argc, argv, category, error))
+  if (!ssd::parseToolCommandLine(
+          argc, argv, category,
+          "ahead-of-time compilation of ssd.chunk_scan_varlen ops for GPUs\n",
+          error))
     return fail(error);
-  cl::HideUnrelatedOptions(category);
-  cl::ParseCommandLineOptions(
-      argc, argv,
-      "ahead-of-time compilation of ssd.chunk_scan_varlen ops for GPUs\n");
   Options o;
   if (!readOptions(o, error) || !ssd::aot::compileObject(o, error))
     return fail(error);

@@ -5,8 +5,7 @@
 //           [--form auto|chunked|serial] [--chunk-size N] [--static-shapes]
 //           [--print-ir] [--no-openmp] [--cpu NAME] [--chip sm_90a]
 //           [--tensor-form [--constant-weights]] [--no-fused-output]
-//           [--no-pair-heads]
-//           [--checkpoint-interval N]
+//           [--heads-per-block N] [--checkpoint-interval N]
 //
 // The flags are llvm::cl options (--help lists them); ssd::checkToolArguments
 // keeps command-line mistakes one line in the tool's words.
@@ -25,6 +24,8 @@
 #include "ssd/IR/SSDLimits.h"
 #include "ssd/Runner/Problem.h"
 #include "ssd/Runner/Reference.h"
+#include "ssd/Support/EnumOption.h"
+#include "ssd/Support/SettingRanges.h"
 #include "ssd/Support/ToolOptions.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -39,6 +40,18 @@ using namespace llvm;
 
 namespace {
 
+/// Where the op runs.
+enum class RunTarget { CPU, CUDA, GPUEmulator, Reference };
+
+constexpr mlir::ssd::EnumName<RunTarget> kRunTargetNames[] = {
+    {RunTarget::CPU, "cpu", "the JIT through --ssd-to-cpu"},
+    {RunTarget::CUDA, "cuda", "the GPU through --ssd-to-nvvm"},
+    {RunTarget::GPUEmulator, "gpu-emu",
+     "the same GPU kernels on the emulator (--ssd-to-gpu-emulator)"},
+    {RunTarget::Reference, "reference",
+     "the plain C++ double-precision recurrence"},
+};
+
 cl::OptionCategory category("ssd-run options");
 
 cl::opt<std::string> inputs("inputs",
@@ -47,19 +60,25 @@ cl::opt<std::string> inputs("inputs",
 cl::opt<std::string> outputs("outputs",
                              cl::desc("folder for y.npy and ssm_pool.npy"),
                              cl::value_desc("DIR"), cl::cat(category));
-cl::opt<std::string> dtype("dtype", cl::desc("model dtype: f32, f16 or bf16"),
-                           cl::init("f32"), cl::cat(category));
-cl::opt<std::string> poolDType("pool-dtype",
-                               cl::desc("pool dtype: f32 or bf16"),
-                               cl::init("f32"), cl::cat(category));
-cl::opt<std::string> target("target",
-                            cl::desc("cpu, cuda, gpu-emu or reference"),
-                            cl::init("cpu"), cl::cat(category));
-cl::opt<std::string> form("form", cl::desc("auto, chunked or serial"),
-                          cl::init("auto"), cl::cat(category));
-cl::opt<std::string> chunkSize("chunk-size",
-                               cl::desc("tokens per chunk of the chunked form"),
-                               cl::value_desc("N"), cl::cat(category));
+ssd::ToolEnum<ssd::ModelDType>
+    dtype("dtype", cl::desc("model dtype"), cl::init(ssd::ModelDType::F32),
+          mlir::ssd::EnumValues{ssd::kModelDTypeNames}, cl::cat(category));
+ssd::ToolEnum<ssd::PoolDType>
+    poolDType("pool-dtype", cl::desc("pool dtype"),
+              cl::init(ssd::PoolDType::F32),
+              mlir::ssd::EnumValues{ssd::kPoolDTypeNames}, cl::cat(category));
+ssd::ToolEnum<RunTarget> target("target", cl::desc("where the op runs"),
+                                cl::init(RunTarget::CPU),
+                                mlir::ssd::EnumValues{kRunTargetNames},
+                                cl::cat(category));
+ssd::ToolEnum<mlir::ssd::FormChoice>
+    form("form", cl::desc("the form"), cl::init(mlir::ssd::FormChoice::Auto),
+         mlir::ssd::EnumValues{mlir::ssd::kFormChoiceNames}, cl::cat(category));
+ssd::ToolInt chunkSize("chunk-size",
+                       cl::desc("tokens per chunk of the chunked form (1 to "
+                                "65536; 1 to 4096 on the GPU targets)"),
+                       cl::init(mlir::ssd::kChunkSizeDefault),
+                       cl::value_desc("N"), cl::cat(category));
 cl::opt<bool> staticShapes("static-shapes",
                            cl::desc("compile for the inputs' T and batch"),
                            cl::cat(category));
@@ -72,11 +91,10 @@ cl::opt<bool> noOpenMP("no-openmp",
 cl::opt<std::string>
     cpu("cpu", cl::desc("CPU: the LLVM CPU to compile for (default: the host)"),
         cl::value_desc("NAME"), cl::cat(category));
-cl::opt<std::string>
-    chip("chip", cl::desc("GPU: sm_80, sm_86, sm_89, sm_90 or sm_90a"),
-         cl::init(mlir::ssd::enumName(mlir::ssd::kGPUChipNames,
-                                      mlir::ssd::kDefaultGPUChip)),
-         cl::cat(category));
+ssd::ToolEnum<mlir::ssd::GPUChip>
+    chip("chip", cl::desc("GPU: the chip to compile for"),
+         cl::init(mlir::ssd::kDefaultGPUChip),
+         mlir::ssd::EnumValues{mlir::ssd::kGPUChipNames}, cl::cat(category));
 cl::opt<bool> tensorForm(
     "tensor-form",
     cl::desc("the op on tensors with y returned, as a graph compiler holds it"),
@@ -93,11 +111,13 @@ cl::opt<bool> noFusedOutput(
     "no-fused-output",
     cl::desc("GPU: y in a kernel of its own, not in the chunk kernel"),
     cl::cat(category));
-cl::opt<bool> noPairHeads(
-    "no-pair-heads",
-    cl::desc("GPU: one head per chunk-kernel block, also where two fit"),
-    cl::cat(category));
-cl::opt<std::string> checkpointInterval(
+ssd::ToolInt
+    headsPerBlock("heads-per-block",
+                  cl::desc("GPU: the most heads of one group a chunk-kernel "
+                           "block serves, 1 to 2"),
+                  cl::init(mlir::ssd::kDefaultHeadsPerBlock),
+                  cl::value_desc("N"), cl::cat(category));
+ssd::ToolInt checkpointInterval(
     "checkpoint-interval",
     cl::desc("tokens between the checkpoints of checkpoint_slots.npy"),
     cl::value_desc("N"), cl::cat(category));
@@ -116,32 +136,35 @@ struct Options {
   int64_t checkpointInterval = 0;
 };
 
+/// A flag that only the GPU targets take, given with another: its error.
+bool needsGPUTarget(const cl::Option &flag, std::string &error) {
+  if (!flag.getNumOccurrences() || target == RunTarget::CUDA ||
+      target == RunTarget::GPUEmulator)
+    return true;
+  error = "--" + flag.ArgStr.str() + " needs --target cuda or gpu-emu";
+  return false;
+}
+
 /// Checks the parsed flags and turns them into `o`, in the order their
 /// errors are reported; false with a one-line message on any problem.
 bool readOptions(Options &o, std::string &error) {
-  if (chunkSize.getNumOccurrences()) {
-    char *end = nullptr;
-    long long v = std::strtoll(chunkSize.c_str(), &end, 10);
-    if (chunkSize.empty() || *end != '\0' || v < 1 ||
-        v > mlir::ssd::limits::kMaxChunkSize) {
-      error = "--chunk-size must be an integer in [1, " +
-              std::to_string(mlir::ssd::limits::kMaxChunkSize) + "], got '" +
-              chunkSize + "'";
-      return false;
-    }
-    o.compile.chunkSize = v;
+  const bool gpu =
+      target == RunTarget::CUDA || target == RunTarget::GPUEmulator;
+  // The GPU targets' chunked kernels take shorter chunks than the op.
+  if (std::string why = mlir::ssd::whyOutOfRange(
+          "", "--chunk-size", mlir::ssd::chunkSizeRange(gpu), chunkSize);
+      !why.empty()) {
+    error = why + (gpu ? " (the GPU chunked kernels' cap)" : "");
+    return false;
   }
+  o.compile.chunkSize = chunkSize;
   if (checkpointInterval.getNumOccurrences()) {
-    char *end = nullptr;
-    errno = 0;
-    long long v = std::strtoll(checkpointInterval.c_str(), &end, 10);
-    if (checkpointInterval.empty() || *end != '\0' || errno == ERANGE ||
-        v < 1) {
-      error = "--checkpoint-interval must be an integer >= 1, got '" +
-              checkpointInterval + "'";
+    if (checkpointInterval < 1) {
+      error = "--checkpoint-interval must be at least 1, got " +
+              std::to_string(checkpointInterval);
       return false;
     }
-    o.checkpointInterval = v;
+    o.checkpointInterval = checkpointInterval;
   }
   if (inputs.empty()) {
     error = "--inputs DIR is required";
@@ -151,66 +174,53 @@ bool readOptions(Options &o, std::string &error) {
     error = "--outputs DIR is required";
     return false;
   }
-  if (target != "cpu" && target != "cuda" && target != "gpu-emu" &&
-      target != "reference") {
-    error = "unknown --target '" + target +
-            "' (expected cpu, cuda, gpu-emu or reference)";
-    return false;
-  }
-  o.compile.target = target == "cuda"      ? ssd::Target::CUDA
-                     : target == "gpu-emu" ? ssd::Target::GPUEmulator
-                                           : ssd::Target::CPU;
-  if (!mlir::ssd::parseEnumFlag(mlir::ssd::kGPUChipNames, "--chip", chip,
-                                o.compile.chip, error))
-    return false;
+  o.compile.target = target == RunTarget::CUDA ? ssd::Target::CUDA
+                     : target == RunTarget::GPUEmulator
+                         ? ssd::Target::GPUEmulator
+                         : ssd::Target::CPU;
+  o.compile.chip = chip;
+  o.compile.form = form;
   o.compile.staticShapes = staticShapes;
   o.compile.openmp = !noOpenMP;
   o.compile.cpu = cpu;
-  if (noFusedOutput)
-    o.compile.fusedOutput = false;
-  if (noPairHeads)
-    o.compile.pairHeads = false;
+  o.compile.fusedOutput = !noFusedOutput;
+  o.compile.headsPerBlock = headsPerBlock;
   o.compile.tensorForm = tensorForm;
   o.compile.constantWeights = constantWeights;
+  o.dtype = dtype;
+  o.poolDType = poolDType;
   if (constantWeights && !tensorForm) {
     error = "--constant-weights needs --tensor-form";
     return false;
   }
-  if (!cpu.empty() && target != "cpu") {
+  if (!cpu.empty() && target != RunTarget::CPU) {
     error = "--cpu needs --target cpu (the GPU targets' host code is "
             "compiled for this host)";
     return false;
   }
-  if (emulatorCosts && target != "gpu-emu") {
+  if (emulatorCosts && target != RunTarget::GPUEmulator) {
     error = "--emulator-costs needs --target gpu-emu";
     return false;
   }
-  if (noFusedOutput && target != "gpu-emu" && target != "cuda") {
-    error = "--no-fused-output needs --target cuda or gpu-emu";
+  if (!needsGPUTarget(noFusedOutput, error) ||
+      !needsGPUTarget(headsPerBlock, error))
     return false;
-  }
-  if (noPairHeads && target != "gpu-emu" && target != "cuda") {
-    error = "--no-pair-heads needs --target cuda or gpu-emu";
-    return false;
-  }
-  return mlir::ssd::parseEnumFlag(mlir::ssd::kFormChoiceNames, "--form", form,
-                                  o.compile.form, error) &&
-         ssd::parseModelDTypeFlag("--dtype", dtype, o.dtype, error) &&
-         ssd::parsePoolDTypeFlag("--pool-dtype", poolDType, o.poolDType, error);
+  error = mlir::ssd::whyOutOfRange(
+      "", "--heads-per-block", mlir::ssd::kHeadsPerBlockRange, headsPerBlock);
+  return error.empty();
 }
 
 } // namespace
 
 int main(int argc, char **argv) {
   std::string error;
-  if (!ssd::checkToolArguments(argc, argv, category, error))
+  if (!ssd::parseToolCommandLine(
+          argc, argv, category,
+          "run one ssd.chunk_scan_varlen op on .npy arrays\n\n"
+          "Reads the op's operands from --inputs DIR, runs the op on --target "
+          "and\nwrites y.npy and ssm_pool.npy to --outputs DIR.\n",
+          error))
     return fail(error);
-  cl::HideUnrelatedOptions(category);
-  cl::ParseCommandLineOptions(
-      argc, argv,
-      "run one ssd.chunk_scan_varlen op on .npy arrays\n\n"
-      "Reads the op's operands from --inputs DIR, runs the op on --target and\n"
-      "writes y.npy and ssm_pool.npy to --outputs DIR.\n");
   Options o;
   if (!readOptions(o, error))
     return fail(error);
@@ -222,7 +232,7 @@ int main(int argc, char **argv) {
     return fail(error);
 
   // Both before anything is compiled.
-  if (target == "cpu" && !printIR &&
+  if (target == RunTarget::CPU && !printIR &&
       !ssd::checkCPUWorkspace(problem, o.compile, error))
     return fail(error);
   if (printIR) {
@@ -236,7 +246,8 @@ int main(int argc, char **argv) {
   std::vector<float> y, pool;
   std::string ran;
   double seconds = 0;
-  if (target == "reference") {
+  const std::string targetName = mlir::ssd::enumName(kRunTargetNames, target);
+  if (target == RunTarget::Reference) {
     std::vector<double> yRef, poolRef;
     auto start = std::chrono::steady_clock::now();
     if (!ssd::referenceScan(problem, yRef, poolRef, &error))
@@ -249,7 +260,7 @@ int main(int argc, char **argv) {
   } else {
     auto kernel = ssd::ScanKernel::compile(problem, o.compile, error);
     if (!kernel)
-      return fail("--target " + target + ": " + error);
+      return fail("--target " + targetName + ": " + error);
     ssd::HostOperands operands(problem);
     if (emulatorCosts)
       ssd::emulator::takeCosts(); // only the run's launches
@@ -257,8 +268,8 @@ int main(int argc, char **argv) {
       return fail(error);
     operands.readOutputs(y, pool);
     // The form the compiled code ran for this launch.
-    ran = target + " form=" +
-          (ssd::runsChunked(problem, o.compile) ? "chunked" : "serial");
+    ran = targetName + " form=" +
+          mlir::ssd::stringifyForm(ssd::formThatRuns(problem, o.compile)).str();
   }
 
   if (!ssd::writeOutputs(outputs, problem, y, pool, error))

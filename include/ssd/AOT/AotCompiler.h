@@ -50,9 +50,10 @@ struct CompileRequest {
   /// (cubin and PTX, the PTX for newer devices; needs ptxas and fatbinary).
   mlir::ssd::BinaryFormat format = mlir::ssd::BinaryFormat::Isa;
   int64_t chunkSize = mlir::ssd::kChunkSizeDefault;
-  /// False: one head per chunk-kernel block also where two fit (the
-  /// variants' keys say so), to compare the two on a GPU.
-  bool pairHeads = mlir::ssd::kDefaultPairHeads;
+  /// The most heads a chunk-kernel block serves (heads-per-block); another
+  /// bound than the default shows in the variants' keys, so that one
+  /// executable can hold both, to compare them on a GPU.
+  int64_t headsPerBlock = mlir::ssd::kDefaultHeadsPerBlock;
   /// The checkpoint interval of the input directories that hold
   /// checkpoint_slots.npy (0: none may); part of their signature.
   int64_t checkpointInterval = 0;

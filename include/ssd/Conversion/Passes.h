@@ -4,38 +4,59 @@
 #define SSD_CONVERSION_PASSES_H
 
 #include "mlir/Pass/Pass.h"
+#include "ssd/IR/SSDAttrs.h"
+#include "ssd/Support/EnumOption.h"
 #include "ssd/Transforms/FormSelection.h"
 #include "ssd/Transforms/GPUChip.h"
+#include "ssd/Transforms/Passes.h"
+
+#include <string>
+
+namespace mlir {
+namespace ssd {
+
+/// What the `matmul` option of ssd-plan-gpu-kernels asks for.
+enum class MatmulChoice { Auto, MmaSync, Wgmma };
+
+inline constexpr EnumName<MatmulChoice> kMatmulChoiceNames[] = {
+    {MatmulChoice::Auto, "auto",
+     "wgmma where the chip has it (sm_90a), else mma.sync"},
+    {MatmulChoice::MmaSync, "mma_sync", "mma.sync on every chip"},
+    {MatmulChoice::Wgmma, "wgmma", "wgmma (sm_90a only)"},
+};
+
+inline constexpr EnumName<FragmentLoads> kFragmentLoadsNames[] = {
+    {FragmentLoads::ldmatrix, "ldmatrix", "ldmatrix, four 8x8 matrices each"},
+    {FragmentLoads::scalar, "scalar",
+     "one 32-bit load per register (two 16-bit loads when transposed)"},
+};
+
+inline constexpr EnumName<Staging> kStagingNames[] = {
+    {Staging::cp_async, "cp_async",
+     "cp.async copies of raw tiles, double-buffered"},
+    {Staging::registers, "registers",
+     "loads into registers, then stores to shared memory"},
+};
+
+} // namespace ssd
+} // namespace mlir
+
+SSD_ENUM_PASS_OPTION(::mlir::ssd::MatmulChoice);
+SSD_ENUM_PASS_OPTION(::mlir::ssd::FragmentLoads);
+SSD_ENUM_PASS_OPTION(::mlir::ssd::Staging);
 
 namespace mlir {
 class RewritePatternSet;
 namespace ssd {
+class ChunkScanVarlenOp;
 
-/// Default shared memory per thread block the GPU kernels may use, in bytes:
-/// that of sm_86 and sm_89 (99 KiB), the smallest among the chips the
-/// project supports. The default of the pass option `shared-memory-limit`.
-constexpr int64_t kDefaultSharedMemoryLimit =
-    sharedMemoryLimitForChip(GPUChip::SM86);
-
-/// Defaults of the pass options `ldmatrix` and `cp-async`: whether the
-/// chunked kernels load tensor-core fragments with ldmatrix and copy raw
-/// operand tiles with cp.async.
-constexpr bool kDefaultLdmatrix = true;
-constexpr bool kDefaultAsyncCopies = true;
-/// Default of the pass option `fused-state-passing`: whether the chunked
-/// form passes chunk states inside the chunk kernel (a decoupled look-back)
-/// instead of in a launch of its own.
+/// Default of `fused-state-passing` (ssd-plan-gpu-kernels): whether the
+/// chunked form passes chunk states inside the chunk kernel (a decoupled
+/// look-back) instead of in a launch of its own.
 constexpr bool kDefaultFusedStatePassing = true;
-/// Default of the pass option `fused-output`: whether, with fused state
-/// passing, the chunk kernel's (chunk, head) blocks also compute y.
+/// Default of `fused-output`: whether, with fused state passing, the chunk
+/// kernel's (chunk, head) blocks also compute y.
 constexpr bool kDefaultFusedOutput = true;
-/// Default of the pass option `wgmma`: off, since wgmma needs sm_90a; the
-/// GPU pipelines turn it on when they compile for that chip.
-constexpr bool kDefaultWgmma = false;
-/// Default of the pass option `pair-heads`: where wgmma and the fused output
-/// run and a group has an even number of heads, a chunk-kernel block serves
-/// two heads.
-constexpr bool kDefaultPairHeads = true;
 
 #define GEN_PASS_DECL
 #include "ssd/Conversion/Passes.h.inc"
@@ -54,16 +75,21 @@ int64_t hostF32VectorWidth();
 void populateSSDToLoopsPatterns(RewritePatternSet &patterns,
                                 const SSDLowerToLoopsOptions &options = {});
 
-/// The options of ssd-lower-to-gpu (generated from Passes.td), under the
-/// name the GPU kernel builders take them by.
-using LowerToGPUOptions = SSDLowerToGPUOptions;
+/// The GPU kernels' choices for `op` (memref form, with the config of
+/// ssd-select-form) under the options of ssd-plan-gpu-kernels: `op`'s
+/// config completed as the pass completes it, or a one-line reason why the
+/// kernels cannot take it. A config that already records the choices comes
+/// back as it is.
+FailureOr<ScanConfigAttr>
+planGPUKernels(ChunkScanVarlenOp op, const SSDPlanGPUKernelsOptions &options,
+               std::string &whyNot);
 
-/// Adds the pattern that rewrites memref-form ssd.chunk_scan_varlen ops
-/// carrying a `form` attribute (and static H, P, G, N) into gpu.launch
-/// kernels. Ops the kernels cannot take (see the pass) are left unchanged.
-/// `options` are those of the pass, ssd-lower-to-gpu.
-void populateSSDToGPUPatterns(RewritePatternSet &patterns,
-                              const SSDLowerToGPUOptions &options = {});
+/// Adds the pattern that rewrites memref-form ssd.chunk_scan_varlen ops whose
+/// config records the GPU kernels' choices (ssd-plan-gpu-kernels) into
+/// gpu.launch kernels. Ops the kernels cannot take (see ssd-lower-to-gpu)
+/// are left unchanged, with the reason given to the driver's match-failure
+/// listener.
+void populateSSDToGPUPatterns(RewritePatternSet &patterns);
 
 } // namespace ssd
 } // namespace mlir

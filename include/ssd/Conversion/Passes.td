@@ -79,33 +79,42 @@ def SSDLowerToGPU : Pass<"ssd-lower-to-gpu"> {
   let summary = "Lower memref-form ssd.chunk_scan_varlen ops to GPU kernels";
   let description = [{
     Replaces each memref-form `ssd.chunk_scan_varlen` op with `gpu.launch`
-    kernels for the form its `form` attribute names. The op's memrefs must
-    be device-accessible; H, P, G and N must be static (they fix the
-    register and shared-memory tiling), T, batch and the pool's slot count
-    may be dynamic. Nothing is allocated per call: the workspaces are views
-    of one device buffer that the host code gets from the runtime,
-    `func.func private @ssdGPUWorkspace(i64) -> memref<?xi8>` (declared in
-    the module, `llvm.emit_c_interface`; the runtimes define
-    `_mlir_ciface_ssdGPUWorkspace`).
+    kernels built from its plan, `#ssd.scan_config`, and nothing else: the
+    form and chunk size (`ssd-select-form`) and the GPU kernels' choices
+    (`ssd-plan-gpu-kernels`, or written by hand), which it checks against
+    the op before building anything (a choice the kernels cannot honour for
+    the op's shapes is an error naming it). An op whose config lacks the GPU
+    kernels' choices is an error: run `ssd-plan-gpu-kernels` first. The
+    op's memrefs must be device-accessible; H, P, G and N must be static
+    (they fix the register and shared-memory tiling), T, batch and the
+    pool's slot count may be dynamic. Nothing is allocated per call: the
+    workspaces are views of one device buffer that the host code gets from
+    the runtime, `func.func private @ssdGPUWorkspace(i64) -> memref<?xi8>`
+    (declared in the module, `llvm.emit_c_interface`; the runtimes define
+    `_mlir_ciface_ssdGPUWorkspace`). Each op's kernels are built once; the
+    operands' layouts they need are read off them (static strides and
+    offsets are checked here, the rest by host code before the first
+    launch).
 
     - serial: a grid over (sequence, head, P-tile); each warp owns
-      `serial-rows-per-warp` rows of the state with dstate split across its
+      `serial_rows_per_warp` rows of the state with dstate split across its
       32 lanes (vectors of 4 consecutive columns), the state lives in
       registers across the token loop, C·S is reduced with warp shuffles,
       pool loads and stores are coalesced along dstate. Decode (one token
       per sequence) is the common case. Writers whose slot another sequence
       reads run in a second launch (a flag per sequence in the workspace).
-    - chunked: three launches. A chunk kernel (chunk states Xwᵀ B per
+    - chunked: up to three launches. A chunk kernel (chunk states Xwᵀ B per
       chunk and head, with the in-chunk cumsum as a parallel compensated
       scan, and C Bᵀ per chunk and group; each block locates its chunk with
       an in-block prefix over the batch), state passing (pool reads), and
       the output kernel (C S_prevᵀ and the masked C Bᵀ X on one accumulator
-      tile, plus the pool writes). The matmuls run on tensor cores through
-      `nvvm.mma.sync` m16n8k16 with f16 or bf16 operands in swizzled shared
-      tiles and f32 accumulation; `ldmatrix` and `cp-async` select ldmatrix
-      fragment loads and cp.async double-buffered copies. With `wgmma`
-      (sm_90a: the GPU pipelines set it for that chip) the chunk kernel's
-      products run on the block's two warpgroups with `wgmma.mma_async`,
+      tile, plus the pool writes); `fusion` folds state passing, and the
+      output, into the chunk kernel (a decoupled look-back). The matmuls run
+      on tensor cores, `matmul = mma_sync` through `nvvm.mma.sync` m16n8k16
+      with f16 or bf16 operands in swizzled shared tiles and f32
+      accumulation (`fragment_loads`: ldmatrix or one load per register;
+      `staging`: cp.async double-buffered copies or loads and stores), or
+      `matmul = wgmma` (sm_90a) with the block's warpgroups' `wgmma.mma_async`
       reading their operands from the staged tiles through shared-memory
       descriptors (the tiles' XOR swizzle is the canonical one; they are
       moved onto 1024-byte boundaries at run time): C Bᵀ as m64n32k16
@@ -113,36 +122,29 @@ def SSDLowerToGPU : Pass<"ssd-lower-to-gpu"> {
       columns, dS and the fused output's two products as m64n64k16 halves
       (B and S_prev staged as 64-column panels). Each stage is made visible
       to the async proxy with `fence.proxy.async` before the barrier that
-      precedes the reads. With `pair-heads` too, where a group has an even
-      number of heads and two copies of the state blocks' shared memory fit
-      `shared-memory-limit`, a block of 512 threads serves two heads of one
-      group: each head a team of 256 threads running the one-head code in
-      lockstep with the other on its own copy of the layout, the chunk's B
-      and C staged once by the whole block (`heads_per_block` in the
-      op's config); its C Bᵀ blocks compute m64n16k16 quarters.
+      precedes the reads. With `heads_per_block = 2`, a block of 512
+      threads serves two heads of one group: each head a team of 256
+      threads running the one-head code in lockstep with the other on its
+      own copy of the layout, the chunk's B and C staged once by the whole
+      block; its C Bᵀ blocks compute m64n16k16 quarters.
 
     exp and log are emitted as the PTX approximations (`ex2.approx`,
     `lg2.approx`), so the kernels need no libdevice.
 
     Shared memory: a kernel whose arena fits in 48 KiB (the most static
     shared memory ptxas accepts) declares it as a workgroup attribution; a
-    larger one (f32 models at head_dim 128, dstate 256) takes it from
-    dynamic shared memory (`gpu.dynamic_shared_memory`, sized by the
-    launch), which the runtime opts the kernel into. A kernel
-    needing more than `shared-memory-limit` bytes, the target chip's
-    per-block maximum, is an error naming the kernel, the bytes and the
-    shapes.
-
-    Every integer option is checked once, before any op is lowered, and a
-    value outside its range is an error naming the option, the value and
-    the range: `serial-rows-per-warp` and `serial-warps-per-block` 1 to 32,
-    `shared-memory-limit` 1 to 232448 (sm_90's).
+    larger one takes it from dynamic shared memory
+    (`gpu.dynamic_shared_memory`, sized by the launch), which the runtime
+    opts the kernel into. The bytes the kernels need must be the config's
+    `shared_memory`, which the chip must have.
 
     A serial op without `has_initial_state` (nobody reads the pool, so one
     launch; operands abridged):
 
     ```mlir
-    ssd.chunk_scan_varlen x(%x : memref<?x4x8xbf16>) ... {form = #ssd<form serial>}
+    ssd.chunk_scan_varlen x(%x : memref<?x4x8xbf16>) ... {config =
+        #ssd.scan_config<form = serial, chunk_size = 256, chip = "sm_90a",
+        serial_rows_per_warp = 4, serial_warps_per_block = 4>, ...}
     // becomes a grid over (sequence, head, P-tile) of 32 lanes x 4 warps
     gpu.launch blocks(%seq, %head, %tile) in (%gx = %batch, %gy = %c4, %gz = %tiles)
                threads(%lane, %warp, %z) in (%tx = %c32, %ty = %c4, %tz = %c1) {
@@ -153,45 +155,6 @@ def SSDLowerToGPU : Pass<"ssd-lower-to-gpu"> {
     }
     ```
   }];
-  let options = [
-    Option<"serialRowsPerWarp", "serial-rows-per-warp", "int64_t",
-           /*default=*/"::mlir::ssd::kSerialRowsPerWarpDefault",
-           "head_dim rows of the state per warp (serial), 1 to 32 (lane r "
-           "stores row r)">,
-    Option<"serialWarpsPerBlock", "serial-warps-per-block", "int64_t",
-           /*default=*/"::mlir::ssd::kSerialWarpsPerBlockDefault",
-           "warps per thread block (serial), 1 to 32">,
-    Option<"sharedMemoryLimit", "shared-memory-limit", "int64_t",
-           /*default=*/"::mlir::ssd::kDefaultSharedMemoryLimit",
-           "most shared memory per thread block, in bytes: the chip's opt-in "
-           "maximum (default 101376, that of sm_86/sm_89; sm_80 allows "
-           "166912, sm_90/sm_90a 232448), 1 to 232448">,
-    Option<"ldmatrix", "ldmatrix", "bool", /*default=*/"::mlir::ssd::kDefaultLdmatrix",
-           "load tensor-core fragments with ldmatrix (chunked form)">,
-    Option<"asyncCopies", "cp-async", "bool", /*default=*/"::mlir::ssd::kDefaultAsyncCopies",
-           "copy raw operand tiles global to shared with cp.async, "
-           "double-buffered (chunked form)">,
-    Option<"fusedStatePassing", "fused-state-passing", "bool",
-           /*default=*/"::mlir::ssd::kDefaultFusedStatePassing",
-           "pass chunk states inside the chunk kernel with a decoupled "
-           "look-back (chunked form, f16/bf16 models: two launches instead "
-           "of three)">,
-    Option<"fusedOutput", "fused-output", "bool",
-           /*default=*/"::mlir::ssd::kDefaultFusedOutput",
-           "with fused-state-passing, compute y in the chunk kernel's "
-           "blocks once their state is published (S_prev and x stay on "
-           "chip; the last launch only stores final states)">,
-    Option<"wgmma", "wgmma", "bool", /*default=*/"::mlir::ssd::kDefaultWgmma",
-           "compute the chunk kernel's products with Hopper's warpgroup MMA "
-           "(wgmma.mma_async from swizzled shared tiles): C·Bᵀ, and dS and "
-           "the fused output where head_dim is 49 to 64 and a block has 128 "
-           "state columns; sm_90a only">,
-    Option<"pairHeads", "pair-heads", "bool",
-           /*default=*/"::mlir::ssd::kDefaultPairHeads",
-           "with wgmma and the fused output, give each block of the chunk "
-           "kernel two heads of one group (512 threads, one block per SM): "
-           "each chunk's B and C are staged once for both">
-  ];
   let statistics = [
     Statistic<"numSerialKernels", "num-serial", "serial-form ops lowered">,
     Statistic<"numChunkedKernels", "num-chunked", "chunked-form ops lowered">
@@ -209,55 +172,99 @@ def SSDLowerToGPU : Pass<"ssd-lower-to-gpu"> {
 }
 
 def SSDPlanGPUKernels : Pass<"ssd-plan-gpu-kernels"> {
-  let summary = "Record the chunked GPU kernels' choices in each scan op's "
+  let summary = "Record the GPU kernels' choices in each scan op's "
                 "#ssd.scan_config";
   let description = [{
     Completes the plan `ssd-select-form` recorded on every memref-form
-    `ssd.chunk_scan_varlen` op whose chunked kernels will run (a chunked op,
-    or a serial op whose launch may mix) with what the GPU kernels decide
-    for it, through the function `ssd-lower-to-gpu` itself uses: `fusion`
-    (whether state passing, and the output, run inside the chunk kernel:
-    off for checkpoints that do not all end a chunk, and the fused output
-    off where it does not fit `shared-memory-limit`), `output_rows`,
-    `state_parts`, `heads_per_block` (2 where a block serves two heads:
-    `pair-heads`) and `shared_memory` (bytes per block of the largest
-    launch). A mixed launch whose chunked part the kernels cannot take
-    loses its `mixed_min_tokens` (every sequence then runs serially, as its
-    form says). `ssd-lower-to-gpu` then only reads the plan. Ops without a
-    config, or that the kernels cannot take, are left for `ssd-lower-to-gpu`
-    to lower or report. Part of the GPU pipelines, right before the
-    lowering; its options are those of `ssd-lower-to-gpu` that the plan
-    depends on, and the pipelines pass both the same values.
+    `ssd.chunk_scan_varlen` op with every choice the GPU kernels make, so
+    that `ssd-lower-to-gpu` builds them from the attribute alone: the
+    `chip`, the serial kernel's tiling (`serial_rows_per_warp`,
+    `serial_warps_per_block`) and, where chunked kernels run (a chunked
+    op, or a serial op whose launch may mix), theirs: `fusion` (state
+    passing, and the output, inside the chunk kernel: 16-bit models, off for
+    checkpoints that do not all end a chunk, and the fused output off where
+    it does not fit the shared memory), `output_rows`, `state_parts`,
+    `heads_per_block` (up to `heads-per-block` where wgmma and the fused
+    output run, a group has a multiple of that many heads and their copies
+    of the layout fit), `matmul` (wgmma where the chip has it, unless
+    `matmul` says otherwise), `fragment_loads`, `staging`, `blocks_per_sm`
+    and `shared_memory`. A mixed launch whose chunked part the kernels
+    cannot take loses its `mixed_min_tokens` (every sequence then runs
+    serially, as its form says). Ops with no state elements (head_dim or
+    dstate 0) get no chunked choices: their chunked tiles have nothing to
+    tile, and the lowering runs them on the serial kernel.
+
+    A config that already records the GPU kernels' choices (written by hand
+    or a tuner) is kept as it is. Ops without a config, or in the tensor
+    form, are left for `ssd-lower-to-gpu` to report.
+
+    Each option is checked once, before any op: `shared-memory-limit` 1 to
+    232448 (and never more than the chip has), `heads-per-block` 1 to 2,
+    `serial-rows-per-warp` and `serial-warps-per-block` 1 to 32, and
+    `matmul=wgmma` needs `chip=sm_90a`.
 
     ```mlir
     ssd.chunk_scan_varlen ... {chunk_size = 256 : i64,
         config = #ssd.scan_config<form = chunked, chunk_size = 256>, ...}
-    // becomes, for a bf16 model with P = 64, N = 128
+    // becomes, for a bf16 model with H = G = 1, P = 64, N = 128, on sm_80
     ssd.chunk_scan_varlen ... {chunk_size = 256 : i64,
         config = #ssd.scan_config<form = chunked, chunk_size = 256,
-            fusion = state_and_output, output_rows = 128, state_parts = 1,
-            heads_per_block = 1, shared_memory = ...>, ...}
+            chip = "sm_80", serial_rows_per_warp = 4,
+            serial_warps_per_block = 4, fusion = state_and_output,
+            output_rows = 128, state_parts = 1, heads_per_block = 1,
+            matmul = mma_sync, fragment_loads = ldmatrix,
+            staging = cp_async, blocks_per_sm = 2, shared_memory = ...>, ...}
     ```
   }];
   let options = [
+    Option<"chip", "chip", "::mlir::ssd::GPUChip",
+           /*default=*/"::mlir::ssd::kDefaultGPUChip",
+           "the GPU the kernels are planned for: its shared memory and "
+           "instructions bound the choices",
+           "::mlir::ssd::EnumValues{::mlir::ssd::kGPUChipNames}">,
     Option<"sharedMemoryLimit", "shared-memory-limit", "int64_t",
-           /*default=*/"::mlir::ssd::kDefaultSharedMemoryLimit",
-           "most shared memory per thread block, in bytes (as for "
-           "ssd-lower-to-gpu)">,
+           /*default=*/"::mlir::ssd::kSharedMemoryLimitRange.max",
+           "most shared memory per thread block, in bytes, 1 to 232448; "
+           "never more than the chip's opt-in maximum (sm_80 166912, "
+           "sm_86/sm_89 101376, sm_90/sm_90a 232448)">,
     Option<"fusedStatePassing", "fused-state-passing", "bool",
            /*default=*/"::mlir::ssd::kDefaultFusedStatePassing",
-           "as for ssd-lower-to-gpu">,
+           "pass chunk states inside the chunk kernel with a decoupled "
+           "look-back (16-bit models: two launches instead of three)">,
     Option<"fusedOutput", "fused-output", "bool",
            /*default=*/"::mlir::ssd::kDefaultFusedOutput",
-           "as for ssd-lower-to-gpu">,
-    Option<"wgmma", "wgmma", "bool", /*default=*/"::mlir::ssd::kDefaultWgmma",
-           "as for ssd-lower-to-gpu">,
-    Option<"pairHeads", "pair-heads", "bool",
-           /*default=*/"::mlir::ssd::kDefaultPairHeads",
-           "as for ssd-lower-to-gpu">
+           "with fused state passing, compute y in the chunk kernel's "
+           "blocks once their state is published (S_prev and x stay on "
+           "chip; the last launch only stores final states)">,
+    Option<"headsPerBlock", "heads-per-block", "int64_t",
+           /*default=*/"::mlir::ssd::kDefaultHeadsPerBlock",
+           "most heads of one group a chunk-kernel block serves, 1 to 2 "
+           "(more than one with wgmma and the fused output: the chunk's B "
+           "and C are staged once for all of them)">,
+    Option<"matmul", "matmul", "::mlir::ssd::MatmulChoice",
+           /*default=*/"::mlir::ssd::MatmulChoice::Auto",
+           "tensor-core instructions of the chunked kernels",
+           "::mlir::ssd::EnumValues{::mlir::ssd::kMatmulChoiceNames}">,
+    Option<"fragmentLoads", "fragment-loads", "::mlir::ssd::FragmentLoads",
+           /*default=*/"::mlir::ssd::FragmentLoads::ldmatrix",
+           "how the mma.sync products read their fragments",
+           "::mlir::ssd::EnumValues{::mlir::ssd::kFragmentLoadsNames}">,
+    Option<"staging", "staging", "::mlir::ssd::Staging",
+           /*default=*/"::mlir::ssd::Staging::cp_async",
+           "how raw operand tiles reach shared memory",
+           "::mlir::ssd::EnumValues{::mlir::ssd::kStagingNames}">,
+    Option<"serialRowsPerWarp", "serial-rows-per-warp", "int64_t",
+           /*default=*/"::mlir::ssd::kSerialRowsPerWarpDefault",
+           "head_dim rows of the state per warp (serial kernel), 1 to 32 "
+           "(lane r stores row r)">,
+    Option<"serialWarpsPerBlock", "serial-warps-per-block", "int64_t",
+           /*default=*/"::mlir::ssd::kSerialWarpsPerBlockDefault",
+           "warps per thread block (serial kernel), 1 to 32">
   ];
   let statistics = [
     Statistic<"numPlanned", "num-planned",
+              "ops whose GPU kernels' choices were recorded">,
+    Statistic<"numChunkedPlanned", "num-chunked-planned",
               "ops whose chunked kernels' choices were recorded">,
     Statistic<"numFusedOutputOff", "num-fused-output-off",
               "ops whose fused output does not fit the shared memory (y "

@@ -11,6 +11,7 @@
 #ifndef SSD_EXECUTION_SCANKERNEL_H
 #define SSD_EXECUTION_SCANKERNEL_H
 
+#include "ssd/IR/SSDAttrs.h"
 #include "ssd/Pipelines/Pipelines.h"
 #include "ssd/Runner/HostOperands.h"
 #include "ssd/Runner/Problem.h"
@@ -44,9 +45,9 @@ struct CompileOptions {
   /// CUDA, GPU emulator: y computed in the chunk kernel (pass option
   /// fused-output of ssd-lower-to-gpu).
   bool fusedOutput = mlir::ssd::kDefaultFusedOutput;
-  /// CUDA, GPU emulator: two heads per chunk-kernel block where the chip
-  /// and shapes allow (pass option pair-heads).
-  bool pairHeads = mlir::ssd::kDefaultPairHeads;
+  /// CUDA, GPU emulator: the most heads a chunk-kernel block serves where
+  /// the chip and shapes allow (pipeline option heads-per-block).
+  int64_t headsPerBlock = mlir::ssd::kDefaultHeadsPerBlock;
   /// The tensor form (operands as tensors, y returned) instead of the memref
   /// form, as a graph compiler holds the op; with `constantWeights`, A, D
   /// and dt_bias are constants in the module, from the signature problem.
@@ -61,11 +62,12 @@ struct CompileOptions {
 void buildPipeline(mlir::OpPassManager &pm, const CompileOptions &options,
                    int64_t vectorWidth = 0);
 
-/// True when code compiled with `options` runs `problem` in the chunked
-/// form: the form asked for, or under `auto` the choice ssd-select-form
-/// makes (at compile time for static shapes, in the compiled code for
-/// dynamic ones) with the options the target's pipeline gives it.
-bool runsChunked(const ScanProblem &problem, const CompileOptions &options);
+/// The form in which code compiled with `options` runs `problem`: the form
+/// asked for, or under `auto` the choice ssd-select-form makes (at compile
+/// time for static shapes, in the compiled code for dynamic ones) with the
+/// options the target's pipeline gives it.
+mlir::ssd::Form formThatRuns(const ScanProblem &problem,
+                             const CompileOptions &options);
 
 /// The CPU loops allocate their workspace with malloc and cannot report
 /// failure: false, with a one-line error naming the form and both sizes,

@@ -41,52 +41,131 @@ def SSD_Fusion : I32EnumAttr<"Fusion",
   let cppNamespace = "::mlir::ssd";
 }
 
+def SSD_MatmulMmaSync : I32EnumAttrCase<"mma_sync", 0>;
+def SSD_MatmulWgmma : I32EnumAttrCase<"wgmma", 1>;
+
+def SSD_Matmul : I32EnumAttr<"Matmul",
+    "tensor-core instruction family of the chunked GPU kernels' products",
+    [SSD_MatmulMmaSync, SSD_MatmulWgmma]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::ssd";
+}
+
+def SSD_FragmentLoadsLdmatrix : I32EnumAttrCase<"ldmatrix", 0>;
+def SSD_FragmentLoadsScalar : I32EnumAttrCase<"scalar", 1>;
+
+def SSD_FragmentLoads : I32EnumAttr<"FragmentLoads",
+    "how mma.sync operand fragments are read from shared memory",
+    [SSD_FragmentLoadsLdmatrix, SSD_FragmentLoadsScalar]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::ssd";
+}
+
+def SSD_StagingCpAsync : I32EnumAttrCase<"cp_async", 0>;
+def SSD_StagingRegisters : I32EnumAttrCase<"registers", 1>;
+
+def SSD_Staging : I32EnumAttr<"Staging",
+    "how raw operand tiles move from global to shared memory",
+    [SSD_StagingCpAsync, SSD_StagingRegisters]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::ssd";
+}
+
 def SSD_ScanConfigAttr : AttrDef<SSD_Dialect, "ScanConfig"> {
   let mnemonic = "scan_config";
-  let summary = "the plan ssd-select-form chose for a chunk_scan_varlen op";
+  let summary = "the plan of a chunk_scan_varlen op, which the lowerings read";
   let description = [{
     Everything a lowering needs to know about how one `ssd.chunk_scan_varlen`
-    op runs, decided once by `ssd-select-form` after every option and
-    resource check (the plain-C++ `planScan`, ssd/Transforms/ScanPlan.h) and
-    only read by the lowerings:
+    op runs. The planning passes write it (`ssd-select-form` the algorithm,
+    `ssd-plan-gpu-kernels` the GPU kernels' choices) and the lowerings read
+    it and nothing else: a config written by hand, or by a tuner, is lowered
+    as written or refused with a one-line reason.
 
-    - `form`: the algorithm, `serial` or `chunked`;
+    The algorithm (`ssd-select-form`):
+    - `form`: `serial` or `chunked`;
     - `chunk_size`: tokens per chunk of the chunked form (also of the
       chunked sequences of a mixed launch);
     - `mixed_min_tokens` (serial only; absent: no mixing): a lowering that
       can mix the forms in one call (the GPU's) runs each sequence of at
       least that many tokens in the chunked form, the others serially; one
-      that cannot runs every sequence serially, which is what `form` says;
-    - for GPU pipelines, where chunked kernels run (`form = chunked`, or a
-      mixed launch), the chunked kernels' choices, all five or none:
-      `fusion` (`none`: three launches; `state`: state passing fused into
-      the chunk launch; `state_and_output`: y computed there too),
-      `output_rows` (rows of y per pass of the fused output),
-      `state_parts` (blocks per chunk and head over dstate),
-      `heads_per_block` (heads a block of the chunk launch serves, 1 or 2;
-      2 only with `fusion = state_and_output`) and `shared_memory` (bytes
-      per block of the largest launch).
+      that cannot runs every sequence serially, which is what `form` says.
 
-    An op without it lowers as if it carried the plan its lowering computes
-    from the op's `form` and `chunk_size` through the same function.
+    The GPU kernels (`ssd-plan-gpu-kernels`; `ssd-lower-to-gpu` needs them),
+    all three or none:
+    - `chip`: the GPU they are planned for (`"sm_80"`, `"sm_86"`,
+      `"sm_89"`, `"sm_90"`, `"sm_90a"`), which bounds the shared memory
+      and the instructions below;
+    - `serial_rows_per_warp` (1 to 32) and `serial_warps_per_block` (1 to
+      32): the serial kernel's tiling.
 
-    Example: `#ssd.scan_config<form = chunked, chunk_size = 256>`.
+    The chunked kernels, where they run (`form = chunked`, or a mixed
+    launch), all nine or none:
+    - `fusion`: `none` (three launches), `state` (state passing fused into
+      the chunk launch; 16-bit models), `state_and_output` (y computed
+      there too; one state part);
+    - `output_rows`: rows of y per pass of the fused output (64 or 128);
+    - `state_parts`: blocks per chunk and head over dstate (it must divide
+      the 16-column tiles of N and leave at most 64 accumulators a thread);
+    - `heads_per_block`: heads a block of the chunk launch serves, 1 or 2
+      (2 with `fusion = state_and_output`, `matmul = wgmma` and an even
+      number of heads per group);
+    - `matmul`: `mma_sync`, or `wgmma` (sm_90a): C·Bᵀ on wgmma, and dS and
+      the fused output where head_dim is 49 to 64 and a block has 128 state
+      columns; the rest on mma.sync;
+    - `fragment_loads`: `ldmatrix` or `scalar` (one load per register) for
+      the products on mma.sync;
+    - `staging`: `cp_async` (double-buffered asynchronous copies of raw
+      tiles) or `registers` (loads, then stores to shared memory);
+    - `blocks_per_sm`: blocks of the chunk launch asked to fit one SM
+      (registers capped to match; 0: no request);
+    - `shared_memory`: bytes per block of the largest launch, as the
+      kernels of these choices need them (the lowering checks it, and that
+      the chip has them).
+
+    Example: `#ssd.scan_config<form = serial, chunk_size = 256>` after
+    `ssd-select-form`; after `ssd-plan-gpu-kernels` for a bf16 prefill on an
+    H100:
+    `#ssd.scan_config<form = chunked, chunk_size = 256, chip = "sm_90a",
+    serial_rows_per_warp = 4, serial_warps_per_block = 4, fusion =
+    state_and_output, output_rows = 128, state_parts = 1, heads_per_block =
+    2, matmul = wgmma, fragment_loads = ldmatrix, staging = cp_async,
+    blocks_per_sm = 1, shared_memory = 160992>`.
   }];
   let parameters = (ins
     EnumParameter<SSD_Form>:$form,
     "int64_t":$chunk_size,
     OptionalParameter<"std::optional<int64_t>">:$mixed_min_tokens,
+    OptionalParameter<"::mlir::StringAttr">:$chip,
+    OptionalParameter<"std::optional<int64_t>">:$serial_rows_per_warp,
+    OptionalParameter<"std::optional<int64_t>">:$serial_warps_per_block,
     OptionalParameter<"std::optional<::mlir::ssd::Fusion>">:$fusion,
     OptionalParameter<"std::optional<int64_t>">:$output_rows,
     OptionalParameter<"std::optional<int64_t>">:$state_parts,
     OptionalParameter<"std::optional<int64_t>">:$heads_per_block,
+    OptionalParameter<"std::optional<::mlir::ssd::Matmul>">:$matmul,
+    OptionalParameter<"std::optional<::mlir::ssd::FragmentLoads>">:$fragment_loads,
+    OptionalParameter<"std::optional<::mlir::ssd::Staging>">:$staging,
+    OptionalParameter<"std::optional<int64_t>">:$blocks_per_sm,
     OptionalParameter<"std::optional<int64_t>">:$shared_memory
   );
+  let builders = [
+    AttrBuilder<(ins "::mlir::ssd::Form":$form, "int64_t":$chunkSize,
+                     CArg<"std::optional<int64_t>", "std::nullopt">:$mixedMinTokens,
+                     CArg<"const std::optional<::mlir::ssd::GPUKernelChoices> &",
+                          "std::nullopt">:$gpu)>
+  ];
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
-    /// True when the chunked GPU kernels' choices are recorded.
-    bool hasKernelChoices() { return getFusion().has_value(); }
+    /// The GPU kernels' choices, where ssd-plan-gpu-kernels (or a hand) has
+    /// recorded them.
+    std::optional<::mlir::ssd::GPUKernelChoices> getGPUChoices() const;
+    /// The same plan with the GPU kernels' choices replaced.
+    ScanConfigAttr
+    withGPUChoices(const std::optional<::mlir::ssd::GPUKernelChoices> &gpu) const;
+    /// The same plan without mixing (a mixed launch the chunked kernels
+    /// cannot take runs every sequence serially).
+    ScanConfigAttr withoutMixing() const;
   }];
 }
 

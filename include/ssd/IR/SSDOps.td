@@ -185,6 +185,11 @@ def SSD_ChunkScanVarlenOp : SSD_Op<"chunk_scan_varlen", [
       return hasTensorSemantics() ? ::mlir::Value(getY())
                                   : ::mlir::Value(getYOut());
     }
+    /// True when every checkpoint boundary ends a chunk of `chunkSize`
+    /// tokens (chunks start every chunkSize tokens of a sequence): no
+    /// checkpoint_offsets and an interval that is a multiple of the chunk
+    /// size. False without checkpoints.
+    bool checkpointsEndChunks(int64_t chunkSize);
   }];
 
   let hasVerifier = 1;

@@ -142,11 +142,11 @@ struct SSDGPUPipelineOptionsBase
       *this, "serial-rows-per-warp",
       llvm::cl::desc("head_dim rows of the state per warp (serial kernel), 1 "
                      "to 32"),
-      llvm::cl::init(SSDLowerToGPUOptions{}.serialRowsPerWarp)};
+      llvm::cl::init(SSDPlanGPUKernelsOptions{}.serialRowsPerWarp)};
   Option<int64_t> serialWarpsPerBlock{
       *this, "serial-warps-per-block",
       llvm::cl::desc("warps per thread block (serial kernel), 1 to 32"),
-      llvm::cl::init(SSDLowerToGPUOptions{}.serialWarpsPerBlock)};
+      llvm::cl::init(SSDPlanGPUKernelsOptions{}.serialWarpsPerBlock)};
   Option<int> optLevel{
       *this, "opt-level",
       llvm::cl::desc("optimization level of the kernel code (the NVVM "
@@ -156,13 +156,24 @@ struct SSDGPUPipelineOptionsBase
   Option<bool> fusedOutput{
       *this, "fused-output",
       llvm::cl::desc("compute y in the chunk kernel (chunked form, f16/bf16 "
-                     "models; see ssd-lower-to-gpu)"),
-      llvm::cl::init(SSDLowerToGPUOptions{}.fusedOutput)};
-  Option<bool> pairHeads{
-      *this, "pair-heads",
-      llvm::cl::desc("two heads per chunk-kernel block where wgmma and the "
-                     "fused output run (see ssd-lower-to-gpu)"),
-      llvm::cl::init(SSDLowerToGPUOptions{}.pairHeads)};
+                     "models; see ssd-plan-gpu-kernels)"),
+      llvm::cl::init(SSDPlanGPUKernelsOptions{}.fusedOutput)};
+  Option<int64_t> headsPerBlock{
+      *this, "heads-per-block",
+      llvm::cl::desc("most heads of one group a chunk-kernel block serves, 1 "
+                     "to 2 (see ssd-plan-gpu-kernels)"),
+      llvm::cl::init(SSDPlanGPUKernelsOptions{}.headsPerBlock)};
+
+  /// Those options, and the chip's, as ssd-plan-gpu-kernels takes them.
+  SSDPlanGPUKernelsOptions planGPUKernelsOptions() const {
+    SSDPlanGPUKernelsOptions plan;
+    plan.chip = chip;
+    plan.serialRowsPerWarp = serialRowsPerWarp;
+    plan.serialWarpsPerBlock = serialWarpsPerBlock;
+    plan.fusedOutput = fusedOutput;
+    plan.headsPerBlock = headsPerBlock;
+    return plan;
+  }
 };
 
 /// Options of `--ssd-to-nvvm`.

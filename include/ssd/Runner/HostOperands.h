@@ -12,6 +12,7 @@
 #define SSD_RUNNER_HOSTOPERANDS_H
 
 #include "ssd/Runner/Problem.h"
+#include "ssd/Transforms/GPUChip.h"
 
 #include <cstdint>
 #include <string>
@@ -49,10 +50,13 @@ std::string signatureKey(const ScanProblem &problem);
 
 /// The key under which an ahead-of-time compiled variant registers (and the
 /// AOT runner looks it up): the signature, the form asked for ("auto",
-/// "serial" or "chunked"), the chunk size and, when the lowering was told
-/// to keep one head per chunk-kernel block (`pairHeads` false), that too.
-std::string variantKey(const ScanProblem &problem, const std::string &form,
-                       int64_t chunkSize, bool pairHeads = true);
+/// "serial" or "chunked"), the chunk size and, when the chunk kernel was
+/// given another bound on the heads a block serves (heads-per-block), that
+/// too.
+std::string
+variantKey(const ScanProblem &problem, const std::string &form,
+           int64_t chunkSize,
+           int64_t headsPerBlock = mlir::ssd::kDefaultHeadsPerBlock);
 
 /// Bytes the CPU loops of ssd-lower-to-loops allocate on the heap for one
 /// call on `p` (as a double: the product can exceed 64 bits for absurd

@@ -11,7 +11,9 @@
 #ifndef SSD_RUNNER_PROBLEM_H
 #define SSD_RUNNER_PROBLEM_H
 
+#include "ssd/Support/EnumName.h"
 #include <cstdint>
+
 #include <map>
 #include <string>
 #include <vector>
@@ -26,6 +28,18 @@ enum class ModelDType { F32, F16, BF16 };
 /// they are rounded to bf16 on load, and the pool written back holds the
 /// bf16 values as float32 (docs/overview.md, "ssd-run").
 enum class PoolDType { F32, BF16 };
+
+/// How the tools and the torch op spell the dtypes.
+inline constexpr mlir::ssd::EnumName<ModelDType> kModelDTypeNames[] = {
+    {ModelDType::F32, "f32", "float32"},
+    {ModelDType::F16, "f16", "float16"},
+    {ModelDType::BF16, "bf16", "bfloat16"},
+};
+inline constexpr mlir::ssd::EnumName<PoolDType> kPoolDTypeNames[] = {
+    {PoolDType::F32, "f32", "float32 states"},
+    {PoolDType::BF16, "bf16",
+     "bfloat16 states, rounded to nearest even on write"},
+};
 
 /// Parses "f32" or "bf16".
 bool parsePoolDType(const std::string &s, PoolDType &out);

@@ -1,8 +1,7 @@
 //===- OptionRange.h - bounds of integer pass options -----------*- C++ -*-===//
 //
 // Every integer option of the ssd passes and pipelines has a documented
-// minimum and maximum, defined once next to its default (FormSelection.h,
-// GPUChip.h, ssd/IR/SSDLimits.h). A pass checks its own once, in
+// range, defined once in SettingRanges.h. A pass checks its own once, in
 // `initialize`; a pipeline checks, when its options are parsed, those that
 // no pass it builds checks. One wording for every option:
 //
@@ -16,6 +15,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Location.h"
 #include "mlir/Support/LLVM.h"
+#include "ssd/Support/SettingRanges.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -29,7 +29,8 @@ namespace ssd {
 /// One integer option's value and its documented range.
 struct OptionRange {
   llvm::StringRef option;
-  int64_t value, min, max;
+  int64_t value;
+  SettingRange range;
 };
 
 /// The one-line message for the first option of `options` outside its
@@ -37,11 +38,10 @@ struct OptionRange {
 inline std::optional<std::string>
 whyOutOfRange(llvm::StringRef owner, llvm::ArrayRef<OptionRange> options) {
   for (const OptionRange &o : options)
-    if (o.value < o.min || o.value > o.max)
-      return (owner + ": " + o.option + " must be in [" +
-              std::to_string(o.min) + ", " + std::to_string(o.max) + "], got " +
-              std::to_string(o.value))
-          .str();
+    if (std::string why =
+            whyOutOfRange(owner.str(), o.option.str(), o.range, o.value);
+        !why.empty())
+      return why;
   return std::nullopt;
 }
 

@@ -3,17 +3,17 @@
 // One rule, used by ssd-select-form at compile time, emitted as IR for
 // dynamic shapes, and evaluated by tools that report which form ran; with it
 // every default the rule and the chunked form take (the CPU and the GPU
-// thresholds, the chunk size and the GPU's cap on it), which options, tools
-// and pipelines read from here. Plain C++: the ahead-of-time runner, which
-// links neither LLVM nor MLIR, reads it too.
+// thresholds, the chunk size), which options, tools and pipelines read from
+// here; their ranges are in ssd/Support/SettingRanges.h. Plain C++: the
+// ahead-of-time runner, which links neither LLVM nor MLIR, reads it too.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef SSD_TRANSFORMS_FORMSELECTION_H
 #define SSD_TRANSFORMS_FORMSELECTION_H
 
-#include "ssd/IR/SSDLimits.h"
 #include "ssd/Support/EnumName.h"
+#include "ssd/Support/SettingRanges.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -38,23 +38,6 @@ inline constexpr int64_t kChunkSizeDefault = 256;
 /// runner's workspace estimate, cpuWorkspaceBytes): head_dim rows per serial
 /// task; 64-row tasks in 16-row blocks measured fastest (docs/performance.md).
 inline constexpr int64_t kSerialPTileDefault = 64;
-/// Ranges of the integer options of ssd-select-form and ssd-lower-to-loops
-/// (and of the pipelines that pass them on), each checked once by its pass
-/// (ssd/Support/OptionRange.h). chunk-size: [1, limits::kMaxChunkSize], the
-/// op's own limit; serial-p-tile: [1, limits::kMaxSerialPTile].
-/// min-chunked-tokens and min-chunked-tokens-per-seq: 0 (every launch
-/// chunked) up to the most tokens a launch holds (its product with the batch
-/// stays far from 64-bit overflow).
-inline constexpr int64_t kMinChunkedTokensMax = limits::kMaxTokens;
-/// vector-width (ssd-lower-to-loops): 0 (the host's widest) or a power of
-/// two up to this; 64 lanes is already twice any vector register file
-/// today.
-inline constexpr int64_t kVectorWidthMax = 64;
-
-/// Longest chunk the GPU chunked kernels take: their C Bᵀ workspace grows as
-/// the square of the chunk and their grid as the square of its 64-row tiles.
-/// (The op itself accepts up to limits::kMaxChunkSize.)
-inline constexpr int64_t kGPUChunkSizeMax = 4096;
 
 /// Defaults measured by the CPU benchmark (docs/performance.md): on the host
 /// CPU the serial form was faster at every measured launch, decode through

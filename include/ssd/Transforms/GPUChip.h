@@ -11,6 +11,7 @@
 #define SSD_TRANSFORMS_GPUCHIP_H
 
 #include "ssd/Support/EnumName.h"
+#include "ssd/Support/SettingRanges.h"
 
 #include <cstdint>
 
@@ -54,24 +55,22 @@ constexpr int64_t sharedMemoryLimitForChip(GPUChip chip) {
 inline constexpr int64_t kStaticSharedMemoryLimit = 48 * 1024;
 
 /// The optimization level of kernel code (NVVM, or the host code of the
-/// emulated kernels) unless told otherwise, and the highest there is (LLVM's
-/// -O3); the lowest is 0.
+/// emulated kernels) unless told otherwise (kGPUOptLevelRange has the rest).
 inline constexpr int kGPUOptLevelDefault = 2;
-inline constexpr int kGPUOptLevelMax = 3;
 
-/// The largest shared-memory-limit of ssd-lower-to-gpu: the largest
-/// sharedMemoryLimitForChip (sm_90/sm_90a); the least is 1 byte.
-inline constexpr int64_t kSharedMemoryLimitMax =
-    sharedMemoryLimitForChip(GPUChip::SM90a);
+/// The largest shared-memory-limit: the largest sharedMemoryLimitForChip.
+static_assert(kSharedMemoryLimitRange.max ==
+              sharedMemoryLimitForChip(GPUChip::SM90a));
 
-/// The serial GPU kernel's tiling (ssd-lower-to-gpu, the GPU pipelines):
-/// head_dim rows of the state per warp, at most 32 since lane r of a warp
-/// stores row r of y; warps per block, at most 32 (1024 threads, every
-/// chip's most per block).
+/// The serial GPU kernel's tiling unless told otherwise (ssd-plan-gpu-kernels,
+/// the GPU pipelines): head_dim rows of the state per warp, warps per block.
 inline constexpr int64_t kSerialRowsPerWarpDefault = 4;
-inline constexpr int64_t kSerialRowsPerWarpMax = 32;
 inline constexpr int64_t kSerialWarpsPerBlockDefault = 4;
-inline constexpr int64_t kSerialWarpsPerBlockMax = 32;
+
+/// The most heads of one group a chunk-kernel block serves unless told
+/// otherwise (heads-per-block): two where wgmma and the fused output run and
+/// a group has an even number of heads.
+inline constexpr int64_t kDefaultHeadsPerBlock = 2;
 
 } // namespace ssd
 } // namespace mlir

@@ -4,13 +4,14 @@
 // shape, as a plain-C++ function: the pass writes its result on the op
 // (#ssd.scan_config), and the runner and ssd-run take the form and the
 // workspace estimate from the same function instead of re-deriving them.
-// Plain C++, like FormSelection.h: the ahead-of-time runner reads it too.
+// Its decision is the dialect's Form; everything else is plain C++.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef SSD_TRANSFORMS_SCANPLAN_H
 #define SSD_TRANSFORMS_SCANPLAN_H
 
+#include "ssd/IR/SSDAttrs.h"
 #include "ssd/Transforms/FormSelection.h"
 
 #include <cstdint>
@@ -35,7 +36,7 @@ struct ScanRequest {
 struct ScanPlan {
   /// nullopt: the launch shape is known only at run time, and `auto` puts
   /// both forms behind a branch on it (forForm gives each branch's plan).
-  std::optional<bool> chunked;
+  std::optional<Form> form;
   int64_t chunkSize = kChunkSizeDefault;
   /// For a serial op whose launch may still hold a sequence long enough
   /// for the chunked form: the per-sequence threshold of a mixed launch.
@@ -43,10 +44,10 @@ struct ScanPlan {
 
   /// The plan of the branch that runs `chunkedForm` when the shape is
   /// known only at run time: the serial branch may mix.
-  ScanPlan forForm(bool chunkedForm) const {
+  ScanPlan forForm(Form branch) const {
     ScanPlan plan = *this;
-    plan.chunked = chunkedForm;
-    if (chunkedForm)
+    plan.form = branch;
+    if (branch == Form::chunked)
       plan.mixedMinTokens.reset();
     return plan;
   }
@@ -61,19 +62,22 @@ inline ScanPlan planScan(const ScanRequest &request) {
   ScanPlan plan;
   plan.chunkSize = request.chunkSize;
   if (request.form != FormChoice::Auto) {
-    plan.chunked = request.form == FormChoice::Chunked;
+    plan.form =
+        request.form == FormChoice::Chunked ? Form::chunked : Form::serial;
     return plan;
   }
   if (rule.checkpointsKeepSerial(request.checkpointInterval,
                                  request.chunkSize)) {
-    plan.chunked = false;
+    plan.form = Form::serial;
     return plan;
   }
   if (!request.tokens || !request.batch) {
     plan.mixedMinTokens = rule.minChunkedSequence();
     return plan;
   }
-  plan.chunked = rule.choosesChunked(*request.tokens, *request.batch);
+  plan.form = rule.choosesChunked(*request.tokens, *request.batch)
+                  ? Form::chunked
+                  : Form::serial;
   if (rule.mayMix(*request.tokens, *request.batch))
     plan.mixedMinTokens = rule.minChunkedSequence();
   return plan;

@@ -222,12 +222,10 @@ at::Tensor chunkScanVarlen(const at::Tensor &xIn, const at::Tensor &dtIn,
     valueError("device: '" + std::string(deviceName) +
                "' is not cpu or gpu-emu");
   int64_t chunk = chunkSize.value_or(mlir::ssd::kChunkSizeDefault);
-  int64_t chunkMax = target == ssd::Target::CPU
-                         ? mlir::ssd::limits::kMaxChunkSize
-                         : mlir::ssd::kGPUChunkSizeMax;
-  if (chunk < 1 || chunk > chunkMax)
-    valueError("chunk_size: " + std::to_string(chunk) + " is not in [1, " +
-               std::to_string(chunkMax) + "]");
+  if (mlir::ssd::SettingRange range =
+          mlir::ssd::chunkSizeRange(target != ssd::Target::CPU);
+      !range.contains(chunk))
+    valueError("chunk_size: " + range.describe(chunk));
   // The interval and the offsets come with the slots.
   if (ckOffsetsIn && !ckSlotsIn)
     valueError("checkpoint_offsets: given without checkpoint_slots (offsets "

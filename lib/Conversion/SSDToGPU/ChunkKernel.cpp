@@ -36,8 +36,8 @@ using namespace mlir::ssd::detail::ir;
 
 /// TwoSum: (hi, lo) + step, keeping the rounding error of hi + step in lo.
 std::pair<Value, Value>
-ChunkedScanGPUBuilder::addCompensated(ImplicitLocOpBuilder &b, Value hi,
-                                      Value lo, Value step) {
+ChunkKernelBuilder::addCompensated(ImplicitLocOpBuilder &b, Value hi, Value lo,
+                                   Value step) {
   Value next = faddExact(b, hi, step);
   Value stepPart = fsubExact(b, next, hi);
   Value hiPart = fsubExact(b, next, stepPart);
@@ -46,20 +46,21 @@ ChunkedScanGPUBuilder::addCompensated(ImplicitLocOpBuilder &b, Value hi,
   return {next, faddExact(b, lo, err)};
 }
 
-SmallVector<Value> ChunkedScanGPUBuilder::combineCompensated(
-    ImplicitLocOpBuilder &b, ValueRange earlier, ValueRange later) {
+SmallVector<Value>
+ChunkKernelBuilder::combineCompensated(ImplicitLocOpBuilder &b,
+                                       ValueRange earlier, ValueRange later) {
   auto [hi, lo] = addCompensated(b, earlier[0], earlier[1], later[0]);
   return {hi, faddExact(b, lo, later[1])};
 }
 
 /// exp(min(cum_i - cum_j, 0)) from compensated sums.
-Value ChunkedScanGPUBuilder::decayBetween(ImplicitLocOpBuilder &b, Value hiI,
-                                          Value loI, Value hiJ, Value loJ) {
+Value ChunkedKernelParts::decayBetween(ImplicitLocOpBuilder &b, Value hiI,
+                                       Value loI, Value hiJ, Value loJ) {
   return e.decay(b,
                  faddExact(b, fsubExact(b, hiI, hiJ), fsubExact(b, loI, loJ)));
 }
 
-void ChunkedScanGPUBuilder::emitChunkKernel(ImplicitLocOpBuilder &b) {
+void ChunkKernelBuilder::emit(ImplicitLocOpBuilder &b) {
   const int64_t stateBlocksPerChunk =
       x.heads * plan.stateParts / plan.headsPerBlock;
   Value tilePairs = mul(b, rowTiles, rowTiles);
@@ -82,12 +83,11 @@ void ChunkedScanGPUBuilder::emitChunkKernel(ImplicitLocOpBuilder &b) {
             scf::IfOp::create(b, TypeRange{}, eq(b, block, idx(b, 0)), true);
         ImplicitLocOpBuilder m(b.getLoc(), b.getContext());
         m.setInsertionPoint(ifMap.thenBlock()->getTerminator());
-        teamThreads = plan.chunkThreads;
-        emitChunkMap(m, tid, lane,
+        emitChunkMap(m, tid, lane, k.threads,
                      sharedView(m, k, plan.chunkShared.locateScratch,
-                                {teamThreads / 32}, m.getI32Type()),
+                                {k.threads / 32}, m.getI32Type()),
                      sharedView(m, k, plan.chunkShared.chunkedScratch,
-                                {teamThreads / 32}, m.getI32Type()));
+                                {k.threads / 32}, m.getI32Type()));
 
         ImplicitLocOpBuilder t(b.getLoc(), b.getContext());
         t.setInsertionPoint(ifMap.elseBlock()->getTerminator());
@@ -99,27 +99,7 @@ void ChunkedScanGPUBuilder::emitChunkKernel(ImplicitLocOpBuilder &b) {
             scf::IfOp::create(t, TypeRange{}, ult(t, role, cbBlocks), true);
         ImplicitLocOpBuilder s(t.getLoc(), t.getContext());
         s.setInsertionPoint(ifCB.elseBlock()->getTerminator());
-        Value stateRole = sub(s, role, cbBlocks);
-        Value head = divu(s, stateRole, plan.stateParts);
-        Value part = remu(s, stateRole, plan.stateParts);
-        teamThreads = kChunkThreads;
-        if (plan.headsPerBlock == 1) {
-          emitChunkStateBlock(s, k, chunk, head, part);
-        } else {
-          // Head 2 pair + team, the team's threads numbered from 0 and its
-          // copy of the layout seen from 0.
-          Value team = divu(s, tid, kChunkThreads);
-          pairGroup = divu(s, head, x.heads / x.groups / plan.headsPerBlock);
-          head = add(s, mul(s, head, plan.headsPerBlock), team);
-          KernelContext headContext{
-              k.block,
-              {remu(s, tid, kChunkThreads), k.thread.y, k.thread.z},
-              k.shared,
-              team,
-              plan.headStride};
-          emitChunkStateBlock(s, headContext, chunk, head, part);
-          pairGroup = Value();
-        }
+        emitStateRole(s, k, chunk, sub(s, role, cbBlocks));
 
         ImplicitLocOpBuilder c(t.getLoc(), t.getContext());
         c.setInsertionPoint(ifCB.thenBlock()->getTerminator());
@@ -128,7 +108,6 @@ void ChunkedScanGPUBuilder::emitChunkKernel(ImplicitLocOpBuilder &b) {
         Value pair = arith::RemUIOp::create(c, cbRole, tilePairs);
         Value iTile = divu(c, pair, rowTiles);
         Value jTile = arith::RemUIOp::create(c, pair, rowTiles);
-        teamThreads = plan.chunkThreads;
         e.ifThen(c, ule(c, jTile, iTile), [&](ImplicitLocOpBuilder &c) {
           emitChunkCBBlock(c, k, chunk, group, iTile, jTile);
         });
@@ -136,18 +115,41 @@ void ChunkedScanGPUBuilder::emitChunkKernel(ImplicitLocOpBuilder &b) {
       plan.launch1Bytes);
 }
 
+/// A state block of the chunk kernel: one head (`k` the whole block's), or
+/// with paired heads one per team of kChunkThreads threads, each team's
+/// threads numbered from 0 and its copy of the layout seen from 0.
+void ChunkKernelBuilder::emitStateRole(ImplicitLocOpBuilder &b,
+                                       const KernelContext &k, Value chunk,
+                                       Value stateRole) {
+  Value head = divu(b, stateRole, plan.stateParts);
+  Value part = remu(b, stateRole, plan.stateParts);
+  if (plan.headsPerBlock == 1)
+    return emitChunkStateBlock(b, {k, head, Value(), std::nullopt}, chunk,
+                               part);
+  Value team = divu(b, k.thread.x, kChunkThreads);
+  // The pair's group, from the block's pair index.
+  Value pairGroup = divu(b, head, x.heads / x.groups / plan.headsPerBlock);
+  head = add(b, mul(b, head, plan.headsPerBlock), team);
+  KernelContext teamContext{
+      k.block,  {remu(b, k.thread.x, kChunkThreads), k.thread.y, k.thread.z},
+      k.shared, kChunkThreads,
+      team,     plan.headStride};
+  emitChunkStateBlock(b, {teamContext, head, pairGroup, std::nullopt}, chunk,
+                      part);
+}
+
 /// d, the compensated cumsum and the decay weights of one chunk and head;
 /// `scale[s]` = exp(cum_last - cum_s) d_s in shared memory when it
 /// returns. Part 0 also stores cum and d for the output kernel (with the
 /// fused output: in shared memory, with exp(cum)) and, without fused
 /// state passing, exp(cum_last) for launch 2.
-void ChunkedScanGPUBuilder::emitChunkCumsum(ImplicitLocOpBuilder &b,
-                                            const KernelContext &k, Value chunk,
-                                            Value head, Value part,
-                                            const ChunkLocation &c, Value tid,
-                                            Value lane) {
+void ChunkKernelBuilder::emitChunkCumsum(ImplicitLocOpBuilder &b,
+                                         const KernelContext &k, Value chunk,
+                                         Value head, Value part,
+                                         const ChunkLocation &c, Value tid,
+                                         Value lane) {
   const ChunkRoleShared &sh = plan.chunkShared;
-  const int64_t warps = teamThreads / 32;
+  const int64_t warps = k.threads / 32;
   Type f32t = b.getF32Type();
   Value scale = sharedView(b, k, sh.scale, {L}, f32t);
   Value scanHi = sharedView(b, k, sh.scanHi, {warps}, f32t);
@@ -171,7 +173,7 @@ void ChunkedScanGPUBuilder::emitChunkCumsum(ImplicitLocOpBuilder &b,
                 return SmallVector<Value>{h, l};
               });
   BlockScanResult scan = blockExclusiveScan(
-      b, tid, lane, teamThreads, local, {zero, zero}, {scanHi, scanLo},
+      b, tid, lane, k.threads, local, {zero, zero}, {scanHi, scanLo},
       [&](ImplicitLocOpBuilder &b, ValueRange l, ValueRange r) {
         return combineCompensated(b, l, r);
       });
@@ -246,19 +248,21 @@ void ChunkedScanGPUBuilder::emitChunkCumsum(ImplicitLocOpBuilder &b,
   gpu::BarrierOp::create(b);
 }
 
-KernelContext ChunkedScanGPUBuilder::wholeBlock(ImplicitLocOpBuilder &b,
-                                                const KernelContext &k) const {
+KernelContext ChunkedKernelParts::wholeBlock(ImplicitLocOpBuilder &b,
+                                             const KernelContext &k) const {
   if (!k.team)
     return k;
   return {
       k.block,
-      {add(b, k.thread.x, mul(b, k.team, teamThreads)), k.thread.y, k.thread.z},
-      k.shared};
+      {add(b, k.thread.x, mul(b, k.team, k.threads)), k.thread.y, k.thread.z},
+      k.shared,
+      plan.chunkThreads};
 }
 
-WgmmaTiles ChunkedScanGPUBuilder::headTiles(ImplicitLocOpBuilder &b,
-                                            const KernelContext &k) const {
-  WgmmaTiles t = *chunkTiles;
+WgmmaTiles ChunkedKernelParts::headTiles(ImplicitLocOpBuilder &b,
+                                         const HeadTeam &team) const {
+  WgmmaTiles t = *team.tiles;
+  const KernelContext &k = team.k;
   if (!k.team)
     return t;
   t.firstAddress = arith::AddIOp::create(
@@ -269,17 +273,18 @@ WgmmaTiles ChunkedScanGPUBuilder::headTiles(ImplicitLocOpBuilder &b,
 }
 
 // dS[p, n] = sum_s (scale_s x[s, p]) B[s, n] for n in this part's columns.
-void ChunkedScanGPUBuilder::emitChunkStateBlock(ImplicitLocOpBuilder &b,
-                                                const KernelContext &k,
-                                                Value chunk, Value head,
-                                                Value part) {
+void ChunkKernelBuilder::emitChunkStateBlock(ImplicitLocOpBuilder &b,
+                                             HeadTeam team, Value chunk,
+                                             Value part) {
+  const KernelContext &k = team.k;
+  Value head = team.head;
   const ChunkRoleShared &sh = plan.chunkShared;
   Value tid = k.thread.x, lane = remu(b, tid, 32);
   locateChunkOfBlock(
       b, k, chunk, sh.locateScratch, sh.located,
       [&](ImplicitLocOpBuilder &b, ChunkLocation c, Value located) {
         emitChunkCumsum(b, k, chunk, head, part, c, tid, lane);
-        Value group = groupOfHead(b, head);
+        Value group = groupOf(b, team);
         Value scale = sharedView(b, k, sh.scale, {L}, b.getF32Type());
         const int64_t cols = plan.stateCols;
         Value n0 = mul(b, part, cols);
@@ -288,15 +293,14 @@ void ChunkedScanGPUBuilder::emitChunkStateBlock(ImplicitLocOpBuilder &b,
         // blocks), and B staged as 64-column panels, [n / 64][s][n % 64],
         // so that each warpgroup's half is one M/N-major operand of
         // 128-byte rows.
-        chunkTiles.reset();
         if (plan.stateWgmma)
-          chunkTiles = wgmmaTiles(b, k, sh.xHigh);
+          team.tiles = wgmmaTiles(b, k, sh.xHigh);
         // Paired heads: the whole block stages B once, into the first
-        // head's copy, whose tiles are chunkTiles (headTiles: the team's).
+        // head's copy, whose tiles are team.tiles (headTiles: the team's).
         KernelContext bContext = wholeBlock(b, k);
         Value bTid = bContext.thread.x;
-        const int64_t bThreads = k.team ? plan.chunkThreads : teamThreads;
-        const std::optional<WgmmaTiles> &tiles = chunkTiles;
+        const int64_t bThreads = bContext.threads;
+        const std::optional<WgmmaTiles> &tiles = team.tiles;
         Value shift = tiles ? tiles->shift : Value();
         const int64_t bPanels = plan.stateWgmma ? cols / kPanelCols : 1;
         MmaOperand xs =
@@ -315,7 +319,7 @@ void ChunkedScanGPUBuilder::emitChunkStateBlock(ImplicitLocOpBuilder &b,
         // D x read it here rather than from L2 again.
         std::optional<SwizzledTile> xResident;
         if (fusedOutput)
-          xResident = residentXTile(b, k);
+          xResident = residentXTile(b, team);
         const bool rawB = copiesRaw(e.B, x.dstate);
         Value lastToken = sub(b, add(b, c.first, c.len), idx(b, 1));
         Value lastRow = sub(b, c.len, idx(b, 1));
@@ -325,7 +329,7 @@ void ChunkedScanGPUBuilder::emitChunkStateBlock(ImplicitLocOpBuilder &b,
           SmallVector<Value> values;
           Value s0 = mul(b, step, kStep);
           forEachChunk(
-              b, tid, teamThreads, kStep, plan.paddedP,
+              b, tid, k.threads, kStep, plan.paddedP,
               [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value p) {
                 Value s = add(b, s0, r);
                 Value valid = both(b, ult(b, s, c.len), ult(b, p, x.headDim));
@@ -351,7 +355,7 @@ void ChunkedScanGPUBuilder::emitChunkStateBlock(ImplicitLocOpBuilder &b,
           size_t next = 0;
           Value s0 = mul(b, step, kStep);
           MmaOperand xStage = atStage(b, xs, stage);
-          forEachChunk(b, tid, teamThreads, kStep, plan.paddedP,
+          forEachChunk(b, tid, k.threads, kStep, plan.paddedP,
                        [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value p) {
                          // Rows past the chunk hold zeros; their weight is any
                          // written one.
@@ -400,7 +404,7 @@ void ChunkedScanGPUBuilder::emitChunkStateBlock(ImplicitLocOpBuilder &b,
                                    row, 0);
           };
           SmallVector<WgmmaProduct> products;
-          WgmmaTiles xTiles = headTiles(b, k), bTiles = *chunkTiles;
+          WgmmaTiles xTiles = headTiles(b, team), bTiles = *team.tiles;
           Value panelRow = mul(b, panel, kStep);
           for (int64_t k16 = 0; k16 < kStep; k16 += 16) {
             Value xRow = idx(b, k16), bRow = add(b, panelRow, k16);
@@ -429,7 +433,7 @@ void ChunkedScanGPUBuilder::emitChunkStateBlock(ImplicitLocOpBuilder &b,
             },
             /*asyncProxyReads=*/plan.stateWgmma);
         if (fused)
-          return passState(b, k, chunk, head, part, located, mmaLaneInfo, tile,
+          return passState(b, team, chunk, part, located, mmaLaneInfo, tile,
                            acc, n0);
         e.ifThen(b, tile.active, [&](ImplicitLocOpBuilder &b) {
           forEachAccumulatorPair(
@@ -450,10 +454,10 @@ void ChunkedScanGPUBuilder::emitChunkStateBlock(ImplicitLocOpBuilder &b,
 // m64n(64 / W) parts (two halves; four quarters in a block of paired
 // heads), j in [64 w / W, 64 (w + 1) / W) for warpgroup w, from the same
 // staged tiles: C the A operand and B the B operand, both K-major.
-void ChunkedScanGPUBuilder::emitChunkCBBlock(ImplicitLocOpBuilder &b,
-                                             const KernelContext &k,
-                                             Value chunk, Value group,
-                                             Value iTile, Value jTile) {
+void ChunkKernelBuilder::emitChunkCBBlock(ImplicitLocOpBuilder &b,
+                                          const KernelContext &k, Value chunk,
+                                          Value group, Value iTile,
+                                          Value jTile) {
   const CBRoleShared &sh = plan.cbShared;
   Value tid = k.thread.x, lane = remu(b, tid, 32);
   locateChunkOfBlock(
@@ -488,7 +492,7 @@ void ChunkedScanGPUBuilder::emitChunkCBBlock(ImplicitLocOpBuilder &b,
             for (const Side &side : sides) {
               SwizzledTile tStage = side.tile->high.stage(b, stage);
               forEachChunk(
-                  b, tid, teamThreads, kRowTile, kStep,
+                  b, tid, k.threads, kRowTile, kStep,
                   [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value n) {
                     Value i = add(b, side.firstRow, r);
                     Value col = add(b, n0, n);
@@ -513,7 +517,7 @@ void ChunkedScanGPUBuilder::emitChunkCBBlock(ImplicitLocOpBuilder &b,
             for (const Side &side : sides) {
               MmaOperand tStage = atStage(b, *side.tile, stage);
               forEachChunk(
-                  b, tid, teamThreads, kRowTile, kStep,
+                  b, tid, k.threads, kRowTile, kStep,
                   [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value n) {
                     if (!raw)
                       depositConverted(b, values[next++], tStage, r, n);
@@ -524,7 +528,7 @@ void ChunkedScanGPUBuilder::emitChunkCBBlock(ImplicitLocOpBuilder &b,
           };
           MmaLane mmaLaneInfo = mmaLane(b, lane);
           // wgmma: each warpgroup computes 64 / W columns of the tile.
-          const int64_t groupCols = kRowTile / (teamThreads / 128);
+          const int64_t groupCols = kRowTile / (k.threads / 128);
           Value groupCol = mul(b, divu(b, tid, 128), groupCols);
           WarpTile tile = plan.cbWgmma
                               ? warpgroupTile(b, divu(b, tid, 32), idx(b, 0),

@@ -19,18 +19,17 @@ using namespace mlir::ssd::detail;
 using namespace mlir::ssd::detail::ir;
 
 /// Tokens of sequence `seq` (0 for offsets that go backwards).
-Value ChunkedScanGPUBuilder::sequenceLength(ImplicitLocOpBuilder &b,
-                                            Value seq) {
+Value ChunkedKernelParts::sequenceLength(ImplicitLocOpBuilder &b, Value seq) {
   Value begin = signedIndex(b, load(b, e.queryStartLoc, seq));
   Value end = signedIndex(b, load(b, e.queryStartLoc, add(b, seq, 1)));
   return sub(b, arith::MaxSIOp::create(b, end, begin), begin);
 }
 
-Value ChunkedScanGPUBuilder::isChunked(ImplicitLocOpBuilder &b, Value len) {
+Value ChunkedKernelParts::isChunked(ImplicitLocOpBuilder &b, Value len) {
   return minSequence ? ule(b, idx(b, minSequence), len) : boolean(b, true);
 }
 
-Value ChunkedScanGPUBuilder::chunksOf(ImplicitLocOpBuilder &b, Value seq) {
+Value ChunkedKernelParts::chunksOf(ImplicitLocOpBuilder &b, Value seq) {
   Value len = sequenceLength(b, seq);
   Value chunks = ceilDiv(b, len, L);
   if (!minSequence)
@@ -38,11 +37,11 @@ Value ChunkedScanGPUBuilder::chunksOf(ImplicitLocOpBuilder &b, Value seq) {
   return select(b, isChunked(b, len), chunks, idx(b, 0));
 }
 
-ChunkedScanGPUBuilder::SequenceRanges
-ChunkedScanGPUBuilder::scanSequenceRanges(ImplicitLocOpBuilder &b, Value tid,
-                                          Value lane, Value scratch,
-                                          Value chunkedScratch) {
-  Value perThread = ceilDiv(b, e.batch, teamThreads);
+ChunkedKernelParts::SequenceRanges
+ChunkedKernelParts::scanSequenceRanges(ImplicitLocOpBuilder &b, Value tid,
+                                       Value lane, int64_t threads,
+                                       Value scratch, Value chunkedScratch) {
+  Value perThread = ceilDiv(b, e.batch, threads);
   Value lo = minu(b, mul(b, tid, perThread), e.batch);
   Value hi = minu(b, add(b, lo, perThread), e.batch);
   Value local = e.reduce(b, lo, hi, idx(b, 0),
@@ -64,7 +63,7 @@ ChunkedScanGPUBuilder::scanSequenceRanges(ImplicitLocOpBuilder &b, Value tid,
     scratches.push_back(chunkedScratch);
   }
   BlockScanResult scan = blockExclusiveScan(
-      b, tid, lane, teamThreads, values, identity, scratches,
+      b, tid, lane, threads, values, identity, scratches,
       [](ImplicitLocOpBuilder &b, ValueRange l, ValueRange r) {
         SmallVector<Value> sum;
         for (auto [x, y] : llvm::zip_equal(l, r))
@@ -85,26 +84,26 @@ ChunkedScanGPUBuilder::scanSequenceRanges(ImplicitLocOpBuilder &b, Value tid,
 /// locateChunk for a block of launch 1 whose shared memory holds the
 /// [warps] i32 scratch and the [2] i32 located pair at these offsets; the
 /// body gets the located view too (state passing reads it again).
-void ChunkedScanGPUBuilder::locateChunkOfBlock(
+void ChunkedKernelParts::locateChunkOfBlock(
     ImplicitLocOpBuilder &b, const KernelContext &k, Value chunk,
     int64_t scratchOffset, int64_t locatedOffset,
     function_ref<void(ImplicitLocOpBuilder &, ChunkLocation, Value)> body) {
   Value tid = k.thread.x;
   Value scratch =
-      sharedView(b, k, scratchOffset, {teamThreads / 32}, b.getI32Type());
+      sharedView(b, k, scratchOffset, {k.threads / 32}, b.getI32Type());
   Value located = sharedView(b, k, locatedOffset, {2}, b.getI32Type());
   locateChunk(
-      b, chunk, tid, remu(b, tid, 32), scratch, located,
+      b, chunk, tid, remu(b, tid, 32), k.threads, scratch, located,
       [&](ImplicitLocOpBuilder &b, ChunkLocation c) { body(b, c, located); });
 }
 
 /// Finds chunk `k` (uniform over the block) and runs `body` with it when
 /// it exists. `scratch` is [warps] i32, `located` [2] i32 shared.
-void ChunkedScanGPUBuilder::locateChunk(
-    ImplicitLocOpBuilder &b, Value k, Value tid, Value lane, Value scratch,
-    Value located,
+void ChunkedKernelParts::locateChunk(
+    ImplicitLocOpBuilder &b, Value k, Value tid, Value lane, int64_t threads,
+    Value scratch, Value located,
     function_ref<void(ImplicitLocOpBuilder &, ChunkLocation)> body) {
-  SequenceRanges r = scanSequenceRanges(b, tid, lane, scratch);
+  SequenceRanges r = scanSequenceRanges(b, tid, lane, threads, scratch);
   Value mine =
       both(b, ule(b, r.before, k), ult(b, k, add(b, r.before, r.count)));
   e.ifThen(b, mine, [&](ImplicitLocOpBuilder &b) {
@@ -134,10 +133,10 @@ void ChunkedScanGPUBuilder::locateChunk(
 
 /// Block 0 of launch 1: chunkBegin[b] for b <= batch and chunkSeq[k]; in
 /// a mixed launch also the list of chunked sequences and its length.
-void ChunkedScanGPUBuilder::emitChunkMap(ImplicitLocOpBuilder &b, Value tid,
-                                         Value lane, Value scratch,
-                                         Value chunkedScratch) {
-  SequenceRanges r = scanSequenceRanges(b, tid, lane, scratch,
+void ChunkedKernelParts::emitChunkMap(ImplicitLocOpBuilder &b, Value tid,
+                                      Value lane, int64_t threads,
+                                      Value scratch, Value chunkedScratch) {
+  SequenceRanges r = scanSequenceRanges(b, tid, lane, threads, scratch,
                                         minSequence ? chunkedScratch : Value());
   SmallVector<Value> init{r.before};
   if (minSequence)
@@ -170,17 +169,15 @@ void ChunkedScanGPUBuilder::emitChunkMap(ImplicitLocOpBuilder &b, Value tid,
   });
   if (minSequence) {
     // The last thread's range ends the list: its count is the total.
-    e.ifThen(b, eq(b, tid, idx(b, teamThreads - 1)),
-             [&](ImplicitLocOpBuilder &b) {
-               store(b, toI32(b, minu(b, ends[1], seqBound)), chunkedSeqs,
-                     {seqBound});
-             });
+    e.ifThen(b, eq(b, tid, idx(b, threads - 1)), [&](ImplicitLocOpBuilder &b) {
+      store(b, toI32(b, minu(b, ends[1], seqBound)), chunkedSeqs, {seqBound});
+    });
   }
 }
 
 /// The sequence that entry `i` of launches 2 and 3 works on, when it
 /// exists: entry i itself, or in a mixed launch the i-th chunked sequence.
-void ChunkedScanGPUBuilder::forChunkedSequence(
+void ChunkedKernelParts::forChunkedSequence(
     ImplicitLocOpBuilder &b, Value i,
     function_ref<void(ImplicitLocOpBuilder &, Value)> body) {
   if (!minSequence)
@@ -197,11 +194,10 @@ void ChunkedScanGPUBuilder::forChunkedSequence(
 /// same launch), so a launch-1 block counts: each thread a strided share
 /// of the batch, a warp sum, then a sum over the warps through
 /// `warpCounts` ([warps] i32 shared), with two barriers.
-Value ChunkedScanGPUBuilder::chunkedSequencesBefore(ImplicitLocOpBuilder &b,
-                                                    Value seq, Value tid,
-                                                    Value lane,
-                                                    Value warpCounts) {
-  const int64_t threads = teamThreads;
+Value ChunkedKernelParts::chunkedSequencesBefore(ImplicitLocOpBuilder &b,
+                                                 Value seq, Value tid,
+                                                 Value lane, int64_t threads,
+                                                 Value warpCounts) {
   Value steps = ceilDiv(b, sub(b, maxu(b, seq, tid), tid), threads);
   Value count = e.reduce(
       b, idx(b, 0), steps, i32(b, 0),

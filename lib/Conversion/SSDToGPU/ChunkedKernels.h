@@ -1,20 +1,25 @@
 //===- ChunkedKernels.h - the chunked scan's kernel builder -----*- C++ -*-===//
 //
-// The builder of the chunked form's launches, shared by the files that
-// build them (ChunkedScanGPU.cpp holds the map of the math and of the
-// files). One builder object per op: it holds the plan, the host-side
-// extents and the workspace views every kernel reads; its members are
-// defined by job:
+// The builders of the chunked form's launches (ChunkedScanGPU.cpp holds the
+// map of the math). One context per op (ChunkedContext: the plan, the
+// host-side extents and the workspace views every kernel reads), one builder
+// per launch over it, and what the launches share in the builders' common
+// base (ChunkedKernelParts). By file:
 //
-//   ChunkedScanGPU.cpp     the driver: workspace, launch order, entry points
+//   ChunkedScanGPU.cpp     the context, the workspace, the launch order
 //   MixedScanGPU.cpp       the mixed launch (serial and chunked sequences)
 //   ChunkMap.cpp           chunks of sequences: counting, mapping, locating
 //   MmaPipeline.cpp        operand staging and the double-buffered k-steps
+//   BlockSync.cpp          flags, tickets, waits between blocks
 //   ChunkKernel.cpp        launch 1: cumsum, dS and C Bᵀ blocks
 //   FusedStatePassing.cpp  launch 1 with state passing (and the output)
-//                          fused in: tickets, flags, waits, publication
+//                          fused in: publication and the fused output
 //   StatePassing.cpp       launch 2 and the checkpoints inside chunks
-//   OutputKernel.cpp       launch 3 and the output tile (also fused)
+//   OutputTile.cpp         the output tile (launch 3, and the fused output)
+//   OutputKernel.cpp       launch 3: y and the final states
+//
+// A team (a head of a block of paired heads) is explicit: the KernelContext
+// of its threads (KernelContext::team, threads) and its HeadTeam.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,6 +33,8 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
+#include <optional>
+
 namespace mlir {
 namespace ssd {
 namespace detail {
@@ -37,75 +44,24 @@ struct ChunkLocation {
   Value seq, first, len;
 };
 
-class ChunkedScanGPUBuilder {
-public:
+/// What every launch of one op's chunked form reads: the plan, the op and
+/// its operands (ScanEmitter), its checkpoints, the host-side extents and the
+/// views of the call's workspace. Built once per op (ChunkedScanGPU.cpp);
+/// each launch's builder reads its own copy.
+struct ChunkedContext {
   /// `minSequence` > 0: a mixed launch, where only sequences of at least
   /// that many tokens run chunked (the serial kernels take the others).
-  ChunkedScanGPUBuilder(ImplicitLocOpBuilder &b, ChunkScanVarlenOp op,
-                        const ChunkedPlan &plan,
-                        const LowerToGPUOptions &options,
-                        int64_t minSequence = 0)
-      : e(b, op, MathFlavor::NVVMApprox), checkpoints(b, op), plan(plan),
-        x(plan.x), L(plan.chunkSize), minSequence(minSequence),
-        async(options.asyncCopies), fused(plan.fused),
-        fusedOutput(plan.fusedOutput),
-        loads(options.ldmatrix ? FragmentLoads::LdMatrix
-                               : FragmentLoads::Scalar),
-        op(op) {
-    modelType = cast<MemRefType>(op.getX().getType()).getElementType();
-    mmaType = mmaElementType(b.getContext(), plan.element);
-    // State checkpoints are written by launch 2 (emitChunkCheckpoints), or,
-    // when all of them end chunks, where the fused chunk kernel publishes
-    // (passState); LowerToGPU.cpp turns the fused modes off otherwise.
-    assert((!checkpoints || !fused ||
-            Checkpoints::atChunkEndsOnly(op, plan.chunkSize)) &&
-           "checkpoints inside chunks need state passing as a launch of its "
-           "own");
-  }
+  ChunkedContext(ImplicitLocOpBuilder &b, ChunkScanVarlenOp op,
+                 const ChunkedPlan &plan, int64_t minSequence);
 
-  /// Records the form's workspace buffers (host code at `b`).
-  void declareWorkspace(ImplicitLocOpBuilder &b, WorkspaceBuilder &w);
-  void bindWorkspace(ArrayRef<Value> views);
-
-  /// The three launches (two when state passing is fused); in a mixed
-  /// launch only when T reaches the per-sequence threshold (otherwise no
-  /// sequence runs chunked).
-  void emitLaunches(ImplicitLocOpBuilder &b);
-
-private:
   ScanEmitter e;
   Checkpoints checkpoints;
   const ChunkedPlan &plan;
   StaticExtents x;
   int64_t L;
   int64_t minSequence;
+  /// The plan's staging, fragment loads and fusion, as the kernels test them.
   bool async;
-  /// Where the state block being built put its wgmma tiles (stateWgmma):
-  /// the dS stages and, with outputWgmma, the output's tiles too; with
-  /// paired heads the first head's copy (headTiles has each head's).
-  std::optional<WgmmaTiles> chunkTiles;
-  /// Threads that run the block-level code being emitted together (their
-  /// barriers, scans and scratch): launch 1's whole block, or one head's
-  /// kChunkThreads in a block of paired heads (plan.headsPerBlock).
-  int64_t teamThreads = kChunkThreads;
-  /// The whole block seen from the team `k` (a head of a block of paired
-  /// heads): thread ids over every team, views where the layout puts them
-  /// (the first head's copy), for the operands the heads share. `k` itself
-  /// without a team.
-  KernelContext wholeBlock(ImplicitLocOpBuilder &b,
-                           const KernelContext &k) const;
-  /// The wgmma tiles of the head `k` builds: chunkTiles (the first copy's),
-  /// moved to the team's copy where it is used, so that the addresses live
-  /// across the kernel stay those of the arena (the paired kernel is at
-  /// its 128 registers). The shared stages are chunkTiles'.
-  WgmmaTiles headTiles(ImplicitLocOpBuilder &b, const KernelContext &k) const;
-  /// The group of `head` in launch 1: in a block of paired heads the
-  /// pair's (both heads are in one group), from the block's pair index
-  /// rather than the team's head, which keeps it off the team's registers.
-  Value pairGroup;
-  Value groupOfHead(ImplicitLocOpBuilder &b, Value head) {
-    return pairGroup ? pairGroup : e.groupOf(b, head);
-  }
   bool fused, fusedOutput;
   FragmentLoads loads;
   ChunkScanVarlenOp op;
@@ -139,6 +95,14 @@ private:
                // published; with the fused output (G' = 2 G) then per
                // (chunk, group) the C Bᵀ tiles stored so far and the heads
                // done reading them
+  Value chainState; // [H, P, N] f32: the inclusive state the fused chain
+                    // passes on, each chunk overwriting its predecessor's
+
+  /// Records the workspace buffers (host code at `b`) and, once the
+  /// WorkspaceBuilder allocated them, takes their views.
+  void declareWorkspace(ImplicitLocOpBuilder &b, WorkspaceBuilder &w);
+  void bindWorkspace(ArrayRef<Value> views);
+
   int64_t flagsPerChunk() const {
     return x.heads * plan.stateParts + (fusedOutput ? 2 * x.groups : 0);
   }
@@ -153,7 +117,7 @@ private:
   /// at once and C Bᵀ blocks may wait there (speed only).
   static constexpr int64_t kCBRingSlots = 8;
   /// Where chunk `chunk`'s C Bᵀ tiles are in `cb`.
-  Value cbSlotOf(ImplicitLocOpBuilder &b, Value chunk) {
+  Value cbSlotOf(ImplicitLocOpBuilder &b, Value chunk) const {
     return fusedOutput ? ir::remu(b, chunk, kCBRingSlots) : chunk;
   }
   /// The blocks that read a chunk's C Bᵀ tiles of one group, each counting
@@ -163,18 +127,42 @@ private:
     assert(plan.stateParts == 1 && "the fused output needs one state part");
     return x.heads / x.groups;
   }
+  /// Elements of the state per thread in launches 2 and 3: 4 consecutive
+  /// elements of a row (16-byte accesses) when N allows.
+  int64_t stateVector() const {
+    return x.dstate % kStateVector == 0 ? kStateVector : 1;
+  }
+
+private:
   /// Entries of `finals` the call needs (declareWorkspace).
   Value finalStates(ImplicitLocOpBuilder &b);
-  Value chainState; // [H, P, N] f32: the inclusive state the fused chain
-                    // passes on, each chunk overwriting its predecessor's
-
   /// Index of each workspace view (declareWorkspace order) in the views the
   /// WorkspaceBuilder returns; ~0u for a buffer this launch does not need.
   SmallVector<unsigned> workspaceSlots;
+};
 
-  //===------------------------------------------------------------------===//
-  // Helpers
-  //===------------------------------------------------------------------===//
+/// The head a team of a state block builds, as everything that builds it
+/// for that head sees it: the team's kernel context (KernelContext::team,
+/// threads), the head, the group of the block's heads (null: a block of one
+/// head, whose group follows from the head) and where the state block put
+/// its wgmma tiles (with paired heads the first head's copy; headTiles gives
+/// the team's).
+struct HeadTeam {
+  KernelContext k;
+  Value head;
+  Value pairGroup;
+  std::optional<WgmmaTiles> tiles;
+};
+
+/// What the chunked form's launches share beyond the context: control-flow
+/// helpers, the chunk map (ChunkMap.cpp), operand staging and the k-step
+/// pipeline (MmaPipeline.cpp), the flags and tickets blocks synchronize on
+/// (BlockSync.cpp), and the state vectors of launches 2 and 3. Each launch's
+/// builder derives from it.
+class ChunkedKernelParts : protected ChunkedContext {
+protected:
+  explicit ChunkedKernelParts(const ChunkedContext &context)
+      : ChunkedContext(context) {}
 
   Value load(ImplicitLocOpBuilder &b, Value memref, ValueRange indices) {
     return memref::LoadOp::create(b, memref, indices);
@@ -206,6 +194,27 @@ private:
     return arith::IndexCastOp::create(b, b.getIndexType(), i32);
   }
 
+  /// exp(min(cum_i - cum_j, 0)) from compensated sums (ChunkKernel.cpp).
+  Value decayBetween(ImplicitLocOpBuilder &b, Value hiI, Value loI, Value hiJ,
+                     Value loJ);
+  /// The group of `head`: the pair's in a block of paired heads (from the
+  /// block's pair index rather than the team's head, which keeps it off the
+  /// team's registers).
+  Value groupOf(ImplicitLocOpBuilder &b, const HeadTeam &team) {
+    return team.pairGroup ? team.pairGroup : e.groupOf(b, team.head);
+  }
+  /// The whole block seen from a team (a head of a block of paired heads):
+  /// thread ids over every team, views where the layout puts them (the
+  /// first head's copy), for the operands the heads share. `k` itself
+  /// without a team.
+  KernelContext wholeBlock(ImplicitLocOpBuilder &b,
+                           const KernelContext &k) const;
+  /// The wgmma tiles of the head `team` builds: its state block's (the first
+  /// copy's), moved to the team's copy where it is used, so that the
+  /// addresses live across the kernel stay those of the arena (the paired
+  /// kernel is at its 128 registers). The shared stages are the first's.
+  WgmmaTiles headTiles(ImplicitLocOpBuilder &b, const HeadTeam &team) const;
+
   //===------------------------------------------------------------------===//
   // Chunk map (ChunkMap.cpp)
   //===------------------------------------------------------------------===//
@@ -214,30 +223,30 @@ private:
   Value isChunked(ImplicitLocOpBuilder &b, Value len);
   Value chunksOf(ImplicitLocOpBuilder &b, Value seq);
   /// The per-thread range of sequences and the block scan of their chunk
-  /// counts: every thread gets its range [lo, hi), the chunks before it and
-  /// the total.
+  /// counts over `threads` threads: every thread gets its range [lo, hi),
+  /// the chunks before it and the total.
   struct SequenceRanges {
     Value lo, hi, count, before, total;
     Value chunkedBefore; // chunked sequences before lo (mixed launches)
   };
   SequenceRanges scanSequenceRanges(ImplicitLocOpBuilder &b, Value tid,
-                                    Value lane, Value scratch,
+                                    Value lane, int64_t threads, Value scratch,
                                     Value chunkedScratch = Value());
   void
   locateChunk(ImplicitLocOpBuilder &b, Value k, Value tid, Value lane,
-              Value scratch, Value located,
+              int64_t threads, Value scratch, Value located,
               function_ref<void(ImplicitLocOpBuilder &, ChunkLocation)> body);
   void locateChunkOfBlock(
       ImplicitLocOpBuilder &b, const KernelContext &k, Value chunk,
       int64_t scratchOffset, int64_t locatedOffset,
       function_ref<void(ImplicitLocOpBuilder &, ChunkLocation, Value)> body);
   void emitChunkMap(ImplicitLocOpBuilder &b, Value tid, Value lane,
-                    Value scratch, Value chunkedScratch);
+                    int64_t threads, Value scratch, Value chunkedScratch);
   void
   forChunkedSequence(ImplicitLocOpBuilder &b, Value i,
                      function_ref<void(ImplicitLocOpBuilder &, Value)> body);
   Value chunkedSequencesBefore(ImplicitLocOpBuilder &b, Value seq, Value tid,
-                               Value lane, Value warpCounts);
+                               Value lane, int64_t threads, Value warpCounts);
 
   //===------------------------------------------------------------------===//
   // Structured control flow, operand staging and the k-step pipeline
@@ -308,28 +317,7 @@ private:
                                    SmallVector<Value> indices, int64_t extent);
 
   //===------------------------------------------------------------------===//
-  // Launch 1: the chunk kernel (ChunkKernel.cpp)
-  //===------------------------------------------------------------------===//
-
-  std::pair<Value, Value> addCompensated(ImplicitLocOpBuilder &b, Value hi,
-                                         Value lo, Value step);
-  SmallVector<Value> combineCompensated(ImplicitLocOpBuilder &b,
-                                        ValueRange earlier, ValueRange later);
-  Value decayBetween(ImplicitLocOpBuilder &b, Value hiI, Value loI, Value hiJ,
-                     Value loJ);
-
-  void emitChunkKernel(ImplicitLocOpBuilder &b);
-  void emitChunkCumsum(ImplicitLocOpBuilder &b, const KernelContext &k,
-                       Value chunk, Value head, Value part,
-                       const ChunkLocation &c, Value tid, Value lane);
-  void emitChunkStateBlock(ImplicitLocOpBuilder &b, const KernelContext &k,
-                           Value chunk, Value head, Value part);
-  void emitChunkCBBlock(ImplicitLocOpBuilder &b, const KernelContext &k,
-                        Value chunk, Value group, Value iTile, Value jTile);
-
-  //===------------------------------------------------------------------===//
-  // Launch 1 with state passing and the output fused in
-  // (FusedStatePassing.cpp)
+  // Flags and tickets (BlockSync.cpp)
   //===------------------------------------------------------------------===//
 
   Value elementPointer(ImplicitLocOpBuilder &b, Value memref,
@@ -344,55 +332,29 @@ private:
   void waitForFlag(ImplicitLocOpBuilder &b, Value index,
                    Value expected = Value());
   Value takeTicket(ImplicitLocOpBuilder &b, const KernelContext &k, Value tid);
-
-  void passState(ImplicitLocOpBuilder &b, const KernelContext &k, Value chunk,
-                 Value head, Value part, Value located, const MmaLane &lane,
-                 const WarpTile &tile, ValueRange acc, Value n0);
   Value cbCountOf(ImplicitLocOpBuilder &b, Value chunk, Value group);
   Value cbReadersOf(ImplicitLocOpBuilder &b, Value chunk, Value group);
-  void emitFusedOutput(ImplicitLocOpBuilder &b, const KernelContext &k,
-                       Value chunk, Value head, Value located);
 
   //===------------------------------------------------------------------===//
-  // Launch 2: state passing (StatePassing.cpp)
+  // State vectors of launches 2 and 3 (StatePassing.cpp)
   //===------------------------------------------------------------------===//
 
-  /// Elements of the state per thread in launches 2 and 3: 4 consecutive
-  /// elements of a row (16-byte accesses) when N allows.
-  int64_t stateVector() const {
-    return x.dstate % kStateVector == 0 ? kStateVector : 1;
-  }
   Value loadStateVector(ImplicitLocOpBuilder &b, Value memref,
                         ValueRange indices);
   void storeStateVector(ImplicitLocOpBuilder &b, Value value, Value memref,
                         ValueRange indices);
+};
 
-  /// A sequence's checkpoint boundaries, and what state passing needs to
-  /// place its chunks among its tokens and to walk them.
-  struct CheckpointedSequence {
-    Checkpoints::Sequence boundaries;
-    Value begin, len, firstChunk; // tokens begin..begin + len
-    Value a, group;               // A_h and the head's group
-  };
-  CheckpointedSequence checkpointedSequence(ImplicitLocOpBuilder &b, Value seq,
-                                            const SequenceInfo &s, Value head);
-  void emitChunkCheckpoints(ImplicitLocOpBuilder &b,
-                            const CheckpointedSequence &c, Value chunk,
-                            Value head, Value p, Value n, Value prev,
-                            Value next);
-  void emitStatePassing(ImplicitLocOpBuilder &b);
+/// The output tile, y for some rows of a chunk and one head (OutputTile.cpp):
+/// built by the output kernel's blocks (64 rows, 128 threads; cum, d and
+/// S_prev from the workspace) and, with the fused output, by the chunk
+/// kernel's (chunk, head) blocks (outputRows rows a pass, 256 threads; cum,
+/// d, exp(cum) per chunk token and S_prev already in shared memory).
+class OutputTileBuilder : public ChunkedKernelParts {
+protected:
+  using ChunkedKernelParts::ChunkedKernelParts;
 
-  //===------------------------------------------------------------------===//
-  // Launch 3: output and final states (OutputKernel.cpp)
-  //===------------------------------------------------------------------===//
-
-  void emitOutputKernel(ImplicitLocOpBuilder &b);
-
-  /// Where an output tile's operands and row values live: the output
-  /// kernel's blocks (64 rows, 128 threads; cum, d and S_prev from the
-  /// workspace) or, with the fused output, the chunk kernel's (chunk, head)
-  /// blocks (outputRows rows, 256 threads; cum, d, exp(cum) per chunk token
-  /// and S_prev already in shared memory).
+  /// Where an output tile's operands and row values live.
   struct OutputTileLayout {
     int64_t threads = kOutputThreads, rows = kRowTile;
     WarpLayout warps;
@@ -405,21 +367,29 @@ private:
     int64_t cumHi = 0, cumLo = 0, dt = 0, tokenSlots = 0, sPrev = 0;
   };
   OutputTileLayout outputKernelLayout() const;
+  OutputTileLayout fusedOutputLayout() const;
   /// Whether the passes of `layout` run on wgmma (the fused output, with
   /// outputWgmma).
   bool outputByWgmma(const OutputTileLayout &layout) const {
     return layout.inBlock && plan.outputWgmma;
   }
-  OutputTileLayout fusedOutputLayout() const;
-  void emitOutputTile(ImplicitLocOpBuilder &b, const KernelContext &k,
-                      const OutputTileLayout &layout, Value chunk, Value head,
+  void emitOutputTile(ImplicitLocOpBuilder &b, const HeadTeam &team,
+                      const OutputTileLayout &layout, Value chunk,
                       const ChunkLocation &c, Value i0);
 
+  SwizzledTile residentXTile(ImplicitLocOpBuilder &b, const HeadTeam &team);
+  /// The fused output's S_prev tile, [P][N] or, with outputWgmma, 64-column
+  /// panels [N / 64][P][64]; and where its (p, n) lies in it.
+  SwizzledTile prevStateTile(ImplicitLocOpBuilder &b, const HeadTeam &team);
+  std::pair<Value, Value> prevStateAt(ImplicitLocOpBuilder &b, Value p,
+                                      Value n);
+
+private:
   /// An output tile under way: where it lies, and what its steps share.
   struct OutputTile {
-    const KernelContext &k;
+    const HeadTeam &team;
     const OutputTileLayout &layout;
-    Value chunk, head;
+    Value chunk;
     const ChunkLocation &c;
     Value i0;
     Value tid, lane, group, lastToken, rowsEnd;
@@ -428,9 +398,9 @@ private:
     MmaLane mmaLaneInfo;
     WarpTile tile;
   };
-  OutputTile beginOutputTile(ImplicitLocOpBuilder &b, const KernelContext &k,
+  OutputTile beginOutputTile(ImplicitLocOpBuilder &b, const HeadTeam &team,
                              const OutputTileLayout &layout, Value chunk,
-                             Value head, const ChunkLocation &c, Value i0);
+                             const ChunkLocation &c, Value i0);
   Value rowValue(ImplicitLocOpBuilder &b, const OutputTile &ot, Value array,
                  Value r);
   void addInterChunkTerm(ImplicitLocOpBuilder &b, const OutputTile &ot,
@@ -444,16 +414,118 @@ private:
   void storeOutputQuads(ImplicitLocOpBuilder &b, const OutputTile &ot,
                         ValueRange acc, Value dSkip,
                         const SwizzledTile &xResident);
-  SwizzledTile residentXTile(ImplicitLocOpBuilder &b, const KernelContext &k);
-  /// The fused output's S_prev tile, [P][N] or, with outputWgmma, 64-column
-  /// panels [N / 64][P][64]; and where its (p, n) lies in it.
-  SwizzledTile prevStateTile(ImplicitLocOpBuilder &b, const KernelContext &k);
-  std::pair<Value, Value> prevStateAt(ImplicitLocOpBuilder &b, Value p,
-                                      Value n);
   std::pair<Value, Value> residentXPair(ImplicitLocOpBuilder &b,
                                         const SwizzledTile &tile, Value row,
                                         Value col);
+
+  /// Columns of a W piece, and pieces per row of a k-step.
+  static constexpr int64_t kWCols = 4, kWPiecesPerRow = kStep / kWCols;
+  /// Where a thread builds its pieces of the intra-chunk term's W operand
+  /// (placeWPieces says how they are laid out), for every k-step.
+  struct WPieces {
+    int64_t heads;             // heads whose W the thread builds (paired: both)
+    Value col, row;            // the thread's piece column and first row
+    SmallVector<int64_t> rows; // its rows, after `row`
+    KernelContext arena;       // where each head's copy of the layout is
+    SmallVector<MmaOperand> stageOfHead;
+    int64_t band; // rows a warp (or warpgroup) skips together
+    bool bandPerThread, reloadRowCum;
+    Type cbElement;
+    SmallVector<std::pair<Value, Value>> rowCum; // per head and row
+    int64_t copyOf(int64_t h, int64_t offset, const ChunkedPlan &plan) const {
+      return heads > 1 ? offset + h * plan.headStride : offset;
+    }
+  };
+  WPieces placeWPieces(ImplicitLocOpBuilder &b, const OutputTile &ot,
+                       const MmaOperand &ws);
+  std::pair<Value, Value> rowCum(ImplicitLocOpBuilder &b, const OutputTile &ot,
+                                 const WPieces &w, Value r, int64_t h);
+  Value readByItsWarps(ImplicitLocOpBuilder &b, const OutputTile &ot,
+                       const WPieces &w, Value r, Value j0);
+  SmallVector<Value> columnValues(ImplicitLocOpBuilder &b, const OutputTile &ot,
+                                  const WPieces &w, Value jb, int64_t h);
+  SmallVector<Value> fetchWPieces(ImplicitLocOpBuilder &b, const OutputTile &ot,
+                                  const WPieces &w, Value j0);
+  void storeWPieces(ImplicitLocOpBuilder &b, const OutputTile &ot,
+                    const WPieces &w, ValueRange pieces, Value stage, Value j0,
+                    Value jb, int64_t h);
 };
+
+/// Launch 1, the chunk kernel (ChunkKernel.cpp): the chunk map, the C Bᵀ
+/// blocks and the state blocks, with state passing and the output fused in
+/// (FusedStatePassing.cpp).
+class ChunkKernelBuilder : public OutputTileBuilder {
+public:
+  explicit ChunkKernelBuilder(const ChunkedContext &context)
+      : OutputTileBuilder(context) {}
+  void emit(ImplicitLocOpBuilder &b);
+
+private:
+  std::pair<Value, Value> addCompensated(ImplicitLocOpBuilder &b, Value hi,
+                                         Value lo, Value step);
+  SmallVector<Value> combineCompensated(ImplicitLocOpBuilder &b,
+                                        ValueRange earlier, ValueRange later);
+
+  void emitStateRole(ImplicitLocOpBuilder &b, const KernelContext &k,
+                     Value chunk, Value stateRole);
+  void emitChunkCumsum(ImplicitLocOpBuilder &b, const KernelContext &k,
+                       Value chunk, Value head, Value part,
+                       const ChunkLocation &c, Value tid, Value lane);
+  void emitChunkStateBlock(ImplicitLocOpBuilder &b, HeadTeam team, Value chunk,
+                           Value part);
+  void emitChunkCBBlock(ImplicitLocOpBuilder &b, const KernelContext &k,
+                        Value chunk, Value group, Value iTile, Value jTile);
+
+  // State passing and the output fused in (FusedStatePassing.cpp).
+  void passState(ImplicitLocOpBuilder &b, const HeadTeam &team, Value chunk,
+                 Value part, Value located, const MmaLane &lane,
+                 const WarpTile &tile, ValueRange acc, Value n0);
+  void emitFusedOutput(ImplicitLocOpBuilder &b, const HeadTeam &team,
+                       Value chunk, Value located);
+};
+
+/// Launch 2, state passing, and the checkpoints inside chunks
+/// (StatePassing.cpp).
+class StatePassingBuilder : public ChunkedKernelParts {
+public:
+  explicit StatePassingBuilder(const ChunkedContext &context)
+      : ChunkedKernelParts(context) {}
+  void emit(ImplicitLocOpBuilder &b);
+
+private:
+  /// A sequence's checkpoint boundaries, and what state passing needs to
+  /// place its chunks among its tokens and to walk them.
+  struct CheckpointedSequence {
+    Checkpoints::Sequence boundaries;
+    Value begin, len, firstChunk; // tokens begin..begin + len
+    Value a, group;               // A_h and the head's group
+  };
+  CheckpointedSequence checkpointedSequence(ImplicitLocOpBuilder &b, Value seq,
+                                            const SequenceInfo &s, Value head);
+  void emitChunkCheckpoints(ImplicitLocOpBuilder &b,
+                            const CheckpointedSequence &c, Value chunk,
+                            Value head, Value p, Value n, Value prev,
+                            Value next);
+};
+
+/// Launch 3, the output kernel: y (unless the chunk kernel computed it) and
+/// the final states (OutputKernel.cpp).
+class OutputKernelBuilder : public OutputTileBuilder {
+public:
+  explicit OutputKernelBuilder(const ChunkedContext &context)
+      : OutputTileBuilder(context) {}
+  void emit(ImplicitLocOpBuilder &b);
+
+private:
+  void emitFinalStates(ImplicitLocOpBuilder &b, const KernelContext &k,
+                       Value outputBlocks);
+};
+
+/// The chunked form's launches for `context` in order: the three launches
+/// (two when state passing is fused); in a mixed launch only when T reaches
+/// the per-sequence threshold (otherwise no sequence runs chunked).
+void emitChunkedLaunches(ImplicitLocOpBuilder &b,
+                         const ChunkedContext &context);
 
 } // namespace detail
 } // namespace ssd

@@ -71,11 +71,14 @@ struct OutputRoleShared {
   int64_t bytes;
 };
 
-/// What the kernels derive from the static extents, the model type and the
-/// chunk size.
+/// What the kernels derive from the static extents, the model type, the
+/// chunk size and the config's choices (#ssd.scan_config): tiles, warp
+/// layouts and the shared-memory layout of every block role.
 struct ChunkedPlan {
   StaticExtents x;
   int64_t chunkSize;
+  /// The config's choices the layout follows.
+  ChunkedKernelChoices choices;
   MmaElement element;
   bool split;         // f32 model: hi/lo operands
   int64_t paddedP;    // P rounded up to 16: rows of dS, columns of y
@@ -83,13 +86,13 @@ struct ChunkedPlan {
   int64_t stateParts; // blocks per (chunk, head) for dS, each stateCols
   int64_t stateCols;  //   columns of N (a multiple of 16)
   WarpLayout stateWarps, cbWarps, outputWarps;
-  /// C Bᵀ by wgmma (sm_90a): each of the block's warpgroups computes its
-  /// share of the 64x64 tile's columns (32 of two, 16 of four).
+  /// C Bᵀ by wgmma (matmul = wgmma): each of the block's warpgroups
+  /// computes its share of the 64x64 tile's columns (32 of two, 16 of four).
   bool cbWgmma;
-  /// dS by wgmma (sm_90a, P of 49 to 64 and a part of 128 state columns):
-  /// each warpgroup computes a 64x64 half, from an x tile of 128-byte rows
-  /// and a B tile staged as two 64-column panels. Its x and B tiles follow
-  /// the alignment rule of the C Bᵀ role's (CBRoleShared).
+  /// dS by wgmma (matmul = wgmma, P of 49 to 64 and a part of 128 state
+  /// columns): each warpgroup computes a 64x64 half, from an x tile of
+  /// 128-byte rows and a B tile staged as two 64-column panels. Its x and B
+  /// tiles follow the alignment rule of the C Bᵀ role's (CBRoleShared).
   bool stateWgmma;
   /// The fused output's passes by wgmma (with stateWgmma, 128-row passes):
   /// each warpgroup computes 64 rows x P of y; S_prev is staged as
@@ -97,49 +100,75 @@ struct ChunkedPlan {
   /// stages and the resident x follow the same alignment rule.
   bool outputWgmma = false;
   int64_t tokensPerThread; // ceil(L / kChunkThreads) in the cumsum
-  /// Heads per block of launch 1's state role: 2 (pair-heads, with
-  /// outputWgmma and an even number of heads per group, where two heads'
-  /// shared memory fits) or 1. Each head of a pair is a team of
-  /// kChunkThreads threads running the one-head code in lockstep with the
-  /// other (the same chunk, so the same loops and barriers), on its own
-  /// copy of chunkShared at headStride bytes (a multiple of
-  /// kWgmmaTileAlignment); the chunk's B stages (dS) and C stages (the
-  /// output's C·S_prevᵀ) are the first copy's, staged once by the whole
-  /// block. The C·Bᵀ and map roles run on the whole block.
+  /// Heads per block of launch 1's state role (heads_per_block). Each head
+  /// of a block of several is a team of kChunkThreads threads running the
+  /// one-head code in lockstep with the others (the same chunk, so the same
+  /// loops and barriers), on its own copy of chunkShared at headStride bytes
+  /// (a multiple of kWgmmaTileAlignment); the chunk's B stages (dS) and C
+  /// stages (the output's C·S_prevᵀ) are the first copy's, staged once by
+  /// the whole block. The C·Bᵀ and map roles run on the whole block.
   int64_t headsPerBlock = 1;
   int64_t headStride = 0;
   /// Threads per block of launch 1: kChunkThreads per head.
   int64_t chunkThreads = kChunkThreads;
-  /// Fused state passing (16-bit models): launch 2 goes away. Fused output
-  /// (with it, when one block holds a chunk's whole state and the shared
-  /// memory fits): each (chunk, head) block also computes y, outputRows
-  /// rows at a time, and launch 3 only stores final states.
+  /// Fused state passing (fusion = state, 16-bit models): launch 2 goes
+  /// away. Fused output (fusion = state_and_output, one state part): each
+  /// (chunk, head) block also computes y, outputRows rows at a time, and
+  /// launch 3 only stores final states.
   bool fused, fusedOutput;
   int64_t outputRows;
   WarpLayout fusedOutputWarps;
+  FragmentLoads fragmentLoads;
+  bool asyncCopies; // staging = cp_async
   ChunkRoleShared chunkShared;
   CBRoleShared cbShared;
   OutputRoleShared outputShared;
   int64_t launch1Bytes, launch3Bytes;
   /// Blocks of launch 1 that its code asks ptxas to fit on one SM
-  /// (ssd.kernel_occupancy), 0 for no request. The fused chunk kernel is
-  /// sized for two (16 warps per SM): its y passes take registers that
-  /// ptxas, left alone, spends up to one block per SM. So is the f32 chunk
-  /// kernel at up to 32 state accumulators per thread.
+  /// (ssd.kernel_occupancy, blocks_per_sm), 0 for no request.
   int64_t launch1BlocksPerSM = 0;
 
-  /// True when options.fusedOutput asked for the fused output and the
-  /// shared memory could not hold it (launch 3 then computes y): the plan's
-  /// readers record it rather than the kernels deciding alone.
-  bool fusedOutputDoesNotFit = false;
-
   ChunkedPlan(const StaticExtents &x, Type modelType, int64_t chunkSize,
-              const LowerToGPUOptions &options);
+              const ChunkedKernelChoices &choices);
+
+  /// Why the kernels cannot honour the choices for these shapes (state
+  /// parts that do not divide N's tiles or leave too many accumulators,
+  /// several heads per block without the fused output on wgmma), as the
+  /// one-line diagnostic of `owner`, or nothing.
+  std::optional<std::string> whyNotHonoured(StringRef owner) const;
 
   /// Shared memory per block of each launch (launch 3's only when it
   /// computes y), as the kernels will request it.
   SmallVector<KernelSharedMemory> sharedMemory() const;
+  /// The largest of them: the config's shared_memory.
+  int64_t maxSharedMemory() const;
+
+private:
+  ChunkRoleShared placeChunkRole(bool withOutput, int64_t blockWarps) const;
+  void placeCBRole(int64_t blockWarps);
+  void placeOutputRole();
+  /// An operand tile and, for f32 models, its low-half copy (0 without).
+  std::pair<int64_t, int64_t> highLow(SharedLayout &l, int64_t bytes) const;
 };
+
+/// What ssd-plan-gpu-kernels' options ask of the chunked kernels.
+struct ChunkedKernelRequest {
+  bool fusedStatePassing = true, fusedOutput = true;
+  int64_t headsPerBlock = 1;
+  bool wgmma = false;
+  FragmentLoads fragmentLoads = FragmentLoads::ldmatrix;
+  Staging staging = Staging::cp_async;
+  int64_t sharedMemoryLimit = 0;
+};
+
+/// The choices the planner makes for the chunked kernels of an op of these
+/// shapes: what `request` asks, less what the shapes or the shared memory
+/// do not allow. `fusedOutputDoesNotFit` is set when the fused output was
+/// asked for and the shared memory could not hold it.
+ChunkedKernelChoices chooseChunkedKernels(const StaticExtents &x,
+                                          Type modelType, int64_t chunkSize,
+                                          const ChunkedKernelRequest &request,
+                                          bool &fusedOutputDoesNotFit);
 
 } // namespace detail
 } // namespace ssd

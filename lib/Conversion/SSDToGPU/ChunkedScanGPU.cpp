@@ -30,8 +30,8 @@
 // too (FusedStatePassing.cpp). The tensor-core matmuls share one operand
 // pipeline (MmaPipeline.cpp). The mixed launch, where only long sequences
 // run chunked, is built in MixedScanGPU.cpp; the plan (tiles, shared
-// memory, fused modes) in ChunkedPlan.cpp; the builder that all of these
-// files define is declared in ChunkedKernels.h.
+// memory, fused modes) in ChunkedPlan.cpp; the builders these files define
+// are declared in ChunkedKernels.h.
 //
 // Every workspace comes from one device buffer per call
 // (ssdGPUWorkspace), sized from T, batch and the chunk bound
@@ -48,21 +48,40 @@ using namespace mlir::ssd;
 using namespace mlir::ssd::detail;
 using namespace mlir::ssd::detail::ir;
 
-void ChunkedScanGPUBuilder::emitLaunches(ImplicitLocOpBuilder &b) {
+ChunkedContext::ChunkedContext(ImplicitLocOpBuilder &b, ChunkScanVarlenOp op,
+                               const ChunkedPlan &plan, int64_t minSequence)
+    : e(b, op, MathFlavor::NVVMApprox), checkpoints(b, op), plan(plan),
+      x(plan.x), L(plan.chunkSize), minSequence(minSequence),
+      async(plan.asyncCopies), fused(plan.fused), fusedOutput(plan.fusedOutput),
+      loads(plan.fragmentLoads), op(op) {
+  modelType = cast<MemRefType>(op.getX().getType()).getElementType();
+  mmaType = mmaElementType(b.getContext(), plan.element);
+  // State checkpoints are written by launch 2 (emitChunkCheckpoints), or,
+  // when all of them end chunks, where the fused chunk kernel publishes
+  // (passState); the config's verifier refuses the fused modes otherwise.
+  assert((!checkpoints || !fused ||
+          Checkpoints::atChunkEndsOnly(op, plan.chunkSize)) &&
+         "checkpoints inside chunks need state passing as a launch of its "
+         "own");
+}
+
+void mlir::ssd::detail::emitChunkedLaunches(ImplicitLocOpBuilder &b,
+                                            const ChunkedContext &context) {
   auto launches = [&](ImplicitLocOpBuilder &b) {
-    if (fused) {
+    if (context.fused) {
       // The ticket counter and the publication flags start at 0.
-      gpu::MemsetOp::create(b, /*asyncToken=*/Type(), ValueRange{}, flags,
-                            i32(b, 0));
+      gpu::MemsetOp::create(b, /*asyncToken=*/Type(), ValueRange{},
+                            context.flags, ir::i32(b, 0));
     }
-    emitChunkKernel(b);
-    if (!fused)
-      emitStatePassing(b);
-    emitOutputKernel(b);
+    ChunkKernelBuilder(context).emit(b);
+    if (!context.fused)
+      StatePassingBuilder(context).emit(b);
+    OutputKernelBuilder(context).emit(b);
   };
-  if (!minSequence)
+  if (!context.minSequence)
     return launches(b);
-  e.ifThen(b, ule(b, idx(b, minSequence), e.tokens), launches);
+  context.e.ifThen(b, ule(b, idx(b, context.minSequence), context.e.tokens),
+                   launches);
 }
 
 /// Entries of `finals`: every sequence that runs chunked unfused (state
@@ -70,7 +89,7 @@ void ChunkedScanGPUBuilder::emitLaunches(ImplicitLocOpBuilder &b) {
 /// use it, and a writer is contested only when another sequence of the
 /// batch reads its slot, which needs an initial-state mask and two
 /// sequences.
-Value ChunkedScanGPUBuilder::finalStates(ImplicitLocOpBuilder &b) {
+Value ChunkedContext::finalStates(ImplicitLocOpBuilder &b) {
   if (!fused)
     return seqBound;
   if (!e.hasInitialState)
@@ -78,8 +97,8 @@ Value ChunkedScanGPUBuilder::finalStates(ImplicitLocOpBuilder &b) {
   return select(b, ult(b, idx(b, 1), e.batch), seqBound, idx(b, 0));
 }
 
-void ChunkedScanGPUBuilder::declareWorkspace(ImplicitLocOpBuilder &b,
-                                             WorkspaceBuilder &w) {
+void ChunkedContext::declareWorkspace(ImplicitLocOpBuilder &b,
+                                      WorkspaceBuilder &w) {
   if (minSequence) {
     // At most T / minSequence sequences are that long; each has at most
     // ceil(len / L) <= len / L + 1 chunks.
@@ -130,7 +149,7 @@ void ChunkedScanGPUBuilder::declareWorkspace(ImplicitLocOpBuilder &b,
   };
 }
 
-void ChunkedScanGPUBuilder::bindWorkspace(ArrayRef<Value> views) {
+void ChunkedContext::bindWorkspace(ArrayRef<Value> views) {
   auto view = [&](unsigned i) {
     return workspaceSlots[i] == ~0u ? Value() : views[workspaceSlots[i]];
   };
@@ -150,15 +169,12 @@ void ChunkedScanGPUBuilder::bindWorkspace(ArrayRef<Value> views) {
   chainState = view(13);
 }
 
-void mlir::ssd::detail::buildChunkedScanGPU(RewriterBase &rewriter,
+void mlir::ssd::detail::buildChunkedScanGPU(ImplicitLocOpBuilder &b,
                                             ChunkScanVarlenOp op,
-                                            const ChunkedPlan &plan,
-                                            const LowerToGPUOptions &options) {
-  ImplicitLocOpBuilder b(op.getLoc(), rewriter);
-  ChunkedScanGPUBuilder chunked(b, op, plan, options);
+                                            const ChunkedPlan &plan) {
+  ChunkedContext chunked(b, op, plan, /*minSequence=*/0);
   WorkspaceBuilder w;
   chunked.declareWorkspace(b, w);
   chunked.bindWorkspace(w.allocate(b, op));
-  chunked.emitLaunches(b);
-  rewriter.eraseOp(op);
+  emitChunkedLaunches(b, chunked);
 }

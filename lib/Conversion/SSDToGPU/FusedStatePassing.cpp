@@ -51,111 +51,6 @@ using namespace mlir::ssd;
 using namespace mlir::ssd::detail;
 using namespace mlir::ssd::detail::ir;
 
-/// A generic pointer to element `indices` of an i32 or f32 memref, for the
-/// atomic loads and stores that memref ops cannot express.
-Value ChunkedScanGPUBuilder::elementPointer(ImplicitLocOpBuilder &b,
-                                            Value memref, ValueRange indices) {
-  auto meta = memref::ExtractStridedMetadataOp::create(b, memref);
-  Value linear = meta.getOffset();
-  for (auto [i, stride] : llvm::zip_equal(indices, meta.getStrides()))
-    linear = add(b, linear, mul(b, i, stride));
-  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, memref);
-  Value address = arith::IndexCastUIOp::create(b, b.getI64Type(),
-                                               add(b, base, mul(b, linear, 4)));
-  return LLVM::IntToPtrOp::create(b, LLVM::LLVMPointerType::get(b.getContext()),
-                                  address);
-}
-
-/// ld.acquire.gpu of an i32.
-Value ChunkedScanGPUBuilder::loadAcquire(ImplicitLocOpBuilder &b, Value memref,
-                                         ValueRange indices) {
-  return LLVM::LoadOp::create(
-      b, b.getI32Type(), elementPointer(b, memref, indices), 4,
-      /*isVolatile=*/false, /*isNonTemporal=*/false,
-      /*isInvariant=*/false,
-      /*isInvariantGroup=*/false, LLVM::AtomicOrdering::acquire, "device");
-}
-
-/// st.release.gpu of an i32.
-void ChunkedScanGPUBuilder::storeRelease(ImplicitLocOpBuilder &b, Value v,
-                                         Value memref, ValueRange indices) {
-  LLVM::StoreOp::create(b, v, elementPointer(b, memref, indices), 4,
-                        /*isVolatile=*/false, /*isNonTemporal=*/false,
-                        /*isInvariantGroup=*/false,
-                        LLVM::AtomicOrdering::release, "device");
-}
-
-/// fence.acq_rel.gpu: with a relaxed write after it, PTX's release
-/// pattern. Cumulative: what a bar.sync ordered before it (the other
-/// threads' stores) is published too. (NVPTX drops the ordering of an
-/// atomicrmw and emits a relaxed `atom`, so an atomic publishes only
-/// behind this fence.)
-void ChunkedScanGPUBuilder::releaseFenceGPU(ImplicitLocOpBuilder &b) {
-  LLVM::FenceOp::create(b, LLVM::AtomicOrdering::release, "device");
-}
-
-/// Adds one to the flag `index` builds for the whole block: thread 0's
-/// release fence, then a (relaxed) atom.add. The caller's barrier before
-/// it orders every thread's accesses before the fence, which is cumulative
-/// over them. (The index is built inside thread 0's branch, where only it
-/// is live.)
-void ChunkedScanGPUBuilder::countIn(
-    ImplicitLocOpBuilder &b, Value tid,
-    function_ref<Value(ImplicitLocOpBuilder &)> index) {
-  e.ifThen(b, eq(b, tid, idx(b, 0)), [&](ImplicitLocOpBuilder &b) {
-    releaseFenceGPU(b);
-    memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::addi, i32(b, 1), flags,
-                                ValueRange{index(b)});
-  });
-}
-
-/// Spins (thread 0 of the block) until flags[index] is nonzero, or
-/// reaches `expected` (i32), with ld.acquire.gpu: the block's barrier
-/// after the wait hands what it acquired to the other threads. Between
-/// polls the thread sleeps, 32 ns doubling to kMaxBackoffNs, so that
-/// waiting blocks leave the SM's issue slots and the L2 to the blocks
-/// they wait for; the cap bounds the latency a wait adds once the flag
-/// is set (about one L2 round trip).
-void ChunkedScanGPUBuilder::waitForFlag(ImplicitLocOpBuilder &b, Value index,
-                                        Value expected) {
-  scf::WhileOp::create(
-      b, TypeRange{b.getI32Type()}, ValueRange{i32(b, 32)},
-      [&](OpBuilder &nested, Location loc, ValueRange args) {
-        ImplicitLocOpBuilder w(loc, nested);
-        Value seen = loadAcquire(w, flags, {index});
-        Value unset = expected
-                          ? cmp(w, arith::CmpIPredicate::ult, seen, expected)
-                          : eq(w, seen, i32(w, 0));
-        scf::ConditionOp::create(w, unset, args);
-      },
-      [&](OpBuilder &nested, Location loc, ValueRange args) {
-        ImplicitLocOpBuilder w(loc, nested);
-        NVVM::NanosleepOp::create(w, args[0]);
-        Value doubled = arith::ShLIOp::create(w, args[0], i32(w, 1));
-        scf::YieldOp::create(w, ValueRange{arith::MinUIOp::create(
-                                    w, doubled, i32(w, kMaxBackoffNs))});
-      });
-}
-
-/// The block's logical index: a ticket from the launch's counter, taken
-/// by thread 0 and broadcast through shared word 0. Blocks are numbered in
-/// the order they start, so a block that waits for a smaller ticket waits
-/// for a block that is running or done: forward progress on a GPU that
-/// starts blocks in any order.
-Value ChunkedScanGPUBuilder::takeTicket(ImplicitLocOpBuilder &b,
-                                        const KernelContext &k, Value tid) {
-  Value word = sharedView(b, k, 0, {1}, b.getI32Type());
-  e.ifThen(b, eq(b, tid, idx(b, 0)), [&](ImplicitLocOpBuilder &b) {
-    Value ticket = memref::AtomicRMWOp::create(
-        b, arith::AtomicRMWKind::addi, i32(b, 1), flags, ValueRange{idx(b, 0)});
-    store(b, ticket, word, {idx(b, 0)});
-  });
-  gpu::BarrierOp::create(b);
-  Value ticket = toIndex(b, load(b, word, {idx(b, 0)}));
-  gpu::BarrierOp::create(b);
-  return ticket;
-}
-
 /// Fused state passing, after the block computed dS in `acc` (overlapping
 /// the look-back wait with its own matmul): waits until the previous
 /// chunk (any sequence: the chain's state is overwritten only after its
@@ -164,11 +59,13 @@ Value ChunkedScanGPUBuilder::takeTicket(ImplicitLocOpBuilder &b,
 /// for the output kernel; publishes S = exp(cum_last) S_prev + dS in its
 /// place (or, at a writing sequence's last chunk, as its final state in its
 /// pool slot, or for a contested writer in `finals`).
-void ChunkedScanGPUBuilder::passState(ImplicitLocOpBuilder &b,
-                                      const KernelContext &k, Value chunk,
-                                      Value head, Value part, Value located,
-                                      const MmaLane &lane, const WarpTile &tile,
-                                      ValueRange acc, Value n0) {
+void ChunkKernelBuilder::passState(ImplicitLocOpBuilder &b,
+                                   const HeadTeam &team, Value chunk,
+                                   Value part, Value located,
+                                   const MmaLane &lane, const WarpTile &tile,
+                                   ValueRange acc, Value n0) {
+  const KernelContext &k = team.k;
+  Value head = team.head;
   Value tid = k.thread.x;
   Value column = add(b, mul(b, head, plan.stateParts), part);
   auto flagOf = [&](ImplicitLocOpBuilder &b, Value chunk) {
@@ -204,8 +101,8 @@ void ChunkedScanGPUBuilder::passState(ImplicitLocOpBuilder &b,
           Value contested =
               contestedWriter(b, e, seq, tid, remu(b, tid, 32),
                               sharedView(b, k, plan.chunkShared.locateScratch,
-                                         {teamThreads / 32}, b.getI32Type()),
-                              teamThreads);
+                                         {k.threads / 32}, b.getI32Type()),
+                              k.threads);
           return arith::XOrIOp::create(b, contested, boolean(b, true));
         },
         [&](ImplicitLocOpBuilder &b) -> Value { return boolean(b, false); });
@@ -219,13 +116,13 @@ void ChunkedScanGPUBuilder::passState(ImplicitLocOpBuilder &b,
         b.getIndexType(),
         [&](ImplicitLocOpBuilder &b) -> Value {
           return chunkedSequencesBefore(
-              b, seq, tid, remu(b, tid, 32),
-              sharedView(b, k, plan.chunkShared.locateScratch,
-                         {teamThreads / 32}, b.getI32Type()));
+              b, seq, tid, remu(b, tid, 32), k.threads,
+              sharedView(b, k, plan.chunkShared.locateScratch, {k.threads / 32},
+                         b.getI32Type()));
         },
         [&](ImplicitLocOpBuilder &b) -> Value { return idx(b, 0); });
   // A checkpoint at the chunk's last token (every boundary is one here,
-  // LowerToGPU.cpp): the state this block publishes, one more store.
+  // the config's verifier): the state this block publishes, one more store.
   Value checkpointWrites, checkpointSlot;
   if (checkpoints) {
     Value first = mul(b, j, L);
@@ -245,10 +142,10 @@ void ChunkedScanGPUBuilder::passState(ImplicitLocOpBuilder &b,
   // padding the mma reads (rows past P, columns past N) must be zeros.
   SwizzledTile prevTile;
   if (fusedOutput) {
-    prevTile = prevStateTile(b, k);
+    prevTile = prevStateTile(b, team);
     const int64_t cols = swizzledColumns(plan.reductionN);
     if (plan.paddedP != x.headDim || cols != x.dstate) {
-      forEachChunk(b, tid, teamThreads, plan.paddedP, cols,
+      forEachChunk(b, tid, k.threads, plan.paddedP, cols,
                    [&](ImplicitLocOpBuilder &b, int64_t, Value p, Value n) {
                      auto [row, col] = prevStateAt(b, p, n);
                      prevTile.storeChunk(
@@ -336,38 +233,23 @@ void ChunkedScanGPUBuilder::passState(ImplicitLocOpBuilder &b,
     storeRelease(b, i32(b, 1), flags, {flagOf(b, chunk)});
   });
   if (fusedOutput)
-    emitFusedOutput(b, k, chunk, head, located);
-}
-
-/// Index in `flags` of the count of chunk `chunk`'s stored C Bᵀ tiles of
-/// group `group` (fused output).
-Value ChunkedScanGPUBuilder::cbCountOf(ImplicitLocOpBuilder &b, Value chunk,
-                                       Value group) {
-  return add(b, mul(b, chunk, flagsPerChunk()),
-             add(b, group, idx(b, 1 + x.heads * plan.stateParts)));
-}
-
-/// Index in `flags` of the count of heads of group `group` done reading
-/// chunk `chunk`'s C Bᵀ tiles (fused output: the ring slot's reuse).
-Value ChunkedScanGPUBuilder::cbReadersOf(ImplicitLocOpBuilder &b, Value chunk,
-                                         Value group) {
-  return add(b, cbCountOf(b, chunk, group), idx(b, x.groups));
+    emitFusedOutput(b, team, chunk, located);
 }
 
 /// Fused output: y for every row of the chunk, outputRows rows at a time,
 /// once the chunk's C Bᵀ tiles are stored (each C Bᵀ block counts itself
 /// in when done; they hold smaller tickets). S_prev, cum, d and exp(cum)
 /// are in this block's shared memory already.
-void ChunkedScanGPUBuilder::emitFusedOutput(ImplicitLocOpBuilder &b,
-                                            const KernelContext &k, Value chunk,
-                                            Value head, Value located) {
-  Value tid = k.thread.x;
+void ChunkKernelBuilder::emitFusedOutput(ImplicitLocOpBuilder &b,
+                                         const HeadTeam &team, Value chunk,
+                                         Value located) {
+  Value tid = team.k.thread.x;
   Value seq = toIndex(b, load(b, located, {idx(b, 0)}));
   Value j = toIndex(b, load(b, located, {idx(b, 1)}));
   SequenceInfo s = e.sequence(b, seq);
   Value first = add(b, s.begin, mul(b, j, L));
   ChunkLocation c{seq, first, minu(b, idx(b, L), sub(b, s.end, first))};
-  Value group = groupOfHead(b, head);
+  Value group = groupOf(b, team);
   Value tiles = ceilDiv(b, c.len, kRowTile);
   Value expected = toI32(b, divu(b, mul(b, tiles, add(b, tiles, 1)), 2));
   e.ifThen(b, eq(b, tid, idx(b, 0)), [&](ImplicitLocOpBuilder &b) {
@@ -379,7 +261,7 @@ void ChunkedScanGPUBuilder::emitFusedOutput(ImplicitLocOpBuilder &b,
       b, idx(b, 0), c.len, idx(b, plan.outputRows), ValueRange{},
       [&](OpBuilder &nested, Location loc, Value i0, ValueRange) {
         ImplicitLocOpBuilder inner(loc, nested);
-        emitOutputTile(inner, k, layout, chunk, head, c, i0);
+        emitOutputTile(inner, team, layout, chunk, c, i0);
         // The next pass reuses the staging tiles.
         gpu::BarrierOp::create(inner);
         scf::YieldOp::create(inner);

@@ -160,16 +160,19 @@ FailureOr<StaticExtents> getStaticExtents(ChunkScanVarlenOp op);
 /// What a kernel body sees: block and thread ids, and its shared memory as
 /// one byte buffer (memref<Bxi8> or memref<?xi8> in the workgroup address
 /// space; null when the kernel has none) that `sharedView` carves.
+/// `threads` is how many threads run the block-level code being built
+/// together (its barriers, scans and scratch): the block's, or a team's.
 /// `team` (index; null for none) moves every view by team x teamStride
 /// bytes: a team of the block's threads that runs the same code as the
-/// others on its own copy of a layout. It enters the views' offsets, in
-/// elements, rather than their base pointers, so that views at constant
-/// offsets keep constant addresses and the team's part joins the index
-/// arithmetic each access has anyway (as a base pointer it took a register
-/// per view).
+/// others on its own copy of a layout, its thread ids `thread` counted from
+/// 0. It enters the views' offsets, in elements, rather than their base
+/// pointers, so that views at constant offsets keep constant addresses and
+/// the team's part joins the index arithmetic each access has anyway (as a
+/// base pointer it took a register per view).
 struct KernelContext {
   gpu::KernelDim3 block, thread;
   Value shared;
+  int64_t threads = 0;
   Value team = Value();
   int64_t teamStride = 0;
 };
@@ -376,12 +379,6 @@ struct MmaOperand {
   bool split() const { return static_cast<bool>(low.buffer); }
 };
 
-/// How fragments are read from shared memory: with ldmatrix (one
-/// instruction per four 8x8 matrices), or with one 32-bit load per
-/// register (two 16-bit loads for transposed fragments), for targets that
-/// do not execute ldmatrix.
-enum class FragmentLoads { LdMatrix, Scalar };
-
 /// Where a lane's values sit in the fragments of an m16n8k16 mma.sync:
 /// rows `group` and `group + 8`, columns `pair`, `pair + 1` (+ 8 for k).
 struct MmaLane {
@@ -522,6 +519,10 @@ void declareRuntimeFunction(Operation *op, StringRef name, FunctionType type,
 /// DeviceRuntime.h).
 constexpr StringLiteral kMisalignedOperandFunction = "ssdGPUMisalignedOperand";
 
+/// Declares kMisalignedOperandFunction in the symbol table around `op`
+/// (once).
+void declareMisalignedOperandFunction(Operation *op);
+
 /// What the kernels of an op need of one memref operand's layout.
 struct OperandLayoutNeed {
   unsigned operand; ///< index into ssd::kScanOperandNames
@@ -534,12 +535,10 @@ struct OperandLayoutNeed {
   bool vectorized;
 };
 
-/// The needs of every memref operand of `op`, read off the kernels that
-/// `build` emits for a copy of `op` in a scratch module (at the rewriter's
-/// insertion point, replacing the copy).
-SmallVector<OperandLayoutNeed>
-kernelLayoutNeeds(ChunkScanVarlenOp op,
-                  function_ref<void(RewriterBase &, ChunkScanVarlenOp)> build);
+/// The needs of every memref operand of `op`, read off the accesses that the
+/// kernels in `kernels` (built for `op`, not yet in place) make to it.
+SmallVector<OperandLayoutNeed> kernelLayoutNeeds(ChunkScanVarlenOp op,
+                                                 Block &kernels);
 
 /// Why static offsets or strides break `needs`, as the one-line diagnostic
 /// of ssd-lower-to-gpu naming the operand, or nothing.
@@ -547,13 +546,11 @@ std::optional<std::string> whyMisaligned(ArrayRef<OperandLayoutNeed> needs);
 
 /// Emits host code at the rewriter's insertion point that checks at run
 /// time what `needs` asks of `op`'s operands and the compiler cannot know
-/// (aligned pointers, dynamic offsets and strides), and calls `build` to
-/// emit the kernels where every check passed; otherwise the call reports
-/// the first failing check through kMisalignedOperandFunction and launches
-/// nothing.
+/// (aligned pointers, dynamic offsets and strides), and moves the ops of
+/// `kernels` where every check passed; otherwise the call reports the first
+/// failing check through kMisalignedOperandFunction and launches nothing.
 void emitLayoutChecked(RewriterBase &rewriter, ChunkScanVarlenOp op,
-                       ArrayRef<OperandLayoutNeed> needs,
-                       function_ref<void()> build);
+                       ArrayRef<OperandLayoutNeed> needs, Block &kernels);
 
 /// Buffers carved from one device workspace per call: `add` records a
 /// buffer (its type may have dynamic extents, given as values), and
@@ -577,10 +574,17 @@ private:
 // The forms
 //===----------------------------------------------------------------------===//
 
-/// Replace `op` (memref form, serial, static extents) with GPU kernels.
-void buildSerialScanGPU(RewriterBase &rewriter, ChunkScanVarlenOp op,
+/// The serial kernel's tiling (the config's serial_rows_per_warp and
+/// serial_warps_per_block).
+struct SerialTiling {
+  int64_t rowsPerWarp, warpsPerBlock;
+};
+
+/// The serial form's kernels for `op` (memref form, static extents) at the
+/// builder's insertion point.
+void buildSerialScanGPU(ImplicitLocOpBuilder &b, ChunkScanVarlenOp op,
                         const StaticExtents &extents,
-                        const LowerToGPUOptions &options);
+                        const SerialTiling &tiling);
 
 /// The serial form's kernels as part of a larger call: its workspace goes
 /// into a shared WorkspaceBuilder, and its two launches (every sequence but
@@ -599,23 +603,22 @@ public:
 std::unique_ptr<SerialPart> makeSerialPart(ImplicitLocOpBuilder &b,
                                            ChunkScanVarlenOp op,
                                            const StaticExtents &extents,
-                                           const LowerToGPUOptions &options,
+                                           const SerialTiling &tiling,
                                            int64_t minChunkedSequence);
 
 struct ChunkedPlan;
 
-/// Replace `op` (memref form, chunked, static extents) with the GPU kernels
-/// of `plan` (ChunkedPlan.h, built by the lowering's plan).
-void buildChunkedScanGPU(RewriterBase &rewriter, ChunkScanVarlenOp op,
-                         const ChunkedPlan &plan,
-                         const LowerToGPUOptions &options);
+/// The chunked form's kernels of `plan` (ChunkedPlan.h) for `op` (memref
+/// form, static extents) at the builder's insertion point.
+void buildChunkedScanGPU(ImplicitLocOpBuilder &b, ChunkScanVarlenOp op,
+                         const ChunkedPlan &plan);
 
-/// Replace `op` (memref form, serial, its plan a mixed launch) with the
-/// kernels of both forms in one call: its sequences of at least
-/// `minChunkedSequence` tokens run chunked by `plan`, the others serially.
-void buildMixedScanGPU(RewriterBase &rewriter, ChunkScanVarlenOp op,
-                       const ChunkedPlan &plan, int64_t minChunkedSequence,
-                       const LowerToGPUOptions &options);
+/// The kernels of both forms in one call for `op` (memref form, serial, its
+/// plan a mixed launch): its sequences of at least `minChunkedSequence`
+/// tokens run chunked by `plan`, the others serially.
+void buildMixedScanGPU(ImplicitLocOpBuilder &b, ChunkScanVarlenOp op,
+                       const ChunkedPlan &plan, const SerialTiling &tiling,
+                       int64_t minChunkedSequence);
 
 } // namespace detail
 } // namespace ssd

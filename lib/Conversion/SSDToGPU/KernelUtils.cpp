@@ -72,7 +72,8 @@ void mlir::ssd::detail::launchKernel(ImplicitLocOpBuilder &b,
       /*workgroupAttributions=*/TypeRange(attributions));
   ImplicitLocOpBuilder inner(b.getLoc(), b.getContext());
   inner.setInsertionPointToStart(&launch.getBody().front());
-  KernelContext context{launch.getBlockIds(), launch.getThreadIds(), Value()};
+  KernelContext context{launch.getBlockIds(), launch.getThreadIds(), Value(),
+                        block[0] * block[1] * block[2]};
   if (dynamicShared)
     context.shared = gpu::DynamicSharedMemoryOp::create(
         inner, MemRefType::get({ShapedType::kDynamic}, inner.getI8Type(),
@@ -394,9 +395,5 @@ Value mlir::ssd::detail::Checkpoints::walkLength(ImplicitLocOpBuilder &b,
 
 bool mlir::ssd::detail::Checkpoints::atChunkEndsOnly(ChunkScanVarlenOp op,
                                                      int64_t chunkSize) {
-  // Boundary after local token j: (j + 1) mod I = 0, so (j + 1) mod L = 0
-  // when L divides I: the last token of a whole chunk.
-  std::optional<uint64_t> interval = op.getCheckpointInterval();
-  return interval && !op.getCheckpointOffsets() && chunkSize > 0 &&
-         *interval % static_cast<uint64_t>(chunkSize) == 0;
+  return op.checkpointsEndChunks(chunkSize);
 }

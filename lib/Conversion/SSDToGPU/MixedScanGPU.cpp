@@ -14,11 +14,11 @@ using namespace mlir;
 using namespace mlir::ssd;
 using namespace mlir::ssd::detail;
 
-void mlir::ssd::detail::buildMixedScanGPU(RewriterBase &rewriter,
+void mlir::ssd::detail::buildMixedScanGPU(ImplicitLocOpBuilder &b,
                                           ChunkScanVarlenOp op,
                                           const ChunkedPlan &plan,
-                                          int64_t minChunkedSequence,
-                                          const LowerToGPUOptions &options) {
+                                          const SerialTiling &tiling,
+                                          int64_t minChunkedSequence) {
   // Order: the serial readers' pass, the chunked launches (pool reads in
   // the chunk kernel when state passing is fused, else in the state pass;
   // writes in the output kernel), then the contested serial writers.
@@ -27,10 +27,9 @@ void mlir::ssd::detail::buildMixedScanGPU(RewriterBase &rewriter,
   // pool reads; a chunked writer writes in the output kernel, after every
   // serial reader but the contested writers, which read only their own
   // slots.
-  ImplicitLocOpBuilder b(op.getLoc(), rewriter);
   std::unique_ptr<SerialPart> serial =
-      makeSerialPart(b, op, plan.x, options, minChunkedSequence);
-  ChunkedScanGPUBuilder chunked(b, op, plan, options, minChunkedSequence);
+      makeSerialPart(b, op, plan.x, tiling, minChunkedSequence);
+  ChunkedContext chunked(b, op, plan, minChunkedSequence);
   WorkspaceBuilder w;
   serial->declareWorkspace(b, w);
   chunked.declareWorkspace(b, w);
@@ -38,7 +37,6 @@ void mlir::ssd::detail::buildMixedScanGPU(RewriterBase &rewriter,
   serial->bindWorkspace(views);
   chunked.bindWorkspace(views);
   serial->emitFirstLaunch(b);
-  chunked.emitLaunches(b);
+  emitChunkedLaunches(b, chunked);
   serial->emitSecondLaunch(b);
-  rewriter.eraseOp(op);
 }

@@ -22,7 +22,7 @@ using namespace mlir::ssd::detail;
 using namespace mlir::ssd::detail::ir;
 
 /// cond ? then() : zeros, for several values; `then` runs only when cond.
-SmallVector<Value> ChunkedScanGPUBuilder::ifValues(
+SmallVector<Value> ChunkedKernelParts::ifValues(
     ImplicitLocOpBuilder &b, Value cond,
     function_ref<SmallVector<Value>(ImplicitLocOpBuilder &)> then) {
   SmallVector<Type> types;
@@ -46,7 +46,7 @@ SmallVector<Value> ChunkedScanGPUBuilder::ifValues(
 }
 
 /// for (i = lower; i < upper; ++i) with loop-carried values.
-SmallVector<Value> ChunkedScanGPUBuilder::forLoop(
+SmallVector<Value> ChunkedKernelParts::forLoop(
     ImplicitLocOpBuilder &b, Value lower, Value upper, ValueRange init,
     function_ref<SmallVector<Value>(ImplicitLocOpBuilder &, Value, ValueRange)>
         body) {
@@ -60,7 +60,7 @@ SmallVector<Value> ChunkedScanGPUBuilder::forLoop(
 }
 
 /// cond ? then() : otherwise.
-SmallVector<Value> ChunkedScanGPUBuilder::ifValuesElse(
+SmallVector<Value> ChunkedKernelParts::ifValuesElse(
     ImplicitLocOpBuilder &b, Value cond, ValueRange otherwise,
     function_ref<SmallVector<Value>(ImplicitLocOpBuilder &)> then) {
   auto ifOp = scf::IfOp::create(b, TypeRange(otherwise), cond, true);
@@ -78,9 +78,9 @@ SmallVector<Value> ChunkedScanGPUBuilder::ifValuesElse(
 /// `indices` (the last one a multiple of 8), as vector<8xf32>; elements
 /// at or past `extent` along that dimension, or all when !valid, are 0.
 /// Never touches memory it does not return.
-Value ChunkedScanGPUBuilder::loadEight(ImplicitLocOpBuilder &b, Value memref,
-                                       SmallVector<Value> indices,
-                                       int64_t extent, Value valid) {
+Value ChunkedKernelParts::loadEight(ImplicitLocOpBuilder &b, Value memref,
+                                    SmallVector<Value> indices, int64_t extent,
+                                    Value valid) {
   auto type = cast<MemRefType>(memref.getType());
   Type element = type.getElementType();
   auto f32x8 = VectorType::get({8}, b.getF32Type());
@@ -111,7 +111,7 @@ Value ChunkedScanGPUBuilder::loadEight(ImplicitLocOpBuilder &b, Value memref,
 
 /// Whether a tile of `memref` (16-bit model element) can be copied to
 /// shared memory as it is: rows of whole 16-byte chunks.
-bool ChunkedScanGPUBuilder::copiesRaw(Value memref, int64_t extent) const {
+bool ChunkedKernelParts::copiesRaw(Value memref, int64_t extent) const {
   Type element = cast<MemRefType>(memref.getType()).getElementType();
   return element == mmaType && extent % 8 == 0 && !plan.split;
 }
@@ -119,9 +119,10 @@ bool ChunkedScanGPUBuilder::copiesRaw(Value memref, int64_t extent) const {
 /// Copies 8 elements of `memref` at `indices` (zeros when !valid) into
 /// chunk (row, col) of `tile`: with cp.async, returning nothing, or as a
 /// load whose value `depositRaw` stores.
-SmallVector<Value> ChunkedScanGPUBuilder::fetchRaw(
-    ImplicitLocOpBuilder &b, Value memref, SmallVector<Value> indices,
-    Value valid, const SwizzledTile &tile, Value row, Value col) {
+SmallVector<Value>
+ChunkedKernelParts::fetchRaw(ImplicitLocOpBuilder &b, Value memref,
+                             SmallVector<Value> indices, Value valid,
+                             const SwizzledTile &tile, Value row, Value col) {
   if (async) {
     // src-size 0 zero-fills without reading; the address stays in bounds
     // anyway (the callers clamp rows).
@@ -145,7 +146,7 @@ SmallVector<Value> ChunkedScanGPUBuilder::fetchRaw(
 /// of `stage` when `raw`, else loaded as f32. Rows past the chunk and
 /// columns past N are zeros; the token is clamped to the chunk's last, so
 /// no address leaves the sequence.
-void ChunkedScanGPUBuilder::fetchStateOperand(
+void ChunkedKernelParts::fetchStateOperand(
     ImplicitLocOpBuilder &b, Value memref, bool raw, const ChunkLocation &c,
     Value group, Value row, Value col, const SwizzledTile &stage, Value r,
     Value n, SmallVector<Value> &values) {
@@ -159,20 +160,18 @@ void ChunkedScanGPUBuilder::fetchStateOperand(
     values.push_back(loadEight(b, memref, {t, group, col}, x.dstate, valid));
 }
 
-void ChunkedScanGPUBuilder::depositRaw(ImplicitLocOpBuilder &b,
-                                       ValueRange fetched,
-                                       const SwizzledTile &tile, Value row,
-                                       Value col) {
+void ChunkedKernelParts::depositRaw(ImplicitLocOpBuilder &b, ValueRange fetched,
+                                    const SwizzledTile &tile, Value row,
+                                    Value col) {
   if (!fetched.empty())
     tile.storeChunk(b, row, col, fetched.front());
 }
 
 /// Stores 8 f32 values as the mma element (and their low parts for f32
 /// models).
-void ChunkedScanGPUBuilder::depositConverted(ImplicitLocOpBuilder &b,
-                                             Value values,
-                                             const MmaOperand &operand,
-                                             Value row, Value col) {
+void ChunkedKernelParts::depositConverted(ImplicitLocOpBuilder &b, Value values,
+                                          const MmaOperand &operand, Value row,
+                                          Value col) {
   operand.high.storeChunk(b, row, col, toMmaElement(b, values, plan.element));
   if (operand.split())
     operand.low.storeChunk(b, row, col, mmaLowPart(b, values, plan.element));
@@ -186,7 +185,7 @@ void ChunkedScanGPUBuilder::depositConverted(ImplicitLocOpBuilder &b,
 /// stages through the async proxy, so each thread fences its deposits
 /// (the cp.async ones once waited for, the stored ones of the step before)
 /// with fence.proxy.async ahead of the barrier that precedes the reads.
-SmallVector<Value> ChunkedScanGPUBuilder::pipelinedReduction(
+SmallVector<Value> ChunkedKernelParts::pipelinedReduction(
     ImplicitLocOpBuilder &b, Value steps, ValueRange accInit, FetchFn fetch,
     DepositFn deposit, ComputeFn compute, bool asyncProxyReads) {
   Value zero = idx(b, 0), one = idx(b, 1);
@@ -231,10 +230,10 @@ SmallVector<Value> ChunkedScanGPUBuilder::pipelinedReduction(
 /// The warp's mma steps on one stage, skipped by warps without tiles.
 /// `bStaged` false: B is a resident tile, read from column `bK` on.
 SmallVector<Value>
-ChunkedScanGPUBuilder::warpStep(ImplicitLocOpBuilder &b, const MmaLane &lane,
-                                const WarpTile &tile, const MmaOperand &a,
-                                const MmaOperand &bOp, Value stage,
-                                ValueRange acc, bool bStaged, Value bK) {
+ChunkedKernelParts::warpStep(ImplicitLocOpBuilder &b, const MmaLane &lane,
+                             const WarpTile &tile, const MmaOperand &a,
+                             const MmaOperand &bOp, Value stage, ValueRange acc,
+                             bool bStaged, Value bK) {
   return ifValuesElse(b, tile.active, acc, [&](ImplicitLocOpBuilder &b) {
     MmaOperand as = atStage(b, a, stage);
     MmaOperand bs = bStaged ? atStage(b, bOp, stage) : bOp;
@@ -244,11 +243,11 @@ ChunkedScanGPUBuilder::warpStep(ImplicitLocOpBuilder &b, const MmaLane &lane,
   });
 }
 
-MmaOperand ChunkedScanGPUBuilder::operand(ImplicitLocOpBuilder &b,
-                                          const KernelContext &k,
-                                          int64_t highOffset, int64_t lowOffset,
-                                          int64_t rows, int64_t cols,
-                                          bool kRows, Value shift) {
+MmaOperand ChunkedKernelParts::operand(ImplicitLocOpBuilder &b,
+                                       const KernelContext &k,
+                                       int64_t highOffset, int64_t lowOffset,
+                                       int64_t rows, int64_t cols, bool kRows,
+                                       Value shift) {
   MmaOperand o;
   o.high = sharedTile(b, k, highOffset, rows, cols, mmaType, 2, shift);
   if (plan.split)
@@ -261,7 +260,7 @@ MmaOperand ChunkedScanGPUBuilder::operand(ImplicitLocOpBuilder &b,
 /// threads: `body(i, row, col)` for the i-th chunk of this thread. Values
 /// the body appends to `*collected` (fetches) stay usable after the loop
 /// (a chunk index past the tile gives zeros).
-void ChunkedScanGPUBuilder::forEachChunk(
+void ChunkedKernelParts::forEachChunk(
     ImplicitLocOpBuilder &b, Value tid, int64_t threads, int64_t rows,
     int64_t cols,
     function_ref<void(ImplicitLocOpBuilder &, int64_t, Value, Value)> body,
@@ -294,8 +293,8 @@ void ChunkedScanGPUBuilder::forEachChunk(
   }
 }
 
-MmaOperand ChunkedScanGPUBuilder::atStage(ImplicitLocOpBuilder &b,
-                                          const MmaOperand &o, Value stage) {
+MmaOperand ChunkedKernelParts::atStage(ImplicitLocOpBuilder &b,
+                                       const MmaOperand &o, Value stage) {
   MmaOperand s = o;
   s.high = o.high.stage(b, stage);
   if (o.split())
@@ -305,7 +304,7 @@ MmaOperand ChunkedScanGPUBuilder::atStage(ImplicitLocOpBuilder &b,
 
 /// For each pair of horizontally adjacent accumulators (columns col and
 /// col + 1) of the warp's tile: `body(row, col, first, second)`.
-void ChunkedScanGPUBuilder::forEachAccumulatorPair(
+void ChunkedKernelParts::forEachAccumulatorPair(
     ImplicitLocOpBuilder &b, const MmaLane &lane, const WarpTile &tile,
     ValueRange acc,
     function_ref<void(ImplicitLocOpBuilder &, Value, Value, Value, Value)>
@@ -322,9 +321,9 @@ void ChunkedScanGPUBuilder::forEachAccumulatorPair(
 /// (rounded to its element type) where the columns are below `extent`:
 /// one 2-element store when both are and `pairs` (the row stride is even,
 /// so the pair is aligned), else one or two scalar stores.
-void ChunkedScanGPUBuilder::storePair(ImplicitLocOpBuilder &b, Value memref,
-                                      SmallVector<Value> indices, Value extent,
-                                      Value first, Value second, bool pairs) {
+void ChunkedKernelParts::storePair(ImplicitLocOpBuilder &b, Value memref,
+                                   SmallVector<Value> indices, Value extent,
+                                   Value first, Value second, bool pairs) {
   Value col = indices.back();
   Value bothIn = ult(b, add(b, col, 1), extent);
   Type element = cast<MemRefType>(memref.getType()).getElementType();
@@ -357,9 +356,10 @@ void ChunkedScanGPUBuilder::storePair(ImplicitLocOpBuilder &b, Value memref,
 /// Elements ..col and ..col+1 of `memref` along its last dimension as
 /// f32 (0 at or past `extent`): one 2-element load when the extent is
 /// even (col is even, so both are inside or neither), else two.
-std::pair<Value, Value>
-ChunkedScanGPUBuilder::loadPair(ImplicitLocOpBuilder &b, Value memref,
-                                SmallVector<Value> indices, int64_t extent) {
+std::pair<Value, Value> ChunkedKernelParts::loadPair(ImplicitLocOpBuilder &b,
+                                                     Value memref,
+                                                     SmallVector<Value> indices,
+                                                     int64_t extent) {
   Value col = indices.back();
   if (extent % 2 == 0) {
     Type element = cast<MemRefType>(memref.getType()).getElementType();

@@ -4,9 +4,10 @@
 // cp.async copies of x, B and C, pairs of y and pool elements, rows of the
 // pool), and a GPU faults on a vector access whose address is not a
 // multiple of its size. The op accepts any strided memref, so what each
-// operand needs is read off the kernels themselves: they are built once
-// for a copy of the op in a scratch module, and every access to an operand
-// (through the views the builders take of it) contributes its alignment.
+// operand needs is read off the kernels themselves: the lowering builds
+// them once, in a block of their own, and every access they make to an
+// operand (through the views the builders take of it) contributes its
+// alignment before the block is moved in place.
 // Static offsets and strides are checked at compile time; host code checks
 // the rest (the aligned pointer, dynamic offsets and strides) before the
 // first launch of a call and reports the first one that fails through the
@@ -22,7 +23,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "ssd/GPURuntime/DeviceRuntime.h"
@@ -56,9 +56,9 @@ int64_t elementBytes(MemRefType type) {
   return llvm::divideCeil(type.getElementTypeBitWidth(), 8);
 }
 
-/// Adds the alignment of every access that the kernels make to `memref`,
-/// or to a view of it, to `need`.
-void noteAccesses(Value memref, OperandLayoutNeed &need) {
+/// Adds the alignment of every access that the kernels in `kernels` make to
+/// `memref`, or to a view of it, to `need`.
+void noteAccesses(Value memref, Block &kernels, OperandLayoutNeed &need) {
   auto access = [&](Value base, VectorType vector,
                     std::optional<uint64_t> alignment) {
     if (base != memref)
@@ -67,6 +67,8 @@ void noteAccesses(Value memref, OperandLayoutNeed &need) {
     need.vectorized |= vector.getNumElements() > 1;
   };
   for (Operation *user : memref.getUsers()) {
+    if (!kernels.findAncestorOpInBlock(*user))
+      continue;
     if (auto load = dyn_cast<vector::LoadOp>(user)) {
       access(load.getBase(), load.getVectorType(), load.getAlignment());
     } else if (auto store = dyn_cast<vector::StoreOp>(user)) {
@@ -83,7 +85,7 @@ void noteAccesses(Value memref, OperandLayoutNeed &need) {
                 cast<ViewLikeOpInterface>(user).getViewSource() == memref)) {
       for (Value view : user->getResults())
         if (isa<MemRefType>(view.getType()))
-          noteAccesses(view, need);
+          noteAccesses(view, kernels, need);
     }
     // Scalar loads, stores and atomics need the element's alignment, which
     // `need` starts from.
@@ -98,41 +100,24 @@ std::string describeStride(int64_t stride, int64_t bytes) {
 
 } // namespace
 
-SmallVector<OperandLayoutNeed> mlir::ssd::detail::kernelLayoutNeeds(
-    ChunkScanVarlenOp op,
-    function_ref<void(RewriterBase &, ChunkScanVarlenOp)> build) {
-  MLIRContext *ctx = op.getContext();
-  Location loc = op.getLoc();
-  // A copy of the op in a function of a scratch module, its operands the
-  // function's arguments (one per distinct value, so that an operand passed
-  // twice, B as C say, gets the accesses of both).
-  OwningOpRef<ModuleOp> scratch = ModuleOp::create(loc);
-  SetVector<Value> values(op->getOperands().begin(), op->getOperands().end());
-  SmallVector<Type> types;
-  for (Value v : values)
-    types.push_back(v.getType());
-  OpBuilder b(ctx);
-  b.setInsertionPointToStart(scratch->getBody());
-  auto func = func::FuncOp::create(b, loc, "scratch",
-                                   FunctionType::get(ctx, types, {}));
-  Block *entry = func.addEntryBlock();
-  b.setInsertionPointToStart(entry);
-  IRMapping mapping;
-  for (auto [value, argument] : llvm::zip(values, entry->getArguments()))
-    mapping.map(value, argument);
-  auto copy = cast<ChunkScanVarlenOp>(b.clone(*op, mapping));
-  func::ReturnOp::create(b, loc);
-  IRRewriter rewriter(ctx);
-  rewriter.setInsertionPoint(copy);
-  build(rewriter, copy);
+void mlir::ssd::detail::declareMisalignedOperandFunction(Operation *op) {
+  MLIRContext *ctx = op->getContext();
+  Type i32Type = IntegerType::get(ctx, 32), i64Type = IntegerType::get(ctx, 64);
+  declareRuntimeFunction(
+      op, kMisalignedOperandFunction,
+      FunctionType::get(ctx, {i32Type, i32Type, i64Type, i64Type}, {}),
+      /*cInterface=*/false);
+}
 
+SmallVector<OperandLayoutNeed>
+mlir::ssd::detail::kernelLayoutNeeds(ChunkScanVarlenOp op, Block &kernels) {
   SmallVector<OperandLayoutNeed> needs;
   for (auto [index, value] : llvm::enumerate(scanOperands(op))) {
     auto type = value ? dyn_cast<MemRefType>(value.getType()) : nullptr;
     if (!type)
       continue;
     OperandLayoutNeed need{unsigned(index), value, elementBytes(type), false};
-    noteAccesses(mapping.lookup(value), need);
+    noteAccesses(value, kernels, need);
     needs.push_back(need);
   }
   return needs;
@@ -182,7 +167,7 @@ mlir::ssd::detail::whyMisaligned(ArrayRef<OperandLayoutNeed> needs) {
 void mlir::ssd::detail::emitLayoutChecked(RewriterBase &rewriter,
                                           ChunkScanVarlenOp op,
                                           ArrayRef<OperandLayoutNeed> needs,
-                                          function_ref<void()> build) {
+                                          Block &kernels) {
   using namespace ir;
   ImplicitLocOpBuilder b(op.getLoc(), rewriter);
   // What host code checks: every operand's start address (the aligned
@@ -213,6 +198,12 @@ void mlir::ssd::detail::emitLayoutChecked(RewriterBase &rewriter,
         checks.push_back({need.operand, int32_t(d),
                           mul(b, meta.getStrides()[d], bytes), need.alignment});
   }
+  // The kernels' ops go where the checks pass.
+  auto build = [&] {
+    Block *block = rewriter.getInsertionBlock();
+    block->getOperations().splice(rewriter.getInsertionPoint(),
+                                  kernels.getOperations());
+  };
   if (checks.empty())
     return build();
 
@@ -225,12 +216,8 @@ void mlir::ssd::detail::emitLayoutChecked(RewriterBase &rewriter,
   }
   auto guard = scf::IfOp::create(b, all, /*withElseRegion=*/true);
   // Misaligned: the first failing check is reported, nothing launched.
-  MLIRContext *ctx = op.getContext();
-  auto i32Type = b.getI32Type(), i64Type = b.getI64Type();
-  declareRuntimeFunction(
-      op, kMisalignedOperandFunction,
-      FunctionType::get(ctx, {i32Type, i32Type, i64Type, i64Type}, {}),
-      /*cInterface=*/false);
+  Type i64Type = b.getI64Type();
+  declareMisalignedOperandFunction(op);
   b.setInsertionPoint(guard.elseBlock()->getTerminator());
   for (auto [c, ok] : llvm::zip_equal(checks, aligned)) {
     auto next = scf::IfOp::create(b, ok, /*withElseRegion=*/true);

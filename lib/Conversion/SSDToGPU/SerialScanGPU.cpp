@@ -66,11 +66,10 @@ namespace {
 class SerialScanGPUBuilder : public SerialPart {
 public:
   SerialScanGPUBuilder(ImplicitLocOpBuilder &b, ChunkScanVarlenOp op,
-                       const StaticExtents &x, const LowerToGPUOptions &options,
+                       const StaticExtents &x, const SerialTiling &tiling,
                        int64_t minChunkedSequence)
       : e(b, op, MathFlavor::NVVMApprox), checkpoints(b, op), x(x), op(op),
-        rowsPerWarp(options.serialRowsPerWarp),
-        warps(options.serialWarpsPerBlock),
+        rowsPerWarp(tiling.rowsPerWarp), warps(tiling.warpsPerBlock),
         minChunkedSequence(minChunkedSequence),
         mayShareSlots(static_cast<bool>(e.hasInitialState)) {
     vectorWidth = x.dstate % 128 == 0 ? 4 : x.dstate % 64 == 0 ? 2 : 1;
@@ -343,21 +342,19 @@ private:
 
 std::unique_ptr<SerialPart> mlir::ssd::detail::makeSerialPart(
     ImplicitLocOpBuilder &b, ChunkScanVarlenOp op, const StaticExtents &extents,
-    const LowerToGPUOptions &options, int64_t minChunkedSequence) {
-  return std::make_unique<SerialScanGPUBuilder>(b, op, extents, options,
+    const SerialTiling &tiling, int64_t minChunkedSequence) {
+  return std::make_unique<SerialScanGPUBuilder>(b, op, extents, tiling,
                                                 minChunkedSequence);
 }
 
-void mlir::ssd::detail::buildSerialScanGPU(RewriterBase &rewriter,
+void mlir::ssd::detail::buildSerialScanGPU(ImplicitLocOpBuilder &b,
                                            ChunkScanVarlenOp op,
                                            const StaticExtents &extents,
-                                           const LowerToGPUOptions &options) {
-  ImplicitLocOpBuilder b(op.getLoc(), rewriter);
-  SerialScanGPUBuilder serial(b, op, extents, options, 0);
+                                           const SerialTiling &tiling) {
+  SerialScanGPUBuilder serial(b, op, extents, tiling, 0);
   WorkspaceBuilder w;
   serial.declareWorkspace(b, w);
   serial.bindWorkspace(w.allocate(b, op));
   serial.emitFirstLaunch(b);
   serial.emitSecondLaunch(b);
-  rewriter.eraseOp(op);
 }

@@ -9,8 +9,8 @@
 //
 // State checkpoints (checkpoint_slots): when every boundary ends a chunk
 // (no offsets, the interval a multiple of L) the fused chunk kernel stores
-// each with the state it publishes (passState). Otherwise LowerToGPU.cpp
-// turns both fused modes off, and launch 2 writes them. A boundary at a chunk's
+// each with the state it publishes (passState). Otherwise the plan keeps
+// both fused modes off, and launch 2 writes them. A boundary at a chunk's
 // last token stores the S_prev(k+1) that state passing computes anyway (one
 // more state write); boundaries inside a chunk need states the decomposition
 // never forms, so the thread walks the chunk's tokens serially from S_prev(k)
@@ -32,8 +32,8 @@ using namespace mlir::ssd;
 using namespace mlir::ssd::detail;
 using namespace mlir::ssd::detail::ir;
 
-Value ChunkedScanGPUBuilder::loadStateVector(ImplicitLocOpBuilder &b,
-                                             Value memref, ValueRange indices) {
+Value ChunkedKernelParts::loadStateVector(ImplicitLocOpBuilder &b, Value memref,
+                                          ValueRange indices) {
   Type element = cast<MemRefType>(memref.getType()).getElementType();
   int64_t v = stateVector();
   Value loaded = vectorLoad(b, VectorType::get({v}, element), memref, indices,
@@ -44,9 +44,8 @@ Value ChunkedScanGPUBuilder::loadStateVector(ImplicitLocOpBuilder &b,
   return loaded;
 }
 
-void ChunkedScanGPUBuilder::storeStateVector(ImplicitLocOpBuilder &b,
-                                             Value value, Value memref,
-                                             ValueRange indices) {
+void ChunkedKernelParts::storeStateVector(ImplicitLocOpBuilder &b, Value value,
+                                          Value memref, ValueRange indices) {
   Type element = cast<MemRefType>(memref.getType()).getElementType();
   int64_t v = stateVector();
   if (!element.isF32())
@@ -55,9 +54,9 @@ void ChunkedScanGPUBuilder::storeStateVector(ImplicitLocOpBuilder &b,
               v * element.getIntOrFloatBitWidth() / 8);
 }
 
-ChunkedScanGPUBuilder::CheckpointedSequence
-ChunkedScanGPUBuilder::checkpointedSequence(ImplicitLocOpBuilder &b, Value seq,
-                                            const SequenceInfo &s, Value head) {
+StatePassingBuilder::CheckpointedSequence
+StatePassingBuilder::checkpointedSequence(ImplicitLocOpBuilder &b, Value seq,
+                                          const SequenceInfo &s, Value head) {
   CheckpointedSequence c;
   c.boundaries = checkpoints.sequence(b, e, seq);
   c.begin = s.begin;
@@ -89,11 +88,11 @@ ChunkedScanGPUBuilder::checkpointedSequence(ImplicitLocOpBuilder &b, Value seq,
 /// one per chunk), and only here, off the matmul launches. The chunk's
 /// own S_prev(k+1) still comes from the chunked decomposition, so the
 /// walk changes nothing else.
-void ChunkedScanGPUBuilder::emitChunkCheckpoints(ImplicitLocOpBuilder &b,
-                                                 const CheckpointedSequence &c,
-                                                 Value chunk, Value head,
-                                                 Value p, Value n, Value prev,
-                                                 Value next) {
+void StatePassingBuilder::emitChunkCheckpoints(ImplicitLocOpBuilder &b,
+                                               const CheckpointedSequence &c,
+                                               Value chunk, Value head, Value p,
+                                               Value n, Value prev,
+                                               Value next) {
   const int64_t v = stateVector();
   auto vecType = VectorType::get({v}, b.getF32Type());
   auto splat = [&](ImplicitLocOpBuilder &b, Value s) -> Value {
@@ -129,7 +128,7 @@ void ChunkedScanGPUBuilder::emitChunkCheckpoints(ImplicitLocOpBuilder &b,
   storeCheckpoint(b, add(b, jFirst, sub(b, len, idx(b, 1))), next);
 }
 
-void ChunkedScanGPUBuilder::emitStatePassing(ImplicitLocOpBuilder &b) {
+void StatePassingBuilder::emit(ImplicitLocOpBuilder &b) {
   const int64_t v = stateVector(), elements = x.headDim * x.dstate;
   const int64_t parts = llvm::divideCeil(elements, kChunkThreads * v);
   launchKernel(

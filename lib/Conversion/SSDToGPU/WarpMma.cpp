@@ -182,7 +182,7 @@ SmallVector<Value, 4> loadMatrices(ImplicitLocOpBuilder &b, const MmaLane &lane,
   Type i32 = b.getI32Type();
   Type element = cast<MemRefType>(tile.buffer.getType()).getElementType();
   SmallVector<Value, 4> regs;
-  if (loads == FragmentLoads::LdMatrix) {
+  if (loads == FragmentLoads::ldmatrix) {
     // Lane l addresses row l % 8 of matrix l / 8. The origins are 0 or 8, so
     // each is a bit of a 4-bit mask indexed by the matrix.
     Value matrix = ir::divu(b, lane.lane, 8);

@@ -2,7 +2,8 @@
 //
 // Replaces memref-form scan ops with the loop nest of the form that
 // ssd-select-form recorded on them. The pass and the public pattern entry
-// point share one pattern, so a host compiler gets exactly what the pass does.
+// point share one lowering, so a host compiler gets exactly what the pass
+// does.
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,26 +41,27 @@ namespace {
 
 constexpr llvm::StringLiteral kPassName = "ssd-lower-to-loops";
 
-struct LowerChunkScanVarlen : public OpRewritePattern<ChunkScanVarlenOp> {
-  LowerChunkScanVarlen(MLIRContext *ctx, const SSDLowerToLoopsOptions &options)
-      : OpRewritePattern(ctx), serialPTile(options.serialPTile),
+/// Replaces `op` with the loop nest of its form (the one lowering the pass
+/// and the pattern share), or says why it cannot.
+struct LowerToLoops {
+  explicit LowerToLoops(const SSDLowerToLoopsOptions &options)
+      : serialPTile(options.serialPTile),
         vectorWidth(options.vectorWidth > 0 ? options.vectorWidth
                                             : hostF32VectorWidth()) {}
 
-  LogicalResult matchAndRewrite(ChunkScanVarlenOp op,
-                                PatternRewriter &rewriter) const override {
+  std::optional<std::string> operator()(RewriterBase &rewriter,
+                                        ChunkScanVarlenOp op) const {
     if (std::optional<std::string> reason =
             mlir::ssd::detail::whyNotReadyToLower(op, kPassName))
-      return rewriter.notifyMatchFailure(op, *reason);
+      return reason;
     rewriter.setInsertionPoint(op);
-    if (mlir::ssd::detail::configOf(op).getForm() == Form::serial) {
+    if (mlir::ssd::detail::configOf(op).getForm() == Form::serial)
       mlir::ssd::detail::buildSerialScan(rewriter, op, serialPTile,
                                          vectorWidth);
-      return success();
-    }
-    mlir::ssd::detail::buildChunkedScan(rewriter, op,
-                                        mlir::ssd::detail::chunkSizeOf(op));
-    return success();
+    else
+      mlir::ssd::detail::buildChunkedScan(rewriter, op,
+                                          mlir::ssd::detail::chunkSizeOf(op));
+    return std::nullopt;
   }
 
   /// head_dim rows per serial task.
@@ -76,28 +78,23 @@ struct SSDLowerToLoopsPass
   LogicalResult initialize(MLIRContext *context) override {
     if (failed(checkOptionRanges(
             context, kPassName,
-            {{"serial-p-tile", serialPTile, 1, limits::kMaxSerialPTile}})))
+            {{"serial-p-tile", serialPTile, kSerialPTileRange}})))
       return failure();
-    if (vectorWidth < 0 || vectorWidth > kVectorWidthMax ||
+    if (!kVectorWidthRange.contains(vectorWidth) ||
         !llvm::isPowerOf2_64(std::max<int64_t>(vectorWidth, 1)))
       return emitError(UnknownLoc::get(context))
              << kPassName
              << ": vector-width must be 0 (the host's) or a power of two up "
                 "to "
-             << kVectorWidthMax << ", got "
+             << kVectorWidthRange.max << ", got "
              << static_cast<int64_t>(vectorWidth);
     return success();
   }
 
   void runOnOperation() override {
-    RewritePatternSet patterns(&getContext());
-    populateSSDToLoopsPatterns(
-        patterns, SSDLowerToLoopsOptions{serialPTile, vectorWidth});
     if (failed(mlir::ssd::detail::lowerScanOps(
-            getOperation(), std::move(patterns), kPassName,
-            [](ChunkScanVarlenOp op) {
-              return mlir::ssd::detail::whyNotReadyToLower(op, kPassName);
-            },
+            getOperation(),
+            LowerToLoops(SSDLowerToLoopsOptions{serialPTile, vectorWidth}),
             numSerialLowered, numChunkedLowered)))
       signalPassFailure();
   }
@@ -119,5 +116,6 @@ int64_t mlir::ssd::hostF32VectorWidth() {
 
 void mlir::ssd::populateSSDToLoopsPatterns(
     RewritePatternSet &patterns, const SSDLowerToLoopsOptions &options) {
-  patterns.add<LowerChunkScanVarlen>(patterns.getContext(), options);
+  patterns.add<mlir::ssd::detail::LowerScanPattern<LowerToLoops>>(
+      patterns.getContext(), LowerToLoops(options));
 }

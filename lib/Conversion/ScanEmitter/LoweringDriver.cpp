@@ -2,7 +2,6 @@
 
 #include "ScanEmitter/LoweringDriver.h"
 
-#include "mlir/Transforms/WalkPatternRewriteDriver.h"
 #include "ssd/Transforms/FormSelection.h"
 
 using namespace mlir;
@@ -25,34 +24,33 @@ ScanConfigAttr mlir::ssd::detail::configOf(ChunkScanVarlenOp op) {
     return config;
   // A hand-pinned op: the plan its form and chunk size name, no mixing.
   return ScanConfigAttr::get(op.getContext(), *op.getForm(),
-                             op.getChunkSize().value_or(kChunkSizeDefault),
-                             std::nullopt, std::nullopt, std::nullopt,
-                             std::nullopt, std::nullopt, std::nullopt);
+                             op.getChunkSize().value_or(kChunkSizeDefault));
 }
 
 int64_t mlir::ssd::detail::chunkSizeOf(ChunkScanVarlenOp op) {
   return configOf(op).getChunkSize();
 }
 
-LogicalResult mlir::ssd::detail::lowerScanOps(
-    Operation *root, RewritePatternSet &&patterns, llvm::StringRef passName,
-    llvm::function_ref<std::optional<std::string>(ChunkScanVarlenOp)>
-        whyNotLowered,
-    Pass::Statistic &numSerial, Pass::Statistic &numChunked) {
+LogicalResult mlir::ssd::detail::lowerScanOps(Operation *root,
+                                              LowerScanFn lower,
+                                              Pass::Statistic &numSerial,
+                                              Pass::Statistic &numChunked) {
+  SmallVector<ChunkScanVarlenOp> ops;
+  root->walk([&](ChunkScanVarlenOp op) { ops.push_back(op); });
   int64_t serial = 0, chunked = 0;
-  root->walk([&](ChunkScanVarlenOp op) {
-    if (op.getFormAttr() || op.getConfigAttr())
-      ++(configOf(op).getForm() == Form::serial ? serial : chunked);
-  });
-
-  walkAndApplyPatterns(root, std::move(patterns));
-
   bool failedAny = false;
-  root->walk([&](ChunkScanVarlenOp op) {
-    failedAny = true;
-    op.emitError(
-        whyNotLowered(op).value_or((passName + ": op was not lowered").str()));
-  });
+  IRRewriter rewriter(root->getContext());
+  for (ChunkScanVarlenOp op : ops) {
+    bool hasForm = op.getFormAttr() || op.getConfigAttr();
+    bool isSerial = hasForm && configOf(op).getForm() == Form::serial;
+    rewriter.setInsertionPoint(op);
+    if (std::optional<std::string> reason = lower(rewriter, op)) {
+      op.emitError(*reason);
+      failedAny = true;
+      continue;
+    }
+    ++(isSerial ? serial : chunked);
+  }
   if (failedAny)
     return failure();
   numSerial += serial;

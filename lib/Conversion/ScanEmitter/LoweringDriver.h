@@ -1,9 +1,10 @@
 //===- LoweringDriver.h - what both lowering passes do around a pattern ---===//
 //
-// ssd-lower-to-loops and ssd-lower-to-gpu differ in their pattern and the
-// reasons it can refuse an op; the rest (the preconditions every lowering
-// shares, the chunk size an op runs with, applying the pattern, reporting
-// every op left behind, counting what was lowered) is here, once.
+// ssd-lower-to-loops and ssd-lower-to-gpu differ in how they replace an op
+// and the reasons they can refuse one; the rest (the preconditions every
+// lowering shares, the chunk size an op runs with, lowering each op once,
+// reporting every op refused, counting what was lowered, the pattern form
+// for other drivers) is here, once.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,16 +36,35 @@ ScanConfigAttr configOf(ChunkScanVarlenOp op);
 /// The chunk size of configOf(op).
 int64_t chunkSizeOf(ChunkScanVarlenOp op);
 
-/// Applies `patterns` to every ssd.chunk_scan_varlen op under `root` (walk
-/// driver), then reports each op still there with `whyNotLowered(op)` as
-/// its error (or "PASSNAME: op was not lowered"). Failure when any op is
-/// left; else adds the ops lowered, by form, to the pass's statistics.
-LogicalResult
-lowerScanOps(Operation *root, RewritePatternSet &&patterns,
-             llvm::StringRef passName,
-             llvm::function_ref<std::optional<std::string>(ChunkScanVarlenOp)>
-                 whyNotLowered,
-             Pass::Statistic &numSerial, Pass::Statistic &numChunked);
+/// How a lowering replaces one op: nothing on success (the op erased), else
+/// the one-line reason it cannot, with the IR unchanged.
+using LowerScanFn = llvm::function_ref<std::optional<std::string>(
+    RewriterBase &, ChunkScanVarlenOp)>;
+
+/// Lowers every ssd.chunk_scan_varlen op under `root` with `lower`, each
+/// once, reporting each op it refuses with its reason as the error. Failure
+/// when any op is left; else adds the ops lowered, by form, to the pass's
+/// statistics.
+LogicalResult lowerScanOps(Operation *root, LowerScanFn lower,
+                           Pass::Statistic &numSerial,
+                           Pass::Statistic &numChunked);
+
+/// The pattern form of `lower`, for hosts that run their own driver: the
+/// refusal's reason goes to the driver's match-failure listener.
+template <typename LowerFn>
+struct LowerScanPattern : public OpRewritePattern<ChunkScanVarlenOp> {
+  LowerScanPattern(MLIRContext *ctx, LowerFn lower)
+      : OpRewritePattern(ctx), lower(std::move(lower)) {}
+
+  LogicalResult matchAndRewrite(ChunkScanVarlenOp op,
+                                PatternRewriter &rewriter) const override {
+    if (std::optional<std::string> reason = lower(rewriter, op))
+      return rewriter.notifyMatchFailure(op, *reason);
+    return success();
+  }
+
+  LowerFn lower;
+};
 
 } // namespace detail
 } // namespace ssd

@@ -35,7 +35,7 @@ struct SSDAttachGPUEmulatorTargetPass
 
   LogicalResult initialize(MLIRContext *context) override {
     return ssd::checkOptionRanges(context, "ssd-attach-gpu-emulator-target",
-                                  {{"O", optLevel, 0, ssd::kGPUOptLevelMax}});
+                                  {{"O", optLevel, ssd::kGPUOptLevelRange}});
   }
 
   void runOnOperation() override {

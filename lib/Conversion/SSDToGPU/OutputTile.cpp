@@ -1,0 +1,764 @@
+//===- OutputTile.cpp - y for some rows of a chunk and one head -----------===//
+//
+// The output tile, built by the output kernel's blocks (launch 3) and, with
+// the fused output, by the chunk kernel's state blocks: y = (C S_prevᵀ)
+// scaled by exp(cum_i) per row, plus W X with W[i, j] = G[i, j]
+// exp(cum_i - cum_j) d_j (j <= i), plus D x; one accumulator tile on tensor
+// cores, stored from the fragments in pairs (storeOutputRows says why).
+//
+//===----------------------------------------------------------------------===//
+
+#include "ChunkedKernels.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace mlir::ssd;
+using namespace mlir::ssd::detail;
+using namespace mlir::ssd::detail::ir;
+
+OutputTileBuilder::OutputTileLayout
+OutputTileBuilder::outputKernelLayout() const {
+  const OutputRoleShared &sh = plan.outputShared;
+  OutputTileLayout l;
+  l.warps = plan.outputWarps;
+  l.aHigh = sh.aHigh;
+  l.aLow = sh.aLow;
+  l.bHigh = sh.bHigh;
+  l.bLow = sh.bLow;
+  l.rowHi = sh.rowHi;
+  l.rowLo = sh.rowLo;
+  l.rowDecay = sh.rowDecay;
+  return l;
+}
+
+OutputTileBuilder::OutputTileLayout
+OutputTileBuilder::fusedOutputLayout() const {
+  const ChunkRoleShared &sh = plan.chunkShared;
+  OutputTileLayout l;
+  l.threads = kChunkThreads;
+  l.rows = plan.outputRows;
+  l.warps = plan.fusedOutputWarps;
+  l.aHigh = sh.outA;
+  l.inBlock = true;
+  l.cumHi = sh.cumHi;
+  l.cumLo = sh.cumLo;
+  l.dt = sh.dt;
+  l.rowDecay = sh.rowDecay;
+  l.tokenSlots = sh.tokenSlots;
+  l.sPrev = sh.sPrev;
+  return l;
+}
+
+// y for `layout.rows` rows of a chunk, from row i0, and one head: the
+// inter-chunk term, scaled per row, plus the intra-chunk term, plus D x.
+void OutputTileBuilder::emitOutputTile(ImplicitLocOpBuilder &b,
+                                       const HeadTeam &team,
+                                       const OutputTileLayout &layout,
+                                       Value chunk, const ChunkLocation &c,
+                                       Value i0) {
+  OutputTile ot = beginOutputTile(b, team, layout, chunk, c, i0);
+  SmallVector<Value> acc(ot.tile.accumulators(), f32(b, 0.0));
+  addInterChunkTerm(b, ot, acc);
+  scaleByRowDecay(b, ot, acc);
+  addIntraChunkTerm(b, ot, acc);
+  storeOutputRows(b, ot, acc);
+}
+
+/// The tile's position, its rows' cum and exp(cum), and its warps.
+OutputTileBuilder::OutputTile OutputTileBuilder::beginOutputTile(
+    ImplicitLocOpBuilder &b, const HeadTeam &team,
+    const OutputTileLayout &layout, Value chunk, const ChunkLocation &c,
+    Value i0) {
+  const KernelContext &k = team.k;
+  Value head = team.head;
+  const int64_t threads = layout.threads, rows = layout.rows;
+  Type f32t = b.getF32Type();
+  Value tid = k.thread.x, lane = remu(b, tid, 32);
+  Value group = groupOf(b, team);
+  Value lastToken = sub(b, add(b, c.first, c.len), idx(b, 1));
+  Value rowsEnd = minu(b, add(b, i0, rows), c.len);
+
+  // Row r's cum (hi, lo) and exp(cum) (zeros past the chunk): staged per
+  // tile from the workspace, or read from the chunk's arrays.
+  Value rowHi, rowLo, rowDecay;
+  Value rowBase = idx(b, 0);
+  if (layout.inBlock) {
+    rowHi = sharedView(b, k, layout.cumHi, {layout.tokenSlots}, f32t);
+    rowLo = sharedView(b, k, layout.cumLo, {layout.tokenSlots}, f32t);
+    rowDecay = sharedView(b, k, layout.rowDecay, {layout.tokenSlots}, f32t);
+    rowBase = i0;
+  } else {
+    rowHi = sharedView(b, k, layout.rowHi, {rows}, f32t);
+    rowLo = sharedView(b, k, layout.rowLo, {rows}, f32t);
+    rowDecay = sharedView(b, k, layout.rowDecay, {rows}, f32t);
+    for (int64_t base = 0; base < rows; base += threads) {
+      Value r = add(b, tid, base);
+      e.ifThen(b, ult(b, r, rows), [&](ImplicitLocOpBuilder &b) {
+        Value i = add(b, i0, r);
+        SmallVector<Value> cum =
+            ifValues(b, ult(b, i, c.len), [&](ImplicitLocOpBuilder &b) {
+              Value h = load(b, cumHi, {chunk, head, i});
+              Value l = load(b, cumLo, {chunk, head, i});
+              return SmallVector<Value>{h, l, e.decay(b, faddExact(b, h, l))};
+            });
+        store(b, cum[0], rowHi, {r});
+        store(b, cum[1], rowLo, {r});
+        store(b, cum[2], rowDecay, {r});
+      });
+    }
+    gpu::BarrierOp::create(b);
+  }
+
+  MmaLane mmaLaneInfo = mmaLane(b, lane);
+  // wgmma: warpgroup w computes rows [64 w, 64 w + 64) of the pass.
+  WarpTile tile =
+      outputByWgmma(layout)
+          ? warpgroupTile(b, divu(b, tid, 32), mul(b, divu(b, tid, 128), 64),
+                          idx(b, 0), plan.paddedP)
+          : warpTile(b, layout.warps, rows, plan.paddedP, divu(b, tid, 32));
+  return OutputTile{team,    layout,  chunk,  c,      i0,          tid,
+                    lane,    group,   lastToken, rowsEnd, rowHi,  rowLo,
+                    rowDecay, rowBase, mmaLaneInfo, tile};
+}
+
+Value OutputTileBuilder::rowValue(ImplicitLocOpBuilder &b,
+                                      const OutputTile &ot, Value array,
+                                      Value r) {
+  return load(b, array, {add(b, ot.rowBase, r)});
+}
+
+/// Inter-chunk term: acc[i, p] = sum_n C[i, n] S_prev[p, n]; A = C stored
+/// [i][n], B = S_prev stored [p][n]: staged per k-step, or the block's
+/// resident tile, read at the step's columns.
+void OutputTileBuilder::addInterChunkTerm(ImplicitLocOpBuilder &b,
+                                              const OutputTile &ot,
+                                              SmallVector<Value> &acc) {
+  const KernelContext &k = ot.team.k;
+  const OutputTileLayout &layout = ot.layout;
+  const int64_t threads = layout.threads, rows = layout.rows;
+  const ChunkLocation &c = ot.c;
+  Value chunk = ot.chunk, head = ot.team.head, i0 = ot.i0, tid = ot.tid,
+        group = ot.group;
+  const MmaLane &mmaLaneInfo = ot.mmaLaneInfo;
+  const WarpTile &tile = ot.tile;
+  const bool wgmma = outputByWgmma(layout);
+  // Paired heads (the same rows of the same chunk): the block stages the C
+  // rows once, into the first head's copy of the layout.
+  const bool sharedC = layout.inBlock && k.team;
+  KernelContext cContext = sharedC ? wholeBlock(b, k) : k;
+  Value cTid = sharedC ? cContext.thread.x : tid;
+  const int64_t cThreads = sharedC ? plan.chunkThreads : threads;
+  MmaOperand cs = operand(b, cContext, layout.aHigh, layout.aLow, rows, kStep,
+                          false, wgmma ? ot.team.tiles->shift : Value());
+  MmaOperand ps;
+  if (layout.inBlock) {
+    ps.high = prevStateTile(b, ot.team);
+  } else {
+    ps = operand(b, k, layout.bHigh, layout.bLow, plan.paddedP, kStep, false);
+  }
+  const bool rawC = copiesRaw(e.C, x.dstate);
+  const bool rawPrev = x.dstate % 8 == 0;
+  auto fetch = [&](ImplicitLocOpBuilder &b, Value step,
+                   Value stage) -> SmallVector<Value> {
+    SmallVector<Value> values;
+    Value n0 = mul(b, step, kStep);
+    SwizzledTile cStage = cs.high.stage(b, stage);
+    forEachChunk(
+        b, cTid, cThreads, rows, kStep,
+        [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value n) {
+          fetchStateOperand(b, e.C, rawC, c, group, add(b, i0, r),
+                            add(b, n0, n), cStage, r, n, values);
+        },
+        &values);
+    if (layout.inBlock)
+      return values;
+    MmaOperand pStage = atStage(b, ps, stage);
+    forEachChunk(
+        b, tid, threads, plan.paddedP, kStep,
+        [&](ImplicitLocOpBuilder &b, int64_t, Value p, Value n) {
+          Value col = add(b, n0, n);
+          Value valid = both(b, ult(b, p, x.headDim), ult(b, col, x.dstate));
+          Value pc = minu(b, p, idx(b, x.headDim - 1));
+          SmallVector<Value> at{chunk, head, pc, col};
+          for (auto [source, t] : {std::pair{prevHigh, pStage.high},
+                                   std::pair{prevLow, pStage.low}}) {
+            if (!source)
+              continue;
+            if (rawPrev)
+              llvm::append_range(values,
+                                 fetchRaw(b, source, at, valid, t, p, n));
+            else
+              values.push_back(loadEight(b, source, at, x.dstate, valid));
+          }
+        },
+        &values);
+    return values;
+  };
+  auto deposit = [&](ImplicitLocOpBuilder &b, ValueRange values, Value,
+                     Value stage) {
+    size_t next = 0;
+    MmaOperand cStage = atStage(b, cs, stage);
+    forEachChunk(b, cTid, cThreads, rows, kStep,
+                 [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value n) {
+                   if (!rawC)
+                     depositConverted(b, values[next++], cStage, r, n);
+                   else if (!async)
+                     depositRaw(b, values.slice(next++, 1), cStage.high, r, n);
+                 });
+    if (layout.inBlock)
+      return;
+    MmaOperand pStage = atStage(b, ps, stage);
+    forEachChunk(b, tid, threads, plan.paddedP, kStep,
+                 [&](ImplicitLocOpBuilder &b, int64_t, Value p, Value n) {
+                   for (auto [source, t] : {std::pair{prevHigh, pStage.high},
+                                            std::pair{prevLow, pStage.low}}) {
+                     if (!source)
+                       continue;
+                     if (!rawPrev)
+                       t.storeChunk(
+                           b, p, n,
+                           toMmaElement(b, values[next++], plan.element));
+                     else if (!async)
+                       depositRaw(b, values.slice(next++, 1), t, p, n);
+                   }
+                 });
+  };
+  // wgmma: the warpgroup's 64 rows of the C stage (K-major, two k16 per
+  // row) by S_prev's panel of the step's columns (K-major, 128-byte rows:
+  // the step's 32 columns start 64 bytes in for odd steps).
+  auto wgmmaStep = [&](ImplicitLocOpBuilder &b, Value step, Value stage,
+                       ValueRange acc) {
+    Value groupRow = mul(b, divu(b, tid, 128), 64);
+    Value panel = divu(b, step, kPanelCols / kStep);
+    Value prevAddress = arith::AddIOp::create(
+        b, headTiles(b, ot.team).address(b, layout.sPrev),
+        arith::IndexCastUIOp::create(
+            b, b.getI64Type(),
+            mul(b, remu(b, step, kPanelCols / kStep), 2 * kStep)));
+    SmallVector<WgmmaProduct> products;
+    for (int64_t kByte = 0; kByte < 2 * kStep; kByte += 32)
+      products.push_back({wgmmaDescriptor(b, cs.high.stage(b, stage),
+                                          ot.team.tiles->address(b, layout.aHigh),
+                                          groupRow, kByte),
+                          wgmmaDescriptor(b, ps.high, prevAddress,
+                                          mul(b, panel, plan.paddedP), kByte)});
+    return warpgroupMatmul(b, plan.paddedP, products, WgmmaMajor::K,
+                           WgmmaMajor::K, plan.element, acc);
+  };
+  acc = pipelinedReduction(
+      b, idx(b, plan.reductionN / kStep), acc, fetch, deposit,
+      [&](ImplicitLocOpBuilder &b, Value step, Value stage,
+          ValueRange acc) -> SmallVector<Value> {
+        if (wgmma)
+          return wgmmaStep(b, step, stage, acc);
+        if (layout.inBlock)
+          return warpStep(b, mmaLaneInfo, tile, cs, ps, stage, acc,
+                          /*bStaged=*/false, mul(b, step, kStep));
+        return warpStep(b, mmaLaneInfo, tile, cs, ps, stage, acc);
+      },
+      /*asyncProxyReads=*/wgmma);
+}
+
+/// exp(cum_i) per row: the state enters row i decayed by the whole
+/// prefix of the chunk up to i.
+/// One load per row the lane holds (2 per 16-row mma tile), not per
+/// accumulator.
+void OutputTileBuilder::scaleByRowDecay(ImplicitLocOpBuilder &b,
+                                            const OutputTile &ot,
+                                            SmallVector<Value> &acc) {
+  Value rowDecay = ot.rowDecay;
+  const MmaLane &mmaLaneInfo = ot.mmaLaneInfo;
+  const WarpTile &tile = ot.tile;
+  llvm::DenseMap<int64_t, Value> decayOfRow;
+  forEachAccumulator(b, mmaLaneInfo, tile,
+                     [&](ImplicitLocOpBuilder &b, Value row, Value, int64_t i) {
+                       int64_t rowKey = i / (4 * tile.nTiles) * 2 + i % 4 / 2;
+                       Value &decay = decayOfRow[rowKey];
+                       if (!decay)
+                         decay = rowValue(b, ot, rowDecay, row);
+                       acc[i] = fmul(b, acc[i], decay);
+                     });
+}
+
+/// Intra-chunk term: acc[i, p] += sum_{j <= i} W[i, j] x[j, p]; A = W
+/// stored [i][j], B = x stored [j][p] (rows along k).
+// W pieces of kWCols columns: warp w fills rows [w R, (w + 1) R)
+// (R = rows per warp), lane l column piece l % 8 of rows w R + l / 8 + 4 m.
+// So each thread loads one set of column data (cum hi, lo and d: one
+// 16-byte load each, the quarter-warp reading 128 contiguous bytes), keeps
+// its rows' cum in registers, its rows lie in one band of the mma warps'
+// rows (skipped together, below), and a store instruction writes 4
+// consecutive rows (no conflicts in the swizzled tile).
+//
+// Paired heads (the same rows of the same chunk in both teams): team t
+// builds rows [R t, R (t + 1)) (R = rows / 2) of the pass's W for both
+// heads, each from its head's cum and d in that head's copy of the layout,
+// so that each C·Bᵀ piece leaves L2 once per pair.
+OutputTileBuilder::WPieces
+OutputTileBuilder::placeWPieces(ImplicitLocOpBuilder &b, const OutputTile &ot,
+                                const MmaOperand &ws) {
+  const KernelContext &k = ot.team.k;
+  const OutputTileLayout &layout = ot.layout;
+  const int64_t threads = layout.threads, rows = layout.rows;
+  const bool wgmma = outputByWgmma(layout);
+  WPieces w;
+  w.heads = layout.inBlock && k.team ? plan.headsPerBlock : 1;
+  const int64_t rowsPerWarp = rows / w.heads / (threads / 32);
+  const int64_t rowsPerStore = 32 / kWPiecesPerRow;
+  const int64_t wPerThread = rowsPerWarp / rowsPerStore;
+  assert(wPerThread >= 1 && rowsPerWarp % rowsPerStore == 0 &&
+         "whole W pieces per thread");
+  Value tid = ot.tid;
+  w.col = mul(b, remu(b, tid, kWPiecesPerRow), kWCols);
+  w.row = add(b, mul(b, divu(b, tid, 32), rowsPerWarp),
+              divu(b, remu(b, tid, 32), kWPiecesPerRow));
+  if (w.heads > 1)
+    w.row = add(b, w.row, mul(b, k.team, rows / w.heads));
+  // Where head h's W stage, cum and d are: the team's own views, or with
+  // paired heads copy h of the layout (constant offsets in the arena).
+  w.arena = w.heads > 1 ? wholeBlock(b, k) : k;
+  for (int64_t h = 0; h < w.heads; ++h)
+    w.stageOfHead.push_back(
+        w.heads > 1 ? operand(b, w.arena, w.copyOf(h, layout.aHigh, plan),
+                              layout.aLow, rows, kStep, false,
+                              ot.team.tiles->shift)
+                    : ws);
+  // Whether the warps owning tile row r multiply the step from column j0:
+  // the same test as their causal skip (addIntraChunkTerm), so W pieces
+  // nobody reads are neither computed nor stored.
+  w.band = wgmma ? kRowTile : 16 * ot.tile.mTiles;
+  // A thread's rows all in one band: one test skips its whole share.
+  w.bandPerThread = w.band % rowsPerWarp == 0;
+  for (int64_t m = 0; m < wPerThread; ++m)
+    w.rows.push_back(m * rowsPerStore);
+  // C Bᵀ pieces as stored (f32 or the mma element), widened when used.
+  w.cbElement = cast<MemRefType>(cb.getType()).getElementType();
+  // The cum of each W row this thread fills, loaded once for all steps;
+  // or, in the fused chunk kernel's 128-row passes (4 rows a thread) on
+  // mma.sync, read again each step: 8 registers it needs to stay at two
+  // blocks per SM, for about 6% more shared-memory wavefronts. On wgmma
+  // the kernel has them (120 registers with, 118 without; with paired
+  // heads, two rows of each of two heads, 128 and no spills).
+  w.reloadRowCum = layout.inBlock && wPerThread > 2 && !wgmma;
+  if (!w.reloadRowCum)
+    for (int64_t h = 0; h < w.heads; ++h)
+      for (int64_t dr : w.rows)
+        w.rowCum.push_back(rowCum(b, ot, w, add(b, w.row, dr), h));
+  return w;
+}
+
+std::pair<Value, Value> OutputTileBuilder::rowCum(ImplicitLocOpBuilder &b,
+                                                  const OutputTile &ot,
+                                                  const WPieces &w, Value r,
+                                                  int64_t h) {
+  if (w.heads == 1)
+    return {rowValue(b, ot, ot.rowHi, r), rowValue(b, ot, ot.rowLo, r)};
+  auto at = [&](int64_t offset) {
+    return load(b,
+                sharedView(b, w.arena, w.copyOf(h, offset, plan),
+                           {ot.layout.tokenSlots}, b.getF32Type()),
+                {add(b, ot.rowBase, r)});
+  };
+  return {at(ot.layout.cumHi), at(ot.layout.cumLo)};
+}
+
+Value OutputTileBuilder::readByItsWarps(ImplicitLocOpBuilder &b,
+                                        const OutputTile &ot,
+                                        const WPieces &w, Value r, Value j0) {
+  Value bandLast = add(b, mul(b, divu(b, r, w.band), w.band), w.band - 1);
+  return ule(b, j0, add(b, ot.i0, bandLast));
+}
+
+/// cum (hi, lo) and d of the columns jb.. of head h (zeros past the chunk,
+/// never used).
+SmallVector<Value> OutputTileBuilder::columnValues(ImplicitLocOpBuilder &b,
+                                                   const OutputTile &ot,
+                                                   const WPieces &w, Value jb,
+                                                   int64_t h) {
+  const OutputTileLayout &layout = ot.layout;
+  auto f32xW = VectorType::get({kWCols}, b.getF32Type());
+  return ifValues(b, ult(b, jb, ot.c.len), [&](ImplicitLocOpBuilder &b) {
+    SmallVector<Value> v;
+    if (layout.inBlock) {
+      for (int64_t offset : {layout.cumHi, layout.cumLo, layout.dt})
+        v.push_back(vectorLoad(b, f32xW,
+                               sharedView(b, w.arena, w.copyOf(h, offset, plan),
+                                          {layout.tokenSlots}, b.getF32Type()),
+                               {jb}, 4 * kWCols));
+      return v;
+    }
+    for (Value source : {cumHi, cumLo, dts})
+      v.push_back(vectorLoad(b, f32xW, source, {ot.chunk, ot.team.head, jb},
+                             4 * kWCols));
+    return v;
+  });
+}
+
+/// The step's C Bᵀ pieces of the thread's W rows (from column j0).
+SmallVector<Value> OutputTileBuilder::fetchWPieces(ImplicitLocOpBuilder &b,
+                                                   const OutputTile &ot,
+                                                   const WPieces &w, Value j0) {
+  const ChunkLocation &c = ot.c;
+  Value jb = add(b, j0, w.col);
+  auto cbPiece = VectorType::get({kWCols}, w.cbElement);
+  const int64_t cbBytes = w.cbElement.getIntOrFloatBitWidth() / 8;
+  SmallVector<Value> values;
+  for (int64_t dr : w.rows) {
+    Value i = add(b, add(b, ot.i0, w.row), dr);
+    Value any = both(b, both(b, ult(b, i, c.len), ule(b, jb, i)),
+                     readByItsWarps(b, ot, w, add(b, w.row, dr), j0));
+    Value row = minu(b, i, sub(b, c.len, idx(b, 1)));
+    values.push_back(
+        ifValues(b, any, [&](ImplicitLocOpBuilder &b) {
+          return SmallVector<Value>{
+              vectorLoad(b, cbPiece, cb,
+                         {cbSlotOf(b, ot.chunk), ot.group, row, jb},
+                         cbBytes * kWCols)};
+        }).front());
+  }
+  return values;
+}
+
+/// The step's W pieces of head h (columns from jb = j0 + the thread's
+/// column) from the thread's C Bᵀ `pieces`: W[i, j] =
+/// G[i, j] exp(cum_i - cum_j) d_j for j <= i, else 0, stored to the stage.
+void OutputTileBuilder::storeWPieces(ImplicitLocOpBuilder &b,
+                                     const OutputTile &ot, const WPieces &w,
+                                     ValueRange pieces, Value stage, Value j0,
+                                     Value jb, int64_t h) {
+  Type f32t = b.getF32Type();
+  auto f32xW = VectorType::get({kWCols}, f32t);
+  MmaOperand wStage = atStage(b, w.stageOfHead[h], stage);
+  SmallVector<Value> column = columnValues(b, ot, w, jb, h);
+  for (auto [m, dr] : llvm::enumerate(w.rows)) {
+    Value r = add(b, w.row, dr);
+    Value i = add(b, ot.i0, r);
+    auto [hiI, loI] = w.reloadRowCum ? rowCum(b, ot, w, r, h)
+                                     : w.rowCum[h * w.rows.size() + m];
+    Value g = pieces[m];
+    if (w.cbElement != f32t)
+      g = arith::ExtFOp::create(b, f32xW, g);
+    Value read =
+        w.bandPerThread ? boolean(b, true) : readByItsWarps(b, ot, w, r, j0);
+    e.ifThen(b, read, [&, hiI = hiI, loI = loI](ImplicitLocOpBuilder &b) {
+      SmallVector<Value> weights;
+      for (int64_t q = 0; q < kWCols; ++q) {
+        auto at = [&](Value v) {
+          return vector::ExtractOp::create(b, v, ArrayRef<int64_t>{q})
+              .getResult();
+        };
+        Value j = add(b, jb, q);
+        Value valid = both(b, ult(b, i, ot.c.len), ule(b, j, i));
+        Value weight = fmul(
+            b,
+            fmul(b, at(g),
+                 decayBetween(b, hiI, loI, at(column[0]), at(column[1]))),
+            at(column[2]));
+        weights.push_back(select(b, valid, weight, f32(b, 0.0)));
+      }
+      Value piece = vector::FromElementsOp::create(b, f32xW, weights);
+      auto storePiece = [&](const SwizzledTile &t, Value v) {
+        // A piece stays inside its 16-byte chunk, which the swizzle moves
+        // as a whole.
+        Value br = t.bufferRow(b, r);
+        vectorStore(b, v, t.buffer, {br, t.physicalColumn(b, br, w.col)},
+                    2 * kWCols);
+      };
+      storePiece(wStage.high, toMmaElement(b, piece, plan.element));
+      if (wStage.split())
+        storePiece(wStage.low, mmaLowPart(b, piece, plan.element));
+    });
+  }
+}
+
+/// Intra-chunk term: acc[i, p] += sum_{j <= i} W[i, j] x[j, p], W built per
+/// k-step from the C Bᵀ tiles (placeWPieces), on mma.sync or, in the fused
+/// output on wgmma, by the warpgroups.
+void OutputTileBuilder::addIntraChunkTerm(ImplicitLocOpBuilder &b,
+                                          const OutputTile &ot,
+                                          SmallVector<Value> &acc) {
+  const KernelContext &k = ot.team.k;
+  const OutputTileLayout &layout = ot.layout;
+  const int64_t threads = layout.threads, rows = layout.rows;
+  const ChunkLocation &c = ot.c;
+  Value head = ot.team.head, i0 = ot.i0, tid = ot.tid,
+        lastToken = ot.lastToken, rowsEnd = ot.rowsEnd;
+  const WarpTile &tile = ot.tile;
+  const bool wgmma = outputByWgmma(layout);
+  MmaOperand ws = operand(b, k, layout.aHigh, layout.aLow, rows, kStep, false,
+                          wgmma ? ot.team.tiles->shift : Value());
+  // B = x: staged per k-step, or the chunk's resident tile (fused), read
+  // from the step's rows.
+  MmaOperand xs;
+  if (layout.inBlock) {
+    xs.high = residentXTile(b, ot.team);
+    xs.kRows = true;
+  } else {
+    xs = operand(b, k, layout.bHigh, layout.bLow, kStep, plan.paddedP, true);
+  }
+  const bool rawX = copiesRaw(e.x, x.headDim);
+  WPieces w = placeWPieces(b, ot, ws);
+
+  auto fetch = [&](ImplicitLocOpBuilder &b, Value step,
+                   Value stage) -> SmallVector<Value> {
+    Value j0 = mul(b, step, kStep);
+    SmallVector<Value> values = fetchWPieces(b, ot, w, j0);
+    if (layout.inBlock)
+      return values;
+    SwizzledTile xStage = xs.high.stage(b, stage);
+    forEachChunk(
+        b, tid, threads, kStep, plan.paddedP,
+        [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value p) {
+          Value jj = add(b, j0, r);
+          Value valid = both(b, ult(b, jj, rowsEnd), ult(b, p, x.headDim));
+          Value t = minu(b, add(b, c.first, jj), lastToken);
+          if (rawX)
+            llvm::append_range(
+                values, fetchRaw(b, e.x, {t, head, p}, valid, xStage, r, p));
+          else
+            values.push_back(loadEight(b, e.x, {t, head, p}, x.headDim, valid));
+        },
+        &values);
+    return values;
+  };
+  auto deposit = [&](ImplicitLocOpBuilder &b, ValueRange values, Value step,
+                     Value stage) {
+    Value j0 = mul(b, step, kStep);
+    Value jb = add(b, j0, w.col);
+    ValueRange pieces = values.take_front(w.rows.size());
+    size_t next = w.rows.size();
+    auto buildPieces = [&](ImplicitLocOpBuilder &b) {
+      for (int64_t h = 0; h < w.heads; ++h)
+        storeWPieces(b, ot, w, pieces, stage, j0, jb, h);
+    };
+    if (w.bandPerThread)
+      e.ifThen(b, readByItsWarps(b, ot, w, w.row, j0), buildPieces);
+    else
+      buildPieces(b);
+    if (layout.inBlock)
+      return;
+    MmaOperand xStage = atStage(b, xs, stage);
+    forEachChunk(b, tid, threads, kStep, plan.paddedP,
+                 [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value p) {
+                   if (!rawX)
+                     depositConverted(b, values[next++], xStage, r, p);
+                   else if (!async)
+                     depositRaw(b, values.slice(next++, 1), xStage.high, r, p);
+                 });
+  };
+  // wgmma: the warpgroup's 64 rows of the W stage (K-major) by the
+  // resident x's rows of the step (N-major, k16 16 rows apart); a
+  // warpgroup whose rows all lie before the step's first column skips it,
+  // all four warps together.
+  auto wgmmaStep = [&](ImplicitLocOpBuilder &b, Value step, Value stage,
+                       ValueRange acc) {
+    Value groupRow = mul(b, divu(b, tid, 128), kRowTile);
+    Value lastRow = add(b, add(b, i0, groupRow), kRowTile - 1);
+    return ifValuesElse(
+        b, ule(b, mul(b, step, kStep), lastRow), acc,
+        [&](ImplicitLocOpBuilder &b) {
+          SmallVector<WgmmaProduct> products;
+          for (int64_t k16 = 0; k16 < kStep; k16 += 16)
+            products.push_back(
+                {wgmmaDescriptor(b, ws.high.stage(b, stage),
+                                 headTiles(b, ot.team).address(b, layout.aHigh),
+                                 groupRow, 2 * k16),
+                 wgmmaDescriptor(b, xs.high,
+                                 headTiles(b, ot.team)
+                                     .address(b, plan.chunkShared.xResident),
+                                 add(b, mul(b, step, kStep), k16), 0)});
+          return warpgroupMatmul(b, plan.paddedP, products, WgmmaMajor::K,
+                                 WgmmaMajor::MN, plan.element, acc);
+        });
+  };
+  acc = pipelinedReduction(
+      b, ceilDiv(b, rowsEnd, kStep), acc, fetch, deposit,
+      [&](ImplicitLocOpBuilder &b, Value step, Value stage,
+          ValueRange acc) -> SmallVector<Value> {
+        if (wgmma)
+          return wgmmaStep(b, step, stage, acc);
+        // A warp whose rows all lie before the step's first column has
+        // only zeros of W there (j > i): it skips the step.
+        WarpTile causal = tile;
+        Value lastRow = add(b, add(b, i0, tile.mBase), 16 * tile.mTiles - 1);
+        causal.active =
+            both(b, tile.active, ule(b, mul(b, step, kStep), lastRow));
+        if (layout.inBlock)
+          return warpStep(b, ot.mmaLaneInfo, causal, ws, xs, stage, acc,
+                          /*bStaged=*/false, mul(b, step, kStep));
+        return warpStep(b, ot.mmaLaneInfo, causal, ws, xs, stage, acc);
+      },
+      /*asyncProxyReads=*/wgmma);
+}
+
+/// y = acc + D x, rounded once to the model type, stored straight from
+/// the fragments: a lane's two adjacent columns as one pair (4 bytes for
+/// 16-bit models). Staging the tile through shared memory for whole
+/// 16-byte rows cost as many shared-memory wavefronts as a fifth of the
+/// block's mma operand loads; the pairs' partial sectors merge in L2.
+/// D x reads the pair from the resident x tile when the block has one
+/// (the 8 rows of a fragment sit in 8 bank groups: no conflicts), else
+/// from x in global memory. The fused output's warp tiles of 16-bit
+/// models (an even number of 8-column n-tiles) store whole sectors
+/// instead (storeOutputQuads).
+void OutputTileBuilder::storeOutputRows(ImplicitLocOpBuilder &b,
+                                            const OutputTile &ot,
+                                            ValueRange acc) {
+  const ChunkLocation &c = ot.c;
+  Value head = ot.team.head, i0 = ot.i0;
+  const MmaLane &mmaLaneInfo = ot.mmaLaneInfo;
+  const WarpTile &tile = ot.tile;
+  Value dSkip = e.D ? e.loadF32(b, e.D, {head}) : Value();
+  std::optional<SwizzledTile> xResident;
+  if (ot.layout.inBlock)
+    xResident = residentXTile(b, ot.team);
+  Type yElement = cast<MemRefType>(e.y.getType()).getElementType();
+  if (xResident && tile.nTiles % 2 == 0 && x.headDim % 16 == 0 &&
+      yElement.getIntOrFloatBitWidth() == 16)
+    return storeOutputQuads(b, ot, acc, dSkip, *xResident);
+  e.ifThen(b, tile.active, [&](ImplicitLocOpBuilder &b) {
+    forEachAccumulatorPair(
+        b, mmaLaneInfo, tile, acc,
+        [&](ImplicitLocOpBuilder &b, Value i, Value p, Value v0, Value v1) {
+          Value row = add(b, i0, i);
+          e.ifThen(b, ult(b, row, c.len), [&](ImplicitLocOpBuilder &b) {
+            Value t = add(b, c.first, row);
+            Value y0 = v0, y1 = v1;
+            if (dSkip && xResident) {
+              auto [x0, x1] = residentXPair(b, *xResident, row, p);
+              y0 = fadd(b, y0, fmul(b, dSkip, x0));
+              y1 = fadd(b, y1, fmul(b, dSkip, x1));
+            } else if (dSkip) {
+              auto [x0, x1] = loadPair(b, e.x, {t, head, p}, x.headDim);
+              y0 = fadd(b, y0, fmul(b, dSkip, x0));
+              y1 = fadd(b, y1, fmul(b, dSkip, x1));
+            }
+            storePair(b, e.y, {t, head, p}, idx(b, x.headDim), y0, y1,
+                      x.headDim % 2 == 0);
+          });
+        });
+  });
+}
+
+/// The fused output's y for a warp tile of an even number of n-tiles, in
+/// whole 32-byte sectors, 16 columns (a pair of n-tiles) at a time. Lane q
+/// of a quad (one row) holds the pair at columns 2q of the pair's n-tile 0
+/// and 8 + 2q of its n-tile 1; after one xor shuffle
+/// between lanes q and q ^ 1, an even lane holds its own n-tile 0 pair and
+/// its partner's (columns 2q..2q+3) and an odd lane both n-tile 1 pairs
+/// (columns 8 + 2(q - 1)..), each stored as one 8-byte vector. One store
+/// instruction then writes 8 rows' 16 columns (8 full sectors), where the
+/// pairs took two instructions touching each of those sectors half.
+void OutputTileBuilder::storeOutputQuads(ImplicitLocOpBuilder &b,
+                                             const OutputTile &ot,
+                                             ValueRange acc, Value dSkip,
+                                             const SwizzledTile &xResident) {
+  const ChunkLocation &c = ot.c;
+  Value head = ot.team.head, i0 = ot.i0;
+  const MmaLane &lane = ot.mmaLaneInfo;
+  const WarpTile &tile = ot.tile;
+  Type yElement = cast<MemRefType>(e.y.getType()).getElementType();
+  Type i32t = b.getI32Type();
+  Value odd = eq(b, remu(b, lane.lane, 2), idx(b, 1));
+  // An even lane's 4 columns start at its own pair, an odd lane's 2
+  // columns before its own n-tile 1 pair.
+  Value column = add(b, tile.nBase,
+                     select(b, odd, add(b, lane.pair, idx(b, 6)), lane.pair));
+  e.ifThen(b, tile.active, [&](ImplicitLocOpBuilder &b) {
+    for (int64_t mi = 0; mi < tile.mTiles; ++mi) {
+      for (int64_t half = 0; half < 2; ++half) {
+        Value row = add(
+            b, i0, add(b, add(b, tile.mBase, lane.group), 16 * mi + 8 * half));
+        // Rows past the chunk are not stored; their x rows may not have
+        // been staged: D x reads the last row's instead.
+        Value xRow = minu(b, row, sub(b, c.len, idx(b, 1)));
+        // n-tiles 2 q and 2 q + 1: 16 columns, one 8-byte store a lane.
+        for (int64_t q = 0; q < tile.nTiles / 2; ++q) {
+          // This row's pair of each n-tile, with D x, rounded, as a word.
+          SmallVector<Value, 2> words;
+          for (int64_t ni = 2 * q; ni < 2 * q + 2; ++ni) {
+            int64_t a = (mi * tile.nTiles + ni) * 4 + 2 * half;
+            Value y0 = acc[a], y1 = acc[a + 1];
+            if (dSkip) {
+              Value col = add(b, add(b, tile.nBase, lane.pair), 8 * ni);
+              auto [x0, x1] = residentXPair(b, xResident, xRow, col);
+              y0 = fadd(b, y0, fmul(b, dSkip, x0));
+              y1 = fadd(b, y1, fmul(b, dSkip, x1));
+            }
+            Value pair = arith::TruncFOp::create(
+                b, VectorType::get({2}, yElement),
+                vector::FromElementsOp::create(
+                    b, VectorType::get({2}, b.getF32Type()),
+                    ValueRange{y0, y1}));
+            Value word =
+                vector::BitCastOp::create(b, VectorType::get({1}, i32t), pair);
+            words.push_back(
+                vector::ExtractOp::create(b, word, ArrayRef<int64_t>{0}));
+          }
+          // Even lanes send their n-tile 1 pair and keep n-tile 0; odd lanes
+          // the other way round.
+          Value received =
+              gpu::ShuffleOp::create(b, select(b, odd, words[0], words[1]), 1,
+                                     32, gpu::ShuffleMode::XOR)
+                  .getShuffleResult();
+          Value first = select(b, odd, received, words[0]);
+          Value second = select(b, odd, words[1], received);
+          Value four = vector::BitCastOp::create(
+              b, VectorType::get({4}, yElement),
+              vector::FromElementsOp::create(b, VectorType::get({2}, i32t),
+                                             ValueRange{first, second}));
+          e.ifThen(b, ult(b, row, c.len), [&](ImplicitLocOpBuilder &b) {
+            vectorStore(b, four, e.y,
+                        {add(b, c.first, row), head, add(b, column, 16 * q)},
+                        8);
+          });
+        }
+      }
+    }
+  });
+}
+
+/// The chunk's resident x tile of the fused chunk kernel ([tokenSlots x
+/// paddedP], the mma element): the dS steps fill it, the output reads it.
+SwizzledTile OutputTileBuilder::residentXTile(ImplicitLocOpBuilder &b,
+                                              const HeadTeam &team) {
+  const ChunkRoleShared &sh = plan.chunkShared;
+  return sharedTile(b, team.k, sh.xResident, sh.tokenSlots, plan.paddedP,
+                    mmaType, 1,
+                    plan.outputWgmma ? team.tiles->shift : Value());
+}
+
+SwizzledTile OutputTileBuilder::prevStateTile(ImplicitLocOpBuilder &b,
+                                              const HeadTeam &team) {
+  const ChunkRoleShared &sh = plan.chunkShared;
+  if (!plan.outputWgmma)
+    return sharedTile(b, team.k, sh.sPrev, plan.paddedP, plan.reductionN,
+                      mmaType);
+  return sharedTile(b, team.k, sh.sPrev,
+                    plan.reductionN / kPanelCols * plan.paddedP, kPanelCols,
+                    mmaType, 1, team.tiles->shift);
+}
+
+std::pair<Value, Value>
+OutputTileBuilder::prevStateAt(ImplicitLocOpBuilder &b, Value p, Value n) {
+  if (!plan.outputWgmma)
+    return {p, n};
+  return {add(b, mul(b, divu(b, n, kPanelCols), plan.paddedP), p),
+          remu(b, n, kPanelCols)};
+}
+
+/// x at (row, col) and (row, col + 1) of the resident tile, as f32; col is
+/// even, so the pair never straddles a swizzled 16-byte chunk.
+std::pair<Value, Value> OutputTileBuilder::residentXPair(
+    ImplicitLocOpBuilder &b, const SwizzledTile &tile, Value row, Value col) {
+  Value pair = arith::ExtFOp::create(
+      b, VectorType::get({2}, b.getF32Type()),
+      vectorLoad(b, VectorType::get({2}, mmaType), tile.buffer,
+                 {row, tile.physicalColumn(b, row, col)}, 4));
+  auto at = [&](int64_t q) {
+    return vector::ExtractOp::create(b, pair, ArrayRef<int64_t>{q}).getResult();
+  };
+  return {at(0), at(1)};
+}
