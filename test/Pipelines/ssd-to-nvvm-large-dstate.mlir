@@ -1,11 +1,11 @@
 // The serial GPU kernel at the op's largest dstate (2^20, SSDLimits.h
-// kMaxDState; issue 40: the kernel unrolled dstate, so this op took over
-// 100 s and gigabytes in --ssd-to-nvvm, 78 s at 65,536). Past 64 state
-// values a lane (dstate 512 at the default 4 rows a warp) the kernel walks
-// dstate in a loop of 256-column pieces: the same code whatever dstate is,
-// so the whole pipeline takes about two seconds here (the timeout leaves
-// room for a loaded machine and the sanitizer build), and ptxas assembles
-// both kernels without spills. The numbers:
+// kMaxDState; issue 40: the kernel unrolled dstate, so this op passed 12 GB
+// of memory within 74 s in --ssd-to-nvvm, and took 28 s at 65,536). Past 64
+// state values a lane (dstate 512 at the default 4 rows a warp) the kernel
+// walks dstate in a loop of 256-column pieces: the same code whatever
+// dstate is, so the whole pipeline takes a quarter of a second here (the
+// timeout leaves room for a loaded machine and the sanitizer build), and
+// ptxas assembles both kernels without spills. The numbers:
 // test/numeric/large-dstate.test.
 //
 // RUN: timeout 120 ssd-opt %s --ssd-to-nvvm -o %t.mlir
