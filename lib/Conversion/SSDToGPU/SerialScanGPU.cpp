@@ -259,7 +259,10 @@ private:
   /// The same for one piece: at 64 the piece loop's own values (piece
   /// bounds, y's running sum) made ptxas, keeping 128 registers, spill 4
   /// bytes in the contested writers' kernel on sm_90a; at 32 it uses 72 to
-  /// 80, none spilled.
+  /// 80, none spilled for bf16 models on sm_80 and sm_90a. (ptxas picks
+  /// its own register count: at 32 the f32 contested writers' kernel
+  /// spills 8 bytes on sm_80, at 16 the bf16 one 4 on sm_90a; the register
+  /// path's f32 one spills 4 on sm_80 at dstate 256.)
   static constexpr int64_t kPieceStateValues = 32;
 
   /// Column groups (32 V columns each) of one piece of the state.
