@@ -7,8 +7,9 @@
 //   warp w of block (b, h, z) owns rows p = z W R + w R + [0, R) of the
 //   state of sequence b, head h; lane l owns the V consecutive columns
 //   n = 32 V j + V l + [0, V), j < J = ceil(N / (32 V)), V = 4 (2, 1) when
-//   N is a multiple of 128 (64, neither). The R x J x V state values live
-//   in registers:
+//   N is a multiple of 128 (64, neither). While R J V <= 64 (N <= 512 at
+//   the default R = 4; every model's N is at most 256) the R x J x V state
+//   values live in registers (the register path):
 //
 //   S[r][j] = has_initial_state ? pool[slot, h, p_r, n_j] : 0
 //   for t in tokens of b:
@@ -41,6 +42,44 @@
 // second launch is a small grid over (H, P-tiles) whose blocks walk the
 // flags and scan only the contested writers. Without has_initial_state
 // nobody reads the pool and there is one launch.
+//
+// Larger N (up to the op's limit of 2^20) is scanned in pieces of
+// J' = max(1, 32 / (R V)) column groups (32 V J' columns: 256 at R = 4),
+// one piece after the other, the same IR whatever N is:
+//
+//   for each piece k (a loop, not unrolled):
+//     S[r][j] = initial state of the piece's columns (as above)
+//     for t in tokens of b:
+//       S[r][j] = exp(d_t A_h) S[r][j] + (d_t x[t, h, p_r]) B[t, g, n_j]
+//       sum     = warp_sum_l(sum_j S[r][j] C[t, g, n_j])
+//       k = 0: rowSums[t, h, p_r] = sum        (0 < k < last: += sum)
+//       k last: y[t, h, p_r] = rowSums[t, h, p_r] + sum (+ D_h x[t, h, p_r])
+//       checkpoints of the piece's columns, as above
+//     if writes: pool[slot, h, p_r, n_j] = S[r][j]
+//
+// Where the state lives between tokens decides the cost, and the choice
+// was between two orders. Tokens outside, pieces inside would keep the
+// whole state in a per-call workspace of f32 rows and move every row
+// through memory at every token (8 N bytes per row and token: 8 MiB at
+// N = 2^20, far beyond any cache), from a workspace of batch x H x P x N
+// f32, as large as an f32 pool with a slot for every sequence. Pieces
+// outside, tokens inside (this kernel) keeps a piece's state in registers
+// from its pool load to its pool store, as the register path keeps all of
+// it: each pool element is still read once and written once, by the lane
+// that owns it, and its recurrence is the same operations in the same
+// order, so final states and checkpoints are what the register path
+// computes. What crosses pieces is y's sum over the columns: one f32 per
+// (token, head, row) in the per-call workspace (`rowSums`, [T, H, P] f32,
+// the size of y in f32; one load and one store by the row's lane per token
+// and piece, against the 1 KiB a piece's row of state would move). y's sum
+// is taken per piece and then over the pieces, in piece order: another
+// order than the register path's single warp sum, and the same bits
+// whatever the launch order. The price is that each piece recomputes the
+// token's scalars (dt, its softplus, exp(d A), x): per token and row a
+// handful of operations against V J' fma per lane. The pool contract is
+// unchanged: a piece reads only its own columns of the slot before it
+// writes them, the contested writers still scan in the second launch, and
+// the launches and the vote are the same code as the register path's.
 //
 // In a mixed launch (makeSerialPart with a per-sequence threshold) the
 // blocks of sequences of at least that many tokens return at once: the
@@ -80,10 +119,17 @@ public:
     if (mayShareSlots)
       flagSlot = w.add(MemRefType::get({ShapedType::kDynamic}, b.getI32Type()),
                        {e.batch});
+    if (scansInPieces())
+      rowSumsSlot =
+          w.add(MemRefType::get({ShapedType::kDynamic, x.heads, x.headDim},
+                                b.getF32Type()),
+                {e.tokens});
   }
   void bindWorkspace(ArrayRef<Value> views) override {
     if (mayShareSlots)
       flags = views[flagSlot];
+    if (scansInPieces())
+      rowSums = views[rowSumsSlot];
   }
 
   /// Every sequence but the contested writers (and, in a mixed launch, the
@@ -154,8 +200,11 @@ private:
   int64_t minChunkedSequence; // > 0: longer sequences run chunked
   bool mayShareSlots;         // has_initial_state: someone may read a slot
   int64_t vectorWidth, columnGroups;
-  unsigned flagSlot = 0;
+  unsigned flagSlot = 0, rowSumsSlot = 0;
   Value flags; // [batch] i32: contested writers, for the second launch
+  // [T, H, P] f32, when dstate takes several pieces: per token and row, the
+  // sum of C S over the pieces scanned so far.
+  Value rowSums;
 
   /// Whether this form scans `seq` (in a mixed launch, its short sequences).
   Value runsSerially(ImplicitLocOpBuilder &b, Value seq) {
@@ -201,140 +250,324 @@ private:
         llvm::MaybeAlign(vectorWidth * element.getIntOrFloatBitWidth() / 8));
   }
 
-  /// The recurrence of sequence `seq`, head `head`, rows of P-tile `tile`,
-  /// for warp `warp`, lane `lane`.
-  void emitScan(ImplicitLocOpBuilder &b, Value seq, Value head, Value tile,
-                Value lane, Value warp) {
-    const int64_t R = rowsPerWarp, J = columnGroups, V = vectorWidth;
-    const bool rowsNeedGuard = x.headDim % (R * warps) != 0;
-    const bool columnsNeedGuard = x.dstate % (32 * V) != 0;
-    SequenceInfo s = e.sequence(b, seq);
-    Value group = e.groupOf(b, head);
-    Value a = e.loadF32(b, e.A, {head});
-    Value trueV = boolean(b, true);
-    Value firstRow = add(b, mul(b, tile, R * warps), mul(b, warp, R));
+  /// Most state values (f32) a lane keeps in registers across the token
+  /// loop of the register path: at 64 (4 rows x 512 columns / 32 lanes)
+  /// ptxas gives the scan kernel 96 to 128 registers without spills (sm_80,
+  /// sm_90a); at 128 it takes all 255.
+  static constexpr int64_t kRegisterPathStateValues = 64;
+  /// The same for one piece: at 64 the piece loop's own values (piece
+  /// bounds, y's running sum) made ptxas, keeping 128 registers, spill 4
+  /// bytes in the contested writers' kernel on sm_90a; at 32 it uses 72 to
+  /// 80, none spilled for bf16 models on sm_80 and sm_90a. (ptxas picks
+  /// its own register count: at 32 the f32 contested writers' kernel
+  /// spills 8 bytes on sm_80, at 16 the bf16 one 4 on sm_90a; the register
+  /// path's f32 one spills 4 on sm_80 at dstate 256.)
+  static constexpr int64_t kPieceStateValues = 32;
 
+  /// Column groups (32 V columns each) of one piece of the state.
+  int64_t pieceColumnGroups() const {
+    return std::max<int64_t>(1,
+                             kPieceStateValues / (rowsPerWarp * vectorWidth));
+  }
+  /// Whether dstate is scanned in pieces, each with its own token loop, the
+  /// sums of C S carried in `rowSums`: past the register path's budget,
+  /// when there are several pieces.
+  bool scansInPieces() const {
+    return rowsPerWarp * columnGroups * vectorWidth >
+               kRegisterPathStateValues &&
+           columnGroups > pieceColumnGroups();
+  }
+  bool rowsNeedGuard() const { return x.headDim % (rowsPerWarp * warps) != 0; }
+
+  /// Where one warp's part of the scan lives: its sequence and head, rows
+  /// p = firstRow + [0, R) and, for the piece being scanned, the lane's
+  /// columns n = columns[j] (j < groups), each with whether it lies inside
+  /// head_dim / dstate (the constant `always` where no guard is needed).
+  struct WarpScan {
+    SequenceInfo s;
+    Value head, group, a, lane, always, firstRow, dSkip;
     SmallVector<Value> rows, rowValid, columns, columnValid;
+    bool rowsGuarded = false, columnsGuarded = false;
+  };
+
+  WarpScan beginWarpScan(ImplicitLocOpBuilder &b, Value seq, Value head,
+                         Value tile, Value lane, Value warp) {
+    const int64_t R = rowsPerWarp;
+    WarpScan w;
+    w.s = e.sequence(b, seq);
+    w.head = head;
+    w.lane = lane;
+    w.group = e.groupOf(b, head);
+    w.a = e.loadF32(b, e.A, {head});
+    w.always = boolean(b, true);
+    w.firstRow = add(b, mul(b, tile, R * warps), mul(b, warp, R));
+    w.rowsGuarded = rowsNeedGuard();
     for (int64_t r = 0; r < R; ++r) {
-      rows.push_back(add(b, firstRow, r));
-      rowValid.push_back(rowsNeedGuard ? ult(b, rows.back(), x.headDim)
-                                       : trueV);
+      w.rows.push_back(add(b, w.firstRow, r));
+      w.rowValid.push_back(w.rowsGuarded ? ult(b, w.rows.back(), x.headDim)
+                                         : w.always);
     }
-    for (int64_t j = 0; j < J; ++j) {
-      columns.push_back(add(b, mul(b, lane, V), 32 * V * j));
-      columnValid.push_back(columnsNeedGuard ? ult(b, columns.back(), x.dstate)
-                                             : trueV);
-    }
+    return w;
+  }
 
+  /// The lane's `groups` column groups from column `first` (null: 0).
+  void placeColumns(ImplicitLocOpBuilder &b, WarpScan &w, Value first,
+                    int64_t groups, bool guarded) {
+    const int64_t V = vectorWidth;
+    w.columnsGuarded = guarded;
+    w.columns.clear();
+    w.columnValid.clear();
+    for (int64_t j = 0; j < groups; ++j) {
+      Value laneFirst = mul(b, w.lane, V);
+      if (first)
+        laneFirst = add(b, first, laneFirst);
+      w.columns.push_back(add(b, laneFirst, 32 * V * j));
+      w.columnValid.push_back(guarded ? ult(b, w.columns.back(), x.dstate)
+                                      : w.always);
+    }
+  }
+
+  /// The state the sequence starts from at the warp's rows and the lane's
+  /// columns (R x groups vectors, row-major): its pool slot or zeros.
+  SmallVector<Value> loadInitialState(ImplicitLocOpBuilder &b,
+                                      const WarpScan &w) {
     SmallVector<Value> initial;
-    for (int64_t r = 0; r < R; ++r)
-      for (int64_t j = 0; j < J; ++j)
+    for (auto [row, rowValid] : llvm::zip_equal(w.rows, w.rowValid))
+      for (auto [column, columnValid] :
+           llvm::zip_equal(w.columns, w.columnValid))
         initial.push_back(loadColumns(
-            b, both(b, s.readsInitial, both(b, rowValid[r], columnValid[j])),
-            e.pool, {s.slot, head, rows[r], columns[j]}, /*guarded=*/true));
+            b, both(b, w.s.readsInitial, both(b, rowValid, columnValid)),
+            e.pool, {w.s.slot, w.head, row, column}, /*guarded=*/true));
+    return initial;
+  }
 
-    // Stores the state values (R x J vectors) into pool[slot]: the final
-    // state and the checkpoints.
-    auto storeState = [&](ImplicitLocOpBuilder &b, ValueRange values,
-                          Value slot) {
-      for (int64_t r = 0; r < R; ++r)
-        for (int64_t j = 0; j < J; ++j) {
-          Value value = values[r * J + j];
-          auto store = [&](ImplicitLocOpBuilder &b) {
-            storeColumns(b, value, e.pool, {slot, head, rows[r], columns[j]});
-          };
-          if (rowValid[r] == trueV && columnValid[j] == trueV)
-            store(b);
-          else
-            e.ifThen(b, both(b, rowValid[r], columnValid[j]), store);
-        }
-    };
-    std::optional<Checkpoints::Sequence> checkpointed;
-    if (checkpoints)
-      checkpointed = checkpoints.sequence(b, e, seq);
+  /// Stores state values (as loadInitialState orders them) into pool[slot]:
+  /// the final state and the checkpoints.
+  void storeState(ImplicitLocOpBuilder &b, const WarpScan &w, ValueRange values,
+                  Value slot) {
+    const int64_t J = w.columns.size();
+    for (int64_t r = 0; r < rowsPerWarp; ++r)
+      for (int64_t j = 0; j < J; ++j) {
+        Value value = values[r * J + j];
+        auto store = [&](ImplicitLocOpBuilder &b) {
+          storeColumns(b, value, e.pool,
+                       {slot, w.head, w.rows[r], w.columns[j]});
+        };
+        if (w.rowValid[r] == w.always && w.columnValid[j] == w.always)
+          store(b);
+        else
+          e.ifThen(b, both(b, w.rowValid[r], w.columnValid[j]), store);
+      }
+  }
 
-    Value dSkip = e.D ? e.loadF32(b, e.D, {head}) : Value();
+  /// One token `t` of the recurrence at the warp's rows and the lane's
+  /// columns: the updated state, and per row x[t, h, p_r] and the warp's sum
+  /// of C S over the columns (plus D x when `withSkip`).
+  struct TokenStep {
+    SmallVector<Value> next, xs, totals;
+  };
+  TokenStep stepToken(ImplicitLocOpBuilder &b, const WarpScan &w, Value t,
+                      ValueRange state, bool withSkip) {
+    const int64_t R = rowsPerWarp, J = w.columns.size(), V = vectorWidth;
     auto vecType = VectorType::get({V}, b.getF32Type());
     auto splat = [&](ImplicitLocOpBuilder &b, Value v) -> Value {
       return vector::BroadcastOp::create(b, vecType, v);
     };
+    Value d = e.processedDt(b, t, w.head);
+    Value decay = splat(b, e.exp(b, fmul(b, d, w.a)));
+    SmallVector<Value> bRow, cRow;
+    for (int64_t j = 0; j < J; ++j) {
+      bRow.push_back(loadColumns(b, w.columnValid[j], e.B,
+                                 {t, w.group, w.columns[j]}, w.columnsGuarded));
+      cRow.push_back(loadColumns(b, w.columnValid[j], e.C,
+                                 {t, w.group, w.columns[j]}, w.columnsGuarded));
+    }
+    TokenStep step;
+    for (int64_t r = 0; r < R; ++r) {
+      Value xv =
+          !w.rowsGuarded
+              ? e.loadF32(b, e.x, {t, w.head, w.rows[r]})
+              : e.ifElse(
+                    b, w.rowValid[r], e.f32,
+                    [&](ImplicitLocOpBuilder &b) {
+                      return e.loadF32(b, e.x, {t, w.head, w.rows[r]});
+                    },
+                    [&](ImplicitLocOpBuilder &b) { return f32(b, 0.0); });
+      Value dx = splat(b, fmul(b, d, xv));
+      Value lanePartial;
+      for (int64_t j = 0; j < J; ++j) {
+        // S = decay S + dx B, then partial += S C, one element at a
+        // time: fma each.
+        Value updated =
+            fadd(b, fmul(b, decay, state[r * J + j]), fmul(b, dx, bRow[j]));
+        step.next.push_back(updated);
+        for (int64_t q = 0; q < V; ++q) {
+          auto at = [&](Value v) {
+            return vector::ExtractOp::create(b, v, ArrayRef<int64_t>{q})
+                .getResult();
+          };
+          Value product = fmul(b, at(updated), at(cRow[j]));
+          lanePartial = lanePartial ? fadd(b, lanePartial, product) : product;
+        }
+      }
+      // N = 0: no columns, so C S is an empty sum.
+      Value total = lanePartial ? warpSum(b, lanePartial) : f32(b, 0.0);
+      if (withSkip && w.dSkip)
+        total = fadd(b, total, fmul(b, w.dSkip, xv));
+      step.xs.push_back(xv);
+      step.totals.push_back(total);
+    }
+    return step;
+  }
+
+  /// values[r] in lane r (lane r stores row r: one store instruction per
+  /// warp), values[R - 1] in the lanes after.
+  Value lanesRowValue(ImplicitLocOpBuilder &b, const WarpScan &w,
+                      ArrayRef<Value> values) {
+    Value mine = values[0];
+    for (int64_t r = 1; r < rowsPerWarp; ++r)
+      mine = select(b, eq(b, w.lane, idx(b, r)), values[r], mine);
+    return mine;
+  }
+
+  /// The row lane r stores, and whether it stores one (lane < R, row inside
+  /// head_dim).
+  struct LaneRow {
+    Value row, stores;
+  };
+  LaneRow lanesRow(ImplicitLocOpBuilder &b, const WarpScan &w) {
+    const int64_t R = rowsPerWarp;
+    Value row = add(b, w.firstRow, minu(b, w.lane, idx(b, R - 1)));
+    Value stores = ult(b, w.lane, R);
+    if (w.rowsGuarded)
+      stores = both(b, stores, ult(b, row, x.headDim));
+    return {row, stores};
+  }
+
+  /// A checkpoint boundary after token t: the state it leaves, as the final
+  /// state is stored (the same test in every thread).
+  void storeCheckpoint(ImplicitLocOpBuilder &b, const WarpScan &w,
+                       const std::optional<Checkpoints::Sequence> &sequence,
+                       Value t, ValueRange state) {
+    if (!sequence)
+      return;
+    Value writes, slot;
+    std::tie(writes, slot) =
+        checkpoints.slotAfter(b, e, *sequence, sub(b, t, w.s.begin));
+    e.ifThen(b, writes,
+             [&](ImplicitLocOpBuilder &b) { storeState(b, w, state, slot); });
+  }
+
+  /// The recurrence of sequence `seq`, head `head`, rows of P-tile `tile`,
+  /// for warp `warp`, lane `lane`.
+  void emitScan(ImplicitLocOpBuilder &b, Value seq, Value head, Value tile,
+                Value lane, Value warp) {
+    if (scansInPieces())
+      emitScanInPieces(b, seq, head, tile, lane, warp);
+    else
+      emitScanInRegisters(b, seq, head, tile, lane, warp);
+  }
+
+  /// All of dstate at once: the state stays in registers from the initial
+  /// load to the final store.
+  void emitScanInRegisters(ImplicitLocOpBuilder &b, Value seq, Value head,
+                           Value tile, Value lane, Value warp) {
+    WarpScan w = beginWarpScan(b, seq, head, tile, lane, warp);
+    placeColumns(b, w, Value(), columnGroups,
+                 x.dstate % (32 * vectorWidth) != 0);
+    SmallVector<Value> initial = loadInitialState(b, w);
+    std::optional<Checkpoints::Sequence> checkpointed;
+    if (checkpoints)
+      checkpointed = checkpoints.sequence(b, e, seq);
+    w.dSkip = e.D ? e.loadF32(b, e.D, {head}) : Value();
+
     auto tokenLoop = scf::ForOp::create(
-        b, s.begin, s.end, idx(b, 1), initial,
+        b, w.s.begin, w.s.end, idx(b, 1), initial,
         [&](OpBuilder &nested, Location loc, Value t, ValueRange state) {
           ImplicitLocOpBuilder b(loc, nested);
-          Value d = e.processedDt(b, t, head);
-          Value decay = splat(b, e.exp(b, fmul(b, d, a)));
-          SmallVector<Value> bRow, cRow;
-          for (int64_t j = 0; j < J; ++j) {
-            bRow.push_back(loadColumns(b, columnValid[j], e.B,
-                                       {t, group, columns[j]},
-                                       columnsNeedGuard));
-            cRow.push_back(loadColumns(b, columnValid[j], e.C,
-                                       {t, group, columns[j]},
-                                       columnsNeedGuard));
-          }
-          SmallVector<Value> next, totals;
-          for (int64_t r = 0; r < R; ++r) {
-            Value xv =
-                rowValid[r] == trueV
-                    ? e.loadF32(b, e.x, {t, head, rows[r]})
-                    : e.ifElse(
-                          b, rowValid[r], e.f32,
-                          [&](ImplicitLocOpBuilder &b) {
-                            return e.loadF32(b, e.x, {t, head, rows[r]});
-                          },
-                          [&](ImplicitLocOpBuilder &b) { return f32(b, 0.0); });
-            Value dx = splat(b, fmul(b, d, xv));
-            Value lanePartial;
-            for (int64_t j = 0; j < J; ++j) {
-              // S = decay S + dx B, then partial += S C, one element at a
-              // time: fma each.
-              Value updated = fadd(b, fmul(b, decay, state[r * J + j]),
-                                   fmul(b, dx, bRow[j]));
-              next.push_back(updated);
-              for (int64_t q = 0; q < V; ++q) {
-                auto at = [&](Value v) {
-                  return vector::ExtractOp::create(b, v, ArrayRef<int64_t>{q})
-                      .getResult();
-                };
-                Value product = fmul(b, at(updated), at(cRow[j]));
-                lanePartial =
-                    lanePartial ? fadd(b, lanePartial, product) : product;
-              }
-            }
-            // N = 0: no columns, so C S is an empty sum.
-            Value total = lanePartial ? warpSum(b, lanePartial) : f32(b, 0.0);
-            if (dSkip)
-              total = fadd(b, total, fmul(b, dSkip, xv));
-            totals.push_back(total);
-          }
-          // Lane r stores row r: one store instruction per warp.
-          Value mine = totals[0];
-          for (int64_t r = 1; r < R; ++r)
-            mine = select(b, eq(b, lane, idx(b, r)), totals[r], mine);
-          Value lanesRow = add(b, firstRow, minu(b, lane, idx(b, R - 1)));
-          Value stores = ult(b, lane, R);
-          if (rowsNeedGuard)
-            stores = both(b, stores, ult(b, lanesRow, x.headDim));
-          e.ifThen(b, stores, [&](ImplicitLocOpBuilder &b) {
-            e.storeRounded(b, mine, e.y, {t, head, lanesRow});
+          TokenStep step = stepToken(b, w, t, state, /*withSkip=*/true);
+          Value mine = lanesRowValue(b, w, step.totals);
+          LaneRow stored = lanesRow(b, w);
+          e.ifThen(b, stored.stores, [&](ImplicitLocOpBuilder &b) {
+            e.storeRounded(b, mine, e.y, {t, head, stored.row});
           });
-          // A checkpoint boundary after token t: the state it leaves, as
-          // the final state is stored (the same test in every thread).
-          if (checkpointed) {
-            Value writes, slot;
-            std::tie(writes, slot) =
-                checkpoints.slotAfter(b, e, *checkpointed, sub(b, t, s.begin));
-            e.ifThen(b, writes, [&](ImplicitLocOpBuilder &b) {
-              storeState(b, next, slot);
-            });
-          }
-          scf::YieldOp::create(b, next);
+          storeCheckpoint(b, w, checkpointed, t, step.next);
+          scf::YieldOp::create(b, step.next);
         });
 
-    e.ifThen(b, s.writesState, [&](ImplicitLocOpBuilder &b) {
-      storeState(b, tokenLoop.getResults(), s.slot);
+    e.ifThen(b, w.s.writesState, [&](ImplicitLocOpBuilder &b) {
+      storeState(b, w, tokenLoop.getResults(), w.s.slot);
     });
+  }
+
+  /// dstate in pieces of pieceColumnGroups() column groups: per piece, the
+  /// token loop with that piece of the state in registers, from its initial
+  /// load to its final store; the sums of C S over the pieces wait in
+  /// rowSums, and the last piece adds D x and stores y.
+  void emitScanInPieces(ImplicitLocOpBuilder &b, Value seq, Value head,
+                        Value tile, Value lane, Value warp) {
+    const int64_t groups = pieceColumnGroups();
+    const int64_t width = 32 * vectorWidth * groups;
+    const int64_t pieces = llvm::divideCeil(x.dstate, width);
+    WarpScan w = beginWarpScan(b, seq, head, tile, lane, warp);
+    std::optional<Checkpoints::Sequence> checkpointed;
+    if (checkpoints)
+      checkpointed = checkpoints.sequence(b, e, seq);
+    w.dSkip = e.D ? e.loadF32(b, e.D, {head}) : Value();
+
+    e.loop(
+        b, idx(b, 0), idx(b, pieces),
+        [&](ImplicitLocOpBuilder &b, Value piece) {
+          WarpScan pw = w;
+          placeColumns(b, pw, mul(b, piece, width), groups,
+                       x.dstate % width != 0);
+          SmallVector<Value> initial = loadInitialState(b, pw);
+          Value firstPiece = eq(b, piece, idx(b, 0));
+          Value lastPiece = eq(b, piece, idx(b, pieces - 1));
+          auto tokenLoop = scf::ForOp::create(
+              b, pw.s.begin, pw.s.end, idx(b, 1), initial,
+              [&](OpBuilder &nested, Location loc, Value t, ValueRange state) {
+                ImplicitLocOpBuilder b(loc, nested);
+                TokenStep step = stepToken(b, pw, t, state, /*withSkip=*/false);
+                Value sum = lanesRowValue(b, pw, step.totals);
+                Value xv = lanesRowValue(b, pw, step.xs);
+                LaneRow stored = lanesRow(b, pw);
+                e.ifThen(b, stored.stores, [&](ImplicitLocOpBuilder &b) {
+                  addRowSum(b, pw, {t, head, stored.row}, sum, xv, firstPiece,
+                            lastPiece);
+                });
+                storeCheckpoint(b, pw, checkpointed, t, step.next);
+                scf::YieldOp::create(b, step.next);
+              });
+          e.ifThen(b, pw.s.writesState, [&](ImplicitLocOpBuilder &b) {
+            storeState(b, pw, tokenLoop.getResults(), pw.s.slot);
+          });
+        });
+  }
+
+  /// Adds one piece's sum of C S at `at` = (t, h, p) to those of the pieces
+  /// before it; the last piece adds D x and stores y, the others keep the
+  /// running sum in rowSums (written and read by the same lane).
+  void addRowSum(ImplicitLocOpBuilder &b, const WarpScan &w, ArrayRef<Value> at,
+                 Value sum, Value xv, Value firstPiece, Value lastPiece) {
+    Value total = e.ifElse(
+        b, firstPiece, e.f32, [&](ImplicitLocOpBuilder &) { return sum; },
+        [&](ImplicitLocOpBuilder &b) {
+          return fadd(b, memref::LoadOp::create(b, rowSums, at), sum);
+        });
+    scf::IfOp::create(
+        b, lastPiece,
+        [&](OpBuilder &nested, Location loc) {
+          ImplicitLocOpBuilder b(loc, nested);
+          Value y = w.dSkip ? fadd(b, total, fmul(b, w.dSkip, xv)) : total;
+          e.storeRounded(b, y, e.y, at);
+          scf::YieldOp::create(b);
+        },
+        [&](OpBuilder &nested, Location loc) {
+          ImplicitLocOpBuilder b(loc, nested);
+          memref::StoreOp::create(b, total, rowSums, at);
+          scf::YieldOp::create(b);
+        });
   }
 };
 
