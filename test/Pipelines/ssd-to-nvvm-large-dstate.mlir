@@ -10,7 +10,7 @@
 //
 // RUN: timeout 120 ssd-opt %s --ssd-to-nvvm -o %t.mlir
 // RUN: FileCheck %s --check-prefix=PTX < %t.mlir
-// RUN: ssd-opt %s --ssd-lower-to-gpu | FileCheck %s
+// RUN: ssd-opt %s --ssd-plan-gpu-kernels --ssd-lower-to-gpu | FileCheck %s
 // RUN: %if ptxas %{ %extract_ptx %t.mlir %t --assemble %ptxas sm_90a | FileCheck %s --check-prefix=SPILLS %}
 //
 // The host code carves y's sums over the pieces, [T, H, P] f32, from the
