@@ -97,6 +97,27 @@
 // RUN:   | ssd-opt --ssd-gpu-lower-to-emulator > %t.cas-relaxed.mlir
 // RUN: env SSD_GPU_EMULATOR_THREADS=1 not ssd-runner %t.cas-relaxed.mlir \
 // RUN:   --shared-libs=%mlir_runner_utils,%mlir_c_runner_utils 2>&1 | FileCheck %s --check-prefix=ATOMIC
+// A relaxed store of the flag (st.relaxed.gpu from LLVM's monotonic atomic,
+// or st.volatile) is no release either: without a fence before it, it
+// publishes nothing, and thread 0 of ticket 1 reads ticket 0's data
+// unordered; after thread 0's fence (PTX's release pattern) it publishes
+// like the release store.
+// RUN: sed -e '/RELEASE-STORE/d' -e '/VARIANT-RELAXED-STORE/s/VARIANT//' -e '/VARIANT/d' %s \
+// RUN:   | ssd-opt --ssd-gpu-lower-to-emulator > %t.relaxed-store.mlir
+// RUN: env SSD_GPU_EMULATOR_THREADS=1 not ssd-runner %t.relaxed-store.mlir \
+// RUN:   --shared-libs=%mlir_runner_utils,%mlir_c_runner_utils 2>&1 | FileCheck %s --check-prefix=ATOMIC
+// RUN: sed -e '/RELEASE-STORE/d' -e '/VARIANT-RELAXED-STORE/s/VARIANT//' -e '/VARIANT-FLAG-FENCE/s/VARIANT//' -e '/VARIANT/d' %s \
+// RUN:   | ssd-opt --ssd-gpu-lower-to-emulator > %t.fenced-relaxed-store.mlir
+// RUN: env SSD_GPU_EMULATOR_THREADS=1 SSD_GPU_EMULATOR_BLOCK_ORDER=reverse ssd-runner %t.fenced-relaxed-store.mlir \
+// RUN:   --shared-libs=%mlir_runner_utils,%mlir_c_runner_utils | FileCheck %s
+// RUN: sed -e '/RELEASE-STORE/d' -e '/VARIANT-VOLATILE-STORE/s/VARIANT//' -e '/VARIANT/d' %s \
+// RUN:   | ssd-opt --ssd-gpu-lower-to-emulator > %t.volatile-store.mlir
+// RUN: env SSD_GPU_EMULATOR_THREADS=1 not ssd-runner %t.volatile-store.mlir \
+// RUN:   --shared-libs=%mlir_runner_utils,%mlir_c_runner_utils 2>&1 | FileCheck %s --check-prefix=ATOMIC
+// RUN: sed -e '/RELEASE-STORE/d' -e '/VARIANT-VOLATILE-STORE/s/VARIANT//' -e '/VARIANT-FLAG-FENCE/s/VARIANT//' -e '/VARIANT/d' %s \
+// RUN:   | ssd-opt --ssd-gpu-lower-to-emulator > %t.fenced-volatile-store.mlir
+// RUN: env SSD_GPU_EMULATOR_THREADS=1 SSD_GPU_EMULATOR_BLOCK_ORDER=reverse ssd-runner %t.fenced-volatile-store.mlir \
+// RUN:   --shared-libs=%mlir_runner_utils,%mlir_c_runner_utils | FileCheck %s
 
 // CHECK-NOT: error
 // CHECK: sizes = [265]
@@ -204,6 +225,8 @@ func.func @main() {
       llvm.store %i1, %myPtr atomic syncscope("device") release {alignment = 4 : i64} : i32, !llvm.ptr // RELEASE-STORE
       llvm.store %i1, %myPtr {alignment = 4 : i64} : i32, !llvm.ptr // VARIANT-PLAIN-STORE
       llvm.fence syncscope("device") release // VARIANT-FLAG-FENCE
+      llvm.store %i1, %myPtr atomic syncscope("device") monotonic {alignment = 4 : i64} : i32, !llvm.ptr // VARIANT-RELAXED-STORE
+      llvm.store volatile %i1, %myPtr {alignment = 4 : i64} : i32, !llvm.ptr // VARIANT-VOLATILE-STORE
       %old = memref.atomic_rmw addi %i1, %d[%myFlag] : (i32, memref<265xi32>) -> i32 // VARIANT-ATOMIC-FLAG
       %cas = llvm.cmpxchg %myPtr, %i0, %i1 syncscope("device") release monotonic {alignment = 4 : i64} : !llvm.ptr, i32 // VARIANT-CAS-RELEASE
       %cas = llvm.cmpxchg %myPtr, %i0, %i1 syncscope("device") monotonic monotonic {alignment = 4 : i64} : !llvm.ptr, i32 // VARIANT-CAS-RELAXED
