@@ -40,20 +40,34 @@ def check(a, pool_before, y, **kw):
     written = {s for b, s in enumerate(ci)
                if s != -1 and (update is None or bool(update[b]))}
     written |= checkpoints_written(a, kw)
-    pool_tol = tol
-    if pool.dtype == torch.bfloat16:
-        # Written states are rounded to bf16: one bf16 step (2^-7 relative)
-        # more, as utils/ssdgen.py check allows.
-        pool_tol += 2.0 ** -7
+    # A bf16 pool holds the state rounded once to bf16: the tolerance
+    # applies beyond that rounding (docs/overview.md, Accuracy).
+    pool_err = bf16_pool_err if pool.dtype == torch.bfloat16 else rel_err
     for s in range(pool.shape[0]):
         if s in written:
             assert torch.isfinite(pool[s].float()).all()
-            assert rel_err(pool[s], pr[s]) <= pool_tol, (s, rel_err(pool[s], pr[s]))
+            assert pool_err(pool[s], pr[s]) <= tol, (s, pool_err(pool[s], pr[s]))
         else:
             assert torch.equal(pool[s].view(torch.int16 if pool.dtype == torch.bfloat16
                                             else torch.int32),
                                pool_before[s].view(torch.int16 if pool.dtype == torch.bfloat16
                                                    else torch.int32)), s
+
+
+def bf16_pool_err(out, ref):
+    """rel_err of a bf16 pool slot against the unrounded reference state,
+    less the one rounding to bf16 the op applies: at most half the spacing
+    of bf16 values at each stored value (8 significand bits; a value that
+    rounds to v is in v's binade or just below it, where the spacing is no
+    larger)."""
+    out, ref = out.double(), ref.double()
+    if ref.numel() == 0:
+        return 0.0
+    _, e = torch.frexp(out.abs())
+    half_step = torch.ldexp(torch.ones_like(out), torch.clamp(e - 1, min=-126) - 8)
+    excess = ((out - ref).abs() - half_step).clamp(min=0).max().item()
+    scale = ref.abs().max().item()
+    return excess / (scale if scale > 0 else 1.0)
 
 
 def checkpoints_written(a, kw):
