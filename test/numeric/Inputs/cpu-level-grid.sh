@@ -50,7 +50,7 @@ for pool in f32 bf16; do
         "${cpu_flag[@]}" > /dev/null
       echo -n "$cpu $form: "
       "${ssdgen[@]}" check "$work/in" "$ref" "$out" --dtype "$dtype" \
-        --pool-dtype "$pool"
+        --pool-dtype "$pool" --suite "cpu/$form"
     done
   done
 done
