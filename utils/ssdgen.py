@@ -31,10 +31,9 @@ Two bounds (docs/testing.md, "Suite bounds"). The contract's (TOLERANCES,
 docs/overview.md "Accuracy") is what users are promised on every target.
 The numeric suite also holds each (target, form, model dtype) to its own
 bound (SUITE_BOUNDS), a margin above the worst error the suite measured
-there, on the error beyond the outputs' own rounding: a y or state that
-the op computes one rounding away from the reference's is exact to it, so
-what is left is the op's arithmetic alone, at f32 scale whatever the model
-dtype. `check --suite TARGET/FORM` applies both; with SSDGEN_CHECK_LOG set
+there, on the error beyond the outputs' own rounding: what is left once
+the op's and the reference's rounding to the output format are taken out
+is the op's own arithmetic, at f32 scale whatever the model dtype. `check --suite TARGET/FORM` applies both; with SSDGEN_CHECK_LOG set
 (lit --param check-log=FILE in test/numeric) it appends each such check's
 errors to that file, and `bounds --measured FILE` prints the worst of them
 next to the bounds.
@@ -54,9 +53,10 @@ TOLERANCES = {"f32": 5e-4, "f16": 1e-2, "bf16": 3e-2}
 
 # docs/testing.md, "Suite bounds": (target, form, model dtype) -> the most y
 # and each written pool slot may be off beyond their rounding (relative to
-# max|ref|, as the tolerances), SUITE_MARGIN times the worst the numeric
-# suite measured, rounded up to one significant digit. `auto` may run
-# either form, so it takes the larger of the two.
+# max|ref|, as the tolerances): SUITE_MARGIN times the worst the numeric
+# suite measured, rounded up to two significant digits, never below the f32
+# row of the target and form (proposed_bound). `auto` may run either form,
+# so it takes the larger of the two.
 SUITE_MARGIN = 4
 SUITE_BOUNDS = {
     ("cpu", "serial", "f32"): (5.2e-06, 1.4e-05),
@@ -68,8 +68,9 @@ SUITE_BOUNDS = {
     ("gpu-emu", "serial", "f32"): (8.8e-07, 1.3e-06),
     ("gpu-emu", "serial", "f16"): (8.8e-07, 1.3e-06),
     ("gpu-emu", "serial", "bf16"): (8.8e-07, 1.5e-06),
-    # The GPU's chunked kernels feed the tensor cores the model dtype: x
-    # times its decay and C·Bᵀ are rounded to f16/bf16 on the way (docs/gpu.md).
+    # The GPU's chunked kernels give the tensor cores operands in the model
+    # dtype (x weighted by its decay, C·Bᵀ for bf16, the state passed between
+    # chunks: docs/gpu.md), roundings the reference does not make.
     ("gpu-emu", "chunked", "f32"): (4.2e-05, 6.2e-05),
     ("gpu-emu", "chunked", "f16"): (8.1e-04, 1.8e-03),
     ("gpu-emu", "chunked", "bf16"): (6.4e-03, 1.3e-02),
