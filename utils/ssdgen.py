@@ -676,17 +676,19 @@ def _where(outdir):
 
 def _measured(log):
     """(target, form, dtype) -> [(y, where), (pool, where)], the worst of
-    each in a SSDGEN_CHECK_LOG file."""
+    each in a SSDGEN_CHECK_LOG file (of equal ones, the first by name, so
+    that the order lit ran the tests in does not matter)."""
     worst = {}
     with open(log) as f:
         for line in f:
             suite, dtype, _, y, pool, _, _, outdir = line.split()
             target, _, form = suite.partition("/")
-            row = worst.setdefault((target, form, dtype),
-                                   [(0.0, "-"), (0.0, "-")])
+            row = worst.setdefault((target, form, dtype), [None, None])
             for i, v in enumerate((float(y), float(pool))):
-                if v > row[i][0] or row[i][1] == "-":
-                    row[i] = (v, _where(outdir))
+                entry = (v, _where(outdir))
+                if row[i] is None or (-entry[0], entry[1]) < (-row[i][0],
+                                                              row[i][1]):
+                    row[i] = entry
     return worst
 
 
