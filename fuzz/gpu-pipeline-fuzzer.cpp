@@ -3,7 +3,7 @@
 //
 // Parses the input as MLIR text, verifies it, and runs it through one of
 // ssd's GPU lowerings, with options derived from the input:
-//   - ssd-select-form, then ssd-lower-to-gpu alone;
+//   - ssd-select-form, then ssd-plan-gpu-kernels and ssd-lower-to-gpu alone;
 //   - --ssd-to-nvvm up to PTX text (format=isa: the NVPTX backend runs in
 //     process, no ptxas);
 //   - --ssd-to-gpu-emulator up to the host shared object (the kernels
@@ -15,9 +15,8 @@
 // Only modules made of the ops an ssd program holds (builtin, func, ssd,
 // arith, memref, tensor, scf, bufferization, gpu) go through the passes.
 // Per-input cost is bounded by the shapes: a module with a static extent
-// above 256 is skipped (the serial kernel unrolls its state columns, so a
-// large dstate costs minutes of codegen, not a new path), as is a chunk
-// size above 1024.
+// above 256 is skipped (a large dstate costs codegen time, not a new path),
+// and a chunk size above 1024 is drawn as 1024 or 4096.
 //
 // Properties checked (a violation aborts, which libFuzzer reports):
 //   - an option outside its documented range fails the pipeline;
@@ -90,8 +89,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       draw, 1, mlir::ssd::kSerialRowsPerWarpRange.max, {1, 2, 4, 4, 3, 8});
   ssd_fuzz::Drawn warps = ssd_fuzz::drawOption(
       draw, 1, mlir::ssd::kSerialWarpsPerBlockRange.max, {1, 2, 4, 4, 8});
-  bool inRange =
-      chunkSize.inRange && minTokens.inRange && rows.inRange && warps.inRange;
+  ssd_fuzz::Drawn heads = ssd_fuzz::drawOption(
+      draw, 1, mlir::ssd::kHeadsPerBlockRange.max, {1, 2, 2});
+  bool inRange = chunkSize.inRange && minTokens.inRange && rows.inRange &&
+                 warps.inRange && heads.inRange;
 
   std::string pipeline;
   llvm::raw_string_ostream os(pipeline);
@@ -102,16 +103,22 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         ssd_fuzz::drawOption(draw, 1, mlir::ssd::kSharedMemoryLimitRange.max,
                              {30000, 101376, 166912, 232448});
     inRange = inRange && shared.inRange;
+    const char *matmuls[] = {"auto", "auto", "mma_sync", "wgmma"};
+    const char *fragmentLoads[] = {"ldmatrix", "scalar"};
+    const char *stagings[] = {"cp_async", "registers"};
     os << "builtin.module(func.func(ssd-select-form{form=" << form
        << " chunk-size=" << chunkSize.value
        << " min-chunked-tokens=" << minTokens.value
        << " min-chunked-tokens-per-seq=" << minTokens.value / 4
-       << "}), ssd-lower-to-gpu{serial-rows-per-warp=" << rows.value
+       << "}), ssd-plan-gpu-kernels{chip=" << draw.pick(chips)
+       << " serial-rows-per-warp=" << rows.value
        << " serial-warps-per-block=" << warps.value
        << " shared-memory-limit=" << shared.value
-       << " ldmatrix=" << draw.pick(flags) << " cp-async=" << draw.pick(flags)
+       << " heads-per-block=" << heads.value << " matmul=" << draw.pick(matmuls)
+       << " fragment-loads=" << draw.pick(fragmentLoads)
+       << " staging=" << draw.pick(stagings)
        << " fused-state-passing=" << draw.pick(flags)
-       << " fused-output=" << draw.pick(flags) << "})";
+       << " fused-output=" << draw.pick(flags) << "}, ssd-lower-to-gpu)";
     break;
   }
   default: {
@@ -128,7 +135,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
        << " min-chunked-tokens=" << minTokens.value
        << " serial-rows-per-warp=" << rows.value
        << " serial-warps-per-block=" << warps.value
-       << " opt-level=" << optLevel.value
+       << " heads-per-block=" << heads.value << " opt-level=" << optLevel.value
        << " fused-output=" << draw.pick(flags) << "})";
     break;
   }

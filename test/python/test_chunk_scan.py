@@ -40,20 +40,34 @@ def check(a, pool_before, y, **kw):
     written = {s for b, s in enumerate(ci)
                if s != -1 and (update is None or bool(update[b]))}
     written |= checkpoints_written(a, kw)
-    pool_tol = tol
-    if pool.dtype == torch.bfloat16:
-        # Written states are rounded to bf16: one bf16 step (2^-7 relative)
-        # more, as utils/ssdgen.py check allows.
-        pool_tol += 2.0 ** -7
+    # A bf16 pool holds the state rounded once to bf16: the tolerance
+    # applies beyond that rounding (docs/overview.md, Accuracy).
+    pool_err = bf16_pool_err if pool.dtype == torch.bfloat16 else rel_err
     for s in range(pool.shape[0]):
         if s in written:
             assert torch.isfinite(pool[s].float()).all()
-            assert rel_err(pool[s], pr[s]) <= pool_tol, (s, rel_err(pool[s], pr[s]))
+            assert pool_err(pool[s], pr[s]) <= tol, (s, pool_err(pool[s], pr[s]))
         else:
             assert torch.equal(pool[s].view(torch.int16 if pool.dtype == torch.bfloat16
                                             else torch.int32),
                                pool_before[s].view(torch.int16 if pool.dtype == torch.bfloat16
                                                    else torch.int32)), s
+
+
+def bf16_pool_err(out, ref):
+    """rel_err of a bf16 pool slot against the unrounded reference state,
+    less the one rounding to bf16 the op applies: at most half the spacing
+    of bf16 values at each stored value (8 significand bits; a value that
+    rounds to v is in v's binade or just below it, where the spacing is no
+    larger)."""
+    out, ref = out.double(), ref.double()
+    if ref.numel() == 0:
+        return 0.0
+    _, e = torch.frexp(out.abs())
+    half_step = torch.ldexp(torch.ones_like(out), torch.clamp(e - 1, min=-126) - 8)
+    excess = ((out - ref).abs() - half_step).clamp(min=0).max().item()
+    scale = ref.abs().max().item()
+    return excess / (scale if scale > 0 else 1.0)
 
 
 def checkpoints_written(a, kw):
@@ -243,26 +257,40 @@ def test_checkpoints(form, threads):
 
 def test_resume_from_a_checkpoint():
     # 12 tokens with interval 4, then the last 4 alone from the checkpoint
-    # after token 7 (offset 8): the same y rows and final state.
+    # after token 7 (offset 8): both calls against the reference, and the
+    # resumed call's y rows and states against the uncut sequence's
+    # reference.
     a = make_inputs([12], S=6, seed=17)
     a["cache_indices"] = torch.tensor([0], dtype=torch.int32)
     slots = torch.tensor([[1, 2, 3]], dtype=torch.int32)
+    before = a["ssm_pool"].clone()
     y = call(a, checkpoint_slots=slots, checkpoint_interval=4)
+    check(a, before, y, checkpoint_slots=slots, checkpoint_interval=4)
+    yr, pr = reference(a["x"], a["dt"], a["A"], a["B"], a["C"], before,
+                       a["query_start_loc"], a["cache_indices"], a["D"],
+                       a["dt_bias"], checkpoint_slots=slots,
+                       checkpoint_interval=4)
     b = dict(a)
     for k in ("x", "dt", "B", "C"):
         b[k] = a[k][8:]
     b["query_start_loc"] = torch.tensor([0, 4], dtype=torch.int32)
     b["cache_indices"] = torch.tensor([2], dtype=torch.int32)
     b["ssm_pool"] = a["ssm_pool"].clone()
-    y2 = call(b, has_initial_state=torch.tensor([True]),
-              checkpoint_slots=torch.tensor([[4]], dtype=torch.int32),
-              checkpoint_offsets=torch.tensor([8], dtype=torch.int32),
-              checkpoint_interval=4)
-    assert rel_err(y2, y[8:]) <= 5e-4
-    assert rel_err(b["ssm_pool"][2], a["ssm_pool"][0]) <= 5e-4
-    # The checkpoint after token 11 is the final state.
+    resumed = dict(has_initial_state=torch.tensor([True]),
+                   checkpoint_slots=torch.tensor([[4]], dtype=torch.int32),
+                   checkpoint_offsets=torch.tensor([8], dtype=torch.int32),
+                   checkpoint_interval=4)
+    b_before = b["ssm_pool"].clone()
+    y2 = call(b, **resumed)
+    check(b, b_before, y2, **resumed)
+    tol = TOLERANCES[torch.float32]
+    assert rel_err(y2, yr[8:]) <= tol, rel_err(y2, yr[8:])
+    # The final state, and the checkpoint after token 11, are the uncut
+    # sequence's final state; the uncut call wrote that checkpoint with the
+    # same bits as its final state.
+    assert rel_err(b["ssm_pool"][2], pr[0]) <= tol
+    assert rel_err(b["ssm_pool"][4], pr[0]) <= tol
     assert torch.equal(a["ssm_pool"][3], a["ssm_pool"][0])
-    assert rel_err(b["ssm_pool"][4], a["ssm_pool"][0]) <= 5e-4
 
 
 def test_checkpoints_on_the_gpu_emulator(monkeypatch):
