@@ -99,7 +99,9 @@ def SSDLowerToGPU : Pass<"ssd-lower-to-gpu"> {
     - serial: a grid over (sequence, head, P-tile); each warp owns
       `serial_rows_per_warp` rows of the state with dstate split across its
       32 lanes (vectors of 4 consecutive columns), the state lives in
-      registers across the token loop, C·S is reduced with warp shuffles,
+      registers across the token loop (past 64 values a lane, dstate is
+      scanned in pieces of columns, each with its own token loop, y's sums
+      over the pieces kept in the workspace), C·S is reduced with warp shuffles,
       pool loads and stores are coalesced along dstate. Decode (one token
       per sequence) is the common case. Writers whose slot another sequence
       reads run in a second launch (a flag per sequence in the workspace).
