@@ -3,7 +3,6 @@
 #ifndef SSD_LIB_GPURUNTIME_EMULATOR_EMULATOR_H
 #define SSD_LIB_GPURUNTIME_EMULATOR_EMULATOR_H
 
-#include "Costs.h"
 #include "ssd/GPURuntime/EmulatorABI.h"
 
 #include <atomic>
@@ -170,6 +169,10 @@ struct Counters {
 Counters &counters();
 
 enum class BlockOrder : uint8_t { Forward, Reverse, Random };
+/// How much memory traffic the cost model counts (SSD_GPU_EMULATOR_COSTS):
+/// none, the instructions' wavefronts and sectors, or also the distinct
+/// DRAM and L2 sectors of each launch.
+enum class CostLevel : uint8_t { Off, Counts, Full };
 
 /// Settings read from the environment once.
 struct Settings {

@@ -3,12 +3,14 @@
 // The state of the emulator's executor, shared by the files that run a
 // launch (one job each):
 //
-//   Scheduler.cpp    fibers, warp collectives, barriers, the worker pool
-//   Costs.cpp        the cost model, grouping lanes' accesses per warp
-//   SharedRaces.cpp  shared-memory race and initialisation checks
-//   GlobalSync.cpp   races between blocks: acquire, release, fences, waits
-//   Imports.cpp      the functions emulated kernels import (EmulatorABI.h)
-//   Launch.cpp       runLaunch: a launch's blocks over the workers
+//   Scheduler.cpp       fibers, warp collectives, barriers, the worker pool
+//   AccessGrouping.cpp  the cost model's side: lanes' accesses grouped into
+//                       warp-level instructions and counted, the L2 window
+//   SharedRaces.cpp     shared-memory race and initialisation checks
+//   GlobalSync.cpp      races between blocks: acquire, release, fences, waits
+//   Wgmma.cpp           wgmma.mma_async, its fences, commits and waits
+//   Imports.cpp         the functions emulated kernels import (EmulatorABI.h)
+//   Launch.cpp          runLaunch: a launch's blocks over the workers
 //
 //===----------------------------------------------------------------------===//
 //
@@ -51,7 +53,7 @@
 // Cost model: each lane appends its memory accesses to a buffer; when its
 // warp synchronises (a collective of all its live lanes, a barrier, the end
 // of the block, or a full buffer in every lane) the lanes' accesses are
-// grouped into warp-level instructions and counted (Costs.h).
+// grouped into warp-level instructions and counted (CostModel.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -59,10 +61,11 @@
 #define SSD_LIB_GPURUNTIME_EMULATOR_EXECUTOR_H
 
 #include "Collectives.h"
-#include "Costs.h"
+#include "CostModel.h"
 #include "Emulator.h"
 #include "GlobalRaces.h"
 #include "Waits.h"
+#include "ssd/GPURuntime/EmulatorReports.h"
 
 #include <boost/context/detail/fcontext.hpp>
 
@@ -506,7 +509,7 @@ void runOnWorkers(unsigned count, const std::function<void(unsigned)> &job);
 void installAlternateSignalStack();
 
 //===----------------------------------------------------------------------===//
-// The cost model's grouping (Costs.cpp)
+// The cost model's grouping (AccessGrouping.cpp)
 //===----------------------------------------------------------------------===//
 
 void groupWarpAccesses(Worker &w, unsigned warp);

@@ -12,6 +12,7 @@
 
 #include "ssd/GPURuntime/DeviceRuntime.h"
 
+#include "CostStore.h"
 #include "Emulator.h"
 
 #include <dlfcn.h>

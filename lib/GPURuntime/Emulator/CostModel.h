@@ -1,10 +1,11 @@
-//===- Costs.h - the emulator's cost model ---------------------*- C++ -*-===//
+//===- CostModel.h - the emulator's cost model ------------------*- C++ -*-===//
 //
 // What one warp-level memory instruction costs, as plain functions of the
-// lanes' addresses (no threads, no state), and the store of per-launch and
-// per-kernel counters (CostCounters, EmulatorReports.h). The executor
-// buffers each lane's accesses, groups them into warp-level instructions at
-// the next warp or block synchronisation and calls these.
+// lanes' addresses (no threads, no state), and the access records they are
+// computed from. The executor buffers each lane's accesses, groups them into
+// warp-level instructions at the next warp or block synchronisation and
+// calls these (AccessGrouping.cpp); the per-kernel and per-launch store of
+// the counters is above the executor (CostStore.h).
 //
 // Rules (docs/gpu.md, "Cost counters"):
 //  - shared memory has 32 banks of 4-byte words; a warp-level access is
@@ -19,23 +20,15 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SSD_LIB_GPURUNTIME_EMULATOR_COSTS_H
-#define SSD_LIB_GPURUNTIME_EMULATOR_COSTS_H
-
-#include "ssd/GPURuntime/EmulatorReports.h"
+#ifndef SSD_LIB_GPURUNTIME_EMULATOR_COSTMODEL_H
+#define SSD_LIB_GPURUNTIME_EMULATOR_COSTMODEL_H
 
 #include <cstddef>
 #include <cstdint>
-#include <string>
 #include <vector>
 
 namespace ssd {
 namespace emulator {
-
-struct Kernel;
-struct LaunchConfig;
-
-enum class CostLevel : uint8_t { Off, Counts, Full };
 
 /// What a buffered access was, for grouping and counting.
 enum class AccessKind : uint8_t {
@@ -109,16 +102,7 @@ private:
 uint64_t globalSectors(const LaneAccess *accesses, size_t count,
                        SectorSet *sectors);
 
-/// Adds one launch's counters to the per-kernel and per-launch stores.
-void recordLaunchCosts(const Kernel &kernel, const LaunchConfig &config,
-                       const CostCounters &counters);
-
-/// Adds a device memset of `bytes` (mgpuMemset32/16) under the name
-/// "memset": on a GPU it is a small kernel on the stream, so it counts as
-/// a launch whose bytes are DRAM writes.
-void recordMemsetCosts(uint64_t bytes);
-
 } // namespace emulator
 } // namespace ssd
 
-#endif // SSD_LIB_GPURUNTIME_EMULATOR_COSTS_H
+#endif // SSD_LIB_GPURUNTIME_EMULATOR_COSTMODEL_H

@@ -1,0 +1,116 @@
+//===- CostStore.cpp - the per-kernel and per-launch cost counters --------===//
+//
+// What runLaunch and the device memsets add (CostStore.h) and what
+// takeCosts and takeLaunchCosts (EmulatorReports.h) hand out.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CostStore.h"
+
+#include "Emulator.h"
+
+#include <deque>
+#include <map>
+#include <mutex>
+
+using namespace ssd::emulator;
+
+void CostCounters::add(const CostCounters &o) {
+  launches += o.launches;
+  blocks += o.blocks;
+  threads += o.threads;
+  warps += o.warps;
+  barriers += o.barriers;
+  warpCollectives += o.warpCollectives;
+  for (unsigned i = 0; i < 4; ++i)
+    mma[i] += o.mma[i];
+  mmaFlops += o.mmaFlops;
+  wgmma += o.wgmma;
+  wgmmaFlops += o.wgmmaFlops;
+  ldmatrix += o.ldmatrix;
+  ldmatrixMatrices += o.ldmatrixMatrices;
+  cpAsync += o.cpAsync;
+  cpAsyncZeroFill += o.cpAsyncZeroFill;
+  sharedLoad.add(o.sharedLoad);
+  sharedStore.add(o.sharedStore);
+  sharedAtomic.add(o.sharedAtomic);
+  sharedLdmatrix.add(o.sharedLdmatrix);
+  sharedCpAsync.add(o.sharedCpAsync);
+  sharedWgmma.add(o.sharedWgmma);
+  globalLoad.add(o.globalLoad);
+  globalStore.add(o.globalStore);
+  globalAtomic.add(o.globalAtomic);
+  globalCpAsync.add(o.globalCpAsync);
+  dramReadSectors += o.dramReadSectors;
+  dramWriteSectors += o.dramWriteSectors;
+  l2ReadSectors += o.l2ReadSectors;
+  earlyGroupings += o.earlyGroupings;
+}
+
+namespace {
+
+constexpr size_t kMaxLaunchRecords = 65536;
+
+struct CostStore {
+  std::mutex mutex;
+  std::vector<KernelCost> kernels;
+  std::map<std::string, size_t> index;
+  std::deque<LaunchCost> launches;
+};
+
+CostStore &store() {
+  static CostStore *s = new CostStore; // used by atexit handlers too
+  return *s;
+}
+
+} // namespace
+
+void ssd::emulator::recordLaunchCosts(const Kernel &kernel,
+                                      const LaunchConfig &config,
+                                      const CostCounters &counters) {
+  CostStore &s = store();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  auto [it, inserted] = s.index.try_emplace(kernel.costName, s.kernels.size());
+  if (inserted)
+    s.kernels.push_back(KernelCost{kernel.costName, CostCounters()});
+  s.kernels[it->second].counters.add(counters);
+  LaunchCost launch;
+  launch.kernel = kernel.costName;
+  for (int i = 0; i < 3; ++i) {
+    launch.grid[i] = config.grid[i];
+    launch.block[i] = config.block[i];
+  }
+  launch.sharedBytes = kernel.dynamicOffset + config.dynamicShared;
+  launch.counters = counters;
+  s.launches.push_back(std::move(launch));
+  if (s.launches.size() > kMaxLaunchRecords)
+    s.launches.pop_front();
+}
+
+void ssd::emulator::recordMemsetCosts(uint64_t bytes) {
+  CostStore &s = store();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  auto [it, inserted] = s.index.try_emplace("memset", s.kernels.size());
+  if (inserted)
+    s.kernels.push_back(KernelCost{"memset", CostCounters()});
+  CostCounters &c = s.kernels[it->second].counters;
+  c.launches += 1;
+  c.dramWriteSectors += (bytes + 31) / 32;
+}
+
+std::vector<KernelCost> ssd::emulator::takeCosts() {
+  CostStore &s = store();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  std::vector<KernelCost> result;
+  result.swap(s.kernels);
+  s.index.clear();
+  return result;
+}
+
+std::vector<LaunchCost> ssd::emulator::takeLaunchCosts() {
+  CostStore &s = store();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  std::vector<LaunchCost> result(s.launches.begin(), s.launches.end());
+  s.launches.clear();
+  return result;
+}

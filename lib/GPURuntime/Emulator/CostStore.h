@@ -1,0 +1,35 @@
+//===- CostStore.h - per-kernel and per-launch cost counters ----*- C++ -*-===//
+//
+// The store that takeCosts and takeLaunchCosts (EmulatorReports.h) empty:
+// the counters of each launch, summed per kernel. Above the executor: the
+// mgpu* runtime and runLaunch add to it, nothing the executor's threads run
+// reads it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SSD_LIB_GPURUNTIME_EMULATOR_COSTSTORE_H
+#define SSD_LIB_GPURUNTIME_EMULATOR_COSTSTORE_H
+
+#include "ssd/GPURuntime/EmulatorReports.h"
+
+#include <cstdint>
+
+namespace ssd {
+namespace emulator {
+
+struct Kernel;
+struct LaunchConfig;
+
+/// Adds one launch's counters to the per-kernel and per-launch stores.
+void recordLaunchCosts(const Kernel &kernel, const LaunchConfig &config,
+                       const CostCounters &counters);
+
+/// Adds a device memset of `bytes` (mgpuMemset32/16) under the name
+/// "memset": on a GPU it is a small kernel on the stream, so it counts as
+/// a launch whose bytes are DRAM writes.
+void recordMemsetCosts(uint64_t bytes);
+
+} // namespace emulator
+} // namespace ssd
+
+#endif // SSD_LIB_GPURUNTIME_EMULATOR_COSTSTORE_H
