@@ -1,4 +1,5 @@
-//===- SettingRanges.h - the range of every integer setting ------*- C++ -*-===//
+//===- SettingRanges.h - the range of every integer setting ------*- C++
+//-*-===//
 //
 // Each integer setting of the project (pass and pipeline options, the plan's
 // fields, the tools' flags, the torch op's arguments) has one documented

@@ -23,8 +23,8 @@ using namespace mlir::ssd::detail::ir;
 
 /// A generic pointer to element `indices` of an i32 or f32 memref, for the
 /// atomic loads and stores that memref ops cannot express.
-Value ChunkedKernelParts::elementPointer(ImplicitLocOpBuilder &b,
-                                            Value memref, ValueRange indices) {
+Value ChunkedKernelParts::elementPointer(ImplicitLocOpBuilder &b, Value memref,
+                                         ValueRange indices) {
   auto meta = memref::ExtractStridedMetadataOp::create(b, memref);
   Value linear = meta.getOffset();
   for (auto [i, stride] : llvm::zip_equal(indices, meta.getStrides()))
@@ -38,7 +38,7 @@ Value ChunkedKernelParts::elementPointer(ImplicitLocOpBuilder &b,
 
 /// ld.acquire.gpu of an i32.
 Value ChunkedKernelParts::loadAcquire(ImplicitLocOpBuilder &b, Value memref,
-                                         ValueRange indices) {
+                                      ValueRange indices) {
   return LLVM::LoadOp::create(
       b, b.getI32Type(), elementPointer(b, memref, indices), 4,
       /*isVolatile=*/false, /*isNonTemporal=*/false,
@@ -48,7 +48,7 @@ Value ChunkedKernelParts::loadAcquire(ImplicitLocOpBuilder &b, Value memref,
 
 /// st.release.gpu of an i32.
 void ChunkedKernelParts::storeRelease(ImplicitLocOpBuilder &b, Value v,
-                                         Value memref, ValueRange indices) {
+                                      Value memref, ValueRange indices) {
   LLVM::StoreOp::create(b, v, elementPointer(b, memref, indices), 4,
                         /*isVolatile=*/false, /*isNonTemporal=*/false,
                         /*isInvariantGroup=*/false,
@@ -87,7 +87,7 @@ void ChunkedKernelParts::countIn(
 /// they wait for; the cap bounds the latency a wait adds once the flag
 /// is set (about one L2 round trip).
 void ChunkedKernelParts::waitForFlag(ImplicitLocOpBuilder &b, Value index,
-                                        Value expected) {
+                                     Value expected) {
   scf::WhileOp::create(
       b, TypeRange{b.getI32Type()}, ValueRange{i32(b, 32)},
       [&](OpBuilder &nested, Location loc, ValueRange args) {
@@ -113,7 +113,7 @@ void ChunkedKernelParts::waitForFlag(ImplicitLocOpBuilder &b, Value index,
 /// for a block that is running or done: forward progress on a GPU that
 /// starts blocks in any order.
 Value ChunkedKernelParts::takeTicket(ImplicitLocOpBuilder &b,
-                                        const KernelContext &k, Value tid) {
+                                     const KernelContext &k, Value tid) {
   Value word = sharedView(b, k, 0, {1}, b.getI32Type());
   e.ifThen(b, eq(b, tid, idx(b, 0)), [&](ImplicitLocOpBuilder &b) {
     Value ticket = memref::AtomicRMWOp::create(
@@ -129,7 +129,7 @@ Value ChunkedKernelParts::takeTicket(ImplicitLocOpBuilder &b,
 /// Index in `flags` of the count of chunk `chunk`'s stored C Bᵀ tiles of
 /// group `group` (fused output).
 Value ChunkedKernelParts::cbCountOf(ImplicitLocOpBuilder &b, Value chunk,
-                                       Value group) {
+                                    Value group) {
   return add(b, mul(b, chunk, flagsPerChunk()),
              add(b, group, idx(b, 1 + x.heads * plan.stateParts)));
 }
@@ -137,7 +137,6 @@ Value ChunkedKernelParts::cbCountOf(ImplicitLocOpBuilder &b, Value chunk,
 /// Index in `flags` of the count of heads of group `group` done reading
 /// chunk `chunk`'s C Bᵀ tiles (fused output: the ring slot's reuse).
 Value ChunkedKernelParts::cbReadersOf(ImplicitLocOpBuilder &b, Value chunk,
-                                         Value group) {
+                                      Value group) {
   return add(b, cbCountOf(b, chunk, group), idx(b, x.groups));
 }
-

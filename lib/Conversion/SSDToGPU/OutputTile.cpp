@@ -67,10 +67,11 @@ void OutputTileBuilder::emitOutputTile(ImplicitLocOpBuilder &b,
 }
 
 /// The tile's position, its rows' cum and exp(cum), and its warps.
-OutputTileBuilder::OutputTile OutputTileBuilder::beginOutputTile(
-    ImplicitLocOpBuilder &b, const HeadTeam &team,
-    const OutputTileLayout &layout, Value chunk, const ChunkLocation &c,
-    Value i0) {
+OutputTileBuilder::OutputTile
+OutputTileBuilder::beginOutputTile(ImplicitLocOpBuilder &b,
+                                   const HeadTeam &team,
+                                   const OutputTileLayout &layout, Value chunk,
+                                   const ChunkLocation &c, Value i0) {
   const KernelContext &k = team.k;
   Value head = team.head;
   const int64_t threads = layout.threads, rows = layout.rows;
@@ -118,14 +119,13 @@ OutputTileBuilder::OutputTile OutputTileBuilder::beginOutputTile(
           ? warpgroupTile(b, divu(b, tid, 32), mul(b, divu(b, tid, 128), 64),
                           idx(b, 0), plan.paddedP)
           : warpTile(b, layout.warps, rows, plan.paddedP, divu(b, tid, 32));
-  return OutputTile{team,    layout,  chunk,  c,      i0,          tid,
-                    lane,    group,   lastToken, rowsEnd, rowHi,  rowLo,
+  return OutputTile{team,     layout,  chunk,       c,       i0,    tid,
+                    lane,     group,   lastToken,   rowsEnd, rowHi, rowLo,
                     rowDecay, rowBase, mmaLaneInfo, tile};
 }
 
-Value OutputTileBuilder::rowValue(ImplicitLocOpBuilder &b,
-                                      const OutputTile &ot, Value array,
-                                      Value r) {
+Value OutputTileBuilder::rowValue(ImplicitLocOpBuilder &b, const OutputTile &ot,
+                                  Value array, Value r) {
   return load(b, array, {add(b, ot.rowBase, r)});
 }
 
@@ -133,8 +133,8 @@ Value OutputTileBuilder::rowValue(ImplicitLocOpBuilder &b,
 /// [i][n], B = S_prev stored [p][n]: staged per k-step, or the block's
 /// resident tile, read at the step's columns.
 void OutputTileBuilder::addInterChunkTerm(ImplicitLocOpBuilder &b,
-                                              const OutputTile &ot,
-                                              SmallVector<Value> &acc) {
+                                          const OutputTile &ot,
+                                          SmallVector<Value> &acc) {
   const KernelContext &k = ot.team.k;
   const OutputTileLayout &layout = ot.layout;
   const int64_t threads = layout.threads, rows = layout.rows;
@@ -239,11 +239,12 @@ void OutputTileBuilder::addInterChunkTerm(ImplicitLocOpBuilder &b,
             mul(b, remu(b, step, kPanelCols / kStep), 2 * kStep)));
     SmallVector<WgmmaProduct> products;
     for (int64_t kByte = 0; kByte < 2 * kStep; kByte += 32)
-      products.push_back({wgmmaDescriptor(b, cs.high.stage(b, stage),
-                                          ot.team.tiles->address(b, layout.aHigh),
-                                          groupRow, kByte),
-                          wgmmaDescriptor(b, ps.high, prevAddress,
-                                          mul(b, panel, plan.paddedP), kByte)});
+      products.push_back(
+          {wgmmaDescriptor(b, cs.high.stage(b, stage),
+                           ot.team.tiles->address(b, layout.aHigh), groupRow,
+                           kByte),
+           wgmmaDescriptor(b, ps.high, prevAddress, mul(b, panel, plan.paddedP),
+                           kByte)});
     return warpgroupMatmul(b, plan.paddedP, products, WgmmaMajor::K,
                            WgmmaMajor::K, plan.element, acc);
   };
@@ -266,8 +267,8 @@ void OutputTileBuilder::addInterChunkTerm(ImplicitLocOpBuilder &b,
 /// One load per row the lane holds (2 per 16-row mma tile), not per
 /// accumulator.
 void OutputTileBuilder::scaleByRowDecay(ImplicitLocOpBuilder &b,
-                                            const OutputTile &ot,
-                                            SmallVector<Value> &acc) {
+                                        const OutputTile &ot,
+                                        SmallVector<Value> &acc) {
   Value rowDecay = ot.rowDecay;
   const MmaLane &mmaLaneInfo = ot.mmaLaneInfo;
   const WarpTile &tile = ot.tile;
@@ -321,10 +322,10 @@ OutputTileBuilder::placeWPieces(ImplicitLocOpBuilder &b, const OutputTile &ot,
   w.arena = w.heads > 1 ? wholeBlock(b, k) : k;
   for (int64_t h = 0; h < w.heads; ++h)
     w.stageOfHead.push_back(
-        w.heads > 1 ? operand(b, w.arena, w.copyOf(h, layout.aHigh, plan),
-                              layout.aLow, rows, kStep, false,
-                              ot.team.tiles->shift)
-                    : ws);
+        w.heads > 1
+            ? operand(b, w.arena, w.copyOf(h, layout.aHigh, plan), layout.aLow,
+                      rows, kStep, false, ot.team.tiles->shift)
+            : ws);
   // Whether the warps owning tile row r multiply the step from column j0:
   // the same test as their causal skip (addIntraChunkTerm), so W pieces
   // nobody reads are neither computed nor stored.
@@ -365,8 +366,8 @@ std::pair<Value, Value> OutputTileBuilder::rowCum(ImplicitLocOpBuilder &b,
 }
 
 Value OutputTileBuilder::readByItsWarps(ImplicitLocOpBuilder &b,
-                                        const OutputTile &ot,
-                                        const WPieces &w, Value r, Value j0) {
+                                        const OutputTile &ot, const WPieces &w,
+                                        Value r, Value j0) {
   Value bandLast = add(b, mul(b, divu(b, r, w.band), w.band), w.band - 1);
   return ule(b, j0, add(b, ot.i0, bandLast));
 }
@@ -410,13 +411,12 @@ SmallVector<Value> OutputTileBuilder::fetchWPieces(ImplicitLocOpBuilder &b,
     Value any = both(b, both(b, ult(b, i, c.len), ule(b, jb, i)),
                      readByItsWarps(b, ot, w, add(b, w.row, dr), j0));
     Value row = minu(b, i, sub(b, c.len, idx(b, 1)));
-    values.push_back(
-        ifValues(b, any, [&](ImplicitLocOpBuilder &b) {
-          return SmallVector<Value>{
-              vectorLoad(b, cbPiece, cb,
-                         {cbSlotOf(b, ot.chunk), ot.group, row, jb},
-                         cbBytes * kWCols)};
-        }).front());
+    values.push_back(ifValues(b, any, [&](ImplicitLocOpBuilder &b) {
+                       return SmallVector<Value>{vectorLoad(
+                           b, cbPiece, cb,
+                           {cbSlotOf(b, ot.chunk), ot.group, row, jb},
+                           cbBytes * kWCols)};
+                     }).front());
   }
   return values;
 }
@@ -451,11 +451,11 @@ void OutputTileBuilder::storeWPieces(ImplicitLocOpBuilder &b,
         };
         Value j = add(b, jb, q);
         Value valid = both(b, ult(b, i, ot.c.len), ule(b, j, i));
-        Value weight = fmul(
-            b,
-            fmul(b, at(g),
-                 decayBetween(b, hiI, loI, at(column[0]), at(column[1]))),
-            at(column[2]));
+        Value weight =
+            fmul(b,
+                 fmul(b, at(g),
+                      decayBetween(b, hiI, loI, at(column[0]), at(column[1]))),
+                 at(column[2]));
         weights.push_back(select(b, valid, weight, f32(b, 0.0)));
       }
       Value piece = vector::FromElementsOp::create(b, f32xW, weights);
@@ -483,8 +483,8 @@ void OutputTileBuilder::addIntraChunkTerm(ImplicitLocOpBuilder &b,
   const OutputTileLayout &layout = ot.layout;
   const int64_t threads = layout.threads, rows = layout.rows;
   const ChunkLocation &c = ot.c;
-  Value head = ot.team.head, i0 = ot.i0, tid = ot.tid,
-        lastToken = ot.lastToken, rowsEnd = ot.rowsEnd;
+  Value head = ot.team.head, i0 = ot.i0, tid = ot.tid, lastToken = ot.lastToken,
+        rowsEnd = ot.rowsEnd;
   const WarpTile &tile = ot.tile;
   const bool wgmma = outputByWgmma(layout);
   MmaOperand ws = operand(b, k, layout.aHigh, layout.aLow, rows, kStep, false,
@@ -604,8 +604,7 @@ void OutputTileBuilder::addIntraChunkTerm(ImplicitLocOpBuilder &b,
 /// models (an even number of 8-column n-tiles) store whole sectors
 /// instead (storeOutputQuads).
 void OutputTileBuilder::storeOutputRows(ImplicitLocOpBuilder &b,
-                                            const OutputTile &ot,
-                                            ValueRange acc) {
+                                        const OutputTile &ot, ValueRange acc) {
   const ChunkLocation &c = ot.c;
   Value head = ot.team.head, i0 = ot.i0;
   const MmaLane &mmaLaneInfo = ot.mmaLaneInfo;
@@ -652,9 +651,9 @@ void OutputTileBuilder::storeOutputRows(ImplicitLocOpBuilder &b,
 /// instruction then writes 8 rows' 16 columns (8 full sectors), where the
 /// pairs took two instructions touching each of those sectors half.
 void OutputTileBuilder::storeOutputQuads(ImplicitLocOpBuilder &b,
-                                             const OutputTile &ot,
-                                             ValueRange acc, Value dSkip,
-                                             const SwizzledTile &xResident) {
+                                         const OutputTile &ot, ValueRange acc,
+                                         Value dSkip,
+                                         const SwizzledTile &xResident) {
   const ChunkLocation &c = ot.c;
   Value head = ot.team.head, i0 = ot.i0;
   const MmaLane &lane = ot.mmaLaneInfo;
@@ -726,8 +725,7 @@ SwizzledTile OutputTileBuilder::residentXTile(ImplicitLocOpBuilder &b,
                                               const HeadTeam &team) {
   const ChunkRoleShared &sh = plan.chunkShared;
   return sharedTile(b, team.k, sh.xResident, sh.tokenSlots, plan.paddedP,
-                    mmaType, 1,
-                    plan.outputWgmma ? team.tiles->shift : Value());
+                    mmaType, 1, plan.outputWgmma ? team.tiles->shift : Value());
 }
 
 SwizzledTile OutputTileBuilder::prevStateTile(ImplicitLocOpBuilder &b,
@@ -741,8 +739,8 @@ SwizzledTile OutputTileBuilder::prevStateTile(ImplicitLocOpBuilder &b,
                     mmaType, 1, team.tiles->shift);
 }
 
-std::pair<Value, Value>
-OutputTileBuilder::prevStateAt(ImplicitLocOpBuilder &b, Value p, Value n) {
+std::pair<Value, Value> OutputTileBuilder::prevStateAt(ImplicitLocOpBuilder &b,
+                                                       Value p, Value n) {
   if (!plan.outputWgmma)
     return {p, n};
   return {add(b, mul(b, divu(b, n, kPanelCols), plan.paddedP), p),

@@ -43,26 +43,24 @@ ChunkedKernelRequest requestOf(ChunkScanVarlenOp op,
                                const SSDPlanGPUKernelsOptions &options,
                                int64_t chunkSize) {
   ChunkedKernelRequest request;
-  const bool fusable = !op.getCheckpointSlots() ||
-                       Checkpoints::atChunkEndsOnly(op, chunkSize);
+  const bool fusable =
+      !op.getCheckpointSlots() || Checkpoints::atChunkEndsOnly(op, chunkSize);
   request.fusedStatePassing = options.fusedStatePassing && fusable;
   request.fusedOutput = options.fusedOutput && fusable;
   request.headsPerBlock = options.headsPerBlock;
-  request.wgmma = options.matmul == MatmulChoice::Wgmma ||
-                  (options.matmul == MatmulChoice::Auto &&
-                   options.chip == GPUChip::SM90a);
+  request.wgmma =
+      options.matmul == MatmulChoice::Wgmma ||
+      (options.matmul == MatmulChoice::Auto && options.chip == GPUChip::SM90a);
   request.fragmentLoads = options.fragmentLoads;
   request.staging = options.staging;
-  request.sharedMemoryLimit =
-      std::min<int64_t>(options.sharedMemoryLimit,
-                        sharedMemoryLimitForChip(options.chip));
+  request.sharedMemoryLimit = std::min<int64_t>(
+      options.sharedMemoryLimit, sharedMemoryLimitForChip(options.chip));
   return request;
 }
 
 /// Why the chunked kernels of `plan` cannot run within `limit` bytes of
 /// shared memory per block, or nothing.
-std::optional<std::string> whyTooLarge(const ChunkedPlan &plan,
-                                       int64_t limit) {
+std::optional<std::string> whyTooLarge(const ChunkedPlan &plan, int64_t limit) {
   for (KernelSharedMemory kernel : plan.sharedMemory())
     if (kernel.bytes > limit)
       return llvm::formatv(
@@ -70,8 +68,8 @@ std::optional<std::string> whyTooLarge(const ChunkedPlan &plan,
                  "shared memory per block, more than the {3} bytes it may "
                  "use (shared-memory-limit and the chip), at head_dim (P) "
                  "{4}, dstate (N) {5}, chunk_size {6}",
-                 kPassName, kernel.kernel, kernel.bytes, limit,
-                 plan.x.headDim, plan.x.dstate, plan.chunkSize)
+                 kPassName, kernel.kernel, kernel.bytes, limit, plan.x.headDim,
+                 plan.x.dstate, plan.chunkSize)
           .str();
   return std::nullopt;
 }
