@@ -71,6 +71,25 @@ bool parseEnumFlag(const EnumName<Enum> (&names)[N], std::string_view flag,
   return false;
 }
 
+/// Finds `arg` among an llvm::cl parser's values (its `Values`: `Name`,
+/// `V.getValue()`) and sets `value`; on a miss returns "a, b or c", the names
+/// it takes, for the error.
+template <typename Entries, typename Arg, typename Enum>
+std::optional<std::string> parseEnumValue(const Entries &entries,
+                                          const Arg &arg, Enum &value) {
+  std::string list;
+  for (size_t i = 0, e = entries.size(); i < e; ++i) {
+    if (arg == entries[i].Name) {
+      value = entries[i].V.getValue();
+      return std::nullopt;
+    }
+    if (i > 0)
+      list += i + 1 == e ? " or " : ", ";
+    list += std::string(entries[i].Name);
+  }
+  return list;
+}
+
 } // namespace ssd
 } // namespace mlir
 

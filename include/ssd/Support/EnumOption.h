@@ -55,17 +55,12 @@ struct EnumOptionParser : public llvm::cl::parser<Enum> {
 
   bool parse(llvm::cl::Option &option, llvm::StringRef, llvm::StringRef arg,
              Enum &value) {
-    std::string list;
-    for (size_t i = 0, e = this->Values.size(); i < e; ++i) {
-      if (arg == this->Values[i].Name) {
-        value = this->Values[i].V.getValue();
-        return false;
-      }
-      if (i > 0)
-        list += i + 1 == e ? " or " : ", ";
-      list += this->Values[i].Name.str();
-    }
-    return option.error("unknown value '" + arg + "' (expected " + list + ")");
+    std::optional<std::string> expected =
+        parseEnumValue(this->Values, arg, value);
+    if (!expected)
+      return false;
+    return option.error("unknown value '" + arg + "' (expected " + *expected +
+                        ")");
   }
 };
 

@@ -17,12 +17,15 @@
 #ifndef SSD_SUPPORT_TOOLOPTIONS_H
 #define SSD_SUPPORT_TOOLOPTIONS_H
 
+#include "ssd/Support/EnumName.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace ssd {
@@ -40,19 +43,13 @@ template <typename Enum> struct ToolEnumParser : public llvm::cl::parser<Enum> {
   using llvm::cl::parser<Enum>::parser;
   bool parse(llvm::cl::Option &option, llvm::StringRef, llvm::StringRef arg,
              Enum &value) {
-    std::string list;
-    for (size_t i = 0, e = this->Values.size(); i < e; ++i) {
-      if (arg == this->Values[i].Name) {
-        value = this->Values[i].V.getValue();
-        return false;
-      }
-      if (i > 0)
-        list += i + 1 == e ? " or " : ", ";
-      list += this->Values[i].Name.str();
-    }
+    std::optional<std::string> list =
+        mlir::ssd::parseEnumValue(this->Values, arg, value);
+    if (!list)
+      return false;
     if (pendingToolError().empty())
       pendingToolError() = "unknown --" + option.ArgStr.str() + " '" +
-                           arg.str() + "' (expected " + list + ")";
+                           arg.str() + "' (expected " + *list + ")";
     return true;
   }
 };
