@@ -367,6 +367,18 @@ LogicalResult verifyConfig(ChunkScanVarlenOp op, const ExtentBinder &extents) {
       return op.emitOpError() << "chunk_size (" << *chunkSize
                               << ") does not match the chunk_size ("
                               << config.getChunkSize() << ") of its config";
+    // An attribute is verified where it is parsed or built with getChecked;
+    // a pass that builds one with get (a planner, a graph compiler) is
+    // checked here, after it runs, before a lowering reads the choices.
+    if (failed(ScanConfigAttr::verify(
+            [&] { return op.emitOpError() << "config: "; }, config.getForm(),
+            config.getChunkSize(), config.getMixedMinTokens(), config.getChip(),
+            config.getSerialRowsPerWarp(), config.getSerialWarpsPerBlock(),
+            config.getFusion(), config.getOutputRows(), config.getStateParts(),
+            config.getHeadsPerBlock(), config.getMatmul(),
+            config.getFragmentLoads(), config.getStaging(),
+            config.getBlocksPerSm(), config.getSharedMemory())))
+      return failure();
     if (failed(verifyKernelChoices(op, config, extents)))
       return failure();
   }
