@@ -19,7 +19,7 @@
 // reported, one line, on the op; the serial form at the same shapes, which
 // needs (almost) no shared memory, still lowers (no error between the two
 // reports).
-// LIMIT: error: ssd-plan-gpu-kernels: kernel 'chunk states and C B^T' of the chunked form needs 33440 bytes of shared memory per block, more than the 30000 bytes it may use (shared-memory-limit and the chip), at head_dim (P) 128, dstate (N) 256, chunk_size 128
+// LIMIT: error: ssd-plan-gpu-kernels: kernel 'chunk states and C B^T' of the chunked form needs 33440 bytes of shared memory per block, more than the 30000 bytes it may use (shared-memory-limit and the chip), at head_dim (P) 128, dstate (N) 256, chunk_size 128; form = serial serves these shapes (form = auto builds both forms when T or the batch is dynamic)
 // LIMIT-NOT: error:
 // LIMIT: error: ssd-plan-gpu-kernels: kernel 'chunk states and C B^T' of the chunked form needs 134320 bytes of shared memory per block, more than the 30000 bytes it may use (shared-memory-limit and the chip), at head_dim (P) 1024, dstate (N) 1024, chunk_size 256
 

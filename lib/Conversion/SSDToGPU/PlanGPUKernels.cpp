@@ -67,7 +67,9 @@ std::optional<std::string> whyTooLarge(const ChunkedPlan &plan, int64_t limit) {
                  "{0}: kernel '{1}' of the chunked form needs {2} bytes of "
                  "shared memory per block, more than the {3} bytes it may "
                  "use (shared-memory-limit and the chip), at head_dim (P) "
-                 "{4}, dstate (N) {5}, chunk_size {6}",
+                 "{4}, dstate (N) {5}, chunk_size {6}; form = serial serves "
+                 "these shapes (form = auto builds both forms when T or the "
+                 "batch is dynamic)",
                  kPassName, kernel.kernel, kernel.bytes, limit, plan.x.headDim,
                  plan.x.dstate, plan.chunkSize)
           .str();
