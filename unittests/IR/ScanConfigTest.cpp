@@ -57,6 +57,21 @@ protected:
     return found;
   }
 
+  /// Puts a serial config built with `get` (no checks) on the op, as a pass
+  /// in C++ can; false if the module has no op.
+  bool attachUncheckedSerialConfig(llvm::StringRef chip, int64_t rowsPerWarp) {
+    ssd::ChunkScanVarlenOp op = scanOp();
+    if (!op)
+      return false;
+    ssd::GPUKernelChoices gpu;
+    gpu.chip = chip.str();
+    gpu.serialRowsPerWarp = rowsPerWarp;
+    gpu.serialWarpsPerBlock = 4;
+    op->setAttr("config", ssd::ScanConfigAttr::get(&context, ssd::Form::serial,
+                                                   256, std::nullopt, gpu));
+    return true;
+  }
+
   /// Verifies the module; returns the diagnostics it emitted, one a line.
   std::string verifyModule(bool &ok) {
     std::string messages;
@@ -81,14 +96,7 @@ TEST_F(ScanConfigTest, AParsedConfigVerifies) {
 
 TEST_F(ScanConfigTest, AnUncheckedConfigIsRefusedByTheOp) {
   ASSERT_TRUE(module);
-  ssd::ChunkScanVarlenOp op = scanOp();
-  ASSERT_TRUE(op);
-  ssd::GPUKernelChoices gpu;
-  gpu.chip = "sm_90a";
-  gpu.serialRowsPerWarp = 0;
-  gpu.serialWarpsPerBlock = 4;
-  op->setAttr("config", ssd::ScanConfigAttr::get(&context, ssd::Form::serial,
-                                                 256, std::nullopt, gpu));
+  ASSERT_TRUE(attachUncheckedSerialConfig("sm_90a", /*rowsPerWarp=*/0));
   bool ok = true;
   std::string messages = verifyModule(ok);
   EXPECT_FALSE(ok);
@@ -98,14 +106,7 @@ TEST_F(ScanConfigTest, AnUncheckedConfigIsRefusedByTheOp) {
 
 TEST_F(ScanConfigTest, AnUnknownChipBuiltWithoutChecksIsRefused) {
   ASSERT_TRUE(module);
-  ssd::ChunkScanVarlenOp op = scanOp();
-  ASSERT_TRUE(op);
-  ssd::GPUKernelChoices gpu;
-  gpu.chip = "sm_70";
-  gpu.serialRowsPerWarp = 4;
-  gpu.serialWarpsPerBlock = 4;
-  op->setAttr("config", ssd::ScanConfigAttr::get(&context, ssd::Form::serial,
-                                                 256, std::nullopt, gpu));
+  ASSERT_TRUE(attachUncheckedSerialConfig("sm_70", /*rowsPerWarp=*/4));
   bool ok = true;
   std::string messages = verifyModule(ok);
   EXPECT_FALSE(ok);
