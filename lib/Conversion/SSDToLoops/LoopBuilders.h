@@ -6,6 +6,7 @@
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/IR/PatternMatch.h"
 #include "ssd/IR/SSDOps.h"
+#include "ssd/Transforms/FormSelection.h"
 
 namespace mlir {
 namespace ssd {
@@ -56,6 +57,12 @@ void buildSerialScan(RewriterBase &rewriter, ChunkScanVarlenOp op,
 /// Replace `op` (memref form, chunked) with the chunked SSD loop nests.
 void buildChunkedScan(RewriterBase &rewriter, ChunkScanVarlenOp op,
                       int64_t chunkSize);
+/// Replace `op` (memref form, invariant, either form) with the token-serial
+/// loop nest of the canonical arithmetic (ScanEmitter/CanonicalMath.h), its
+/// tasks `pTile` head_dim rows each; the bits of every y row and state do
+/// not depend on the schedule.
+void buildInvariantScan(RewriterBase &rewriter, ChunkScanVarlenOp op,
+                        int64_t pTile = kSerialPTileDefault);
 
 } // namespace detail
 } // namespace ssd

@@ -55,7 +55,11 @@ struct LowerToLoops {
             mlir::ssd::detail::whyNotReadyToLower(op, kPassName))
       return reason;
     rewriter.setInsertionPoint(op);
-    if (mlir::ssd::detail::configOf(op).getForm() == Form::serial)
+    // An invariant op's chunked form is the serial arithmetic, so on the CPU
+    // both forms are the same loop nest.
+    if (op->hasAttr("invariant"))
+      mlir::ssd::detail::buildInvariantScan(rewriter, op, serialPTile);
+    else if (mlir::ssd::detail::configOf(op).getForm() == Form::serial)
       mlir::ssd::detail::buildSerialScan(rewriter, op, serialPTile,
                                          vectorWidth);
     else

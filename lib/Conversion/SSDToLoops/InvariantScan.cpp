@@ -1,0 +1,563 @@
+//===- InvariantScan.cpp - the invariant mode's scan as loops -------------===//
+//
+// Ops marked `invariant` promise the same bits for every token however they
+// are scheduled, so they get one loop nest on the CPU whatever their form:
+// the token-serial recurrence with the canonical per-token arithmetic of
+// ScanEmitter/CanonicalMath.h, the state kept unscaled. (The serial form's
+// scaled state S = s S' cannot serve: where s is folded back depends on where
+// the sequence starts, so a split call would round differently.) With
+// d = processed dt, g = h / (H / G) the group, for every (head, P-tile,
+// sequence) in parallel:
+//
+//   h    = has_initial_state[b] ? pool[slot, h, p-tile, :] : +0     (f32)
+//   for t in tokens of b:
+//     d    = processedDt(dt[t, h], dt_bias[h])
+//     g    = decay(d, A_h)
+//     for p in the tile:
+//       w    = stepWeight(d, x[t, h, p])
+//       a    = +0                                       vector<32xf32>
+//       for column blocks j = 0, 1, ...:  (n = 32 j + l, lane l)
+//         h[p, n] = update(g, h[p, n], w, B[t, g, n])
+//         a_l     = accumulate(h[p, n], C[t, g, n], a_l)    only n < N
+//       y[t, h, p] = canonicalNaN(finishY(tree32(a), D_h, x[t, h, p]))
+//   after each written checkpoint boundary: pool[checkpoint slot] =
+//                                              canonicalNaN(h)
+//   if writes: pool[slot] = canonicalNaN(h)
+//
+// all rounded to the stored type. Lane l of the accumulator takes columns
+// n = l, l + 32, ... in increasing order, which is what the GPU's lane l
+// does; the columns of a tail block at and past N leave their lanes
+// unchanged (a select, not an fma with zero, which would turn a -0 partial
+// into +0). The vectors are vector<32xf32> on every CPU level: LLVM splits
+// them lane by lane into the target's registers, so x86-64, x86-64-v3 and
+// the host run the same roundings. Nothing carries fast-math flags and
+// nothing reassociates: no vector.reduction, no math ops.
+//
+// Each token's B and C rows are copied (f16/bf16: widened) once per task
+// into a zero-padded f32 row pair, so the column loops read whole vectors.
+// The task structure is the serial form's: writer order in two passes
+// (WriterOrder), only active sequences, and a one-token sequence with an f32
+// pool (decode) goes from pool to pool in one pass over its rows, with the
+// same arithmetic. Decode and prefill of the same token produce the same bits
+// by construction: every element sees the same operations whatever state it
+// was carried in.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LoopBuilders.h"
+#include "ScanEmitter/CanonicalMath.h"
+#include "ScanEmitter/Checkpoints.h"
+#include "ScanEmitter/ScanEmitter.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "ssd/IR/SSDLimits.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace mlir::ssd;
+using namespace mlir::ssd::detail;
+
+namespace canonical = mlir::ssd::detail::canonical;
+
+/// Lanes of every vector: the canonical partial count.
+static constexpr int64_t kLanes = canonical::kPartials;
+
+/// Rows that share each column block of B and C, their accumulators
+/// independent FMA chains.
+static constexpr int64_t kRowsAtOnce = 4;
+
+/// f32 elements in a state tile at most.
+static constexpr int64_t kMaxTileElements = limits::kMaxStateTileBytes / 4;
+
+/// N rounded up to whole column blocks (dynamic stays dynamic).
+static int64_t paddedColumns(int64_t n) {
+  if (ShapedType::isDynamic(n))
+    return n;
+  return llvm::divideCeil(std::max<int64_t>(n, 1), kLanes) * kLanes;
+}
+
+/// Rows of the state tile for a static N: at most `pTile` and head_dim, and
+/// at most kMaxStateTileBytes.
+static int64_t staticTileRows(ChunkScanVarlenOp op, int64_t pTile,
+                              int64_t staticDState) {
+  pTile = std::clamp<int64_t>(pTile, 1, limits::kMaxSerialPTile);
+  int64_t staticHeadDim = cast<ShapedType>(op.getX().getType()).getDimSize(2);
+  if (!ShapedType::isDynamic(staticHeadDim) && staticHeadDim >= 1)
+    pTile = std::min(pTile, staticHeadDim);
+  if (!ShapedType::isDynamic(staticDState))
+    pTile = std::clamp<int64_t>(
+        kMaxTileElements / std::max<int64_t>(staticDState, 1), 1, pTile);
+  return pTile;
+}
+
+namespace {
+
+/// Where a pass over the rows reads the state from and writes it to: the
+/// tile for both, unless a decode goes from pool to pool. Indices are
+/// [row of the tile, column].
+struct StatePass {
+  Value source, sink;
+};
+
+/// What every step of one task (a sequence, a head, a P-tile) reads.
+struct Task {
+  Value seq, head;
+  SequenceInfo s;
+  CheckpointRange range; // only with checkpoints
+  Value group;           // index: the group head reads B and C from
+  Value a;               // f32: A_h
+  Value dHead;           // f32: D_h, or null
+  Value p0, rows;        // index: the tile's first row of P and its rows
+  Value zero;            // index 0
+  Scratch stateTile;     // [tile, N] f32: h
+  Scratch rowPair;       // [2, padded N] f32: B and C of the token
+
+  Value state() const { return stateTile.buffer; }
+};
+
+/// One token's values shared by all rows.
+struct Token {
+  Value t, d, decay; // decay: g broadcast to a vector
+};
+
+class InvariantScanBuilder {
+public:
+  InvariantScanBuilder(ImplicitLocOpBuilder &b, ChunkScanVarlenOp op,
+                       int64_t maxTileRows)
+      : e(b, op), checkpoints(b, e),
+        staticDState(cast<ShapedType>(op.getB().getType()).getDimSize(2)),
+        pTile(staticTileRows(op, maxTileRows, staticDState)),
+        vecType(VectorType::get({kLanes}, e.f32)),
+        maskType(VectorType::get({kLanes}, b.getI1Type())),
+        f32Pool(cast<MemRefType>(e.pool.getType()).getElementType() == e.f32) {
+    Value lanes = e.index(b, kLanes);
+    fullEnd = arith::SubIOp::create(
+        b, e.dstate, arith::RemUIOp::create(b, e.dstate, lanes));
+    padded = arith::MulIOp::create(
+        b, arith::CeilDivUIOp::create(b, e.dstate, lanes), lanes);
+    tile = emitTileRows(b);
+  }
+
+  void build(ImplicitLocOpBuilder &b) {
+    WriterOrder order = e.planWriterOrder(b);
+    ActiveSequences active = buildActiveSequences(b, e, order);
+    Value numTiles = arith::CeilDivUIOp::create(b, e.headDim, tile);
+    // As in the serial form: heads and tiles outermost, pass 1 holds the
+    // writers whose slot other sequences read (see WriterOrder).
+    for (unsigned pass : {0u, 1u})
+      e.parallel(b, {e.heads, numTiles, active.count[pass]},
+                 [&](ImplicitLocOpBuilder &b, ValueRange ivs) {
+                   emitTask(b, activeSequence(b, e, active, pass, ivs[2]),
+                            ivs[0], ivs[1]);
+                 });
+    freeActiveSequences(b, active);
+    e.freeWriterOrder(b, order);
+  }
+
+private:
+  ScanEmitter e;
+  CheckpointEmitter checkpoints;
+  int64_t staticDState;
+  int64_t pTile; // rows of a static tile; an upper bound for a dynamic N
+  VectorType vecType, maskType;
+  bool f32Pool; // decode can update the pool in place
+  Value fullEnd; // index: N rounded down to whole blocks
+  Value padded;  // index: N rounded up to whole blocks
+  Value tile;    // index: rows of a tile
+
+  Value emitTileRows(ImplicitLocOpBuilder &b) {
+    if (!ShapedType::isDynamic(staticDState))
+      return e.index(b, pTile);
+    Value rowsForN = arith::DivUIOp::create(
+        b, e.index(b, kMaxTileElements),
+        arith::MaxUIOp::create(b, e.dstate, e.index(b, 1)));
+    return arith::MaxUIOp::create(
+        b, e.index(b, 1),
+        arith::MinUIOp::create(b, rowsForN, e.index(b, pTile)));
+  }
+
+  Value splat(ImplicitLocOpBuilder &b, Value scalar) {
+    return vector::BroadcastOp::create(b, vecType, scalar);
+  }
+
+  Value zeros(ImplicitLocOpBuilder &b) { return splat(b, e.f32Const(b, 0.0)); }
+
+  /// Lanes n + l < N of the tail block at n.
+  Value tailMask(ImplicitLocOpBuilder &b, Value n) {
+    return vector::CreateMaskOp::create(
+        b, maskType, ValueRange{arith::SubIOp::create(b, e.dstate, n)});
+  }
+
+  /// memref[indices ..] as f32 lanes: a whole block, or with `mask` the
+  /// lanes below N and +0 past it.
+  Value loadBlock(ImplicitLocOpBuilder &b, Value memref, ValueRange indices,
+                  Value mask) {
+    Type element = cast<MemRefType>(memref.getType()).getElementType();
+    auto type = VectorType::get({kLanes}, element);
+    Value v;
+    if (mask)
+      v = vector::MaskedLoadOp::create(
+          b, type, memref, indices, mask,
+          arith::ConstantOp::create(
+              b, DenseElementsAttr::get(type, b.getFloatAttr(element, 0.0)
+                                                  .getValue())));
+    else
+      v = vector::LoadOp::create(b, type, memref, indices);
+    return element == e.f32 ? v : arith::ExtFOp::create(b, vecType, v);
+  }
+
+  /// Stores f32 lanes into memref[indices ..], rounded to its element type:
+  /// a whole block, or with `mask` the lanes below N only.
+  void storeBlock(ImplicitLocOpBuilder &b, Value v, Value memref,
+                  ValueRange indices, Value mask) {
+    Type element = cast<MemRefType>(memref.getType()).getElementType();
+    if (element != e.f32)
+      v = arith::TruncFOp::create(b, VectorType::get({kLanes}, element), v);
+    if (mask)
+      vector::MaskedStoreOp::create(b, memref, indices, mask, v);
+    else
+      vector::StoreOp::create(b, v, memref, indices);
+  }
+
+  /// Calls `body` for the whole column blocks (mask null) and then for the
+  /// tail block past them, if N has one (its lane mask), threading `carried`
+  /// through both; returns the values after the last block.
+  SmallVector<Value> forEachBlock(
+      ImplicitLocOpBuilder &b, ValueRange carried,
+      function_ref<SmallVector<Value>(ImplicitLocOpBuilder &, Value n,
+                                      Value mask, ValueRange)>
+          body) {
+    Value step = e.index(b, kLanes);
+    auto blocks = [&](Value lower, Value upper, ValueRange init, bool tail) {
+      return scf::ForOp::create(
+          b, lower, upper, step, init,
+          [&](OpBuilder &nested, Location loc, Value n, ValueRange values) {
+            ImplicitLocOpBuilder inner(loc, nested);
+            SmallVector<Value> next =
+                body(inner, n, tail ? tailMask(inner, n) : Value(), values);
+            scf::YieldOp::create(inner, next);
+          });
+    };
+    scf::ForOp whole =
+        blocks(e.index(b, 0), fullEnd, carried, /*tail=*/false);
+    // At most one iteration: [N rounded down, N).
+    scf::ForOp tail =
+        blocks(fullEnd, e.dstate, whole.getResults(), /*tail=*/true);
+    return SmallVector<Value>(tail.getResults());
+  }
+
+  /// Calls `body` for every block of every row of the tile.
+  void forEachStateBlock(
+      ImplicitLocOpBuilder &b, const Task &task,
+      function_ref<void(ImplicitLocOpBuilder &, Value p, Value n, Value mask)>
+          body) {
+    e.loop(b, task.zero, task.rows, [&](ImplicitLocOpBuilder &b, Value p) {
+      forEachBlock(b, ValueRange{},
+                   [&](ImplicitLocOpBuilder &b, Value n, Value mask,
+                       ValueRange) -> SmallVector<Value> {
+                     body(b, p, n, mask);
+                     return {};
+                   });
+    });
+  }
+
+  // One task: its tile, the pool traffic around the tokens.
+
+  void emitTask(ImplicitLocOpBuilder &b, Value seq, Value head,
+                Value tileIndex) {
+    Task task = startTask(b, seq, head, tileIndex);
+    emitZeroState(b, task);
+    if (!f32Pool) {
+      emitSequence(b, task);
+    } else {
+      scf::IfOp::create(
+          b, emitTakesDecode(b, task),
+          [&](OpBuilder &nested, Location loc) {
+            ImplicitLocOpBuilder inner(loc, nested);
+            emitDecode(inner, task);
+            scf::YieldOp::create(inner);
+          },
+          [&](OpBuilder &nested, Location loc) {
+            ImplicitLocOpBuilder inner(loc, nested);
+            emitSequence(inner, task);
+            scf::YieldOp::create(inner);
+          });
+    }
+    freeScratch(b, task.rowPair);
+    freeScratch(b, task.stateTile);
+  }
+
+  Task startTask(ImplicitLocOpBuilder &b, Value seq, Value head,
+                 Value tileIndex) {
+    Task task;
+    task.seq = seq;
+    task.head = head;
+    task.s = e.sequence(b, seq);
+    if (checkpoints)
+      task.range = checkpoints.range(b, seq, task.s);
+    task.group = e.groupOf(b, head);
+    task.a = e.loadF32(b, e.A, {head});
+    if (e.D)
+      task.dHead = e.loadF32(b, e.D, {head});
+    task.p0 = arith::MulIOp::create(b, tileIndex, tile);
+    task.rows = arith::MinUIOp::create(
+        b, tile, arith::SubIOp::create(b, e.headDim, task.p0));
+    task.zero = e.index(b, 0);
+    bool dynamicN = ShapedType::isDynamic(staticDState);
+    // The state tile has N columns, like the pool rows a decode reads and
+    // writes in its place; the row pair is padded to whole blocks.
+    task.stateTile = allocateScratch(
+        b, {dynamicN ? ShapedType::kDynamic : pTile, staticDState},
+        dynamicN ? ValueRange{tile, e.dstate} : ValueRange{});
+    task.rowPair = allocateScratch(b, {2, paddedColumns(staticDState)},
+                                   dynamicN ? ValueRange{padded} : ValueRange{});
+    return task;
+  }
+
+  /// h = +0 for a sequence without an initial state. Zeroed ahead of the
+  /// decode test: the pool-to-pool pass reads the tile then.
+  void emitZeroState(ImplicitLocOpBuilder &b, const Task &task) {
+    Value startsEmpty = arith::XOrIOp::create(
+        b, task.s.readsInitial, arith::ConstantIntOp::create(b, 1, 1));
+    e.ifThen(b, startsEmpty, [&](ImplicitLocOpBuilder &b) {
+      forEachStateBlock(
+          b, task, [&](ImplicitLocOpBuilder &b, Value p, Value n, Value mask) {
+            storeBlock(b, zeros(b), task.state(), {p, n}, mask);
+          });
+    });
+  }
+
+  /// h = pool[slot, h, p-tile, :], widened.
+  void emitLoadInitialState(ImplicitLocOpBuilder &b, const Task &task) {
+    e.ifThen(b, task.s.readsInitial, [&](ImplicitLocOpBuilder &b) {
+      forEachStateBlock(
+          b, task, [&](ImplicitLocOpBuilder &b, Value p, Value n, Value mask) {
+            Value row = arith::AddIOp::create(b, task.p0, p);
+            storeBlock(
+                b,
+                loadBlock(b, e.pool, {task.s.slot, task.head, row, n}, mask),
+                task.state(), {p, n}, mask);
+          });
+    });
+  }
+
+  /// pool[slot, h, p-tile, :] = canonicalNaN(h), rounded to the pool's type.
+  void emitStoreState(ImplicitLocOpBuilder &b, const Task &task, Value slot) {
+    forEachStateBlock(
+        b, task, [&](ImplicitLocOpBuilder &b, Value p, Value n, Value mask) {
+          Value row = arith::AddIOp::create(b, task.p0, p);
+          Value v = loadBlock(b, task.state(), {p, n}, mask);
+          storeBlock(b, canonical::canonicalNaN(b, v), e.pool,
+                     {slot, task.head, row, n}, mask);
+        });
+  }
+
+  // One token.
+
+  Token emitToken(ImplicitLocOpBuilder &b, const Task &task, Value t) {
+    Value dtBias = e.dtBias ? e.loadF32(b, e.dtBias, {task.head}) : Value();
+    Value d =
+        canonical::processedDt(b, e.loadF32(b, e.dt, {t, task.head}), dtBias);
+    return {t, d, splat(b, canonical::decay(b, d, task.a))};
+  }
+
+  /// Token t's B and C rows into the task's row pair (rows 0 and 1), widened
+  /// to f32, the padding columns +0.
+  void emitRowPair(ImplicitLocOpBuilder &b, const Task &task, Value t) {
+    forEachBlock(b, ValueRange{},
+                 [&](ImplicitLocOpBuilder &b, Value n, Value mask,
+                     ValueRange) -> SmallVector<Value> {
+                   for (int which : {0, 1})
+                     vector::StoreOp::create(
+                         b,
+                         loadBlock(b, which ? e.C : e.B, {t, task.group, n},
+                                   mask),
+                         task.rowPair.buffer,
+                         ValueRange{e.index(b, which), n});
+                   return {};
+                 });
+  }
+
+  /// Rows p .. p + count - 1 of the tile through token `token`: the state
+  /// update and the 32 partials of y's dot product per row, then y.
+  /// `storeCanonical` applies canonicalNaN to the state as it is stored (the
+  /// decode pass, whose sink may be the pool).
+  void emitRows(ImplicitLocOpBuilder &b, const Task &task, const Token &token,
+                const StatePass &pass, bool storeCanonical, Value p,
+                int64_t count) {
+    SmallVector<Value> rowIndex, xs, weights;
+    SmallVector<Value> accs(count, zeros(b));
+    for (int64_t r = 0; r < count; ++r) {
+      rowIndex.push_back(arith::AddIOp::create(b, p, e.index(b, r)));
+      Value row = arith::AddIOp::create(b, task.p0, rowIndex.back());
+      xs.push_back(e.loadF32(b, e.x, {token.t, task.head, row}));
+      weights.push_back(splat(b, canonical::stepWeight(b, token.d, xs.back())));
+    }
+    SmallVector<Value> sums = forEachBlock(
+        b, accs,
+        [&](ImplicitLocOpBuilder &b, Value n, Value mask,
+            ValueRange acc) -> SmallVector<Value> {
+          Value bRow = vector::LoadOp::create(
+              b, vecType, task.rowPair.buffer, ValueRange{e.index(b, 0), n});
+          Value cRow = vector::LoadOp::create(
+              b, vecType, task.rowPair.buffer, ValueRange{e.index(b, 1), n});
+          SmallVector<Value> next;
+          for (int64_t r = 0; r < count; ++r) {
+            SmallVector<Value, 2> at{rowIndex[r], n};
+            Value h = mask ? vector::MaskedLoadOp::create(
+                                 b, vecType, pass.source, at, mask, zeros(b))
+                           : vector::LoadOp::create(b, vecType, pass.source, at)
+                                 .getResult();
+            h = canonical::update(b, token.decay, h, weights[r], bRow);
+            Value term = canonical::accumulate(b, h, cRow, acc[r]);
+            // Columns past N leave their partial as it was: an fma with
+            // the zero padding would turn a -0 partial into +0.
+            next.push_back(mask ? arith::SelectOp::create(b, mask, term, acc[r])
+                                      .getResult()
+                                : term);
+            if (storeCanonical)
+              h = canonical::canonicalNaN(b, h);
+            if (mask)
+              vector::MaskedStoreOp::create(b, pass.sink, at, mask, h);
+            else
+              vector::StoreOp::create(b, h, pass.sink, at);
+          }
+          return next;
+        });
+    for (int64_t r = 0; r < count; ++r) {
+      Value y = canonical::finishY(b, canonical::tree32(b, sums[r]),
+                                   task.dHead, xs[r]);
+      Value row = arith::AddIOp::create(b, task.p0, rowIndex[r]);
+      e.storeRounded(b, canonical::canonicalNaN(b, y), e.y,
+                     {token.t, task.head, row});
+    }
+  }
+
+  /// The whole tile through one token, kRowsAtOnce rows at a time (or
+  /// `rowsAtOnce`), the remainder one by one.
+  void emitTile(ImplicitLocOpBuilder &b, const Task &task, const Token &token,
+                const StatePass &pass, bool storeCanonical,
+                int64_t rowsAtOnce) {
+    Value blockedRows = arith::SubIOp::create(
+        b, task.rows,
+        arith::RemUIOp::create(b, task.rows, e.index(b, rowsAtOnce)));
+    scf::ForOp::create(
+        b, task.zero, blockedRows, e.index(b, rowsAtOnce), ValueRange{},
+        [&](OpBuilder &nested, Location loc, Value p, ValueRange) {
+          ImplicitLocOpBuilder inner(loc, nested);
+          emitRows(inner, task, token, pass, storeCanonical, p, rowsAtOnce);
+          scf::YieldOp::create(inner);
+        });
+    if (rowsAtOnce > 1)
+      e.loop(b, blockedRows, task.rows, [&](ImplicitLocOpBuilder &b, Value p) {
+        emitRows(b, task, token, pass, storeCanonical, p, 1);
+      });
+  }
+
+  /// Tokens [first, last) through the tile.
+  void emitTokens(ImplicitLocOpBuilder &b, const Task &task, Value first,
+                  Value last) {
+    e.loop(b, first, last, [&](ImplicitLocOpBuilder &b, Value t) {
+      Token token = emitToken(b, task, t);
+      emitRowPair(b, task, t);
+      emitTile(b, task, token, {task.state(), task.state()},
+               /*storeCanonical=*/false, kRowsAtOnce);
+    });
+  }
+
+  /// Checkpoints split the tokens into segments that end at the written
+  /// boundaries (segment k < W ends after boundary k's token) and a last one
+  /// up to the end; after segment k the tile is the state to store.
+  void emitCheckpointSegments(ImplicitLocOpBuilder &b, const Task &task) {
+    const SequenceInfo &s = task.s;
+    Value written = checkpoints.writtenWithin(
+        b, task.range, arith::SubIOp::create(b, s.end, s.begin));
+    scf::ForOp::create(
+        b, task.zero, arith::AddIOp::create(b, written, e.index(b, 1)),
+        e.index(b, 1), ValueRange{s.begin},
+        [&](OpBuilder &nested, Location loc, Value k, ValueRange carried) {
+          ImplicitLocOpBuilder b(loc, nested);
+          Value isBoundary =
+              arith::CmpIOp::create(b, arith::CmpIPredicate::ult, k, written);
+          Value segmentEnd = arith::SelectOp::create(
+              b, isBoundary, checkpoints.boundaryEnd(b, task.range, k), s.end);
+          emitTokens(b, task, carried[0], segmentEnd);
+          e.ifThen(b, isBoundary, [&](ImplicitLocOpBuilder &b) {
+            checkpoints.ifSlot(b, task.seq, k,
+                               [&](ImplicitLocOpBuilder &b, Value slot) {
+                                 emitStoreState(b, task, slot);
+                               });
+          });
+          scf::YieldOp::create(b, ValueRange{segmentEnd});
+        });
+  }
+
+  /// The general case: the pool's state into the tile, the tokens, the tile
+  /// into the pool.
+  void emitSequence(ImplicitLocOpBuilder &b, const Task &task) {
+    emitLoadInitialState(b, task);
+    if (!checkpoints)
+      emitTokens(b, task, task.s.begin, task.s.end);
+    else
+      emitCheckpointSegments(b, task);
+    e.ifThen(b, task.s.writesState, [&](ImplicitLocOpBuilder &b) {
+      emitStoreState(b, task, task.s.slot);
+    });
+  }
+
+  // Decode: one token from pool to pool.
+
+  /// i1: the sequence has one token, which writes no checkpoint (the
+  /// pool-to-pool pass has no tile to store one from).
+  Value emitTakesDecode(ImplicitLocOpBuilder &b, const Task &task) {
+    const SequenceInfo &s = task.s;
+    Value oneToken = arith::CmpIOp::create(
+        b, arith::CmpIPredicate::eq, arith::SubIOp::create(b, s.end, s.begin),
+        e.index(b, 1));
+    if (!checkpoints)
+      return oneToken;
+    Value written = checkpoints.writtenWithin(b, task.range, e.index(b, 1));
+    return arith::AndIOp::create(
+        b, oneToken,
+        arith::CmpIOp::create(b, arith::CmpIPredicate::eq, written,
+                              e.index(b, 0)));
+  }
+
+  /// A one-token sequence with an f32 pool: each state block is read,
+  /// updated and written back once, one row at a time in address order. It
+  /// reads the zeroed tile without an initial state and writes the tile
+  /// without a state to store; the state it stores is canonicalised like
+  /// emitStoreState's, so decode and prefill store the same bits.
+  void emitDecode(ImplicitLocOpBuilder &b, const Task &task) {
+    const SequenceInfo &s = task.s;
+    Token token = emitToken(b, task, s.begin);
+    SmallVector<OpFoldResult> offsets{s.slot, task.head, task.p0, task.zero},
+        sizes{b.getIndexAttr(1), b.getIndexAttr(1), task.rows, e.dstate},
+        strides(4, b.getIndexAttr(1));
+    auto rowsType = memref::SubViewOp::inferRankReducedResultType(
+        {ShapedType::kDynamic, ShapedType::kDynamic},
+        cast<MemRefType>(e.pool.getType()), offsets, sizes, strides);
+    Value poolRows =
+        memref::SubViewOp::create(b, rowsType, e.pool, offsets, sizes, strides);
+    Value tileRows = memref::CastOp::create(b, rowsType, task.state());
+    emitRowPair(b, task, s.begin);
+    emitTile(b, task, token,
+             {arith::SelectOp::create(b, s.readsInitial, poolRows, tileRows),
+              arith::SelectOp::create(b, s.writesState, poolRows, tileRows)},
+             /*storeCanonical=*/true, /*rowsAtOnce=*/1);
+  }
+};
+
+} // namespace
+
+void mlir::ssd::detail::buildInvariantScan(RewriterBase &rewriter,
+                                           ChunkScanVarlenOp op,
+                                           int64_t pTile) {
+  ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+  InvariantScanBuilder(b, op, pTile).build(b);
+  rewriter.eraseOp(op);
+}
