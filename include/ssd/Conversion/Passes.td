@@ -68,7 +68,9 @@ def SSDLowerToLoops : Pass<"ssd-lower-to-loops"> {
     Statistic<"numSerialLowered", "num-serial", "serial-form ops lowered">,
     Statistic<"numChunkedLowered", "num-chunked", "chunked-form ops lowered">
   ];
+  // LLVM: the invariant mode's llvm.fma (ScanEmitter/CanonicalMath.h).
   let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::LLVM::LLVMDialect",
                            "::mlir::math::MathDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::scf::SCFDialect",
