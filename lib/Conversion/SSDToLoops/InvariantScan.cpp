@@ -33,8 +33,10 @@
 // the host run the same roundings. Nothing carries fast-math flags and
 // nothing reassociates: no vector.reduction, no math ops.
 //
-// Each token's B and C rows are copied (f16/bf16: widened) once per task
-// into a zero-padded f32 row pair, so the column loops read whole vectors.
+// A task copies (f16/bf16: widens) each token's B and C rows once into a
+// zero-padded f32 row pair, so the column loops read them as whole vectors;
+// the state tile is N wide like the pool rows, its tail block read and
+// written under the lane mask.
 // The task structure is the serial form's: writer order in two passes
 // (WriterOrder), only active sequences, and a one-token sequence with an f32
 // pool (decode) goes from pool to pool in one pass over its rows, with the
