@@ -17,13 +17,14 @@
 // CHECK-DAG:   %[[QNAN:.*]] = arith.constant dense<0x7FC00000> : vector<32xf32>
 // CHECK-DAG:   %[[QNAN1:.*]] = arith.constant 0x7FC00000 : f32
 // The serial form's task structure: heads x active sequences (P = 64 is one
-// tile), the state tile N wide, the token's B and C rows padded to 64.
+// tile), the state tile N wide, two tokens' B and C rows padded to 64.
 // CHECK:       scf.parallel (%[[HEAD:.*]], %{{.*}}) = (%c0, %c0) to (%c2, %{{.*}})
 // CHECK:         arith.extf %{{.*}} : bf16 to f32
 // CHECK:         %[[D:.*]] = arith.extf %{{.*}} : bf16 to f32
 // CHECK:         %[[TILE:.*]] = memref.alloca() {alignment = 64 : i64} : memref<64x48xf32>
-// CHECK:         %[[ROWS:.*]] = memref.alloca() {alignment = 64 : i64} : memref<2x64xf32>
-// Decode: one pass from pool rows to pool rows (or the tile).
+// CHECK:         %[[ROWS:.*]] = memref.alloca() {alignment = 64 : i64} : memref<4x64xf32>
+// Decode: one pass from pool rows to pool rows (or the tile), the state
+// stored with canonical NaNs.
 // CHECK:         scf.if %{{.*}} {
 // CHECK:           memref.subview %{{.*}} : memref<?x2x64x48xf32> to memref<64x48xf32, strided<[48, 1], offset: ?>>
 // CHECK:           %[[SOURCE:.*]] = arith.select %{{.*}} : memref<?x?xf32, strided<[48, 1], offset: ?>>
@@ -36,34 +37,48 @@
 // CHECK:             %[[CANON0:.*]] = arith.select %[[NAN0]], %[[QNAN]], %[[NEW0]]
 // CHECK:             vector.store %[[CANON0]], %[[SINK]]
 // CHECK:       } else {
-// The general case: tokens through the tile, four rows at a time.
-// CHECK:         scf.for %[[T:.*]] = %{{.*}} to %{{.*}} step %c1 {
+// The general case: token pairs through the tile, two rows at a time.
+// CHECK:         scf.for %[[T:.*]] = %{{.*}} to %{{.*}} step %c2 {
 // d = softplus(dt + dt_bias); g = exp(min(d A, 0)).
 // CHECK:           %[[V:.*]] = arith.addf
 // CHECK:           %[[BIG:.*]] = arith.cmpf ogt, %[[V]], %cst
 // CHECK:           %[[DT:.*]] = arith.select %[[BIG]], %[[V]], %{{.*}} : f32
-// CHECK:           %[[DA:.*]] = arith.mulf %[[DT]], %{{.*}} : f32
-// CHECK:           arith.minimumf %[[DA]], %{{.*}} : f32
-// CHECK:           %[[G:.*]] = vector.broadcast %{{.*}} : f32 to vector<32xf32>
 // B and C of the token widened into the padded row pair: the tail block
 // reads 16 columns, the padding gets +0.
 // CHECK:           vector.load %{{.*}} : memref<?x1x48xbf16>, vector<32xbf16>
 // CHECK:           %[[M16:.*]] = vector.constant_mask [16] : vector<32xi1>
 // CHECK:           vector.maskedload %{{.*}}, %[[M16]], %{{.*}} : memref<?x1x48xbf16>, vector<32xi1>, vector<32xbf16> into vector<32xbf16>
 // CHECK:           vector.store %{{.*}}, %[[ROWS]][%c0, %c32]
-// CHECK:           scf.for %[[P:.*]] = %c0 to %c64 step %c4 {
-// w = d x per row.
+// CHECK:           %[[DA:.*]] = arith.mulf %[[DT]], %{{.*}} : f32
+// CHECK:           arith.minimumf %[[DA]], %{{.*}} : f32
+// CHECK:           %[[G:.*]] = vector.broadcast %{{.*}} : f32 to vector<32xf32>
+// The second token: its rows at 2 and 3.
+// CHECK:           %[[T1:.*]] = arith.addi %[[T]], %c1 : index
+// CHECK:           %[[BIG1:.*]] = arith.cmpf ogt
+// CHECK-NEXT:      %[[DT1:.*]] = arith.select %[[BIG1]], %{{.*}}, %{{.*}} : f32
+// CHECK:           vector.store %{{.*}}, %[[ROWS]][%c3, %c32]
+// CHECK:           %[[G1:.*]] = vector.broadcast %{{.*}} : f32 to vector<32xf32>
+// CHECK:           scf.for %[[P:.*]] = %c0 to %c64 step %c2 {
+// w = d x per row and token.
 // CHECK:             %[[X:.*]] = arith.extf %{{.*}} : bf16 to f32
 // CHECK:             %[[W:.*]] = arith.mulf %[[DT]], %[[X]] : f32
 // CHECK:             %[[WV:.*]] = vector.broadcast %[[W]] : f32 to vector<32xf32>
-// The whole block: h = fma(g, h, w B), acc = fma(h, C, +0).
+// CHECK:             %[[W1:.*]] = arith.mulf %[[DT1]], %{{.*}} : f32
+// CHECK:             %[[WV1:.*]] = vector.broadcast %[[W1]] : f32 to vector<32xf32>
+// The whole block, both tokens between one load and one store of the
+// state: h = fma(g, h, w B), acc = fma(h, C, +0).
 // CHECK:             %[[B:.*]] = vector.load %[[ROWS]][%c0, %c0]
 // CHECK:             %[[C:.*]] = vector.load %[[ROWS]][%c1, %c0]
+// CHECK:             %[[B1:.*]] = vector.load %[[ROWS]][%c2, %c0]
+// CHECK:             %[[C1:.*]] = vector.load %[[ROWS]][%c3, %c0]
 // CHECK:             %[[H:.*]] = vector.load %[[TILE]][%[[P]], %c0]
 // CHECK:             %[[WB:.*]] = arith.mulf %[[WV]], %[[B]] : vector<32xf32>
 // CHECK:             %[[HN:.*]] = llvm.intr.fma(%[[G]], %[[H]], %[[WB]]) : (vector<32xf32>, vector<32xf32>, vector<32xf32>) -> vector<32xf32>
 // CHECK:             %[[ACC:.*]] = llvm.intr.fma(%[[HN]], %[[C]], %[[ZERO]])
-// CHECK:             vector.store %[[HN]], %[[TILE]][%[[P]], %c0]
+// CHECK:             %[[WB1:.*]] = arith.mulf %[[WV1]], %[[B1]] : vector<32xf32>
+// CHECK:             %[[HN1:.*]] = llvm.intr.fma(%[[G1]], %[[HN]], %[[WB1]])
+// CHECK:             llvm.intr.fma(%[[HN1]], %[[C1]], %[[ZERO]])
+// CHECK:             vector.store %[[HN1]], %[[TILE]][%[[P]], %c0]
 // The tail block: columns 48..63 leave their partials unchanged (a select,
 // not an fma with the zero padding) and are neither loaded nor stored.
 // CHECK:             %[[MASK:.*]] = vector.constant_mask [16] : vector<32xi1>
@@ -71,7 +86,10 @@
 // CHECK:             %[[HTN:.*]] = llvm.intr.fma(%[[G]], %[[HT]], %{{.*}})
 // CHECK:             %[[TERM:.*]] = llvm.intr.fma(%[[HTN]], %{{.*}}, %[[ACC]])
 // CHECK:             %[[PARTIALS:.*]] = arith.select %[[MASK]], %[[TERM]], %[[ACC]] : vector<32xi1>, vector<32xf32>
-// CHECK:             vector.maskedstore %[[TILE]][%[[P]], %c32], %[[MASK]], %[[HTN]]
+// CHECK:             %[[HTN1:.*]] = llvm.intr.fma(%[[G1]], %[[HTN]], %{{.*}})
+// CHECK:             %[[TERM1:.*]] = llvm.intr.fma(%[[HTN1]], %{{.*}}, %[[ACC1:[^)]*]])
+// CHECK:             arith.select %[[MASK]], %[[TERM1]], %[[ACC1]] : vector<32xi1>, vector<32xf32>
+// CHECK:             vector.maskedstore %[[TILE]][%[[P]], %c32], %[[MASK]], %[[HTN1]]
 // y: the halving tree of the 32 partials, then fma(D, x, sum), NaN made
 // canonical, rounded to bf16.
 // CHECK:             %[[L16:.*]] = vector.extract_strided_slice %[[PARTIALS]] {offsets = [0], sizes = [16], strides = [1]}
@@ -117,14 +135,14 @@ func.func @bf16_tail(%x: memref<?x2x64xbf16>, %dt: memref<?x2xbf16>, %A: memref<
 // CHECK-NEXT:  %[[WHOLE:.*]] = arith.subi %[[N]], %[[REM]] : index
 // CHECK:       scf.parallel
 // CHECK:         %[[TILE:.*]] = memref.alloc(%{{.*}}, %[[N]]) {alignment = 64 : i64} : memref<?x?xf32>
-// CHECK:         %[[ROWS:.*]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<2x?xf32>
+// CHECK:         %[[ROWS:.*]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<4x?xf32>
 // CHECK:       } else {
 // Segments between checkpoints.
 // CHECK:         scf.for %{{.*}} iter_args(%{{.*}}) -> (index) {
 // CHECK:           scf.for %{{.*}} step %c1 {
-// dt without dt_bias is d.
+// dt without dt_bias is d: d A straight from the load.
 // CHECK:             %[[DT:.*]] = memref.load %{{.*}} : memref<?x?xf32>
-// CHECK-NEXT:        arith.mulf %[[DT]], %{{.*}} : f32
+// CHECK:             arith.mulf %[[DT]], %{{.*}} : f32
 // CHECK:             scf.for %[[P:.*]] = %c0 to %{{.*}} step %c4 {
 // CHECK:               %{{.*}}:4 = scf.for %{{.*}} = %c0 to %[[WHOLE]] step %c32 iter_args
 // CHECK:               %{{.*}}:4 = scf.for %[[COL:.*]] = %[[WHOLE]] to %[[N]] step %c32 iter_args

@@ -5,44 +5,47 @@
 // the token-serial recurrence with the canonical per-token arithmetic of
 // ScanEmitter/CanonicalMath.h, the state kept unscaled. (The serial form's
 // scaled state S = s S' cannot serve: where s is folded back depends on where
-// the sequence starts, so a split call would round differently.) With
-// d = processed dt, g = h / (H / G) the group, for every (head, P-tile,
+// the sequence starts, so a split call would round differently.) With k =
+// h / (H / G) the group of head h and S the state, for every (head, P-tile,
 // sequence) in parallel:
 //
-//   h    = has_initial_state[b] ? pool[slot, h, p-tile, :] : +0     (f32)
+//   S = has_initial_state[b] ? pool[slot, h, p-tile, :] : +0        (f32)
 //   for t in tokens of b:
-//     d    = processedDt(dt[t, h], dt_bias[h])
-//     g    = decay(d, A_h)
+//     d = processedDt(dt[t, h], dt_bias[h])
+//     g = decay(d, A[h])
 //     for p in the tile:
-//       w    = stepWeight(d, x[t, h, p])
-//       a    = +0                                       vector<32xf32>
+//       w = stepWeight(d, x[t, h, p])
+//       a = +0                                          vector<32xf32>
 //       for column blocks j = 0, 1, ...:  (n = 32 j + l, lane l)
-//         h[p, n] = update(g, h[p, n], w, B[t, g, n])
-//         a_l     = accumulate(h[p, n], C[t, g, n], a_l)    only n < N
-//       y[t, h, p] = canonicalNaN(finishY(tree32(a), D_h, x[t, h, p]))
-//   after each written checkpoint boundary: pool[checkpoint slot] =
-//                                              canonicalNaN(h)
-//   if writes: pool[slot] = canonicalNaN(h)
+//         S[p, n] = update(g, S[p, n], w, B[t, k, n])
+//         a_l     = accumulate(S[p, n], C[t, k, n], a_l)    only n < N
+//       y[t, h, p] = canonicalNaN(finishY(tree32(a), D[h], x[t, h, p]))
+//   after each written checkpoint boundary:
+//     pool[checkpoint slot, h, p-tile, :] = canonicalNaN(S)
+//   if writes: pool[slot, h, p-tile, :] = canonicalNaN(S)
 //
 // all rounded to the stored type. Lane l of the accumulator takes columns
 // n = l, l + 32, ... in increasing order, which is what the GPU's lane l
 // does; the columns of a tail block at and past N leave their lanes
-// unchanged (a select, not an fma with zero, which would turn a -0 partial
-// into +0). The vectors are vector<32xf32> on every CPU level: LLVM splits
-// them lane by lane into the target's registers, so x86-64, x86-64-v3 and
-// the host run the same roundings. Nothing carries fast-math flags and
-// nothing reassociates: no vector.reduction, no math ops.
+// unchanged (a select, not an fma with zero: the lanes past N hold no
+// state, and an infinite or NaN lane times zero would leak a NaN). The vectors
+// are vector<32xf32> on every CPU level: LLVM splits them lane by lane into the
+// target's registers, so x86-64, x86-64-v3 and the host run the same roundings.
+// Nothing carries fast-math flags and nothing reassociates: no
+// vector.reduction, no math ops.
 //
-// A task copies (f16/bf16: widens) each token's B and C rows once into a
-// zero-padded f32 row pair, so the column loops read them as whole vectors;
-// the state tile is N wide like the pool rows, its tail block read and
-// written under the lane mask.
-// The task structure is the serial form's: writer order in two passes
-// (WriterOrder), only active sequences, and a one-token sequence with an f32
-// pool (decode) goes from pool to pool in one pass over its rows, with the
-// same arithmetic. Decode and prefill of the same token produce the same bits
-// by construction: every element sees the same operations whatever state it
-// was carried in.
+// Tokens go through the tile in pairs, each state block loaded and stored
+// once for both (a remainder token, and a decode, alone): every element
+// still sees the same operations in the same order, however its tokens are
+// grouped. A task copies (f16/bf16: widens) each token's B and C rows once
+// into zero-padded f32 row pairs, so the column loops read them as whole
+// vectors; the state tile is N wide like the pool rows, its tail block read
+// and written under the lane mask. The task structure is the serial form's:
+// writer order in two passes (WriterOrder), only active sequences, and a
+// one-token sequence with an f32 pool (decode) goes from pool to pool in one
+// pass over its rows, with the same arithmetic. Decode and prefill of the same
+// token produce the same bits by construction: every element sees the same
+// operations whatever state it was carried in.
 //
 //===----------------------------------------------------------------------===//
 
@@ -69,8 +72,14 @@ namespace canonical = mlir::ssd::detail::canonical;
 static constexpr int64_t kLanes = canonical::kPartials;
 
 /// Rows that share each column block of B and C, their accumulators
-/// independent FMA chains.
+/// independent FMA chains: kRowsAtOnce row-tokens (a row times a token of
+/// the pass) keep a weight and a vector<32xf32> accumulator each.
 static constexpr int64_t kRowsAtOnce = 4;
+
+/// Tokens that one pass over the state tile serves, as in the serial form:
+/// each state block is loaded and stored once for both tokens' updates (the
+/// elementwise operations and their order do not change).
+static constexpr int64_t kTokensPerPass = 2;
 
 /// f32 elements in a state tile at most.
 static constexpr int64_t kMaxTileElements = limits::kMaxStateTileBytes / 4;
@@ -115,15 +124,17 @@ struct Task {
   Value dHead;           // f32: D_h, or null
   Value p0, rows;        // index: the tile's first row of P and its rows
   Value zero;            // index 0
-  Scratch stateTile;     // [tile, N] f32: h
-  Scratch rowPair;       // [2, padded N] f32: B and C of the token
+  Scratch stateTile;     // [tile, N] f32: S
+  Scratch rowPair;       // [2 kTokensPerPass, padded N] f32: B and C rows
 
   Value state() const { return stateTile.buffer; }
 };
 
-/// One token's values shared by all rows.
+/// One token's values shared by all rows; its B and C rows are rows
+/// 2 slot and 2 slot + 1 of the task's row pairs.
 struct Token {
   Value t, d, decay; // decay: g broadcast to a vector
+  int64_t slot;
 };
 
 class InvariantScanBuilder {
@@ -315,12 +326,12 @@ private:
         b, {dynamicN ? ShapedType::kDynamic : pTile, staticDState},
         dynamicN ? ValueRange{tile, e.dstate} : ValueRange{});
     task.rowPair =
-        allocateScratch(b, {2, paddedColumns(staticDState)},
+        allocateScratch(b, {2 * kTokensPerPass, paddedColumns(staticDState)},
                         dynamicN ? ValueRange{padded} : ValueRange{});
     return task;
   }
 
-  /// h = +0 for a sequence without an initial state. Zeroed ahead of the
+  /// S = +0 for a sequence without an initial state. Zeroed ahead of the
   /// decode test: the pool-to-pool pass reads the tile then.
   void emitZeroState(ImplicitLocOpBuilder &b, const Task &task) {
     Value startsEmpty = arith::XOrIOp::create(
@@ -333,7 +344,7 @@ private:
     });
   }
 
-  /// h = pool[slot, h, p-tile, :], widened.
+  /// S = pool[slot, h, p-tile, :], widened.
   void emitLoadInitialState(ImplicitLocOpBuilder &b, const Task &task) {
     e.ifThen(b, task.s.readsInitial, [&](ImplicitLocOpBuilder &b) {
       forEachStateBlock(
@@ -346,7 +357,7 @@ private:
     });
   }
 
-  /// pool[slot, h, p-tile, :] = canonicalNaN(h), rounded to the pool's type.
+  /// pool[slot, h, p-tile, :] = canonicalNaN(S), rounded to the pool's type.
   void emitStoreState(ImplicitLocOpBuilder &b, const Task &task, Value slot) {
     forEachStateBlock(
         b, task, [&](ImplicitLocOpBuilder &b, Value p, Value n, Value mask) {
@@ -359,16 +370,20 @@ private:
 
   // One token.
 
-  Token emitToken(ImplicitLocOpBuilder &b, const Task &task, Value t) {
+  /// Token t's d and g, and its B and C rows copied into row pair `slot`.
+  Token emitToken(ImplicitLocOpBuilder &b, const Task &task, Value t,
+                  int64_t slot) {
     Value dtBias = e.dtBias ? e.loadF32(b, e.dtBias, {task.head}) : Value();
     Value d =
         canonical::processedDt(b, e.loadF32(b, e.dt, {t, task.head}), dtBias);
-    return {t, d, splat(b, canonical::decay(b, d, task.a))};
+    emitRowPair(b, task, t, slot);
+    return {t, d, splat(b, canonical::decay(b, d, task.a)), slot};
   }
 
-  /// Token t's B and C rows into the task's row pair (rows 0 and 1), widened
-  /// to f32, the padding columns +0.
-  void emitRowPair(ImplicitLocOpBuilder &b, const Task &task, Value t) {
+  /// Token t's B and C rows into rows 2 slot and 2 slot + 1 of the row
+  /// pairs, widened to f32, the padding columns +0.
+  void emitRowPair(ImplicitLocOpBuilder &b, const Task &task, Value t,
+                   int64_t slot) {
     forEachBlock(
         b, ValueRange{},
         [&](ImplicitLocOpBuilder &b, Value n, Value mask,
@@ -376,49 +391,61 @@ private:
           for (int which : {0, 1})
             vector::StoreOp::create(
                 b, loadBlock(b, which ? e.C : e.B, {t, task.group, n}, mask),
-                task.rowPair.buffer, ValueRange{e.index(b, which), n});
+                task.rowPair.buffer,
+                ValueRange{e.index(b, 2 * slot + which), n});
           return {};
         });
   }
 
-  /// Rows p .. p + count - 1 of the tile through token `token`: the state
-  /// update and the 32 partials of y's dot product per row, then y.
+  /// Rows p .. p + count - 1 of the tile through the pass's tokens: per row
+  /// and token the state update and the 32 partials of y's dot product, then
+  /// y. Each state block is loaded and stored once for all tokens.
   /// `storeCanonical` applies canonicalNaN to the state as it is stored (the
   /// decode pass, whose sink may be the pool).
-  void emitRows(ImplicitLocOpBuilder &b, const Task &task, const Token &token,
-                const StatePass &pass, bool storeCanonical, Value p,
-                int64_t count) {
+  void emitRows(ImplicitLocOpBuilder &b, const Task &task,
+                ArrayRef<Token> tokens, const StatePass &pass,
+                bool storeCanonical, Value p, int64_t count) {
+    // Row-token i = k count + r: token k, row r.
     SmallVector<Value> rowIndex, xs, weights;
-    SmallVector<Value> accs(count, zeros(b));
-    for (int64_t r = 0; r < count; ++r) {
+    SmallVector<Value> accs(tokens.size() * count, zeros(b));
+    for (int64_t r = 0; r < count; ++r)
       rowIndex.push_back(arith::AddIOp::create(b, p, e.index(b, r)));
-      Value row = arith::AddIOp::create(b, task.p0, rowIndex.back());
-      xs.push_back(e.loadF32(b, e.x, {token.t, task.head, row}));
-      weights.push_back(splat(b, canonical::stepWeight(b, token.d, xs.back())));
-    }
+    for (const Token &token : tokens)
+      for (int64_t r = 0; r < count; ++r) {
+        Value row = arith::AddIOp::create(b, task.p0, rowIndex[r]);
+        xs.push_back(e.loadF32(b, e.x, {token.t, task.head, row}));
+        weights.push_back(
+            splat(b, canonical::stepWeight(b, token.d, xs.back())));
+      }
     SmallVector<Value> sums = forEachBlock(
         b, accs,
         [&](ImplicitLocOpBuilder &b, Value n, Value mask,
             ValueRange acc) -> SmallVector<Value> {
-          Value bRow = vector::LoadOp::create(b, vecType, task.rowPair.buffer,
-                                              ValueRange{e.index(b, 0), n});
-          Value cRow = vector::LoadOp::create(b, vecType, task.rowPair.buffer,
-                                              ValueRange{e.index(b, 1), n});
-          SmallVector<Value> next;
+          SmallVector<Value> bRows, cRows;
+          for (const Token &token : tokens)
+            for (int which : {0, 1})
+              (which ? cRows : bRows)
+                  .push_back(vector::LoadOp::create(
+                      b, vecType, task.rowPair.buffer,
+                      ValueRange{e.index(b, 2 * token.slot + which), n}));
+          SmallVector<Value> next(acc.begin(), acc.end());
           for (int64_t r = 0; r < count; ++r) {
             SmallVector<Value, 2> at{rowIndex[r], n};
             Value h = mask ? vector::MaskedLoadOp::create(
                                  b, vecType, pass.source, at, mask, zeros(b))
                            : vector::LoadOp::create(b, vecType, pass.source, at)
                                  .getResult();
-            h = canonical::update(b, token.decay, h, weights[r], bRow);
-            Value term = canonical::accumulate(b, h, cRow, acc[r]);
-            // Columns past N leave their partial as it was: an fma with
-            // the zero padding would turn a -0 partial into +0.
-            next.push_back(
-                mask
-                    ? arith::SelectOp::create(b, mask, term, acc[r]).getResult()
-                    : term);
+            for (auto [k, token] : llvm::enumerate(tokens)) {
+              size_t i = k * count + r;
+              h = canonical::update(b, token.decay, h, weights[i], bRows[k]);
+              Value term = canonical::accumulate(b, h, cRows[k], acc[i]);
+              // Columns past N leave their partial as it was: their lanes
+              // of h hold no state, and an fma with the zero padding would
+              // turn an infinite or NaN one into a NaN partial.
+              next[i] = mask ? arith::SelectOp::create(b, mask, term, acc[i])
+                                   .getResult()
+                             : term;
+            }
             if (storeCanonical)
               h = canonical::canonicalNaN(b, h);
             if (mask)
@@ -428,43 +455,64 @@ private:
           }
           return next;
         });
-    for (int64_t r = 0; r < count; ++r) {
-      Value y = canonical::finishY(b, canonical::tree32(b, sums[r]), task.dHead,
-                                   xs[r]);
-      Value row = arith::AddIOp::create(b, task.p0, rowIndex[r]);
-      e.storeRounded(b, canonical::canonicalNaN(b, y), e.y,
-                     {token.t, task.head, row});
-    }
+    for (auto [k, token] : llvm::enumerate(tokens))
+      for (int64_t r = 0; r < count; ++r) {
+        size_t i = k * count + r;
+        Value y = canonical::finishY(b, canonical::tree32(b, sums[i]),
+                                     task.dHead, xs[i]);
+        Value row = arith::AddIOp::create(b, task.p0, rowIndex[r]);
+        e.storeRounded(b, canonical::canonicalNaN(b, y), e.y,
+                       {token.t, task.head, row});
+      }
   }
 
-  /// The whole tile through one token, kRowsAtOnce rows at a time, the
-  /// remainder one by one.
-  void emitTile(ImplicitLocOpBuilder &b, const Task &task, const Token &token,
-                const StatePass &pass, bool storeCanonical) {
+  /// The whole tile through the pass's tokens, in blocks of rows that keep
+  /// kRowsAtOnce row-tokens in registers, the remainder one row at a time.
+  void emitTile(ImplicitLocOpBuilder &b, const Task &task,
+                ArrayRef<Token> tokens, const StatePass &pass,
+                bool storeCanonical) {
+    const int64_t block =
+        std::max<int64_t>(1, kRowsAtOnce / int64_t(tokens.size()));
     Value blockedRows = arith::SubIOp::create(
-        b, task.rows,
-        arith::RemUIOp::create(b, task.rows, e.index(b, kRowsAtOnce)));
+        b, task.rows, arith::RemUIOp::create(b, task.rows, e.index(b, block)));
     scf::ForOp::create(
-        b, task.zero, blockedRows, e.index(b, kRowsAtOnce), ValueRange{},
+        b, task.zero, blockedRows, e.index(b, block), ValueRange{},
         [&](OpBuilder &nested, Location loc, Value p, ValueRange) {
           ImplicitLocOpBuilder inner(loc, nested);
-          emitRows(inner, task, token, pass, storeCanonical, p, kRowsAtOnce);
+          emitRows(inner, task, tokens, pass, storeCanonical, p, block);
           scf::YieldOp::create(inner);
         });
-    e.loop(b, blockedRows, task.rows, [&](ImplicitLocOpBuilder &b, Value p) {
-      emitRows(b, task, token, pass, storeCanonical, p, 1);
-    });
+    if (block > 1)
+      e.loop(b, blockedRows, task.rows, [&](ImplicitLocOpBuilder &b, Value p) {
+        emitRows(b, task, tokens, pass, storeCanonical, p, 1);
+      });
   }
 
-  /// Tokens [first, last) through the tile.
+  /// Tokens [first, last) through the tile, kTokensPerPass per pass and the
+  /// remainder one at a time; the bits do not depend on the grouping.
   void emitTokens(ImplicitLocOpBuilder &b, const Task &task, Value first,
                   Value last) {
-    e.loop(b, first, last, [&](ImplicitLocOpBuilder &b, Value t) {
-      Token token = emitToken(b, task, t);
-      emitRowPair(b, task, t);
-      emitTile(b, task, token, {task.state(), task.state()},
+    auto pass = [&](ImplicitLocOpBuilder &b, Value t, int64_t count) {
+      SmallVector<Token> tokens;
+      for (int64_t k = 0; k < count; ++k)
+        tokens.push_back(emitToken(
+            b, task, k ? arith::AddIOp::create(b, t, e.index(b, k)) : t, k));
+      emitTile(b, task, tokens, {task.state(), task.state()},
                /*storeCanonical=*/false);
-    });
+    };
+    Value tokenCount = arith::SubIOp::create(b, last, first);
+    Value groupedEnd = arith::SubIOp::create(
+        b, last,
+        arith::RemUIOp::create(b, tokenCount, e.index(b, kTokensPerPass)));
+    scf::ForOp::create(
+        b, first, groupedEnd, e.index(b, kTokensPerPass), ValueRange{},
+        [&](OpBuilder &nested, Location loc, Value t, ValueRange) {
+          ImplicitLocOpBuilder inner(loc, nested);
+          pass(inner, t, kTokensPerPass);
+          scf::YieldOp::create(inner);
+        });
+    e.loop(b, groupedEnd, last,
+           [&](ImplicitLocOpBuilder &b, Value t) { pass(b, t, 1); });
   }
 
   /// Checkpoints split the tokens into segments that end at the written
@@ -534,7 +582,7 @@ private:
   /// emitStoreState's, so decode and prefill store the same bits.
   void emitDecode(ImplicitLocOpBuilder &b, const Task &task) {
     const SequenceInfo &s = task.s;
-    Token token = emitToken(b, task, s.begin);
+    Token token = emitToken(b, task, s.begin, /*slot=*/0);
     SmallVector<OpFoldResult> offsets{s.slot, task.head, task.p0, task.zero},
         sizes{b.getIndexAttr(1), b.getIndexAttr(1), task.rows, e.dstate},
         strides(4, b.getIndexAttr(1));
@@ -544,7 +592,6 @@ private:
     Value poolRows =
         memref::SubViewOp::create(b, rowsType, e.pool, offsets, sizes, strides);
     Value tileRows = memref::CastOp::create(b, rowsType, task.state());
-    emitRowPair(b, task, s.begin);
     emitTile(b, task, token,
              {arith::SelectOp::create(b, s.readsInitial, poolRows, tileRows),
               arith::SelectOp::create(b, s.writesState, poolRows, tileRows)},
