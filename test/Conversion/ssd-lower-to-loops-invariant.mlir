@@ -16,6 +16,7 @@
 // CHECK-DAG:   %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<32xf32>
 // CHECK-DAG:   %[[QNAN:.*]] = arith.constant dense<0x7FC00000> : vector<32xf32>
 // CHECK-DAG:   %[[QNAN1:.*]] = arith.constant 0x7FC00000 : f32
+// CHECK-DAG:   %[[TWENTY:.*]] = arith.constant 2.000000e+01 : f32
 // The serial form's task structure: heads x active sequences (P = 64 is one
 // tile), the state tile N wide, two tokens' B and C rows padded to 64.
 // CHECK:       scf.parallel (%[[HEAD:.*]], %{{.*}}) = (%c0, %c0) to (%c2, %{{.*}})
@@ -41,7 +42,7 @@
 // CHECK:         scf.for %[[T:.*]] = %{{.*}} to %{{.*}} step %c2 {
 // d = softplus(dt + dt_bias); g = exp(min(d A, 0)).
 // CHECK:           %[[V:.*]] = arith.addf
-// CHECK:           %[[BIG:.*]] = arith.cmpf ogt, %[[V]], %cst
+// CHECK:           %[[BIG:.*]] = arith.cmpf ogt, %[[V]], %[[TWENTY]] : f32
 // CHECK:           %[[DT:.*]] = arith.select %[[BIG]], %[[V]], %{{.*}} : f32
 // B and C of the token widened into the padded row pair: the tail block
 // reads 16 columns, the padding gets +0.
@@ -54,7 +55,7 @@
 // CHECK:           %[[G:.*]] = vector.broadcast %{{.*}} : f32 to vector<32xf32>
 // The second token: its rows at 2 and 3.
 // CHECK:           %[[T1:.*]] = arith.addi %[[T]], %c1 : index
-// CHECK:           %[[BIG1:.*]] = arith.cmpf ogt
+// CHECK:           %[[BIG1:.*]] = arith.cmpf ogt, %{{.*}}, %[[TWENTY]] : f32
 // CHECK-NEXT:      %[[DT1:.*]] = arith.select %[[BIG1]], %{{.*}}, %{{.*}} : f32
 // CHECK:           vector.store %{{.*}}, %[[ROWS]][%c3, %c32]
 // CHECK:           %[[G1:.*]] = vector.broadcast %{{.*}} : f32 to vector<32xf32>
