@@ -5,8 +5,10 @@
 // max, conversions between integer-valued floats and i32, and integer bit
 // operations. libm, libdevice and the PTX approximations each give their own
 // bits, so the invariant mode cannot use them. Both are within one ulp of the
-// correctly rounded result (exhaustively over every f32 input: exp 0.98 ulp,
-// log1p 0.87 ulp for u >= 0).
+// exact result: a C transcription of these operations, run on every f32,
+// erred by at most 0.976 ulp (exp, at -0x1.86ed5ep+5) and 0.870 ulp (log1p
+// of u >= 0, at 0x1.a17d7ap-2); the unit test checks a dense sample and
+// those two inputs.
 //
 // The constants are written as their bit patterns: they are the exact f32
 // values the error bounds were measured with.
