@@ -257,16 +257,16 @@ protected:
     }
   }
 
-  /// The host vector loop's result for each of `in`.
+  /// The host vector loop's result for each of `in` (searched from the end,
+  /// where the special values are).
   static std::vector<float> at(const Runs &runs, std::vector<float> in) {
     std::vector<float> out;
     for (float value : in) {
-      size_t i = 0;
-      while (i < runs.in.size() &&
-             floatToBits(runs.in[i]) != floatToBits(value))
-        ++i;
-      EXPECT_LT(i, runs.in.size()) << value << " is not an input";
-      out.push_back(i < runs.in.size() ? runs.hostVector[i] : NAN);
+      size_t i = runs.in.size();
+      while (i > 0 && floatToBits(runs.in[i - 1]) != floatToBits(value))
+        --i;
+      EXPECT_GT(i, 0u) << value << " is not an input";
+      out.push_back(i > 0 ? runs.hostVector[i - 1] : NAN);
     }
     return out;
   }
