@@ -80,7 +80,7 @@ Value powerOfTwo(ImplicitLocOpBuilder &b, Type floatType, Value n) {
 //        [-ln2/2, ln2/2] (our own fit, rounded to f32).
 //   2^k = 2^(k >> 1) * 2^(k - (k >> 1)): both factors are normal, and the
 //        first product is exact, so a subnormal result is rounded once.
-// A NaN v is returned as it is.
+// A NaN v is returned as it is (its k is poison, which the select drops).
 Value canonical::exp(ImplicitLocOpBuilder &b, Value v) {
   Type type = v.getType();
   auto constant = [&](uint32_t bits) {
@@ -116,8 +116,9 @@ Value canonical::exp(ImplicitLocOpBuilder &b, Value v) {
 
 // log1p(u) for u >= 0, in the scheme of fdlibm's log1pf:
 //   w  = 1 + u = 2^e m, m in [sqrt(1/2), sqrt(2)) split off by bit
-//        operations (adding 1 - sqrt(1/2) to w's bits carries into the
-//        exponent exactly when m would reach sqrt(2)); f = m - 1 (exact).
+//        operations (adding bits(1) - bits(sqrt(1/2)) to w's bits carries
+//        into the exponent exactly when m would reach sqrt(2)); f = m - 1
+//        (exact).
 //   c  = the rounding error of w relative to w: (u - (w - 1)) / w for
 //        e < 2, (1 - (w - u)) / w for 2 <= e < 25 (both differences exact),
 //        0 beyond, where it is below half an ulp of the result.
