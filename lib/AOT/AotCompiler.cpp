@@ -166,9 +166,8 @@ bool compileVariants(const CompileRequest &o, mlir::MLIRContext &context,
                           interval))
       return false;
     for (const std::string &form : o.forms) {
-      std::string key =
-          ssd::variantKey(problem, form, o.chunkSize, o.headsPerBlock,
-                          o.invariant);
+      std::string key = ssd::variantKey(problem, form, o.chunkSize,
+                                        o.headsPerBlock, o.invariant);
       if (std::find(done.begin(), done.end(), key) != done.end())
         continue; // another input directory had the same signature
       done.push_back(key);

@@ -56,8 +56,7 @@ ScanConfigAttr ScanConfigAttr::get(MLIRContext *context, Form form,
     return chunked ? std::optional<T>((*chunked).*member) : std::nullopt;
   };
   return get(context, form, chunkSize, mixedMinTokens, invariant, chip, rows,
-             warps,
-             field(&ChunkedKernelChoices::fusion),
+             warps, field(&ChunkedKernelChoices::fusion),
              field(&ChunkedKernelChoices::outputRows),
              field(&ChunkedKernelChoices::stateParts),
              field(&ChunkedKernelChoices::headsPerBlock),

@@ -158,8 +158,7 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
 }
 
 std::string variantKey(const ssd::ScanProblem &p, const Options &o) {
-  return ssd::variantKey(p, o.form, o.chunkSize, o.headsPerBlock,
-                         o.invariant);
+  return ssd::variantKey(p, o.form, o.chunkSize, o.headsPerBlock, o.invariant);
 }
 
 const Variant *findVariant(const ssd::ScanProblem &p, const Options &o,
@@ -485,9 +484,9 @@ int runOne(const Options &o) {
       defaultHeads
           ? ""
           : (" heads_per_block=" + std::to_string(o.headsPerBlock)).c_str(),
-      o.invariant ? " invariant" : "",
-      ssd::toString(dtype), (long long)problem.T, (long long)problem.batch,
-      chip.c_str(), seconds * 1e3);
+      o.invariant ? " invariant" : "", ssd::toString(dtype),
+      (long long)problem.T, (long long)problem.batch, chip.c_str(),
+      seconds * 1e3);
   std::fflush(stdout);
   return 0;
 }

@@ -130,11 +130,11 @@ ssd::ToolInt
                            "serves, 1 to 2"),
                   cl::init(mlir::ssd::kDefaultHeadsPerBlock),
                   cl::value_desc("N"), cl::cat(category));
-cl::opt<bool> invariant(
-    "invariant",
-    cl::desc("invariant ops: bit-identical results however they are "
-             "batched, split or formed"),
-    cl::cat(category));
+cl::opt<bool>
+    invariant("invariant",
+              cl::desc("invariant ops: bit-identical results however they are "
+                       "batched, split or formed"),
+              cl::cat(category));
 // For the input directories with checkpoint_slots.npy; the interval is part
 // of their variants' keys.
 ssd::ToolInt checkpointInterval(

@@ -285,9 +285,10 @@ int main(int argc, char **argv) {
       return fail(error);
     operands.readOutputs(y, pool);
     // The form the compiled code ran for this launch.
-    ran = targetName + " form=" +
-          mlir::ssd::stringifyForm(ssd::formThatRuns(problem, o.compile)).str() +
-          (invariant ? " invariant" : "");
+    ran =
+        targetName + " form=" +
+        mlir::ssd::stringifyForm(ssd::formThatRuns(problem, o.compile)).str() +
+        (invariant ? " invariant" : "");
   }
 
   if (!ssd::writeOutputs(outputs, problem, y, pool, error))

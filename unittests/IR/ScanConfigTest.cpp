@@ -121,8 +121,9 @@ TEST_F(ScanConfigTest, EditsKeepTheInvariantMark) {
   gpu.serialRowsPerWarp = 4;
   gpu.serialWarpsPerBlock = 4;
   auto config = ssd::ScanConfigAttr::get(&context, ssd::Form::serial, 256,
-                                         /*mixedMinTokens=*/1024,
-                                         std::nullopt, /*invariant=*/true);
+                                         /*mixedMinTokens=*/std::nullopt,
+                                         /*gpu=*/std::nullopt,
+                                         /*invariant=*/true);
   EXPECT_TRUE(config.getInvariant());
   EXPECT_TRUE(config.withGPUChoices(gpu).getInvariant());
   EXPECT_TRUE(config.withoutMixing().getInvariant());
