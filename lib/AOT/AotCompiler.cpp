@@ -104,6 +104,7 @@ compileForDevice(mlir::ModuleOp module, const CompileRequest &o,
   compile.form = *mlir::ssd::parseEnumName(mlir::ssd::kFormChoiceNames, form);
   compile.chunkSize = o.chunkSize;
   compile.headsPerBlock = o.headsPerBlock;
+  compile.invariant = o.invariant;
   mlir::PassManager pm(module.getContext());
   buildPipeline(pm, compile);
   if (mlir::failed(pm.run(module))) {
@@ -165,8 +166,8 @@ bool compileVariants(const CompileRequest &o, mlir::MLIRContext &context,
                           interval))
       return false;
     for (const std::string &form : o.forms) {
-      std::string key =
-          ssd::variantKey(problem, form, o.chunkSize, o.headsPerBlock);
+      std::string key = ssd::variantKey(problem, form, o.chunkSize,
+                                        o.headsPerBlock, o.invariant);
       if (std::find(done.begin(), done.end(), key) != done.end())
         continue; // another input directory had the same signature
       done.push_back(key);

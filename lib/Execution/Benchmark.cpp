@@ -160,10 +160,11 @@ bool ssd::runBenchmark(const BenchOptions &o, std::string &error) {
   const int threads = benchThreads();
   const double peak = peakFlops(threads, 5);
   std::printf("ssd-bench: H=%lld P=%lld N=%lld G=%lld dtype=%s chunk-size=%lld "
-              "reps=%d (best of) threads=%d cpu=%s\n",
+              "reps=%d (best of) threads=%d cpu=%s%s\n",
               (long long)o.H, (long long)o.P, (long long)o.N, (long long)o.G,
               toString(o.dtype), (long long)o.chunkSize, o.reps, threads,
-              o.cpu.empty() ? "host" : o.cpu.c_str());
+              o.cpu.empty() ? "host" : o.cpu.c_str(),
+              o.invariant ? " invariant" : "");
   std::printf("ceilings (this run, %d threads): FMA peak %.1f GFLOP/s; "
               "update-in-place bandwidth (updGB/s) per case below\n",
               threads, peak / 1e9);
@@ -176,6 +177,7 @@ bool ssd::runBenchmark(const BenchOptions &o, std::string &error) {
   CompileOptions options;
   options.chunkSize = o.chunkSize;
   options.cpu = o.cpu;
+  options.invariant = o.invariant;
   std::vector<FormChoice> forms;
   if (o.forms != FormChoice::Chunked)
     forms.push_back(FormChoice::Serial);

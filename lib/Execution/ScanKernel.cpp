@@ -66,6 +66,7 @@ void ssd::buildPipeline(mlir::OpPassManager &pm, const CompileOptions &options,
     nvvm.chunkSize = options.chunkSize;
     nvvm.fusedOutput = options.fusedOutput;
     nvvm.headsPerBlock = options.headsPerBlock;
+    nvvm.invariant = options.invariant;
     mlir::ssd::buildSSDToNVVMPipeline(pm, nvvm);
   } else if (options.target == Target::GPUEmulator) {
     mlir::ssd::SSDToGPUEmulatorPipelineOptions emu;
@@ -74,6 +75,7 @@ void ssd::buildPipeline(mlir::OpPassManager &pm, const CompileOptions &options,
     emu.chunkSize = options.chunkSize;
     emu.fusedOutput = options.fusedOutput;
     emu.headsPerBlock = options.headsPerBlock;
+    emu.invariant = options.invariant;
     mlir::ssd::buildSSDToGPUEmulatorPipeline(pm, emu);
   } else {
     mlir::ssd::SSDToCPUPipelineOptions cpu;
@@ -81,6 +83,7 @@ void ssd::buildPipeline(mlir::OpPassManager &pm, const CompileOptions &options,
     cpu.chunkSize = options.chunkSize;
     cpu.openmp = options.openmp;
     cpu.vectorWidth = vectorWidth;
+    cpu.invariant = options.invariant;
     mlir::ssd::buildSSDToCPUPipeline(pm, cpu);
   }
 }

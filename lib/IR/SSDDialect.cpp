@@ -40,7 +40,8 @@ template <typename Enum> StringRef spelled(std::optional<Enum> value) {
 ScanConfigAttr ScanConfigAttr::get(MLIRContext *context, Form form,
                                    int64_t chunkSize,
                                    std::optional<int64_t> mixedMinTokens,
-                                   const std::optional<GPUKernelChoices> &gpu) {
+                                   const std::optional<GPUKernelChoices> &gpu,
+                                   bool invariant) {
   StringAttr chip;
   std::optional<int64_t> rows, warps;
   if (gpu) {
@@ -54,8 +55,8 @@ ScanConfigAttr ScanConfigAttr::get(MLIRContext *context, Form form,
     using T = std::decay_t<decltype((*chunked).*member)>;
     return chunked ? std::optional<T>((*chunked).*member) : std::nullopt;
   };
-  return get(context, form, chunkSize, mixedMinTokens, chip, rows, warps,
-             field(&ChunkedKernelChoices::fusion),
+  return get(context, form, chunkSize, mixedMinTokens, invariant, chip, rows,
+             warps, field(&ChunkedKernelChoices::fusion),
              field(&ChunkedKernelChoices::outputRows),
              field(&ChunkedKernelChoices::stateParts),
              field(&ChunkedKernelChoices::headsPerBlock),
@@ -83,19 +84,26 @@ std::optional<GPUKernelChoices> ScanConfigAttr::getGPUChoices() const {
 
 ScanConfigAttr ScanConfigAttr::withGPUChoices(
     const std::optional<GPUKernelChoices> &gpu) const {
-  return get(getContext(), getForm(), getChunkSize(), getMixedMinTokens(), gpu);
+  return get(getContext(), getForm(), getChunkSize(), getMixedMinTokens(), gpu,
+             getInvariant());
 }
 
 ScanConfigAttr ScanConfigAttr::withoutMixing() const {
   std::optional<GPUKernelChoices> gpu = getGPUChoices();
   if (gpu && getForm() == Form::serial)
     gpu->chunked.reset();
-  return get(getContext(), getForm(), getChunkSize(), std::nullopt, gpu);
+  return get(getContext(), getForm(), getChunkSize(), std::nullopt, gpu,
+             getInvariant());
+}
+
+ScanConfigAttr ScanConfigAttr::withInvariant(bool invariant) const {
+  return get(getContext(), getForm(), getChunkSize(), getMixedMinTokens(),
+             getGPUChoices(), invariant);
 }
 
 LogicalResult ScanConfigAttr::verify(
     function_ref<InFlightDiagnostic()> emitError, Form form, int64_t chunkSize,
-    std::optional<int64_t> mixedMinTokens, StringAttr chip,
+    std::optional<int64_t> mixedMinTokens, bool invariant, StringAttr chip,
     std::optional<int64_t> serialRowsPerWarp,
     std::optional<int64_t> serialWarpsPerBlock, std::optional<Fusion> fusion,
     std::optional<int64_t> outputRows, std::optional<int64_t> stateParts,
@@ -120,6 +128,13 @@ LogicalResult ScanConfigAttr::verify(
   if (mixedMinTokens && *mixedMinTokens < 1)
     return emitError() << "mixed_min_tokens (" << *mixedMinTokens
                        << ") must be positive";
+  // An invariant op's arithmetic is the serial kernel's in every form: on
+  // the GPU it runs nothing else, so what only the chunked kernels read is
+  // a plan it cannot follow.
+  if (invariant && mixedMinTokens)
+    return emitError() << "invariant = true runs every sequence in the serial "
+                          "GPU kernel: mixed_min_tokens (a mixed launch's "
+                          "chunked kernels) does not apply";
 
   // The GPU kernels' plan: chip and the serial kernel's tiling.
   int gpuFields =
@@ -146,6 +161,12 @@ LogicalResult ScanConfigAttr::verify(
   // The chunked kernels' choices.
   if (chunkedFields == 0)
     return success();
+  if (invariant)
+    return emitError() << "invariant = true runs every sequence in the serial "
+                          "GPU kernel: the chunked kernels' choices (fusion, "
+                          "output_rows, state_parts, heads_per_block, matmul, "
+                          "fragment_loads, staging, blocks_per_sm, "
+                          "shared_memory) do not apply";
   if (chunkedFields != 9)
     return emitError() << "fusion, output_rows, state_parts, heads_per_block, "
                           "matmul, fragment_loads, staging, blocks_per_sm and "

@@ -367,12 +367,19 @@ LogicalResult verifyConfig(ChunkScanVarlenOp op, const ExtentBinder &extents) {
       return op.emitOpError() << "chunk_size (" << *chunkSize
                               << ") does not match the chunk_size ("
                               << config.getChunkSize() << ") of its config";
+    if (op.getInvariant() != config.getInvariant())
+      return op.emitOpError()
+             << (op.getInvariant() ? "is invariant but its config is not"
+                                   : "is not invariant but its config is")
+             << " (invariant = true): the lowerings read the config, so the "
+                "two must agree";
     // An attribute is verified where it is parsed or built with getChecked;
     // a pass that builds one with get (a planner, a graph compiler) is
     // checked here, after it runs, before a lowering reads the choices.
     if (failed(ScanConfigAttr::verify(
             [&] { return op.emitOpError() << "config: "; }, config.getForm(),
-            config.getChunkSize(), config.getMixedMinTokens(), config.getChip(),
+            config.getChunkSize(), config.getMixedMinTokens(),
+            config.getInvariant(), config.getChip(),
             config.getSerialRowsPerWarp(), config.getSerialWarpsPerBlock(),
             config.getFusion(), config.getOutputRows(), config.getStateParts(),
             config.getHeadsPerBlock(), config.getMatmul(),

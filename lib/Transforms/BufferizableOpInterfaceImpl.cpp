@@ -86,7 +86,7 @@ struct ChunkScanVarlenOpInterface
         bufferOf(scan.getCheckpointSlots()),
         bufferOf(scan.getCheckpointOffsets()), *yBuffer, scan.getFormAttr(),
         scan.getChunkSizeAttr(), scan.getCheckpointIntervalAttr(),
-        scan.getConfigAttr());
+        scan.getConfigAttr(), scan.getInvariantAttr());
     replaceOpWithBufferizedValues(rewriter, op, *yBuffer);
     return success();
   }

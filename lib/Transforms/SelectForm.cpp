@@ -76,12 +76,39 @@ struct SSDSelectFormPass
 
   void runOnOperation() override {
     SmallVector<ChunkScanVarlenOp> ops;
+    bool failedAny = false;
     getOperation()->walk([&](ChunkScanVarlenOp op) {
       if (!op.getFormAttr())
         ops.push_back(op);
+      else if (invariant && failed(markPinned(op)))
+        failedAny = true;
     });
     for (ChunkScanVarlenOp op : ops)
       select(op);
+    if (failedAny)
+      signalPassFailure();
+  }
+
+  /// Makes an op whose form was pinned (and is left alone otherwise)
+  /// invariant, with its config if it has one: a mixed launch's threshold
+  /// goes (an invariant op never mixes); chunked GPU kernels' choices
+  /// cannot be dropped without replanning, so they are an error.
+  LogicalResult markPinned(ChunkScanVarlenOp op) {
+    if (op.getInvariant())
+      return success();
+    if (ScanConfigAttr config = op.getConfigAttr()) {
+      std::optional<GPUKernelChoices> gpu = config.getGPUChoices();
+      if (gpu && gpu->chunked)
+        return op.emitError()
+               << "ssd-select-form: invariant=true cannot mark an op whose "
+                  "config carries the chunked GPU kernels' choices (an "
+                  "invariant op runs the serial kernel only); drop them and "
+                  "plan again";
+      op.setConfigAttr(config.withoutMixing().withInvariant(true));
+    }
+    op.setInvariant(true);
+    ++numMarkedInvariant;
+    return success();
   }
 
   /// The request of the options and of `op`: its shape, checkpoints and,
@@ -93,6 +120,8 @@ struct SSDSelectFormPass
                                               : int64_t(chunkSize);
     request.thresholds = {minChunkedTokens, minChunkedTokensPerSeq,
                           serialForDenseCheckpoints};
+    // An op marked by hand stays invariant whatever the option says.
+    request.invariant = invariant || op.getInvariant();
     if (std::optional<uint64_t> value = op.getCheckpointInterval())
       request.checkpointInterval = static_cast<int64_t>(
           std::min<uint64_t>(*value, std::numeric_limits<int64_t>::max()));
@@ -116,8 +145,14 @@ struct SSDSelectFormPass
     if (chosen == Form::chunked && !op.getChunkSizeAttr())
       op.setChunkSizeAttr(
           IntegerAttr::get(IntegerType::get(ctx, 64), plan.chunkSize));
-    op.setConfigAttr(
-        ScanConfigAttr::get(ctx, chosen, plan.chunkSize, plan.mixedMinTokens));
+    op.setConfigAttr(ScanConfigAttr::get(ctx, chosen, plan.chunkSize,
+                                         plan.mixedMinTokens, std::nullopt,
+                                         plan.invariant));
+    if (plan.invariant && !op.getInvariant()) {
+      op.setInvariant(true);
+      if (count)
+        ++numMarkedInvariant;
+    }
     if (count)
       ++(chosen == Form::chunked ? numChunked : numSerial);
   }
@@ -153,6 +188,8 @@ struct SSDSelectFormPass
       scf::YieldOp::create(branch, loc, clone->getResults());
     }
     ++numRuntimeSelected;
+    if (request.invariant && !op.getInvariant())
+      ++numMarkedInvariant;
     op->replaceAllUsesWith(ifOp);
     op->erase();
   }

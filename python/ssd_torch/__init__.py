@@ -29,7 +29,7 @@ def chunk_scan_varlen_(x, dt, A, B, C, ssm_pool, query_start_loc, cache_indices,
                        D=None, dt_bias=None, has_initial_state=None,
                        update_state=None, form="auto", chunk_size=None, device=None,
                        checkpoint_slots=None, checkpoint_offsets=None,
-                       checkpoint_interval=None):
+                       checkpoint_interval=None, invariant=False):
     """Runs ssd.chunk_scan_varlen (docs/overview.md) on CPU tensors.
 
     Writes the final state of every writing sequence into its slot of
@@ -44,12 +44,15 @@ def chunk_scan_varlen_(x, dt, A, B, C, ssm_pool, query_start_loc, cache_indices,
     `checkpoint_interval` I >= 1 stores the state after every I-th token a
     sequence holds into its row's next slot; `checkpoint_offsets` (int32
     [batch]) gives the tokens each sequence held before this call.
+
+    `invariant=True` compiles an invariant op: every sequence's y rows and
+    states are bit-identical however the call batches, splits or forms it.
     """
     try:
         return _op(x, dt, A, B, C, ssm_pool, query_start_loc, cache_indices,
                    D, dt_bias, has_initial_state, update_state, form, chunk_size,
                    device or _device(), checkpoint_slots, checkpoint_offsets,
-                   checkpoint_interval)
+                   checkpoint_interval, bool(invariant))
     except (ValueError, RuntimeError) as e:
         # torch may append its C++ context on further lines: keep the message.
         lines = str(e).splitlines()

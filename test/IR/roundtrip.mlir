@@ -111,6 +111,33 @@ func.func @tensor_form_checkpoints(%x: tensor<8x4x2xf32>, %dt: tensor<8x4xf32>, 
   return %y : tensor<8x4x2xf32>
 }
 
+// The invariant keyword comes first, in the custom syntax and from the
+// attribute dictionary ({invariant}) alike; its config says so too.
+// CHECK-LABEL: func.func @invariant
+// CHECK:      ssd.chunk_scan_varlen invariant x(%{{[^ ]+}} : memref<4x8x16xf16>)
+// CHECK-SAME:   {config = #ssd.scan_config<form = chunked, chunk_size = 64, invariant = true, chip = "sm_90a", serial_rows_per_warp = 4, serial_warps_per_block = 4>}
+// CHECK:      ssd.chunk_scan_varlen invariant x(%{{[^ ]+}} : memref<4x8x16xf16>)
+// CHECK-SAME:   outs(%{{[^ ]+}} : memref<4x8x16xf16>){{$}}
+// CHECK:      ssd.chunk_scan_varlen x(%{{[^ ]+}} : memref<4x8x16xf16>)
+func.func @invariant(%x: memref<4x8x16xf16>, %dt: memref<4x8xf16>, %A: memref<8xf16>,
+    %B: memref<4x8x32xf16>, %C: memref<4x8x32xf16>, %pool: memref<16x8x16x32xf32>,
+    %qsl: memref<5xi32>, %ci: memref<4xi32>, %y: memref<4x8x16xf16>) {
+  ssd.chunk_scan_varlen invariant x(%x : memref<4x8x16xf16>) dt(%dt : memref<4x8xf16>) A(%A : memref<8xf16>)
+      B(%B : memref<4x8x32xf16>) C(%C : memref<4x8x32xf16>) ssm_pool(%pool : memref<16x8x16x32xf32>)
+      query_start_loc(%qsl : memref<5xi32>) cache_indices(%ci : memref<4xi32>)
+      outs(%y : memref<4x8x16xf16>)
+      {config = #ssd.scan_config<form = chunked, chunk_size = 64, invariant = true, chip = "sm_90a", serial_rows_per_warp = 4, serial_warps_per_block = 4>}
+  ssd.chunk_scan_varlen x(%x : memref<4x8x16xf16>) dt(%dt : memref<4x8xf16>) A(%A : memref<8xf16>)
+      B(%B : memref<4x8x32xf16>) C(%C : memref<4x8x32xf16>) ssm_pool(%pool : memref<16x8x16x32xf32>)
+      query_start_loc(%qsl : memref<5xi32>) cache_indices(%ci : memref<4xi32>)
+      outs(%y : memref<4x8x16xf16>) {invariant}
+  ssd.chunk_scan_varlen x(%x : memref<4x8x16xf16>) dt(%dt : memref<4x8xf16>) A(%A : memref<8xf16>)
+      B(%B : memref<4x8x32xf16>) C(%C : memref<4x8x32xf16>) ssm_pool(%pool : memref<16x8x16x32xf32>)
+      query_start_loc(%qsl : memref<5xi32>) cache_indices(%ci : memref<4xi32>)
+      outs(%y : memref<4x8x16xf16>)
+  return
+}
+
 // The plan ssd-select-form records: the form and chunk size, a mixed launch's
 // threshold, and the chunked GPU kernels' choices.
 // CHECK-LABEL: func.func @scan_configs
@@ -118,11 +145,15 @@ func.func @tensor_form_checkpoints(%x: tensor<8x4x2xf32>, %dt: tensor<8x4xf32>, 
 // CHECK-SAME:  c1 = #ssd.scan_config<form = serial, chunk_size = 128, mixed_min_tokens = 1024, chip = "sm_80", serial_rows_per_warp = 4, serial_warps_per_block = 4, fusion = state_and_output, output_rows = 128, state_parts = 1, heads_per_block = 1, matmul = mma_sync, fragment_loads = ldmatrix, staging = cp_async, blocks_per_sm = 2, shared_memory = 50176>
 // CHECK-SAME:  c2 = #ssd.scan_config<form = chunked, chunk_size = 64, chip = "sm_90a", serial_rows_per_warp = 2, serial_warps_per_block = 8, fusion = none, output_rows = 64, state_parts = 2, heads_per_block = 1, matmul = wgmma, fragment_loads = scalar, staging = registers, blocks_per_sm = 0, shared_memory = 24576>
 // CHECK-SAME:  c3 = #ssd.scan_config<form = serial, chunk_size = 256, chip = "sm_86", serial_rows_per_warp = 1, serial_warps_per_block = 32>
+// CHECK-SAME:  c4 = #ssd.scan_config<form = serial, chunk_size = 256>
+// CHECK-SAME:  c5 = #ssd.scan_config<form = serial, chunk_size = 256, invariant = true>
 func.func @scan_configs() attributes {
     c0 = #ssd.scan_config<form = serial, chunk_size = 256>,
     c1 = #ssd.scan_config<form = serial, chunk_size = 128, mixed_min_tokens = 1024, chip = "sm_80", serial_rows_per_warp = 4, serial_warps_per_block = 4, fusion = state_and_output, output_rows = 128, state_parts = 1, heads_per_block = 1, matmul = mma_sync, fragment_loads = ldmatrix, staging = cp_async, blocks_per_sm = 2, shared_memory = 50176>,
     c2 = #ssd.scan_config<form = chunked, chunk_size = 64, chip = "sm_90a", serial_rows_per_warp = 2, serial_warps_per_block = 8, fusion = none, output_rows = 64, state_parts = 2, heads_per_block = 1, matmul = wgmma, fragment_loads = scalar, staging = registers, blocks_per_sm = 0, shared_memory = 24576>,
-    c3 = #ssd.scan_config<form = serial, chunk_size = 256, chip = "sm_86", serial_rows_per_warp = 1, serial_warps_per_block = 32>} {
+    c3 = #ssd.scan_config<form = serial, chunk_size = 256, chip = "sm_86", serial_rows_per_warp = 1, serial_warps_per_block = 32>,
+    c4 = #ssd.scan_config<form = serial, chunk_size = 256, invariant = false>,
+    c5 = #ssd.scan_config<invariant = true, form = serial, chunk_size = 256>} {
   return
 }
 

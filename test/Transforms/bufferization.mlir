@@ -65,3 +65,18 @@ func.func @checkpoints(%x: tensor<8x4x2xf32>, %dt: tensor<8x4xf32>, %A: tensor<4
       checkpoint_offsets(%co : tensor<2xi32>) checkpoint_interval(4) -> tensor<8x4x2xf32>
   return %y : tensor<8x4x2xf32>
 }
+
+// The invariant mark survives, with its config.
+// CHECK-LABEL: func.func @invariant(
+// CHECK:         ssd.chunk_scan_varlen invariant x(
+// CHECK-SAME:      {config = #ssd.scan_config<form = serial, chunk_size = 256, invariant = true>, form = #ssd<form serial>}
+func.func @invariant(%x: tensor<8x4x2xf32>, %dt: tensor<8x4xf32>, %A: tensor<4xf32>,
+    %B: tensor<8x1x3xf32>, %pool: memref<16x4x2x3xf32>, %qsl: tensor<3xi32>, %ci: tensor<2xi32>)
+    -> tensor<8x4x2xf32> {
+  %y = ssd.chunk_scan_varlen invariant x(%x : tensor<8x4x2xf32>) dt(%dt : tensor<8x4xf32>) A(%A : tensor<4xf32>)
+      B(%B : tensor<8x1x3xf32>) C(%B : tensor<8x1x3xf32>) ssm_pool(%pool : memref<16x4x2x3xf32>)
+      query_start_loc(%qsl : tensor<3xi32>) cache_indices(%ci : tensor<2xi32>)
+      {form = #ssd<form serial>, config = #ssd.scan_config<form = serial, chunk_size = 256, invariant = true>}
+      -> tensor<8x4x2xf32>
+  return %y : tensor<8x4x2xf32>
+}

@@ -2,6 +2,7 @@
 // RUN: ssd-opt %s -ssd-select-form="form=chunked chunk-size=64" -split-input-file | FileCheck %s --check-prefix=FORCED
 // RUN: ssd-opt %s -ssd-select-form="min-chunked-tokens=8 min-chunked-tokens-per-seq=4" -split-input-file | FileCheck %s --check-prefix=LOW
 // RUN: ssd-opt %s -ssd-select-form="serial-for-dense-checkpoints=false" -split-input-file | FileCheck %s --check-prefix=GPU
+// RUN: ssd-opt %s -ssd-select-form="invariant=true" -split-input-file -verify-diagnostics | FileCheck %s --check-prefix=INV
 // RUN: not ssd-opt %s -ssd-select-form="form=fastest" -split-input-file 2>&1 | FileCheck %s --check-prefix=BADFORM
 // RUN: not ssd-opt %s -ssd-select-form="chunk-size=0" -split-input-file 2>&1 | FileCheck %s --check-prefix=BADCHUNK
 
@@ -17,6 +18,10 @@
 // FORCED:       {chunk_size = 64 : i64, config = #ssd.scan_config<form = chunked, chunk_size = 64>, form = #ssd<form chunked>}
 // LOW-LABEL:    func.func @decode_is_serial
 // LOW:          form = #ssd<form serial>
+// invariant=true: the same choice, the op and its config marked.
+// INV-LABEL:    func.func @decode_is_serial
+// INV:          ssd.chunk_scan_varlen invariant x(
+// INV-SAME:     {config = #ssd.scan_config<form = serial, chunk_size = 256, invariant = true>, form = #ssd<form serial>}
 func.func @decode_is_serial(%x: memref<8x4x2xf32>, %dt: memref<8x4xf32>, %A: memref<4xf32>,
     %B: memref<8x1x3xf32>, %pool: memref<16x4x2x3xf32>, %qsl: memref<9xi32>, %ci: memref<8xi32>,
     %y: memref<8x4x2xf32>) {
@@ -81,6 +86,13 @@ func.func @many_short_sequences_are_serial(%x: memref<2048x4x2xf32>, %dt: memref
 // FORCED-LABEL: func.func @dynamic_memref_form
 // FORCED-NOT:   scf.if
 // FORCED:       form = #ssd<form chunked>
+// Both branches invariant; the serial one does not mix (an invariant op
+// runs the serial GPU kernel only).
+// INV-LABEL:    func.func @dynamic_memref_form
+// INV:          scf.if
+// INV-NEXT:       ssd.chunk_scan_varlen invariant {{.*}} {chunk_size = 256 : i64, config = #ssd.scan_config<form = chunked, chunk_size = 256, invariant = true>, form = #ssd<form chunked>}
+// INV-NEXT:     } else {
+// INV-NEXT:       ssd.chunk_scan_varlen invariant {{.*}}{config = #ssd.scan_config<form = serial, chunk_size = 256, invariant = true>, form = #ssd<form serial>}
 func.func @dynamic_memref_form(%x: memref<?x4x2xf32>, %dt: memref<?x4xf32>, %A: memref<4xf32>,
     %B: memref<?x1x3xf32>, %pool: memref<16x4x2x3xf32>, %qsl: memref<?xi32>, %ci: memref<?xi32>,
     %y: memref<?x4x2xf32>) {
@@ -118,6 +130,10 @@ func.func @dynamic_tensor_form(%x: tensor<?x4x2xf32>, %dt: tensor<?x4xf32>, %A: 
 // CHECK:       {chunk_size = 32 : i64, form = #ssd<form chunked>}
 // FORCED-LABEL: func.func @pinned_form_is_kept
 // FORCED:       {form = #ssd<form serial>}
+// invariant=true marks them all the same (their form stays, no config).
+// INV-LABEL:    func.func @pinned_form_is_kept
+// INV:          ssd.chunk_scan_varlen invariant {{.*}} {chunk_size = 32 : i64, form = #ssd<form chunked>}
+// INV:          ssd.chunk_scan_varlen invariant {{.*}} {form = #ssd<form serial>}
 func.func @pinned_form_is_kept(%x: memref<8x4x2xf32>, %dt: memref<8x4xf32>, %A: memref<4xf32>,
     %B: memref<8x1x3xf32>, %pool: memref<16x4x2x3xf32>, %qsl: memref<9xi32>, %ci: memref<8xi32>,
     %y: memref<8x4x2xf32>, %y2: memref<8x4x2xf32>) {
@@ -187,5 +203,59 @@ func.func @dense_checkpoints_dynamic(%x: memref<?x4x2xf32>, %dt: memref<?x4xf32>
       B(%B : memref<?x1x3xf32>) C(%B : memref<?x1x3xf32>) ssm_pool(%pool : memref<16x4x2x3xf32>)
       query_start_loc(%qsl : memref<?xi32>) cache_indices(%ci : memref<?xi32>)
       checkpoint_slots(%cs : memref<?x8xi32>) checkpoint_interval(1) outs(%y : memref<?x4x2xf32>)
+  return
+}
+
+// -----
+
+// An op marked invariant by hand stays so, and its config says so too,
+// without the option; its serial branch does not mix.
+// CHECK-LABEL: func.func @hand_marked_invariant
+// CHECK:       scf.if
+// CHECK-NEXT:    ssd.chunk_scan_varlen invariant {{.*}}config = #ssd.scan_config<form = chunked, chunk_size = 256, invariant = true>
+// CHECK:         ssd.chunk_scan_varlen invariant {{.*}}{config = #ssd.scan_config<form = serial, chunk_size = 256, invariant = true>, form = #ssd<form serial>}
+// FORCED-LABEL: func.func @hand_marked_invariant
+// FORCED:       ssd.chunk_scan_varlen invariant {{.*}}config = #ssd.scan_config<form = chunked, chunk_size = 64, invariant = true>
+func.func @hand_marked_invariant(%x: memref<?x4x2xf32>, %dt: memref<?x4xf32>, %A: memref<4xf32>,
+    %B: memref<?x1x3xf32>, %pool: memref<16x4x2x3xf32>, %qsl: memref<?xi32>, %ci: memref<?xi32>,
+    %y: memref<?x4x2xf32>) {
+  ssd.chunk_scan_varlen invariant x(%x : memref<?x4x2xf32>) dt(%dt : memref<?x4xf32>) A(%A : memref<4xf32>)
+      B(%B : memref<?x1x3xf32>) C(%B : memref<?x1x3xf32>) ssm_pool(%pool : memref<16x4x2x3xf32>)
+      query_start_loc(%qsl : memref<?xi32>) cache_indices(%ci : memref<?xi32>) outs(%y : memref<?x4x2xf32>)
+  return
+}
+
+// -----
+
+// A pinned op's config is marked too, and loses its mixing; without the
+// option it is left as it is.
+// CHECK-LABEL: func.func @pinned_config_is_marked
+// CHECK:       {config = #ssd.scan_config<form = serial, chunk_size = 256, mixed_min_tokens = 1024>, form = #ssd<form serial>}
+// INV-LABEL:   func.func @pinned_config_is_marked
+// INV:         ssd.chunk_scan_varlen invariant {{.*}}{config = #ssd.scan_config<form = serial, chunk_size = 256, invariant = true>, form = #ssd<form serial>}
+func.func @pinned_config_is_marked(%x: memref<?x4x2xf32>, %dt: memref<?x4xf32>, %A: memref<4xf32>,
+    %B: memref<?x1x3xf32>, %pool: memref<16x4x2x3xf32>, %qsl: memref<?xi32>, %ci: memref<?xi32>,
+    %y: memref<?x4x2xf32>) {
+  ssd.chunk_scan_varlen x(%x : memref<?x4x2xf32>) dt(%dt : memref<?x4xf32>) A(%A : memref<4xf32>)
+      B(%B : memref<?x1x3xf32>) C(%B : memref<?x1x3xf32>) ssm_pool(%pool : memref<16x4x2x3xf32>)
+      query_start_loc(%qsl : memref<?xi32>) cache_indices(%ci : memref<?xi32>) outs(%y : memref<?x4x2xf32>)
+      {form = #ssd<form serial>, config = #ssd.scan_config<form = serial, chunk_size = 256, mixed_min_tokens = 1024>}
+  return
+}
+
+// -----
+
+// A pinned op whose config holds the chunked GPU kernels' choices cannot be
+// marked without replanning (invariant=true only; the others keep it).
+// CHECK-LABEL: func.func @pinned_chunked_kernels
+// CHECK:       fusion = none
+func.func @pinned_chunked_kernels(%x: memref<8x4x2xf32>, %dt: memref<8x4xf32>, %A: memref<4xf32>,
+    %B: memref<8x1x16xf32>, %pool: memref<16x4x2x16xf32>, %qsl: memref<9xi32>, %ci: memref<8xi32>,
+    %y: memref<8x4x2xf32>) {
+  // expected-error @+1 {{ssd-select-form: invariant=true cannot mark an op whose config carries the chunked GPU kernels' choices (an invariant op runs the serial kernel only); drop them and plan again}}
+  ssd.chunk_scan_varlen x(%x : memref<8x4x2xf32>) dt(%dt : memref<8x4xf32>) A(%A : memref<4xf32>)
+      B(%B : memref<8x1x16xf32>) C(%B : memref<8x1x16xf32>) ssm_pool(%pool : memref<16x4x2x16xf32>)
+      query_start_loc(%qsl : memref<9xi32>) cache_indices(%ci : memref<8xi32>) outs(%y : memref<8x4x2xf32>)
+      {form = #ssd<form chunked>, chunk_size = 64, config = #ssd.scan_config<form = chunked, chunk_size = 64, chip = "sm_90a", serial_rows_per_warp = 2, serial_warps_per_block = 8, fusion = none, output_rows = 64, state_parts = 1, heads_per_block = 1, matmul = wgmma, fragment_loads = scalar, staging = registers, blocks_per_sm = 0, shared_memory = 24576>}
   return
 }

@@ -452,3 +452,37 @@ def test_empty_batch():
     y = call(a)
     assert y.shape == (0,) + tuple(a["x"].shape[1:])
     assert torch.equal(a["ssm_pool"], before)
+
+
+def test_invariant_is_a_keyword_of_the_op():
+    schema = str(torch.ops.ssd.chunk_scan_varlen_.default._schema)
+    assert "bool invariant=False" in schema, schema
+
+
+# TODO(issue 41): drop the xfail once the invariant CPU lowering is merged
+# (until then compiling an invariant op raises RuntimeError).
+@pytest.mark.xfail(strict=True, raises=RuntimeError,
+                   reason="issue 41: no invariant CPU lowering yet")
+def test_invariant_sequences_alone_match_the_batch_bit_for_bit():
+    seqlens = [37, 1, 300]
+    a = make_inputs(seqlens, seed=41)
+    hi = torch.ones(len(seqlens), dtype=torch.bool)
+    before = a["ssm_pool"].clone()
+    call(dict(a, ssm_pool=before.clone()), has_initial_state=hi)
+    compiled = ssd_torch.compiled_kernels()
+    y = call(a, has_initial_state=hi, invariant=True)
+    # A kernel of its own: invariant is part of the cache key.
+    assert ssd_torch.compiled_kernels() == compiled + 1
+    check(a, before, y, has_initial_state=hi)
+    q = a["query_start_loc"].tolist()
+    for b, slot in enumerate(a["cache_indices"].tolist()):
+        rows = slice(q[b], q[b + 1])
+        one = dict(a, x=a["x"][rows], dt=a["dt"][rows], B=a["B"][rows],
+                   C=a["C"][rows], ssm_pool=before.clone(),
+                   query_start_loc=torch.tensor([0, q[b + 1] - q[b]], dtype=torch.int32),
+                   cache_indices=a["cache_indices"][b:b + 1])
+        y_one = call(one, has_initial_state=hi[:1], invariant=True, form="chunked",
+                     chunk_size=16)
+        assert torch.equal(y_one.view(torch.int32), y[rows].view(torch.int32)), b
+        assert torch.equal(one["ssm_pool"][slot].view(torch.int32),
+                           a["ssm_pool"][slot].view(torch.int32)), b

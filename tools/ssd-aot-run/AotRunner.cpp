@@ -16,8 +16,10 @@
 //   RUNNER --inputs DIR --outputs DIR [--dtype D]
 //          [--target cuda|gpu-emu|reference] [--form auto|serial|chunked]
 //          [--chunk-size N] [--checkpoint-interval N] [--heads-per-block N]
+//          [--invariant]
 //   RUNNER --bench prefill|decode --like DIR [--dtype D] [--form F]
 //          [--chunk-size N] [--reps N] [--max-tokens N] [--heads-per-block N]
+//          [--invariant]
 //   RUNNER --call module:NAME --input FILE --output FILE --output-bytes N
 //   RUNNER --cases FILE
 //
@@ -29,6 +31,9 @@
 //
 // --heads-per-block N picks the variants compiled with `ssd-compile
 // --heads-per-block N` (1: one head per chunk-kernel block).
+//
+// --invariant picks the variants compiled with `ssd-compile --invariant`
+// (their keys end in ` invariant`); it takes no --heads-per-block.
 //
 // --cases runs many launches in one process (kernels are loaded once, at
 // start-up): each line of FILE is the flags of one run, e.g.
@@ -84,6 +89,9 @@ struct Options {
           outputBytes = 0, checkpointInterval = 0,
           headsPerBlock = mlir::ssd::kDefaultHeadsPerBlock;
   bool list = false;
+  /// The variants of `ssd-compile --invariant`.
+  bool invariant = false;
+  bool headsPerBlockGiven = false;
 };
 
 /// Parses the command line by hand, unlike the other tools' llvm::cl: an
@@ -96,6 +104,11 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
       o.list = true;
       continue;
     }
+    if (arg == "--invariant") {
+      o.invariant = true;
+      continue;
+    }
+    o.headsPerBlockGiven |= arg == "--heads-per-block";
     std::map<std::string, std::string *> text = {
         {"--inputs", &o.inputs}, {"--outputs", &o.outputs},
         {"--like", &o.like},     {"--bench", &o.bench},
@@ -129,6 +142,11 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
     }
     *numbers[arg] = n;
   }
+  if (o.invariant && o.headsPerBlockGiven) {
+    error = "--invariant runs the serial GPU kernel only: --heads-per-block "
+            "(a chunked kernel's choice) does not apply";
+    return false;
+  }
   // The same ranges as the compiler's (one table, SettingRanges.h).
   error = mlir::ssd::whyOutOfRange("", "--chunk-size",
                                    mlir::ssd::kGPUChunkSizeRange, o.chunkSize);
@@ -140,7 +158,7 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
 }
 
 std::string variantKey(const ssd::ScanProblem &p, const Options &o) {
-  return ssd::variantKey(p, o.form, o.chunkSize, o.headsPerBlock);
+  return ssd::variantKey(p, o.form, o.chunkSize, o.headsPerBlock, o.invariant);
 }
 
 const Variant *findVariant(const ssd::ScanProblem &p, const Options &o,
@@ -460,13 +478,15 @@ int runOne(const Options &o) {
   if (!ssd::writeOutputs(o.outputs, problem, y, pool, error))
     return fail(error);
   std::printf(
-      "ssd-aot-run: %s form=%s%s dtype=%s T=%lld batch=%lld%s time=%.3f ms\n",
+      "ssd-aot-run: %s form=%s%s%s dtype=%s T=%lld batch=%lld%s time=%.3f "
+      "ms\n",
       target.c_str(), o.form.c_str(),
       defaultHeads
           ? ""
           : (" heads_per_block=" + std::to_string(o.headsPerBlock)).c_str(),
-      ssd::toString(dtype), (long long)problem.T, (long long)problem.batch,
-      chip.c_str(), seconds * 1e3);
+      o.invariant ? " invariant" : "", ssd::toString(dtype),
+      (long long)problem.T, (long long)problem.batch, chip.c_str(),
+      seconds * 1e3);
   std::fflush(stdout);
   return 0;
 }

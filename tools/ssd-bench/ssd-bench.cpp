@@ -4,7 +4,7 @@
 //             [--reps N] [--chunk-size N] [--form serial|chunked|both]
 //             [--case decode:B|verify:B|prefill:T[@I] ...]
 //             [--H --P --N --G n]
-//             [--cpu NAME]
+//             [--cpu NAME] [--invariant]
 //
 // Times the serial and the chunked form on decode, verify and prefill cases
 // (ssd/Execution/Benchmark.h has what is measured and against which
@@ -82,6 +82,9 @@ ssd::ToolInt groups("G", cl::desc("groups"), cl::value_desc("n"),
 cl::opt<std::string>
     cpu("cpu", cl::desc("the LLVM CPU to compile for (default: the host)"),
         cl::value_desc("NAME"), cl::cat(category));
+cl::opt<bool> invariant("invariant",
+                        cl::desc("compile both forms as invariant ops"),
+                        cl::cat(category));
 
 int usage(const std::string &message) {
   std::fprintf(stderr, "ssd-bench: %s\n", message.c_str());
@@ -91,7 +94,7 @@ int usage(const std::string &message) {
       "[--quick] [--reps N] [--chunk-size N] "
       "[--form serial|chunked|both] [--case decode:B|verify:B|prefill:T[@I] "
       "...] "
-      "[--H n] [--P n] [--N n] [--G n] [--cpu NAME]\n");
+      "[--H n] [--P n] [--N n] [--G n] [--cpu NAME] [--invariant]\n");
   return 1;
 }
 
@@ -115,6 +118,7 @@ int main(int argc, char **argv) {
   if (cpu.getNumOccurrences() && cpu.empty())
     return usage("--cpu takes an LLVM CPU name (x86-64, x86-64-v3, ...)");
   o.cpu = cpu;
+  o.invariant = invariant;
   o.forms = form;
   for (const std::string &text : cases) {
     // The peer's syntax: decode:NSEQS, prefill:T; verify:NSEQS has 4

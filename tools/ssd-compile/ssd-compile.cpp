@@ -2,11 +2,11 @@
 //
 //   ssd-compile --inputs DIR [--inputs DIR ...] [--dtype f32|f16|bf16]
 //               [--forms auto,serial,chunked] [--chunk-size N]
-//               [--checkpoint-interval N] [--heads-per-block N]
+//               [--checkpoint-interval N] [--heads-per-block N] [--invariant]
 //               [--target cuda|gpu-emu] [--chip sm_90a[,sm_80...]]
 //               [--format isa|bin|fatbin] -o FILE.o
 //   ssd-compile --module FILE.mlir [--forms F] [--chunk-size N]
-//               [--heads-per-block N]
+//               [--heads-per-block N] [--invariant]
 //               [--target cuda|gpu-emu] [--chip sm_90a[,sm_80...]]
 //               [--format isa|bin|fatbin] -o FILE.o
 //
@@ -28,6 +28,11 @@
 // planner would put two (sm_90a, docs/gpu.md); the variants' keys end in
 // `heads_per_block=1`, so one executable can hold both and compare them
 // (`ssd-aot-run --heads-per-block 1`).
+//
+// --invariant compiles every op invariant (bit-identical results however it
+// is batched, split or formed); the variants' keys end in ` invariant`
+// (`ssd-aot-run --invariant`). It runs the serial kernel only, so it takes
+// no --heads-per-block.
 //
 // --target cuda (default) compiles through --ssd-to-nvvm: kernels embedded as
 // PTX (isa, JIT-compiled by the driver), cubin (bin, needs ptxas) or a fat
@@ -125,6 +130,11 @@ ssd::ToolInt
                            "serves, 1 to 2"),
                   cl::init(mlir::ssd::kDefaultHeadsPerBlock),
                   cl::value_desc("N"), cl::cat(category));
+cl::opt<bool>
+    invariant("invariant",
+              cl::desc("invariant ops: bit-identical results however they are "
+                       "batched, split or formed"),
+              cl::cat(category));
 // For the input directories with checkpoint_slots.npy; the interval is part
 // of their variants' keys.
 ssd::ToolInt checkpointInterval(
@@ -148,6 +158,12 @@ bool readOptions(Options &o, std::string &error) {
   o.target = mlir::ssd::enumName(kAotTargetNames, target);
   o.chunkSize = chunkSize;
   o.headsPerBlock = headsPerBlock;
+  o.invariant = invariant;
+  if (invariant && headsPerBlock.getNumOccurrences()) {
+    error = "--invariant runs the serial GPU kernel only: --heads-per-block "
+            "(a chunked kernel's choice) does not apply";
+    return false;
+  }
   error = mlir::ssd::whyOutOfRange("", "--chunk-size",
                                    mlir::ssd::kGPUChunkSizeRange, chunkSize);
   if (error.empty())

@@ -5,7 +5,7 @@
 //           [--form auto|chunked|serial] [--chunk-size N] [--static-shapes]
 //           [--print-ir] [--no-openmp] [--cpu NAME] [--chip sm_90a]
 //           [--tensor-form [--constant-weights]] [--no-fused-output]
-//           [--heads-per-block N] [--checkpoint-interval N]
+//           [--heads-per-block N] [--checkpoint-interval N] [--invariant]
 //
 // The flags are llvm::cl options (--help lists them); ssd::checkToolArguments
 // keeps command-line mistakes one line in the tool's words.
@@ -121,6 +121,11 @@ ssd::ToolInt checkpointInterval(
     "checkpoint-interval",
     cl::desc("tokens between the checkpoints of checkpoint_slots.npy"),
     cl::value_desc("N"), cl::cat(category));
+cl::opt<bool> invariant(
+    "invariant",
+    cl::desc("an invariant op: bit-identical results however it is batched, "
+             "split, formed or targeted"),
+    cl::cat(category));
 
 int fail(const std::string &message) {
   std::fprintf(stderr, "ssd-run: %s\n", message.c_str());
@@ -187,6 +192,7 @@ bool readOptions(Options &o, std::string &error) {
   o.compile.headsPerBlock = headsPerBlock;
   o.compile.tensorForm = tensorForm;
   o.compile.constantWeights = constantWeights;
+  o.compile.invariant = invariant;
   o.dtype = dtype;
   o.poolDType = poolDType;
   if (constantWeights && !tensorForm) {
@@ -205,6 +211,17 @@ bool readOptions(Options &o, std::string &error) {
   if (!needsGPUTarget(noFusedOutput, error) ||
       !needsGPUTarget(headsPerBlock, error))
     return false;
+  // An invariant op runs the serial GPU kernel only: a chunked kernel's
+  // choice would be silently ignored.
+  for (const cl::Option *chunkedOnly :
+       {static_cast<const cl::Option *>(&noFusedOutput),
+        static_cast<const cl::Option *>(&headsPerBlock)})
+    if (invariant && chunkedOnly->getNumOccurrences()) {
+      error = "--invariant runs the serial GPU kernel only: --" +
+              chunkedOnly->ArgStr.str() +
+              " (a chunked kernel's choice) does not apply";
+      return false;
+    }
   error = mlir::ssd::whyOutOfRange(
       "", "--heads-per-block", mlir::ssd::kHeadsPerBlockRange, headsPerBlock);
   return error.empty();
@@ -268,8 +285,10 @@ int main(int argc, char **argv) {
       return fail(error);
     operands.readOutputs(y, pool);
     // The form the compiled code ran for this launch.
-    ran = targetName + " form=" +
-          mlir::ssd::stringifyForm(ssd::formThatRuns(problem, o.compile)).str();
+    ran =
+        targetName + " form=" +
+        mlir::ssd::stringifyForm(ssd::formThatRuns(problem, o.compile)).str() +
+        (invariant ? " invariant" : "");
   }
 
   if (!ssd::writeOutputs(outputs, problem, y, pool, error))

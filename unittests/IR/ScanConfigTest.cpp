@@ -115,4 +115,45 @@ TEST_F(ScanConfigTest, AnUnknownChipBuiltWithoutChecksIsRefused) {
       << messages;
 }
 
+TEST_F(ScanConfigTest, EditsKeepTheInvariantMark) {
+  ssd::GPUKernelChoices gpu;
+  gpu.chip = "sm_90a";
+  gpu.serialRowsPerWarp = 4;
+  gpu.serialWarpsPerBlock = 4;
+  auto config = ssd::ScanConfigAttr::get(&context, ssd::Form::serial, 256,
+                                         /*mixedMinTokens=*/std::nullopt,
+                                         /*gpu=*/std::nullopt,
+                                         /*invariant=*/true);
+  EXPECT_TRUE(config.getInvariant());
+  EXPECT_TRUE(config.withGPUChoices(gpu).getInvariant());
+  EXPECT_TRUE(config.withoutMixing().getInvariant());
+  EXPECT_FALSE(config.withInvariant(false).getInvariant());
+  EXPECT_EQ(config.withInvariant(false).withInvariant(true), config);
+}
+
+TEST_F(ScanConfigTest, AnUncheckedInvariantPlanWithChunkedKernelsIsRefused) {
+  ASSERT_TRUE(module);
+  ssd::ChunkScanVarlenOp op = scanOp();
+  ASSERT_TRUE(op);
+  ssd::GPUKernelChoices gpu;
+  gpu.chip = "sm_90a";
+  gpu.serialRowsPerWarp = 4;
+  gpu.serialWarpsPerBlock = 4;
+  gpu.chunked = ssd::ChunkedKernelChoices{};
+  gpu.chunked->outputRows = 64;
+  gpu.chunked->sharedMemory = 1024;
+  op.setInvariant(true);
+  op.setConfigAttr(ssd::ScanConfigAttr::get(&context, ssd::Form::chunked, 256,
+                                            std::nullopt, gpu,
+                                            /*invariant=*/true));
+  bool ok = true;
+  std::string messages = verifyModule(ok);
+  EXPECT_FALSE(ok);
+  EXPECT_NE(messages.find("op config: invariant = true runs every sequence in "
+                          "the serial GPU kernel: the chunked kernels' "
+                          "choices (fusion, "),
+            std::string::npos)
+      << messages;
+}
+
 } // namespace

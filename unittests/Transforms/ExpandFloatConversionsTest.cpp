@@ -9,24 +9,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ssd/Execution/JITTarget.h"
-#include "ssd/Pipelines/Pipelines.h"
+#include "JITTestSupport.h"
+
 #include "ssd/Runner/Npy.h"
 
-#include "mlir/ExecutionEngine/CRunnerUtils.h"
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
-#include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/bit.h"
-#include "llvm/Support/Error.h"
-#include "llvm/Support/TargetSelect.h"
-#include "llvm/Target/TargetMachine.h"
-#include "llvm/TargetParser/Host.h"
-#include "llvm/TargetParser/Triple.h"
 
 #include "gtest/gtest.h"
 
@@ -87,60 +77,28 @@ std::string moduleText() {
 class ExpandFloatConversions : public ::testing::Test {
 protected:
   static void SetUpTestSuite() {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-    mlir::DialectRegistry registry;
-    mlir::ssd::registerSSDPipelineDependencies(registry);
-    context = new mlir::MLIRContext(registry);
-    context->loadAllAvailableDialects();
+    context = ssd::test::createPipelineContext().release();
     mlir::OwningOpRef<mlir::ModuleOp> module =
         mlir::parseSourceString<mlir::ModuleOp>(moduleText(), context);
     ASSERT_TRUE(module);
-    mlir::PassManager pm(context);
-    mlir::ssd::SSDToCPUPipelineOptions options;
-    options.openmp = false;
-    mlir::ssd::buildSSDToCPUPipeline(pm, options);
-    ASSERT_TRUE(mlir::succeeded(pm.run(*module)));
-
+    ASSERT_TRUE(mlir::succeeded(ssd::test::lowerToCPU(*module)));
     std::string error;
-    bool x86 = llvm::Triple(llvm::sys::getProcessTriple()).isX86();
-    std::unique_ptr<llvm::TargetMachine> machine =
-        ssd::createJITTargetMachine(x86 ? "x86-64" : "", error);
-    ASSERT_TRUE(machine) << error;
-    transformer = new std::function<llvm::Error(llvm::Module *)>(
-        mlir::makeOptimizingTransformer(2, 0, machine.get()));
-    mlir::ExecutionEngineOptions engineOptions;
-    engineOptions.transformer = *transformer;
-    auto created = mlir::ExecutionEngine::create(*module, engineOptions,
-                                                 std::move(machine));
-    ASSERT_TRUE(bool(created)) << llvm::toString(created.takeError());
-    engine = created->release();
+    engine = ssd::test::jitCompile(*module, ssd::test::baselineCPU(), error)
+                 .release();
+    ASSERT_TRUE(engine) << error;
   }
   static void TearDownTestSuite() {
     delete engine;
-    delete transformer;
     delete context;
   }
 
   /// Runs `@convert_<src>_<dst>` on `in`.
   template <typename In, typename Out>
   static std::vector<Out> convert(const char *name, std::vector<In> &in) {
-    std::vector<Out> out(in.size());
-    StridedMemRefType<In, 1> inRef{
-        in.data(), in.data(), 0, {int64_t(in.size())}, {1}};
-    StridedMemRefType<Out, 1> outRef{
-        out.data(), out.data(), 0, {int64_t(out.size())}, {1}};
-    auto symbol = engine->lookup(std::string("_mlir_ciface_") + name);
-    EXPECT_TRUE(bool(symbol)) << llvm::toString(symbol.takeError());
-    auto fn = reinterpret_cast<void (*)(StridedMemRefType<In, 1> *,
-                                        StridedMemRefType<Out, 1> *)>(*symbol);
-    fn(&inRef, &outRef);
-    return out;
+    return ssd::test::runUnary<Out>(*engine, name, in);
   }
 
   static inline mlir::MLIRContext *context = nullptr;
-  static inline std::function<llvm::Error(llvm::Module *)> *transformer =
-      nullptr;
   static inline mlir::ExecutionEngine *engine = nullptr;
 };
 

@@ -54,6 +54,9 @@ struct CompileRequest {
   /// bound than the default shows in the variants' keys, so that one
   /// executable can hold both, to compare them on a GPU.
   int64_t headsPerBlock = mlir::ssd::kDefaultHeadsPerBlock;
+  /// Every op invariant (pipeline option invariant); the variants' keys end
+  /// in ` invariant`, so one executable can hold both kinds.
+  bool invariant = false;
   /// The checkpoint interval of the input directories that hold
   /// checkpoint_slots.npy (0: none may); part of their signature.
   int64_t checkpointInterval = 0;

@@ -55,6 +55,8 @@ struct BenchOptions {
   /// The LLVM CPU the forms are JIT-compiled for (JITTarget.h); empty: the
   /// host.
   std::string cpu;
+  /// Both forms compiled as invariant ops.
+  bool invariant = false;
 };
 
 /// The cases `ssd-bench` runs when none are given (`quick`: fewer).

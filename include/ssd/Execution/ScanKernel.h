@@ -53,11 +53,14 @@ struct CompileOptions {
   /// and dt_bias are constants in the module, from the signature problem.
   bool tensorForm = false;
   bool constantWeights = false;
+  /// The op is invariant (pipeline option invariant): bit-identical results
+  /// however it is batched, split, formed or targeted.
+  bool invariant = false;
 };
 
 /// Adds the pipeline of `options.target` (`--ssd-to-cpu`, `--ssd-to-nvvm`
 /// or `--ssd-to-gpu-emulator`) with the options' form, chunk size, chip,
-/// format and openmp to `pm`; the CPU's serial form with vectors of
+/// format, openmp and invariant to `pm`; the CPU's serial form with vectors of
 /// `vectorWidth` f32 lanes (0: the host's widest).
 void buildPipeline(mlir::OpPassManager &pm, const CompileOptions &options,
                    int64_t vectorWidth = 0);

@@ -88,7 +88,11 @@ def SSD_ScanConfigAttr : AttrDef<SSD_Dialect, "ScanConfig"> {
     - `mixed_min_tokens` (serial only; absent: no mixing): a lowering that
       can mix the forms in one call (the GPU's) runs each sequence of at
       least that many tokens in the chunked form, the others serially; one
-      that cannot runs every sequence serially, which is what `form` says.
+      that cannot runs every sequence serially, which is what `form` says;
+    - `invariant` (printed only when true): the plan of an `invariant` op
+      (the op's description says what that promises). Its GPU plan runs
+      the serial kernel whatever the form, so it neither mixes nor takes
+      the chunked kernels' choices below.
 
     The GPU kernels (`ssd-plan-gpu-kernels`; `ssd-lower-to-gpu` needs them),
     all three or none:
@@ -135,6 +139,7 @@ def SSD_ScanConfigAttr : AttrDef<SSD_Dialect, "ScanConfig"> {
     EnumParameter<SSD_Form>:$form,
     "int64_t":$chunk_size,
     OptionalParameter<"std::optional<int64_t>">:$mixed_min_tokens,
+    DefaultValuedParameter<"bool", "false">:$invariant,
     OptionalParameter<"::mlir::StringAttr">:$chip,
     OptionalParameter<"std::optional<int64_t>">:$serial_rows_per_warp,
     OptionalParameter<"std::optional<int64_t>">:$serial_warps_per_block,
@@ -152,7 +157,8 @@ def SSD_ScanConfigAttr : AttrDef<SSD_Dialect, "ScanConfig"> {
     AttrBuilder<(ins "::mlir::ssd::Form":$form, "int64_t":$chunkSize,
                      CArg<"std::optional<int64_t>", "std::nullopt">:$mixedMinTokens,
                      CArg<"const std::optional<::mlir::ssd::GPUKernelChoices> &",
-                          "std::nullopt">:$gpu)>
+                          "std::nullopt">:$gpu,
+                     CArg<"bool", "false">:$invariant)>
   ];
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
@@ -166,6 +172,8 @@ def SSD_ScanConfigAttr : AttrDef<SSD_Dialect, "ScanConfig"> {
     /// The same plan without mixing (a mixed launch the chunked kernels
     /// cannot take runs every sequence serially).
     ScanConfigAttr withoutMixing() const;
+    /// The same plan, invariant or not.
+    ScanConfigAttr withInvariant(bool invariant) const;
   }];
 }
 

@@ -114,6 +114,18 @@ def SSD_ChunkScanVarlenOp : SSD_Op<"chunk_scan_varlen", [
     are present they agree. The lowerings read `config`, and an op without
     one as if it carried the plan `form` and `chunk_size` give.
 
+    The optional `invariant` keyword (`ssd.chunk_scan_varlen invariant x(...)`,
+    set by hand or by `ssd-select-form invariant=true`) promises batch
+    invariance: every sequence's rows of `y` and every state it writes
+    (final state, checkpoints) are bit-identical however the call is
+    scheduled: batched with any other sequences, padding or slots, split
+    across calls at any token (the state carried through an f32 pool slot
+    with `has_initial_state`), in either form and any chunk size, on any
+    target and thread count. A bf16 pool keeps all of it but the split (its
+    state is rounded between the calls). The op computes one canonical
+    per-token arithmetic for that (docs/overview.md); its config, when
+    present, says `invariant = true` too.
+
     Example (memref form, decode of 8 sequences, Mamba2-2.7B shapes):
 
     ```mlir
@@ -149,11 +161,13 @@ def SSD_ChunkScanVarlenOp : SSD_Op<"chunk_scan_varlen", [
     OptionalAttr<SSD_FormAttr>:$form,
     OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$chunk_size,
     OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$checkpoint_interval,
-    OptionalAttr<SSD_ScanConfigAttr>:$config
+    OptionalAttr<SSD_ScanConfigAttr>:$config,
+    UnitAttr:$invariant
   );
   let results = (outs Optional<AnyRankedTensor>:$y);
 
   let assemblyFormat = [{
+    (`invariant` $invariant^)?
     `x` `(` $x `:` type($x) `)`
     `dt` `(` $dt `:` type($dt) `)`
     `A` `(` $A `:` type($A) `)`

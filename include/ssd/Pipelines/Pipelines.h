@@ -88,11 +88,20 @@ struct SSDFormPipelineOptionsBase : public PassPipelineOptions<Derived> {
       llvm::cl::desc("auto keeps an op serial when its checkpoint_interval is "
                      "below the chunk size"),
       llvm::cl::init(Thresholds.serialForDenseCheckpoints)};
+  Option<bool> invariant{
+      *this, "invariant",
+      llvm::cl::desc("mark every op invariant: bit-identical results however "
+                     "it is batched, split, formed or targeted"),
+      llvm::cl::init(SSDSelectFormOptions{}.invariant)};
 
   /// Those options as ssd-select-form takes them.
   SSDSelectFormOptions selectFormOptions() const {
-    return {form, chunkSize, minChunkedTokens, minChunkedTokensPerSeq,
-            serialForDenseCheckpoints};
+    return {form,
+            chunkSize,
+            minChunkedTokens,
+            minChunkedTokensPerSeq,
+            serialForDenseCheckpoints,
+            invariant};
   }
 };
 

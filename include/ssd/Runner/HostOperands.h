@@ -52,11 +52,11 @@ std::string signatureKey(const ScanProblem &problem);
 /// AOT runner looks it up): the signature, the form asked for ("auto",
 /// "serial" or "chunked"), the chunk size and, when the chunk kernel was
 /// given another bound on the heads a block serves (heads-per-block), that
-/// too.
-std::string
-variantKey(const ScanProblem &problem, const std::string &form,
-           int64_t chunkSize,
-           int64_t headsPerBlock = mlir::ssd::kDefaultHeadsPerBlock);
+/// too, and " invariant" for an invariant op.
+std::string variantKey(const ScanProblem &problem, const std::string &form,
+                       int64_t chunkSize,
+                       int64_t headsPerBlock = mlir::ssd::kDefaultHeadsPerBlock,
+                       bool invariant = false);
 
 /// Bytes the CPU loops of ssd-lower-to-loops allocate on the heap for one
 /// call on `p` (as a double: the product can exceed 64 bits for absurd

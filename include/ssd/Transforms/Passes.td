@@ -38,6 +38,15 @@ def SSDSelectForm : Pass<"ssd-select-form"> {
     Ops that already carry a form are left alone, so a graph compiler can pin
     the form of some ops and let the pass choose for the rest.
 
+    With `invariant=true` every op is marked `invariant` (the op's
+    description says what that promises) and its config says
+    `invariant = true`; an op whose form is pinned gets the mark too (and
+    its config, if it has one, loses a mixed launch's threshold: an
+    invariant op never mixes; chunked GPU kernels' choices in it are an
+    error). An op marked invariant by hand stays so whatever the option
+    says. The form is chosen as without it: the invariant lowerings compute
+    the same bits in either form.
+
     The default thresholds come from the CPU benchmark (docs/performance.md).
     Each integer option is checked once, before any op: `chunk-size` 1 to
     65536 (the op's limit), `min-chunked-tokens` and
@@ -91,13 +100,18 @@ def SSDSelectForm : Pass<"ssd-select-form"> {
     Option<"serialForDenseCheckpoints", "serial-for-dense-checkpoints", "bool",
            /*default=*/"::mlir::ssd::kCPUFormThresholds.serialForDenseCheckpoints",
            "auto keeps an op serial when its checkpoint_interval is below the "
-           "chunk size (true on the CPU; the GPU pipelines pass false)">
+           "chunk size (true on the CPU; the GPU pipelines pass false)">,
+    Option<"invariant", "invariant", "bool", /*default=*/"false",
+           "mark every op invariant (bit-identical results however it is "
+           "batched, split or lowered) and record it in its config">
   ];
   let statistics = [
     Statistic<"numSerial", "num-serial", "ops fixed to the serial form">,
     Statistic<"numChunked", "num-chunked", "ops fixed to the chunked form">,
     Statistic<"numRuntimeSelected", "num-runtime-selected",
-              "ops replaced by a runtime branch between both forms">
+              "ops replaced by a runtime branch between both forms">,
+    Statistic<"numMarkedInvariant", "num-marked-invariant",
+              "ops marked invariant by the invariant option">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect",

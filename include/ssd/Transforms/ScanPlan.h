@@ -30,6 +30,8 @@ struct ScanRequest {
   std::optional<int64_t> tokens, batch;
   /// The op's checkpoint_interval, if it has checkpoints.
   std::optional<int64_t> checkpointInterval;
+  /// The op is invariant (by the option or by hand).
+  bool invariant = false;
 };
 
 /// The decision for one op.
@@ -41,6 +43,9 @@ struct ScanPlan {
   /// For a serial op whose launch may still hold a sequence long enough
   /// for the chunked form: the per-sequence threshold of a mixed launch.
   std::optional<int64_t> mixedMinTokens;
+  /// An invariant op: it runs one arithmetic in every form, so it never
+  /// mixes (its GPU plan is the serial kernel's only).
+  bool invariant = false;
 
   /// The plan of the branch that runs `chunkedForm` when the shape is
   /// known only at run time: the serial branch may mix.
@@ -56,11 +61,14 @@ struct ScanPlan {
 /// The rule of FormSelection.h applied once: a forced form wins; under
 /// `auto`, dense checkpoints keep an op serial (where the thresholds say
 /// so), a static shape decides by FormThresholds::choosesChunked, and a
-/// serial launch that may hold a long sequence may mix.
+/// serial launch that may hold a long sequence may mix unless the op is
+/// invariant.
 inline ScanPlan planScan(const ScanRequest &request) {
   const FormThresholds &rule = request.thresholds;
   ScanPlan plan;
   plan.chunkSize = request.chunkSize;
+  plan.invariant = request.invariant;
+  const bool mayMix = !request.invariant;
   if (request.form != FormChoice::Auto) {
     plan.form =
         request.form == FormChoice::Chunked ? Form::chunked : Form::serial;
@@ -72,13 +80,14 @@ inline ScanPlan planScan(const ScanRequest &request) {
     return plan;
   }
   if (!request.tokens || !request.batch) {
-    plan.mixedMinTokens = rule.minChunkedSequence();
+    if (mayMix)
+      plan.mixedMinTokens = rule.minChunkedSequence();
     return plan;
   }
   plan.form = rule.choosesChunked(*request.tokens, *request.batch)
                   ? Form::chunked
                   : Form::serial;
-  if (rule.mayMix(*request.tokens, *request.batch))
+  if (mayMix && rule.mayMix(*request.tokens, *request.batch))
     plan.mixedMinTokens = rule.minChunkedSequence();
   return plan;
 }

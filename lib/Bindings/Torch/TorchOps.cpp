@@ -136,6 +136,7 @@ struct OpArguments {
   c10::string_view deviceName;
   const c10::optional<at::Tensor> &ckSlots, &ckOffsets;
   c10::optional<int64_t> ckInterval;
+  bool invariant;
 
   /// The tensors given, by name, for the checks that treat all alike.
   std::vector<std::pair<const char *, const at::Tensor *>> named() const {
@@ -169,6 +170,7 @@ struct CallSettings {
   mlir::ssd::FormChoice form;
   ssd::Target target;
   int64_t chunk;
+  bool invariant;
 };
 
 /// The index operands made row-major: the kernel reads their memory during
@@ -193,7 +195,7 @@ struct CheckedCall {
 /// The call's own arguments, before any tensor is looked at.
 CallSettings parseSettings(c10::string_view formName,
                            c10::string_view deviceName,
-                           c10::optional<int64_t> chunkSize) {
+                           c10::optional<int64_t> chunkSize, bool invariant) {
   std::optional<mlir::ssd::FormChoice> form = mlir::ssd::parseEnumName(
       mlir::ssd::kFormChoiceNames, std::string(formName));
   if (!form)
@@ -216,7 +218,7 @@ CallSettings parseSettings(c10::string_view formName,
       !range.contains(chunk))
     valueError("chunk_size: " + range.describe(chunk));
 
-  return {*form, target, chunk};
+  return {*form, target, chunk, invariant};
 }
 
 /// The interval and the offsets come with the slots.
@@ -428,7 +430,8 @@ IndexOperands readIndexOperands(const OpArguments &args, ScanProblem &p) {
 /// shapes, and last the values of the index operands.
 CheckedCall checkCall(const OpArguments &args) {
   CheckedCall call;
-  call.settings = parseSettings(args.formName, args.deviceName, args.chunkSize);
+  call.settings = parseSettings(args.formName, args.deviceName, args.chunkSize,
+                                args.invariant);
   checkCheckpointArguments(args);
   checkEveryTensor(args);
   ScanProblem &p = call.problem;
@@ -447,6 +450,7 @@ ssd::CompileOptions compileOptionsFor(const CheckedCall &call) {
   options.target = call.settings.target;
   options.form = call.settings.form;
   options.chunkSize = call.settings.chunk;
+  options.invariant = call.settings.invariant;
   options.openmp = false;
   std::string error;
   if (options.target == ssd::Target::CPU &&
@@ -508,6 +512,7 @@ private:
     int64_t checkpointK;
     bool checkpointOffsets;
     int64_t checkpointInterval;
+    bool invariant;
 
     static Key of(const ScanProblem &p, const ssd::CompileOptions &options) {
       return {p.dtype,
@@ -526,12 +531,13 @@ private:
               options.chunkSize,
               p.checkpointSlotsPresent ? p.checkpointK : -1,
               p.checkpointOffsetsPresent,
-              p.checkpointInterval};
+              p.checkpointInterval,
+              options.invariant};
     }
     auto tie() const {
       return std::tie(dtype, pool, H, P, G, N, D, dtBias, hasInit, update, row,
                       target, form, chunk, checkpointK, checkpointOffsets,
-                      checkpointInterval);
+                      checkpointInterval, invariant);
     }
     bool operator<(const Key &o) const { return tie() < o.tie(); }
   };
@@ -711,11 +717,11 @@ at::Tensor chunkScanVarlen(
     c10::optional<int64_t> chunkSize, c10::string_view deviceName,
     const c10::optional<at::Tensor> &ckSlots,
     const c10::optional<at::Tensor> &ckOffsets,
-    c10::optional<int64_t> ckInterval) {
-  OpArguments args{x,       dt,        A,         B,         C,
-                   pool,    qsl,       ci,        D,         dtBias,
-                   hasInit, update,    formName,  chunkSize, deviceName,
-                   ckSlots, ckOffsets, ckInterval};
+    c10::optional<int64_t> ckInterval, bool invariant) {
+  OpArguments args{x,       dt,        A,          B,         C,
+                   pool,    qsl,       ci,         D,         dtBias,
+                   hasInit, update,    formName,   chunkSize, deviceName,
+                   ckSlots, ckOffsets, ckInterval, invariant};
   CheckedCall call = checkCall(args);
   ssd::CompileOptions options = compileOptionsFor(call);
   ssd::ScanKernel *kernel = KernelCache::get().kernelFor(call.problem, options);
@@ -739,7 +745,7 @@ TORCH_LIBRARY(ssd, m) {
         "Tensor? has_initial_state=None, Tensor? update_state=None, "
         "str form=\"auto\", int? chunk_size=None, str device=\"cpu\", "
         "Tensor? checkpoint_slots=None, Tensor? checkpoint_offsets=None, "
-        "int? checkpoint_interval=None) -> Tensor",
+        "int? checkpoint_interval=None, bool invariant=False) -> Tensor",
         &chunkScanVarlen);
   // How many kernels this process compiled: the tests check the cache.
   m.def("compiled_kernels() -> int", &compiledKernels);

@@ -125,6 +125,9 @@ std::optional<std::string> lowerToGPU(RewriterBase &rewriter,
                                       ChunkScanVarlenOp op) {
   if (std::optional<std::string> reason = whyNotReadyToLower(op, kPassName))
     return reason;
+  // TODO(issue 41): the invariant serial kernel, whatever the form.
+  if (op.getInvariant())
+    return (kPassName + ": invariant ops have no GPU kernels yet").str();
   std::variant<GPUScanPlan, std::string> plan = readGPUPlan(op);
   if (auto *reason = std::get_if<std::string>(&plan))
     return *reason;

@@ -87,6 +87,11 @@ FailureOr<ScanConfigAttr> plan(ChunkScanVarlenOp op,
   ScanConfigAttr config = configOf(op);
   if (config.getGPUChoices())
     return config;
+  // TODO(issue 41): plan the serial kernel only for invariant ops.
+  if (op.getInvariant()) {
+    whyNot = (kPassName + ": invariant ops have no GPU kernels yet").str();
+    return failure();
+  }
   // Dynamic extents: no kernels to plan; ssd-lower-to-gpu says why.
   FailureOr<StaticExtents> extents = getStaticExtents(op);
   if (failed(extents))
