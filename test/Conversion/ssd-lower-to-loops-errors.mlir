@@ -25,16 +25,3 @@ func.func @tensor_form(%x: tensor<8x4x2xf32>, %dt: tensor<8x4xf32>, %A: tensor<4
   return %y : tensor<8x4x2xf32>
 }
 
-// -----
-
-// TODO(issue 41): the invariant CPU lowering. Until then it is refused.
-func.func @invariant(%x: memref<8x4x2xf32>, %dt: memref<8x4xf32>, %A: memref<4xf32>,
-    %B: memref<8x1x3xf32>, %pool: memref<16x4x2x3xf32>, %qsl: memref<9xi32>, %ci: memref<8xi32>,
-    %y: memref<8x4x2xf32>) {
-  // expected-error @+1 {{ssd-lower-to-loops: invariant ops have no CPU lowering yet}}
-  ssd.chunk_scan_varlen invariant x(%x : memref<8x4x2xf32>) dt(%dt : memref<8x4xf32>) A(%A : memref<4xf32>)
-      B(%B : memref<8x1x3xf32>) C(%B : memref<8x1x3xf32>) ssm_pool(%pool : memref<16x4x2x3xf32>)
-      query_start_loc(%qsl : memref<9xi32>) cache_indices(%ci : memref<8xi32>) outs(%y : memref<8x4x2xf32>)
-      {config = #ssd.scan_config<form = serial, chunk_size = 256, invariant = true>}
-  return
-}

@@ -117,12 +117,11 @@ func.func @bf16_tail(%x: memref<?x2x64xbf16>, %dt: memref<?x2xbf16>, %A: memref<
     %B: memref<?x1x48xbf16>, %C: memref<?x1x48xbf16>, %D: memref<2xbf16>, %bias: memref<2xbf16>,
     %pool: memref<?x2x64x48xf32>, %qsl: memref<?xi32>, %init: memref<?xi1>, %ci: memref<?xi32>,
     %y: memref<?x2x64xbf16>) {
-  ssd.chunk_scan_varlen x(%x : memref<?x2x64xbf16>) dt(%dt : memref<?x2xbf16>) A(%A : memref<2xbf16>)
+  ssd.chunk_scan_varlen invariant x(%x : memref<?x2x64xbf16>) dt(%dt : memref<?x2xbf16>) A(%A : memref<2xbf16>)
       B(%B : memref<?x1x48xbf16>) C(%C : memref<?x1x48xbf16>) D(%D : memref<2xbf16>)
       dt_bias(%bias : memref<2xbf16>)
       ssm_pool(%pool : memref<?x2x64x48xf32>) query_start_loc(%qsl : memref<?xi32>)
       has_initial_state(%init : memref<?xi1>) cache_indices(%ci : memref<?xi32>) outs(%y : memref<?x2x64xbf16>)
-      {invariant}
   return
 }
 

@@ -459,10 +459,6 @@ def test_invariant_is_a_keyword_of_the_op():
     assert "bool invariant=False" in schema, schema
 
 
-# TODO(issue 41): drop the xfail once the invariant CPU lowering is merged
-# (until then compiling an invariant op raises RuntimeError).
-@pytest.mark.xfail(strict=True, raises=RuntimeError,
-                   reason="issue 41: no invariant CPU lowering yet")
 def test_invariant_sequences_alone_match_the_batch_bit_for_bit():
     seqlens = [37, 1, 300]
     a = make_inputs(seqlens, seed=41)

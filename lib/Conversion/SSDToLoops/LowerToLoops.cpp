@@ -54,13 +54,10 @@ struct LowerToLoops {
     if (std::optional<std::string> reason =
             mlir::ssd::detail::whyNotReadyToLower(op, kPassName))
       return reason;
-    // TODO(issue 41): detail::buildInvariantScan(rewriter, op), any form.
-    if (op.getInvariant())
-      return (kPassName + ": invariant ops have no CPU lowering yet").str();
     rewriter.setInsertionPoint(op);
     // An invariant op's chunked form is the serial arithmetic, so on the CPU
     // both forms are the same loop nest.
-    if (op->hasAttr("invariant"))
+    if (op.getInvariant())
       mlir::ssd::detail::buildInvariantScan(rewriter, op, serialPTile);
     else if (mlir::ssd::detail::configOf(op).getForm() == Form::serial)
       mlir::ssd::detail::buildSerialScan(rewriter, op, serialPTile,
