@@ -18,6 +18,10 @@
   ssdgen.py resume-check INPUTDIR FULLOUT SPLITDIR SPLITOUT --sequence B
                  --start J                      compare a split run with the
                                                 uncut one
+  ssdgen.py invariance gen|run|check ...        one problem as several
+                                                schedules of calls, compared
+                                                bit for bit (the invariant
+                                                mode; ssdgen_invariance.py)
 
 Only the standard library and NumPy. `ref` is an independent NumPy
 transcription of the recurrence, used to cross-check the C++ reference: it
@@ -46,6 +50,8 @@ import shutil
 import sys
 
 import numpy as np
+
+import ssdgen_invariance
 
 # docs/overview.md, Accuracy: max|out - ref| / max|ref| per model dtype, over
 # y and over each written pool slot on its own.
@@ -454,16 +460,25 @@ def round_pool(pool, pool_dtype):
     return pool.astype(np.float32)
 
 
+def write_reference(inputdir, outdir, dtype, pool_dtype="f32", interval=None):
+    """The reference of an input dir as ssd-run would write its outputs:
+    y rounded to the model dtype, the pool to the pool dtype. Returns the
+    inputs."""
+    arrs = load_inputs(inputdir)
+    y, pool = reference(arrs, dtype, pool_dtype, interval)
+    os.makedirs(outdir, exist_ok=True)
+    np.save(_path(outdir, "y"), round_to_dtype(y, dtype))
+    np.save(_path(outdir, "ssm_pool"), round_pool(pool, pool_dtype))
+    return arrs
+
+
 def cmd_ref(args):
-    arrs = load_inputs(args.inputdir)
-    y, pool = reference(arrs, args.dtype, args.pool_dtype,
-                        args.checkpoint_interval)
-    os.makedirs(args.outdir, exist_ok=True)
-    np.save(_path(args.outdir, "y"), round_to_dtype(y, args.dtype))
-    np.save(_path(args.outdir, "ssm_pool"), round_pool(pool, args.pool_dtype))
+    arrs = write_reference(args.inputdir, args.outdir, args.dtype,
+                           args.pool_dtype, args.checkpoint_interval)
     print("ssdgen ref: wrote %s (T=%d, %d sequences, dtype %s%s)"
-          % (args.outdir, y.shape[0], len(arrs["query_start_loc"]) - 1,
-             args.dtype, ", pool bf16" if args.pool_dtype == "bf16" else ""))
+          % (args.outdir, arrs["x"].shape[0],
+             len(arrs["query_start_loc"]) - 1, args.dtype,
+             ", pool bf16" if args.pool_dtype == "bf16" else ""))
     return 0
 
 
@@ -1333,7 +1348,11 @@ def main(argv=None):
     rc.add_argument("--dtype", choices=list(TOLERANCES), default="f32")
     rc.add_argument("--tol", type=float, default=None)
 
+    ssdgen_invariance.add_parser(sub)
+
     args = ap.parse_args(argv)
+    if args.cmd == "invariance":
+        return ssdgen_invariance.main(args)
     if args.cmd == "gen":
         arrs = generate(args.outdir, args.seqlens, H=args.H, P=args.P, N=args.N,
                         G=args.G, slots=args.slots, seed=args.seed,
