@@ -393,16 +393,16 @@ class _Tally:
     """One comparison's count of y row blocks, states and values compared,
     the values that differ, and where the first difference was."""
 
-    def __init__(self, what):
+    def __init__(self, what, kinds):
         self.what = what
-        self.counts = {}
+        self.counts = dict.fromkeys(kinds, 0)
         self.values = self.differ = 0
         self.first = None
 
     def compare(self, kind, got, want, where):
         """`where(index)` names an element by its index in `got` (None: the
         whole array)."""
-        self.counts[kind] = self.counts.get(kind, 0) + 1
+        self.counts[kind] += 1
         self.values += got.size
         if got.shape != want.shape:
             self.differ += got.size
@@ -440,8 +440,8 @@ def _row_where(call, seq, lo):
 
 def _state_where(call, seq, held, slot):
     def where(i):
-        head = "%s sequence %d state after token %d (slot %d)" % (
-            call, seq, held - 1, slot)
+        head = "%s sequence %d state at %d tokens held (slot %d)" % (
+            call, seq, held, slot)
         return head if i is None else head + " head %d p %d n %d" % i
     return where
 
@@ -471,7 +471,7 @@ def check_schedules(manifest, outputs):
     ok = True
     skipped = 0
     for schedule in ("batched", "split"):
-        tally = _Tally("%s vs alone" % schedule)
+        tally = _Tally("%s vs alone" % schedule, ("y row blocks", "states"))
         for call in manifest["calls"]:
             if call["schedule"] != schedule:
                 continue
@@ -521,7 +521,7 @@ def check_reference(manifest, problem, run, suite):
 def check_runs(manifest, first, other, outputs, other_outputs):
     """Every output of `other` against the same call's of `first`, bit for
     bit: y rows named by sequence and token, pool slots by slot."""
-    tally = _Tally("%s vs %s" % (other, first))
+    tally = _Tally("%s vs %s" % (other, first), ("y row blocks", "pools"))
     for call in manifest["calls"]:
         name = call["name"]
         for seq, lo, hi, row in call["rows"]:
