@@ -402,9 +402,14 @@ def pool_input(arrs, pool_dtype):
     return _bf16_from_f32(pool) if pool_dtype == "bf16" else pool
 
 
-def reference(arrs, dtype, pool_dtype="f32", interval=None):
+def reference(arrs, dtype, pool_dtype="f32", interval=None, f32_state=False):
     """(y, pool) in float64: docs/overview.md's recurrence on rounded inputs,
     with the checkpoints of `interval` (needed with checkpoint_slots).
+
+    With `f32_state`, the state is rounded to float32 after every token: an
+    f32 pool then carries it exactly from one call to the next, so cutting a
+    sequence into calls changes no bit (a positive control for `invariance
+    check`, which must pass it); it stays within the f32 tolerance.
 
     Every operation is the C++ reference's (lib/Runner/Reference.cpp), in the
     same order (the state update, then the dot product with C summed over n
@@ -440,6 +445,8 @@ def reference(arrs, dtype, pool_dtype="f32", interval=None):
             Bt, Ct = B[t][heads_group], C[t][heads_group]  # [H, N]
             state = (_exp(d * A)[:, None, None] * state
                      + d[:, None, None] * x[t][:, :, None] * Bt[:, None, :])
+            if f32_state:
+                state = state.astype(np.float32).astype(np.float64)
             acc = np.zeros((H, P))
             for n in range(N):
                 acc = acc + state[:, :, n] * Ct[:, None, n]
@@ -460,12 +467,13 @@ def round_pool(pool, pool_dtype):
     return pool.astype(np.float32)
 
 
-def write_reference(inputdir, outdir, dtype, pool_dtype="f32", interval=None):
+def write_reference(inputdir, outdir, dtype, pool_dtype="f32", interval=None,
+                    f32_state=False):
     """The reference of an input dir as ssd-run would write its outputs:
     y rounded to the model dtype, the pool to the pool dtype. Returns the
     inputs."""
     arrs = load_inputs(inputdir)
-    y, pool = reference(arrs, dtype, pool_dtype, interval)
+    y, pool = reference(arrs, dtype, pool_dtype, interval, f32_state)
     os.makedirs(outdir, exist_ok=True)
     np.save(_path(outdir, "y"), round_to_dtype(y, dtype))
     np.save(_path(outdir, "ssm_pool"), round_pool(pool, pool_dtype))
@@ -474,7 +482,8 @@ def write_reference(inputdir, outdir, dtype, pool_dtype="f32", interval=None):
 
 def cmd_ref(args):
     arrs = write_reference(args.inputdir, args.outdir, args.dtype,
-                           args.pool_dtype, args.checkpoint_interval)
+                           args.pool_dtype, args.checkpoint_interval,
+                           args.f32_state)
     print("ssdgen ref: wrote %s (T=%d, %d sequences, dtype %s%s)"
           % (args.outdir, arrs["x"].shape[0],
              len(arrs["query_start_loc"]) - 1, args.dtype,
@@ -1285,6 +1294,9 @@ def main(argv=None):
                    help="pool element type (bf16: rounded on load and write)")
     r.add_argument("--checkpoint-interval", type=int, default=None,
                    metavar="I", help="as ssd-run's (with checkpoint_slots.npy)")
+    r.add_argument("--f32-state", action="store_true",
+                   help="round the state to float32 after every token (a "
+                        "scan that split calls reproduce bit for bit)")
 
     c = sub.add_parser("check", help="compare OUTDIR to REFDIR within the "
                        "tolerances of docs/overview.md (Accuracy)")
