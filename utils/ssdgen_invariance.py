@@ -5,9 +5,10 @@ state it writes are the same bits however the sequence is scheduled. This
 driver writes one set of random sequences as several schedules of calls,
 runs them with any command, and compares the bits:
 
-  ssdgen.py invariance gen PROBLEM --seed S [--shape H,P,N,G] [--model f32|bf16]
-            [--pool f32|bf16] [--no-D] [--no-dt-bias] [--checkpoint-interval I]
-            [--sequences K | --lengths L,...] [--padding N]
+  ssdgen.py invariance gen PROBLEM --seed S [--shape H,P,N,G]
+            [--model f32|bf16] [--pool f32|bf16] [--no-D] [--no-dt-bias]
+            [--checkpoint-interval I] [--sequences K | --lengths L,...]
+            [--max-cuts C] [--padding N]
   ssdgen.py invariance run PROBLEM RUN -- CMD...   (CMD with {in} and {out})
   ssdgen.py invariance check PROBLEM RUN [RUN2 ...] [--suite TARGET/FORM]
 
@@ -40,6 +41,7 @@ only each chain's first call is compared there.
 """
 
 import argparse
+import collections
 import json
 import os
 import shutil
@@ -117,49 +119,57 @@ class _Sequence:
         self.offset = int(offsets[b]) if offsets is not None else 0
 
 
+# Tokens lo..hi-1 of a _Sequence in a call: its slot, whether it reads its
+# initial state there, and the slots of the checkpoints it reaches.
+_Piece = collections.namedtuple("_Piece", "seq lo hi slot initial ck_slots")
+
+
 def _write_call(path, src, pieces, pool, interval):
-    """A problem directory of one call: `pieces` is [(sequence, lo, hi, slot,
-    has_initial_state, checkpoint slots)], each the tokens lo..hi-1 of a
-    _Sequence; the shared weights (A, D, dt_bias) are the batched call's.
-    Returns the manifest's rows and states of the call."""
+    """A problem directory of one call of `pieces`, with the batched call's
+    shared weights (A, D, dt_bias). Returns the manifest's rows and states
+    of the call."""
     out = {name: src[name] for name in ("A", "D", "dt_bias")}
     for name in ("x", "dt", "B", "C"):
         out[name] = np.concatenate(
-            [src[name][s.rows][lo:hi] for s, lo, hi, *_ in pieces])
+            [src[name][p.seq.rows][p.lo:p.hi] for p in pieces])
     out["query_start_loc"] = np.concatenate(
-        [[0], np.cumsum([hi - lo for _, lo, hi, *_ in pieces])]).astype(
-            np.int32)
-    out["cache_indices"] = np.array([p[3] for p in pieces], np.int32)
-    out["has_initial_state"] = np.array([p[4] for p in pieces], np.bool_)
+        [[0], np.cumsum([p.hi - p.lo for p in pieces])]).astype(np.int32)
+    out["cache_indices"] = np.array([p.slot for p in pieces], np.int32)
+    out["has_initial_state"] = np.array([p.initial for p in pieces],
+                                        np.bool_)
     out["update_state"] = np.ones(len(pieces), np.bool_)
     out["ssm_pool"] = pool
     if interval:
-        k = max([len(p[5]) for p in pieces] + [1])
+        # Every call of a checkpointed problem has the operands, so that
+        # one command line (--checkpoint-interval) runs them all.
+        k = max([len(p.ck_slots) for p in pieces] + [1])
         ck = np.full((len(pieces), k), -1, np.int32)
         for b, p in enumerate(pieces):
-            ck[b, :len(p[5])] = p[5]
+            ck[b, :len(p.ck_slots)] = p.ck_slots
         out["checkpoint_slots"] = ck
         out["checkpoint_offsets"] = np.array(
-            [s.offset + lo for s, lo, *_ in pieces], np.int32)
+            [p.seq.offset + p.lo for p in pieces], np.int32)
     os.makedirs(path)
     for name, v in out.items():
         if v is not None:
             gen._save(path, name, v)
     rows, states = [], []
     row = 0
-    for s, lo, hi, slot, _, ck_slots in pieces:
-        rows.append([s.index, lo, hi, row])
-        row += hi - lo
-        states.append([s.index, s.offset + hi, slot])
-        for (_, n), c in zip(_checkpoints(s.offset, lo, hi, interval),
-                             ck_slots):
+    for p in pieces:
+        s = p.seq
+        rows.append([s.index, p.lo, p.hi, row])
+        row += p.hi - p.lo
+        states.append([s.index, s.offset + p.hi, p.slot])
+        for (_, n), c in zip(_checkpoints(s.offset, p.lo, p.hi, interval),
+                             p.ck_slots):
             states.append([s.index, n, c])
     return rows, states
 
 
 def _random_pool(rng, slots, src):
-    """A pool of `slots` random slots (none of them a state any call
-    computes: a read of a slot it should not read shows)."""
+    """A pool of `slots` random slots: a call that reads a slot it should
+    not, or does not start from zero where it should, gets other bits than
+    the alone call."""
     return rng.standard_normal((slots,) + src["ssm_pool"].shape[1:]).astype(
         np.float32)
 
@@ -175,7 +185,8 @@ def _alone(problem, src, s, rng, interval):
         pool[slot] = s.state
     name = "alone/seq%d" % s.index
     rows, states = _write_call(os.path.join(problem, name), src,
-                               [(s, 0, s.length, slot, s.initial, ck_slots)],
+                               [_Piece(s, 0, s.length, slot, s.initial,
+                                       ck_slots)],
                                pool, interval)
     return [dict(name=name, schedule="alone", rows=rows, states=states)]
 
@@ -199,11 +210,27 @@ def _chain(problem, src, s, rng, interval, single_tokens, max_cuts):
         name = "split/seq%d/call%d" % (s.index, i)
         rows, states = _write_call(
             os.path.join(problem, name), src,
-            [(s, lo, hi, slot, s.initial or i > 0, ck_slots)], pool, interval)
+            [_Piece(s, lo, hi, slot, s.initial or i > 0, ck_slots)], pool,
+            interval)
         calls.append(dict(name=name, schedule="split", rows=rows,
                           states=states, chain=s.index,
                           pool_from=calls[-1]["name"] if calls else None))
     return calls
+
+
+def _batched(src, by_entry, interval):
+    """The manifest's entry of the batched call (written by generate):
+    by_entry maps its sequence indices to the _Sequences."""
+    call = dict(name="batched", schedule="batched", rows=[], states=[])
+    ci = src["cache_indices"].reshape(-1).view(np.uint32)
+    for b, s in sorted(by_entry.items()):
+        call["rows"].append([s.index, 0, s.length, s.rows.start])
+        call["states"].append([s.index, s.offset + s.length, int(ci[b])])
+    for b, j, slot in gen.checkpoint_writes(src, interval):
+        if b in by_entry:
+            s = by_entry[b]
+            call["states"].append([s.index, s.offset + j + 1, slot])
+    return call
 
 
 def cmd_gen(args):
@@ -214,8 +241,9 @@ def cmd_gen(args):
     rng = np.random.default_rng([args.seed, 41])
     lengths = _lengths(args, rng)
     interval = args.checkpoint_interval
-    if args.max_cuts < 1:
-        raise SystemExit("ssdgen invariance: --max-cuts must be >= 1")
+    if args.max_cuts < 1 or args.padding < 0:
+        raise SystemExit("ssdgen invariance: --max-cuts must be >= 1 and "
+                         "--padding >= 0")
     if interval is not None and interval < 1:
         raise SystemExit("ssdgen invariance: --checkpoint-interval must be "
                          ">= 1")
@@ -234,35 +262,22 @@ def cmd_gen(args):
         checkpoint_interval=interval,
         checkpoint_offsets=[int(v) for v in rng.integers(
             0, 3 * interval, size=len(entries))] if interval else None)
-    # About half the sequences start from a state, at least one does not.
+    # About half the sequences start from a state; at least one does and
+    # one does not (the first two).
+    real = [b for b, e in enumerate(entries) if e[0] == "seq"]
     initial = rng.random(len(entries)) < 0.5
-    initial[[b for b, e in enumerate(entries) if e[0] == "seq"][0]] = False
+    initial[real[0]] = False
+    if len(real) > 1:
+        initial[real[1]] = True
     src["has_initial_state"] = initial
     gen._save(batched, "has_initial_state", initial)
 
-    sequences = {}
-    for b, (kind, k, _) in enumerate(entries):
-        if kind == "seq":
-            sequences[k] = _Sequence(src, b, k)
-    seqs = [sequences[k] for k in range(len(lengths))]
-    batched_call = dict(name="batched", schedule="batched", rows=[],
-                        states=[])
-    by_entry = {b: sequences[k] for b, (kind, k, _) in enumerate(entries)
-                if kind == "seq"}
-    ci = src["cache_indices"].reshape(-1).view(np.uint32)
-    for b, s in sorted(by_entry.items()):
-        batched_call["rows"].append([s.index, 0, s.length, s.rows.start])
-        batched_call["states"].append([s.index, s.offset + s.length,
-                                       int(ci[b])])
-    for b, j, slot in gen.checkpoint_writes(src, interval):
-        if b in by_entry:
-            s = by_entry[b]
-            batched_call["states"].append([s.index, s.offset + j + 1, slot])
-
+    by_entry = {b: _Sequence(src, b, entries[b][1]) for b in real}
+    seqs = sorted(by_entry.values(), key=lambda s: s.index)
     calls = []
     for s in seqs:
         calls += _alone(args.problem, src, s, rng, interval)
-    calls.append(batched_call)
+    calls.append(_batched(src, by_entry, interval))
     decode = min(seqs, key=lambda s: s.length)
     for s in seqs:
         calls += _chain(args.problem, src, s, rng, interval, s is decode,
