@@ -2,7 +2,7 @@
 """Inputs, references, checks and broken inputs for ssd-run.
 
   ssdgen.py gen OUTDIR --seqlens 0,1,5 [...]    write a random valid input dir
-  ssdgen.py ref INPUTDIR OUTDIR [--dtype D] [--pool-dtype P]
+  ssdgen.py ref INPUTDIR OUTDIR [--dtype D] [--pool-dtype P] [--f32-state]
                                                 float64 reference in NumPy
   ssdgen.py check INPUTDIR REFDIR OUTDIR --dtype D [--tol X] [--pool-dtype P]
                  [--suite TARGET/FORM]          compare an output dir to a
