@@ -2,7 +2,7 @@
 """Inputs, references, checks and broken inputs for ssd-run.
 
   ssdgen.py gen OUTDIR --seqlens 0,1,5 [...]    write a random valid input dir
-  ssdgen.py ref INPUTDIR OUTDIR [--dtype D] [--pool-dtype P]
+  ssdgen.py ref INPUTDIR OUTDIR [--dtype D] [--pool-dtype P] [--f32-state]
                                                 float64 reference in NumPy
   ssdgen.py check INPUTDIR REFDIR OUTDIR --dtype D [--tol X] [--pool-dtype P]
                  [--suite TARGET/FORM]          compare an output dir to a
@@ -18,6 +18,10 @@
   ssdgen.py resume-check INPUTDIR FULLOUT SPLITDIR SPLITOUT --sequence B
                  --start J                      compare a split run with the
                                                 uncut one
+  ssdgen.py invariance gen|run|check ...        one problem as several
+                                                schedules of calls, compared
+                                                bit for bit (the invariant
+                                                mode; ssdgen_invariance.py)
 
 Only the standard library and NumPy. `ref` is an independent NumPy
 transcription of the recurrence, used to cross-check the C++ reference: it
@@ -46,6 +50,8 @@ import shutil
 import sys
 
 import numpy as np
+
+import ssdgen_invariance
 
 # docs/overview.md, Accuracy: max|out - ref| / max|ref| per model dtype, over
 # y and over each written pool slot on its own.
@@ -396,9 +402,14 @@ def pool_input(arrs, pool_dtype):
     return _bf16_from_f32(pool) if pool_dtype == "bf16" else pool
 
 
-def reference(arrs, dtype, pool_dtype="f32", interval=None):
+def reference(arrs, dtype, pool_dtype="f32", interval=None, f32_state=False):
     """(y, pool) in float64: docs/overview.md's recurrence on rounded inputs,
     with the checkpoints of `interval` (needed with checkpoint_slots).
+
+    With `f32_state`, the state is rounded to float32 after every token: an
+    f32 pool then carries it exactly from one call to the next, so cutting a
+    sequence into calls changes no bit (a positive control for `invariance
+    check`, which must pass it); it stays within the f32 tolerance.
 
     Every operation is the C++ reference's (lib/Runner/Reference.cpp), in the
     same order (the state update, then the dot product with C summed over n
@@ -434,6 +445,8 @@ def reference(arrs, dtype, pool_dtype="f32", interval=None):
             Bt, Ct = B[t][heads_group], C[t][heads_group]  # [H, N]
             state = (_exp(d * A)[:, None, None] * state
                      + d[:, None, None] * x[t][:, :, None] * Bt[:, None, :])
+            if f32_state:
+                state = state.astype(np.float32).astype(np.float64)
             acc = np.zeros((H, P))
             for n in range(N):
                 acc = acc + state[:, :, n] * Ct[:, None, n]
@@ -454,16 +467,27 @@ def round_pool(pool, pool_dtype):
     return pool.astype(np.float32)
 
 
+def write_reference(inputdir, outdir, dtype, pool_dtype="f32", interval=None,
+                    f32_state=False):
+    """The reference of an input dir as ssd-run would write its outputs:
+    y rounded to the model dtype, the pool to the pool dtype. Returns the
+    inputs."""
+    arrs = load_inputs(inputdir)
+    y, pool = reference(arrs, dtype, pool_dtype, interval, f32_state)
+    os.makedirs(outdir, exist_ok=True)
+    np.save(_path(outdir, "y"), round_to_dtype(y, dtype))
+    np.save(_path(outdir, "ssm_pool"), round_pool(pool, pool_dtype))
+    return arrs
+
+
 def cmd_ref(args):
-    arrs = load_inputs(args.inputdir)
-    y, pool = reference(arrs, args.dtype, args.pool_dtype,
-                        args.checkpoint_interval)
-    os.makedirs(args.outdir, exist_ok=True)
-    np.save(_path(args.outdir, "y"), round_to_dtype(y, args.dtype))
-    np.save(_path(args.outdir, "ssm_pool"), round_pool(pool, args.pool_dtype))
+    arrs = write_reference(args.inputdir, args.outdir, args.dtype,
+                           args.pool_dtype, args.checkpoint_interval,
+                           args.f32_state)
     print("ssdgen ref: wrote %s (T=%d, %d sequences, dtype %s%s)"
-          % (args.outdir, y.shape[0], len(arrs["query_start_loc"]) - 1,
-             args.dtype, ", pool bf16" if args.pool_dtype == "bf16" else ""))
+          % (args.outdir, arrs["x"].shape[0],
+             len(arrs["query_start_loc"]) - 1, args.dtype,
+             ", pool bf16" if args.pool_dtype == "bf16" else ""))
     return 0
 
 
@@ -1270,6 +1294,9 @@ def main(argv=None):
                    help="pool element type (bf16: rounded on load and write)")
     r.add_argument("--checkpoint-interval", type=int, default=None,
                    metavar="I", help="as ssd-run's (with checkpoint_slots.npy)")
+    r.add_argument("--f32-state", action="store_true",
+                   help="round the state to float32 after every token (a "
+                        "scan that split calls reproduce bit for bit)")
 
     c = sub.add_parser("check", help="compare OUTDIR to REFDIR within the "
                        "tolerances of docs/overview.md (Accuracy)")
@@ -1333,7 +1360,11 @@ def main(argv=None):
     rc.add_argument("--dtype", choices=list(TOLERANCES), default="f32")
     rc.add_argument("--tol", type=float, default=None)
 
+    ssdgen_invariance.add_parser(sub)
+
     args = ap.parse_args(argv)
+    if args.cmd == "invariance":
+        return ssdgen_invariance.main(args)
     if args.cmd == "gen":
         arrs = generate(args.outdir, args.seqlens, H=args.H, P=args.P, N=args.N,
                         G=args.G, slots=args.slots, seed=args.seed,
