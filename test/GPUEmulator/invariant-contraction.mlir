@@ -1,7 +1,8 @@
-// Kernels named *invariant* (ssd-lower-to-gpu's invariant kernels) promise
-// the roundings they are written with: the emulator's target refuses one in
-// which NVPTX would fuse a multiply and an add (a pair that both carry
-// `contract`), naming the kernel and how many pairs it would fuse.
+// Kernels named ssd_scan_invariant* (ssd-lower-to-gpu's invariant kernels)
+// promise the roundings they are written with: the emulator's target
+// refuses one in which NVPTX would fuse a multiply and an add (a pair that
+// both carry `contract`), naming the kernel and how many pairs it would
+// fuse.
 //
 // As written, the kernel's only fma is llvm.intr.fma and its other product
 // and sum are unflagged: it compiles and runs, two roundings for a * b + c
@@ -13,7 +14,7 @@
 // a kernel with another name is not (fma-contraction.mlir).
 // RUN: sed -e 's/arith.mulf %x, %y :/arith.mulf %x, %y fastmath<contract> :/' -e 's/arith.addf %xy, %z :/arith.addf %xy, %z fastmath<contract> :/' %s \
 // RUN:   | not ssd-opt --ssd-gpu-lower-to-emulator 2>&1 | FileCheck %s --check-prefix=FUSED
-// FUSED: error: gpu emulator: invariant kernel 'scan_invariant' has 1 contractable multiply-add(s), which NVPTX would fuse into fma (the invariant arithmetic rounds each product as written)
+// FUSED: error: gpu emulator: invariant kernel 'ssd_scan_invariant' has 1 contractable multiply-add(s), which NVPTX would fuse into fma (the invariant arithmetic rounds each product as written)
 
 func.func @main() {
   %c0 = arith.constant 0 : index
@@ -31,7 +32,7 @@ func.func @main() {
   %o = gpu.alloc () : memref<2xi32>
   gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
              threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1)
-             function(@scan_invariant) {
+             function(@ssd_scan_invariant) {
     %k0 = arith.constant 0 : index
     %k1 = arith.constant 1 : index
     %k2 = arith.constant 2 : index

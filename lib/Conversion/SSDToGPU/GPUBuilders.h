@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "ssd/Conversion/Passes.h"
+#include "ssd/Target/GPUEmulator/Target.h"
 #include "ssd/Transforms/GPUChip.h"
 
 #include <array>
@@ -585,10 +586,9 @@ private:
 /// and has no pieces path (whose sum over pieces is another order).
 constexpr int64_t kInvariantMaxDstate = 2048;
 
-/// The name of the invariant kernels (each outlined kernel's name starts
-/// with it), by which the GPU emulator's target recognises the kernels that
-/// must contain no contractable multiply-add.
-constexpr StringLiteral kInvariantKernelName = "ssd_scan_invariant";
+/// The name of the invariant kernels, by which the GPU emulator's target
+/// recognises the kernels that must contain no contractable multiply-add.
+constexpr StringLiteral kInvariantKernelName = kInvariantKernelPrefix;
 
 /// The serial kernel's tiling (the config's serial_rows_per_warp and
 /// serial_warps_per_block).

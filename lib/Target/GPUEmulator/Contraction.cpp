@@ -20,13 +20,15 @@
 // operation for them (an f32 fma rounded to f16 rounds twice).
 //
 // The count of fused pairs per function is the proof the invariant mode
-// needs: its kernels (named *invariant*) build every fma as llvm.fma and
-// every other product and sum unflagged, so NVPTX must find nothing to fuse
-// in them; the target refuses to build one in which it would.
+// needs: its kernels (named ssd_scan_invariant, Target.h) build every fma as
+// llvm.fma and every other product and sum unflagged, so NVPTX must find
+// nothing to fuse in them; the target refuses to build one in which it would.
 //
 //===----------------------------------------------------------------------===//
 
 #include "KernelToHost.h"
+
+#include "ssd/Target/GPUEmulator/Target.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/IR/Function.h"
@@ -129,7 +131,7 @@ mlir::ssd::emulator::contractLikeNVPTX(Module &module) {
 std::optional<std::string> mlir::ssd::emulator::whyInvariantKernelsFuse(
     const std::vector<FunctionFusions> &fusions) {
   for (const FunctionFusions &f : fusions)
-    if (StringRef(f.function).contains("invariant"))
+    if (StringRef(f.function).starts_with(mlir::ssd::kInvariantKernelPrefix))
       return "invariant kernel '" + f.function + "' has " +
              std::to_string(f.count) +
              " contractable multiply-add(s), which NVPTX would fuse into fma "

@@ -29,8 +29,7 @@ struct FunctionFusions {
 std::vector<FunctionFusions> contractLikeNVPTX(llvm::Module &module);
 
 /// Why `fusions` breaks the invariant kernels' promise, or nothing: the
-/// kernels whose name contains "invariant" (ssd-lower-to-gpu names the
-/// invariant mode's kernels so, SSDToGPU/GPUBuilders.h) compute
+/// kernels whose name starts with kInvariantKernelPrefix (Target.h) compute
 /// ScanEmitter/CanonicalMath.h's roundings, which a fused multiply-add
 /// would change.
 std::optional<std::string>
