@@ -400,6 +400,19 @@ private:
       }
   }
 
+  /// x[t, h, p_r] widened to f32 (0 for a row past head_dim).
+  Value loadRowX(ImplicitLocOpBuilder &b, const WarpScan &w, Value t,
+                 int64_t r) {
+    if (!w.rowsGuarded)
+      return e.loadF32(b, e.x, {t, w.head, w.rows[r]});
+    return e.ifElse(
+        b, w.rowValid[r], e.f32,
+        [&](ImplicitLocOpBuilder &b) {
+          return e.loadF32(b, e.x, {t, w.head, w.rows[r]});
+        },
+        [&](ImplicitLocOpBuilder &b) { return f32(b, 0.0); });
+  }
+
   /// One token `t` of the recurrence at the warp's rows and the lane's
   /// columns: the updated state, and per row x[t, h, p_r] and the warp's sum
   /// of C S over the columns (plus D x when `withSkip`).
@@ -426,15 +439,7 @@ private:
     }
     TokenStep step;
     for (int64_t r = 0; r < R; ++r) {
-      Value xv =
-          !w.rowsGuarded
-              ? e.loadF32(b, e.x, {t, w.head, w.rows[r]})
-              : e.ifElse(
-                    b, w.rowValid[r], e.f32,
-                    [&](ImplicitLocOpBuilder &b) {
-                      return e.loadF32(b, e.x, {t, w.head, w.rows[r]});
-                    },
-                    [&](ImplicitLocOpBuilder &b) { return f32(b, 0.0); });
+      Value xv = loadRowX(b, w, t, r);
       Value dx = splat(b, fmul(b, d, xv));
       Value lanePartial;
       for (int64_t j = 0; j < J; ++j) {
@@ -490,15 +495,7 @@ private:
     }
     TokenStep step;
     for (int64_t r = 0; r < R; ++r) {
-      Value xv =
-          !w.rowsGuarded
-              ? e.loadF32(b, e.x, {t, w.head, w.rows[r]})
-              : e.ifElse(
-                    b, w.rowValid[r], e.f32,
-                    [&](ImplicitLocOpBuilder &b) {
-                      return e.loadF32(b, e.x, {t, w.head, w.rows[r]});
-                    },
-                    [&](ImplicitLocOpBuilder &b) { return f32(b, 0.0); });
+      Value xv = loadRowX(b, w, t, r);
       Value weight = canonical::stepWeight(b, d, xv);
       Value partial = f32(b, 0.0);
       for (int64_t j = 0; j < J; ++j) {
