@@ -207,28 +207,26 @@ func.func @serial_offsets(%x: memref<?x2x64xbf16, strided<[128, 64, 1], offset: 
 
 // -----
 
-// TODO(issue 41): the invariant serial kernel. Until then an invariant op is
-// refused by the planner, and, planned by hand, by the lowering.
-func.func @invariant_unplanned(%x: memref<8x4x2xf32>, %dt: memref<8x4xf32>, %A: memref<4xf32>,
-    %B: memref<8x1x4xf32>, %pool: memref<16x4x2x4xf32>, %qsl: memref<9xi32>, %ci: memref<8xi32>,
-    %y: memref<8x4x2xf32>) {
-  // expected-error @+1 {{ssd-plan-gpu-kernels: invariant ops have no GPU kernels yet}}
-  ssd.chunk_scan_varlen invariant x(%x : memref<8x4x2xf32>) dt(%dt : memref<8x4xf32>) A(%A : memref<4xf32>)
-      B(%B : memref<8x1x4xf32>) C(%B : memref<8x1x4xf32>) ssm_pool(%pool : memref<16x4x2x4xf32>)
-      query_start_loc(%qsl : memref<9xi32>) cache_indices(%ci : memref<8xi32>) outs(%y : memref<8x4x2xf32>)
-      {form = #ssd<form serial>}
+// The invariant kernel keeps a lane's dstate / 32 columns of at least one
+// row in registers and has no pieces path (the non-invariant kernel's sum
+// over pieces is another order): dstate 2049 is refused, 2048 lowers.
+func.func @invariant_large_dstate(%x: memref<?x2x4xf32>, %dt: memref<?x2xf32>, %A: memref<2xf32>,
+    %B: memref<?x1x2049xf32>, %pool: memref<?x2x4x2049xf32>, %qsl: memref<?xi32>, %ci: memref<?xi32>,
+    %y: memref<?x2x4xf32>) {
+  // expected-error @+1 {{ssd-lower-to-gpu: an invariant op keeps its state in registers on the GPU, which holds dstate (N) up to 2048, got 2049}}
+  ssd.chunk_scan_varlen invariant x(%x : memref<?x2x4xf32>) dt(%dt : memref<?x2xf32>) A(%A : memref<2xf32>)
+      B(%B : memref<?x1x2049xf32>) C(%B : memref<?x1x2049xf32>) ssm_pool(%pool : memref<?x2x4x2049xf32>)
+      query_start_loc(%qsl : memref<?xi32>) cache_indices(%ci : memref<?xi32>)
+      outs(%y : memref<?x2x4xf32>) {config = #ssd.scan_config<form = serial, chunk_size = 256, invariant = true>}
   return
 }
 
-// -----
-
-func.func @invariant_planned(%x: memref<8x4x2xf32>, %dt: memref<8x4xf32>, %A: memref<4xf32>,
-    %B: memref<8x1x4xf32>, %pool: memref<16x4x2x4xf32>, %qsl: memref<9xi32>, %ci: memref<8xi32>,
-    %y: memref<8x4x2xf32>) {
-  // expected-error @+1 {{ssd-lower-to-gpu: invariant ops have no GPU kernels yet}}
-  ssd.chunk_scan_varlen invariant x(%x : memref<8x4x2xf32>) dt(%dt : memref<8x4xf32>) A(%A : memref<4xf32>)
-      B(%B : memref<8x1x4xf32>) C(%B : memref<8x1x4xf32>) ssm_pool(%pool : memref<16x4x2x4xf32>)
-      query_start_loc(%qsl : memref<9xi32>) cache_indices(%ci : memref<8xi32>) outs(%y : memref<8x4x2xf32>)
-      {config = #ssd.scan_config<form = chunked, chunk_size = 64, invariant = true, chip = "sm_90", serial_rows_per_warp = 4, serial_warps_per_block = 4>}
+func.func @invariant_dstate_2048(%x: memref<?x2x4xf32>, %dt: memref<?x2xf32>, %A: memref<2xf32>,
+    %B: memref<?x1x2048xf32>, %pool: memref<?x2x4x2048xf32>, %qsl: memref<?xi32>, %ci: memref<?xi32>,
+    %y: memref<?x2x4xf32>) {
+  ssd.chunk_scan_varlen invariant x(%x : memref<?x2x4xf32>) dt(%dt : memref<?x2xf32>) A(%A : memref<2xf32>)
+      B(%B : memref<?x1x2048xf32>) C(%B : memref<?x1x2048xf32>) ssm_pool(%pool : memref<?x2x4x2048xf32>)
+      query_start_loc(%qsl : memref<?xi32>) cache_indices(%ci : memref<?xi32>)
+      outs(%y : memref<?x2x4xf32>) {config = #ssd.scan_config<form = serial, chunk_size = 256, invariant = true>}
   return
 }

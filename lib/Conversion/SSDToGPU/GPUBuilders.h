@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "ssd/Conversion/Passes.h"
+#include "ssd/Target/GPUEmulator/Target.h"
 #include "ssd/Transforms/GPUChip.h"
 
 #include <array>
@@ -220,9 +221,13 @@ int64_t sharedMemoryPerBlock(int64_t sharedBytes);
 /// the launch sizes. A zero grid extent launches one idle block (CUDA
 /// rejects empty launches), so the host code stays a straight chain of
 /// launches.
+/// `kernelName`, when given, names the outlined kernel (the launch's
+/// `function` attribute); otherwise outlining derives it from the host
+/// function's name.
 void launchKernel(ImplicitLocOpBuilder &b, const ScanEmitter &e,
                   std::array<Value, 3> grid, std::array<int64_t, 3> block,
-                  KernelBodyFn body, int64_t sharedBytes = 0);
+                  KernelBodyFn body, int64_t sharedBytes = 0,
+                  StringRef kernelName = {});
 
 /// A view of the kernel's shared memory at byte `offset` with the static
 /// shape and element type of `shape` / `elementType`.
@@ -236,7 +241,9 @@ Value sharedView(ImplicitLocOpBuilder &b, const KernelContext &k, Value offset,
 /// The shared-window address (i64) of byte 0 of the kernel's shared memory.
 Value sharedWindowAddress(ImplicitLocOpBuilder &b, const KernelContext &k);
 
-/// Sum of `v` over the 32 lanes of a warp, in every lane (xor butterfly).
+/// Sum of `v` over the 32 lanes of a warp, in every lane (xor butterfly over
+/// lane offsets 16, 8, 4, 2, 1, plain adds: lane 0 adds as
+/// canonical::tree32 does, and every lane gets the same bits).
 Value warpSum(ImplicitLocOpBuilder &b, Value v);
 
 /// Any lane of the warp has `predicate` set (vote.any), in every lane.
@@ -573,6 +580,15 @@ private:
 //===----------------------------------------------------------------------===//
 // The forms
 //===----------------------------------------------------------------------===//
+
+/// Largest dstate the invariant kernel takes: it keeps a lane's columns
+/// (dstate / 32 of them per row) in registers, at least one row per warp,
+/// and has no pieces path (whose sum over pieces is another order).
+constexpr int64_t kInvariantMaxDstate = 2048;
+
+/// The name of the invariant kernels, by which the GPU emulator's target
+/// recognises the kernels that must contain no contractable multiply-add.
+constexpr StringLiteral kInvariantKernelName = kInvariantKernelPrefix;
 
 /// The serial kernel's tiling (the config's serial_rows_per_warp and
 /// serial_warps_per_block).

@@ -39,7 +39,8 @@ void mlir::ssd::detail::launchKernel(ImplicitLocOpBuilder &b,
                                      const ScanEmitter &e,
                                      std::array<Value, 3> grid,
                                      std::array<int64_t, 3> block,
-                                     KernelBodyFn body, int64_t sharedBytes) {
+                                     KernelBodyFn body, int64_t sharedBytes,
+                                     StringRef kernelName) {
   // An empty grid is an invalid launch in CUDA, and a host-side branch around
   // each launch would cut the chain of asynchronous launches into one
   // synchronisation per kernel. So launch at least one block per dimension
@@ -70,6 +71,8 @@ void mlir::ssd::detail::launchKernel(ImplicitLocOpBuilder &b,
       e.index(b, block[1]), e.index(b, block[2]), dynamicSharedSize,
       /*asyncTokenType=*/Type(), /*asyncDependencies=*/ValueRange{},
       /*workgroupAttributions=*/TypeRange(attributions));
+  if (!kernelName.empty())
+    launch.setFunctionAttr(FlatSymbolRefAttr::get(b.getContext(), kernelName));
   ImplicitLocOpBuilder inner(b.getLoc(), b.getContext());
   inner.setInsertionPointToStart(&launch.getBody().front());
   KernelContext context{launch.getBlockIds(), launch.getThreadIds(), Value(),

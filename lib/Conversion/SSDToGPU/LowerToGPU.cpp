@@ -76,9 +76,16 @@ std::variant<GPUScanPlan, std::string> readGPUPlan(ChunkScanVarlenOp op) {
                    config.getMixedMinTokens(),
                    {gpu->serialRowsPerWarp, gpu->serialWarpsPerBlock},
                    std::nullopt};
+  if (op.getInvariant() && extents->dstate > kInvariantMaxDstate)
+    return llvm::formatv("ssd-lower-to-gpu: an invariant op keeps its state "
+                         "in registers on the GPU, which holds dstate (N) up "
+                         "to {0}, got {1}",
+                         kInvariantMaxDstate, extents->dstate)
+        .str();
   // With no state elements (P or N = 0) the chunked tiles have nothing to
-  // tile: such ops take the serial kernels.
-  if (extents->emptyState()) {
+  // tile, and an invariant op's every form computes the serial kernel's
+  // bits (its config never mixes): such ops take the serial kernels.
+  if (extents->emptyState() || op.getInvariant()) {
     plan.form = Form::serial;
     plan.mixedMinTokens.reset();
     return plan;
@@ -125,9 +132,6 @@ std::optional<std::string> lowerToGPU(RewriterBase &rewriter,
                                       ChunkScanVarlenOp op) {
   if (std::optional<std::string> reason = whyNotReadyToLower(op, kPassName))
     return reason;
-  // TODO(issue 41): the invariant serial kernel, whatever the form.
-  if (op.getInvariant())
-    return (kPassName + ": invariant ops have no GPU kernels yet").str();
   std::variant<GPUScanPlan, std::string> plan = readGPUPlan(op);
   if (auto *reason = std::get_if<std::string>(&plan))
     return *reason;

@@ -87,11 +87,6 @@ FailureOr<ScanConfigAttr> plan(ChunkScanVarlenOp op,
   ScanConfigAttr config = configOf(op);
   if (config.getGPUChoices())
     return config;
-  // TODO(issue 41): plan the serial kernel only for invariant ops.
-  if (op.getInvariant()) {
-    whyNot = (kPassName + ": invariant ops have no GPU kernels yet").str();
-    return failure();
-  }
   // Dynamic extents: no kernels to plan; ssd-lower-to-gpu says why.
   FailureOr<StaticExtents> extents = getStaticExtents(op);
   if (failed(extents))
@@ -102,7 +97,9 @@ FailureOr<ScanConfigAttr> plan(ChunkScanVarlenOp op,
   gpu.serialWarpsPerBlock = options.serialWarpsPerBlock;
   const bool chunkedRuns =
       config.getForm() == Form::chunked || config.getMixedMinTokens();
-  if (extents->emptyState() || !chunkedRuns)
+  // An invariant op runs the invariant serial kernel whatever its form
+  // (ssd-lower-to-gpu): only the serial tiling is planned.
+  if (extents->emptyState() || !chunkedRuns || op.getInvariant())
     return config.withGPUChoices(gpu);
   const int64_t chunkSize = config.getChunkSize();
   Type modelType = cast<ShapedType>(op.getX().getType()).getElementType();

@@ -81,6 +81,21 @@
 // writes them, the contested writers still scan in the second launch, and
 // the launches and the vote are the same code as the register path's.
 //
+// An invariant op (its `invariant` mark) gets this kernel whatever
+// its form, as the invariant variant (kernels named ssd_scan_invariant):
+// the same launches, writer order, checkpoints and pool accesses, with the
+// arithmetic of ScanEmitter/CanonicalMath.h and nothing LLVM may contract.
+// Lane l owns columns n = l + 32 j (V = 1: each warp access is a 128-byte
+// row), so its partial of y's sum is the canonical partial l: columns in
+// increasing n from +0, fma(S, C, partial) each, columns past dstate
+// leaving it unchanged. warpSum's xor butterfly then adds the partials in
+// canonical::tree32's order, the same bits in every lane. The token's
+// scalars (d, exp(min(d A, 0))) are computed by every lane alike, and NaNs
+// are made canonical before every store. The state stays in registers:
+// R is lowered until R x dstate / 32 <= 64, down to one row a warp at
+// dstate 2048, the largest it takes (no pieces: their sum over the pieces
+// is another order than the canonical one).
+//
 // In a mixed launch (makeSerialPart with a per-sequence threshold) the
 // blocks of sequences of at least that many tokens return at once: the
 // chunked kernels, launched between the two serial launches, run them. The
@@ -89,6 +104,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GPUBuilders.h"
+#include "ScanEmitter/CanonicalMath.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -110,9 +126,23 @@ public:
       : e(b, op, MathFlavor::NVVMApprox), checkpoints(b, op), x(x), op(op),
         rowsPerWarp(tiling.rowsPerWarp), warps(tiling.warpsPerBlock),
         minChunkedSequence(minChunkedSequence),
-        mayShareSlots(static_cast<bool>(e.hasInitialState)) {
-    vectorWidth = x.dstate % 128 == 0 ? 4 : x.dstate % 64 == 0 ? 2 : 1;
+        mayShareSlots(static_cast<bool>(e.hasInitialState)),
+        invariant(op.getInvariant()) {
+    // Invariant: lane l owns columns l + 32 j, so that its partial sum is
+    // the canonical one of columns n = l mod 32, in increasing n.
+    vectorWidth = invariant             ? 1
+                  : x.dstate % 128 == 0 ? 4
+                  : x.dstate % 64 == 0  ? 2
+                                        : 1;
     columnGroups = llvm::divideCeil(x.dstate, 32 * vectorWidth);
+    // The invariant kernel has no pieces path (their sum over pieces is
+    // another order): fewer rows per warp keep its state in registers.
+    if (invariant) {
+      assert(x.dstate <= kInvariantMaxDstate && "checked by readGPUPlan");
+      rowsPerWarp = std::clamp<int64_t>(kRegisterPathStateValues /
+                                            std::max<int64_t>(columnGroups, 1),
+                                        1, rowsPerWarp);
+    }
   }
 
   void declareWorkspace(ImplicitLocOpBuilder &b, WorkspaceBuilder &w) override {
@@ -165,7 +195,7 @@ public:
             emitScan(b, seq, k.block.y, k.block.z, k.thread.x, k.thread.y);
           });
         },
-        mayShareSlots ? 4 * warps : 0);
+        mayShareSlots ? 4 * warps : 0, kernelName());
   }
 
   /// The flagged (contested) writers, after every other sequence has read
@@ -188,7 +218,8 @@ public:
                                        k.thread.y);
                             });
                  });
-        });
+        },
+        /*sharedBytes=*/0, kernelName());
   }
 
 private:
@@ -199,12 +230,19 @@ private:
   int64_t rowsPerWarp, warps;
   int64_t minChunkedSequence; // > 0: longer sequences run chunked
   bool mayShareSlots;         // has_initial_state: someone may read a slot
+  bool invariant;             // the canonical arithmetic (CanonicalMath.h)
   int64_t vectorWidth, columnGroups;
   unsigned flagSlot = 0, rowSumsSlot = 0;
   Value flags; // [batch] i32: contested writers, for the second launch
   // [T, H, P] f32, when dstate takes several pieces: per token and row, the
   // sum of C S over the pieces scanned so far.
   Value rowSums;
+
+  /// The invariant kernels' name (the emulator checks them for contractable
+  /// multiply-adds); the others take outlining's.
+  StringRef kernelName() const {
+    return invariant ? StringRef(kInvariantKernelName) : StringRef();
+  }
 
   /// Whether this form scans `seq` (in a mixed launch, its short sequences).
   Value runsSerially(ImplicitLocOpBuilder &b, Value seq) {
@@ -349,6 +387,8 @@ private:
     for (int64_t r = 0; r < rowsPerWarp; ++r)
       for (int64_t j = 0; j < J; ++j) {
         Value value = values[r * J + j];
+        if (invariant)
+          value = canonical::canonicalNaN(b, value);
         auto store = [&](ImplicitLocOpBuilder &b) {
           storeColumns(b, value, e.pool,
                        {slot, w.head, w.rows[r], w.columns[j]});
@@ -360,6 +400,19 @@ private:
       }
   }
 
+  /// x[t, h, p_r] widened to f32 (0 for a row past head_dim).
+  Value loadRowX(ImplicitLocOpBuilder &b, const WarpScan &w, Value t,
+                 int64_t r) {
+    if (!w.rowsGuarded)
+      return e.loadF32(b, e.x, {t, w.head, w.rows[r]});
+    return e.ifElse(
+        b, w.rowValid[r], e.f32,
+        [&](ImplicitLocOpBuilder &b) {
+          return e.loadF32(b, e.x, {t, w.head, w.rows[r]});
+        },
+        [&](ImplicitLocOpBuilder &b) { return f32(b, 0.0); });
+  }
+
   /// One token `t` of the recurrence at the warp's rows and the lane's
   /// columns: the updated state, and per row x[t, h, p_r] and the warp's sum
   /// of C S over the columns (plus D x when `withSkip`).
@@ -368,6 +421,8 @@ private:
   };
   TokenStep stepToken(ImplicitLocOpBuilder &b, const WarpScan &w, Value t,
                       ValueRange state, bool withSkip) {
+    if (invariant)
+      return stepTokenCanonically(b, w, t, state);
     const int64_t R = rowsPerWarp, J = w.columns.size(), V = vectorWidth;
     auto vecType = VectorType::get({V}, b.getF32Type());
     auto splat = [&](ImplicitLocOpBuilder &b, Value v) -> Value {
@@ -384,15 +439,7 @@ private:
     }
     TokenStep step;
     for (int64_t r = 0; r < R; ++r) {
-      Value xv =
-          !w.rowsGuarded
-              ? e.loadF32(b, e.x, {t, w.head, w.rows[r]})
-              : e.ifElse(
-                    b, w.rowValid[r], e.f32,
-                    [&](ImplicitLocOpBuilder &b) {
-                      return e.loadF32(b, e.x, {t, w.head, w.rows[r]});
-                    },
-                    [&](ImplicitLocOpBuilder &b) { return f32(b, 0.0); });
+      Value xv = loadRowX(b, w, t, r);
       Value dx = splat(b, fmul(b, d, xv));
       Value lanePartial;
       for (int64_t j = 0; j < J; ++j) {
@@ -416,6 +463,53 @@ private:
         total = fadd(b, total, fmul(b, w.dSkip, xv));
       step.xs.push_back(xv);
       step.totals.push_back(total);
+    }
+    return step;
+  }
+
+  /// stepToken of the invariant kernel: CanonicalMath.h's sequence, with
+  /// nothing LLVM may contract. Lane l's partial sums its columns l + 32 j
+  /// in increasing j from +0, columns past dstate leave it unchanged, and
+  /// the warp sum adds the partials in canonical::tree32's order. totals
+  /// are y's values (D x added, NaNs canonical), ready to round and store.
+  TokenStep stepTokenCanonically(ImplicitLocOpBuilder &b, const WarpScan &w,
+                                 Value t, ValueRange state) {
+    assert(vectorWidth == 1 && "lane l owns columns l + 32 j");
+    const int64_t R = rowsPerWarp, J = w.columns.size();
+    auto vecType = VectorType::get({1}, b.getF32Type());
+    auto scalar = [&](Value v) {
+      return vector::ExtractOp::create(b, v, ArrayRef<int64_t>{0}).getResult();
+    };
+    Value dt = e.loadF32(b, e.dt, {t, w.head});
+    Value bias = e.dtBias ? e.loadF32(b, e.dtBias, {w.head}) : Value();
+    Value d = canonical::processedDt(b, dt, bias);
+    Value decay = canonical::decay(b, d, w.a);
+    SmallVector<Value> bRow, cRow;
+    for (int64_t j = 0; j < J; ++j) {
+      bRow.push_back(
+          scalar(loadColumns(b, w.columnValid[j], e.B,
+                             {t, w.group, w.columns[j]}, w.columnsGuarded)));
+      cRow.push_back(
+          scalar(loadColumns(b, w.columnValid[j], e.C,
+                             {t, w.group, w.columns[j]}, w.columnsGuarded)));
+    }
+    TokenStep step;
+    for (int64_t r = 0; r < R; ++r) {
+      Value xv = loadRowX(b, w, t, r);
+      Value weight = canonical::stepWeight(b, d, xv);
+      Value partial = f32(b, 0.0);
+      for (int64_t j = 0; j < J; ++j) {
+        Value updated = canonical::update(b, decay, scalar(state[r * J + j]),
+                                          weight, bRow[j]);
+        step.next.push_back(vector::BroadcastOp::create(b, vecType, updated));
+        Value summed = canonical::accumulate(b, updated, cRow[j], partial);
+        partial = w.columnValid[j] == w.always
+                      ? summed
+                      : select(b, w.columnValid[j], summed, partial);
+      }
+      Value y = canonical::finishY(b, warpSum(b, partial), w.dSkip, xv);
+      step.xs.push_back(xv);
+      step.totals.push_back(canonical::canonicalNaN(b, y));
     }
     return step;
   }

@@ -19,9 +19,16 @@
 // f16 and bf16 multiply-adds are left alone: the host has no exact fused
 // operation for them (an f32 fma rounded to f16 rounds twice).
 //
+// The count of fused pairs per function is the proof the invariant mode
+// needs: its kernels (named ssd_scan_invariant, Target.h) build every fma as
+// llvm.fma and every other product and sum unflagged, so NVPTX must find
+// nothing to fuse in them; the target refuses to build one in which it would.
+//
 //===----------------------------------------------------------------------===//
 
 #include "KernelToHost.h"
+
+#include "ssd/Target/GPUEmulator/Target.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/IR/Function.h"
@@ -75,31 +82,35 @@ Value *contract(BinaryOperator &add) {
 
 } // namespace
 
-void mlir::ssd::emulator::contractLikeNVPTX(Module &module) {
+std::vector<mlir::ssd::emulator::FunctionFusions>
+mlir::ssd::emulator::contractLikeNVPTX(Module &module) {
+  std::vector<FunctionFusions> fusions;
   for (Function &f : module) {
+    unsigned fused = 0;
     for (BasicBlock &block : f) {
       SmallVector<Instruction *> work;
       for (Instruction &inst : block)
         work.push_back(&inst);
       for (Instruction *inst : work) {
-        Value *fused = nullptr;
+        Value *fusedValue = nullptr;
         if (auto *op = dyn_cast<BinaryOperator>(inst)) {
           if ((op->getOpcode() == Instruction::FAdd ||
                op->getOpcode() == Instruction::FSub) &&
               op->hasAllowContract() && fusableType(op->getType()))
-            fused = contract(*op);
+            fusedValue = contract(*op);
         } else if (auto *call = dyn_cast<IntrinsicInst>(inst)) {
           if (call->getIntrinsicID() == Intrinsic::fmuladd &&
               fusableType(call->getType())) {
             IRBuilder<> b(call);
-            fused = fma(b, call->getArgOperand(0), call->getArgOperand(1),
-                        call->getArgOperand(2));
+            fusedValue = fma(b, call->getArgOperand(0), call->getArgOperand(1),
+                             call->getArgOperand(2));
           }
         }
-        if (!fused)
+        if (!fusedValue)
           continue;
-        fused->takeName(inst);
-        inst->replaceAllUsesWith(fused);
+        ++fused;
+        fusedValue->takeName(inst);
+        inst->replaceAllUsesWith(fusedValue);
         inst->eraseFromParent();
       }
       // Multiplies whose every user fused them are dead now.
@@ -111,5 +122,19 @@ void mlir::ssd::emulator::contractLikeNVPTX(Module &module) {
       for (Instruction &inst : block)
         if (isa<FPMathOperator>(inst) && inst.getType()->isFPOrFPVectorTy())
           inst.setHasAllowContract(false);
+    if (fused)
+      fusions.push_back({f.getName().str(), fused});
   }
+  return fusions;
+}
+
+std::optional<std::string> mlir::ssd::emulator::whyInvariantKernelsFuse(
+    const std::vector<FunctionFusions> &fusions) {
+  for (const FunctionFusions &f : fusions)
+    if (StringRef(f.function).starts_with(mlir::ssd::kInvariantKernelPrefix))
+      return "invariant kernel '" + f.function + "' has " +
+             std::to_string(f.count) +
+             " contractable multiply-add(s), which NVPTX would fuse into fma "
+             "(the invariant arithmetic rounds each product as written)";
+  return std::nullopt;
 }

@@ -5,7 +5,9 @@
 
 #include "llvm/ADT/StringRef.h"
 
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace llvm {
 class Module;
@@ -15,9 +17,23 @@ namespace mlir {
 namespace ssd {
 namespace emulator {
 
+/// Multiply-adds that contractLikeNVPTX fused in one function.
+struct FunctionFusions {
+  std::string function;
+  unsigned count;
+};
+
 /// Fuses the multiply-adds the NVPTX backend would fuse into exact llvm.fma
-/// calls, and drops `contract` everywhere (Contraction.cpp).
-void contractLikeNVPTX(llvm::Module &module);
+/// calls, and drops `contract` everywhere (Contraction.cpp). Returns how
+/// many it fused per function (functions with none left out).
+std::vector<FunctionFusions> contractLikeNVPTX(llvm::Module &module);
+
+/// Why `fusions` breaks the invariant kernels' promise, or nothing: the
+/// kernels whose name starts with kInvariantKernelPrefix (Target.h) compute
+/// ScanEmitter/CanonicalMath.h's roundings, which a fused multiply-add
+/// would change.
+std::optional<std::string>
+whyInvariantKernelsFuse(const std::vector<FunctionFusions> &fusions);
 
 /// Rewrites the LLVM IR of a gpu.module's kernels (as translated from the
 /// NVVM and LLVM dialects, the IR the NVPTX backend would compile) into host

@@ -137,7 +137,10 @@ public:
     // optimized already, and the runtime calls pin every access).
     if (!optimizeForGPU(*llvmModule, optLevel))
       return std::nullopt;
-    mlir::ssd::emulator::contractLikeNVPTX(*llvmModule);
+    if (std::optional<std::string> why =
+            mlir::ssd::emulator::whyInvariantKernelsFuse(
+                mlir::ssd::emulator::contractLikeNVPTX(*llvmModule)))
+      return fail(*why);
     if (auto callback = options.getOptimizedLlvmIRCallback())
       callback(*llvmModule);
 

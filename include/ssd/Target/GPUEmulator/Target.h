@@ -10,9 +10,18 @@
 #ifndef SSD_TARGET_GPUEMULATOR_TARGET_H
 #define SSD_TARGET_GPUEMULATOR_TARGET_H
 
+#include "llvm/ADT/StringRef.h"
+
 namespace mlir {
 class DialectRegistry;
 namespace ssd {
+
+/// How the invariant mode's kernels are named (ssd-lower-to-gpu gives each
+/// this name; outlining may number their modules). The serialization
+/// refuses a kernel whose name starts with it if NVPTX would fuse a
+/// multiply-add in it: the invariant arithmetic (CanonicalMath.h) rounds
+/// every product and sum as it is written.
+constexpr llvm::StringLiteral kInvariantKernelPrefix = "ssd_scan_invariant";
 
 /// Attaches the gpu::TargetAttrInterface model to #ssd.gpu_emulator_target.
 /// gpu-module-to-binary also needs the LLVM, NVVM and GPU dialect
