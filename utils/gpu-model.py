@@ -182,7 +182,7 @@ def parse_costs(text):
     return kernels
 
 
-def run_case(build, work, case):
+def run_case(build, work, case, invariant=False):
     name, H, P, N, G, seqlens, form, dtype = case
     tag = re.sub(r"[^a-z0-9]+", "-", name.lower())
     inputs = os.path.join(work, tag, "in")
@@ -195,7 +195,8 @@ def run_case(build, work, case):
     run = subprocess.run([os.path.join(build, "bin", "ssd-run"),
                           "--inputs", inputs, "--outputs", outputs,
                           "--target", "gpu-emu", "--form", form,
-                          "--dtype", dtype, "--emulator-costs"],
+                          "--dtype", dtype, "--emulator-costs"]
+                         + (["--invariant"] if invariant else []),
                          capture_output=True, text=True)
     if run.returncode != 0:
         sys.exit(f"gpu-model: {name}: ssd-run failed:\n{run.stderr}")
@@ -368,7 +369,8 @@ def summarize(kernels, tokens, resources=None, chain=None,
              sum(k["l2"] for k in kernels) / tokens / 1024))
 
 
-def ptxas_resources(build, inputs, form, dtype, ptxas, chip="sm_90a"):
+def ptxas_resources(build, inputs, form, dtype, ptxas, chip="sm_90a",
+                    invariant=False):
     """{kernel: (registers, shared bytes)} from `ptxas -v` on the PTX
     --ssd-to-nvvm makes of the module ssd-run compiles for `inputs` (static
     shared memory), plus the dynamic shared memory its launch asks for."""
@@ -377,7 +379,8 @@ def ptxas_resources(build, inputs, form, dtype, ptxas, chip="sm_90a"):
                         capture_output=True, text=True, check=True).stdout
     lowered = subprocess.run(
         [os.path.join(build, "bin", "ssd-opt"), "-",
-         "--ssd-to-nvvm=chip=%s format=isa form=%s" % (chip, form)],
+         "--ssd-to-nvvm=chip=%s format=isa form=%s invariant=%s"
+         % (chip, form, "true" if invariant else "false")],
         input=ir, capture_output=True, text=True, check=True).stdout
     # The emulator names a kernel after its gpu.module (the binary), whose
     # entry function may carry another name: key by the binary.
@@ -552,6 +555,9 @@ def main():
                     help="ptxas for registers and shared memory per kernel "
                     "(default: CUDA_HOME, CUDA_PATH or PATH; 'none': assume "
                     "255 registers)")
+    ap.add_argument("--invariant", action="store_true",
+                    help="model the cases' ops marked invariant (one "
+                    "token-serial kernel whatever the form)")
     ap.add_argument("--only", default=None,
                     help="comma-separated case names (e.g. 'granite-4 1x2048'): "
                     "run only these")
@@ -633,15 +639,21 @@ def main():
     print(header)
     print("|" + "---|" * 17)
     runs = {}
+    mode = " invariant" if args.invariant else ""
     for group in args.cases.split(","):
         for case in CASES[group]:
             name, H, P, N, G, seqlens, form, dtype = case
             if args.only and name not in args.only.split(","):
                 continue
-            kernels, inputs = run_case(args.build, work, case)
-            resources = (ptxas_resources(args.build, inputs, form, dtype, ptxas)
+            kernels, inputs = run_case(args.build, work, case,
+                                       args.invariant)
+            resources = (ptxas_resources(args.build, inputs, form, dtype, ptxas,
+                                         invariant=args.invariant)
                          if ptxas else {})
-            chain = chain_path(P, N, seqlens, form, dtype)
+            # An invariant op runs the token-serial kernel whatever its form:
+            # its state chain is the serial one.
+            chain = chain_path(P, N, seqlens,
+                               "serial" if args.invariant else form, dtype)
             launches, model = call_model(kernels, resources, chain=chain)
             old = max_of_three(kernels)
             terms = {"tensor": 0.0, "dram": 0.0, "l2": 0.0, "shared": 0.0}
@@ -664,7 +676,7 @@ def main():
                 limiter = "launches"
             if chain and chain.us > max(terms.values()):
                 limiter = "chain"
-            print(f"| {name} ({form}, {dtype}) | {launches} | "
+            print(f"| {name} ({form}{mode}, {dtype}) | {launches} | "
                   f"{terms['tensor']:.2f} | {terms['dram']:.2f} | "
                   f"{terms['l2']:.2f} | {terms['shared']:.2f} | "
                   f"{chain_us} | {warps} | "
@@ -696,7 +708,7 @@ def main():
                                          dtype)
                     if chain64:
                         total = max(total, chain64.us + launches * LAUNCH_US)
-                    print(f"| {key[0]} {batch}x{t // batch} ({form}, "
+                    print(f"| {key[0]} {batch}x{t // batch} ({form}{mode}, "
                           f"{dtype}), extrapolated from the two rows above | "
                           f"{launches} | | | | | "
                           f"{'%.1f' % chain64.us if chain64 else ''} | | "
@@ -714,7 +726,7 @@ def main():
                     chain_t = chain_path(P, N, [t], form, dtype)
                     if chain_t:
                         total = max(total, chain_t.us + launches * LAUNCH_US)
-                    print(f"| {name.split(' ')[0]} 1x{t} ({form}, {dtype}), "
+                    print(f"| {name.split(' ')[0]} 1x{t} ({form}{mode}, {dtype}), "
                           f"extrapolated | {launches} | | | | | "
                           f"{'%.1f' % chain_t.us if chain_t else ''} | | | | "
                           f"{total:.1f} | {t / total:.1f} | | | | | |")
