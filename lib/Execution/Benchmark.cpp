@@ -164,7 +164,7 @@ bool ssd::runBenchmark(const BenchOptions &o, std::string &error) {
               (long long)o.H, (long long)o.P, (long long)o.N, (long long)o.G,
               toString(o.dtype), (long long)o.chunkSize, o.reps, threads,
               o.cpu.empty() ? "host" : o.cpu.c_str(),
-              o.invariant ? " invariant" : "");
+              o.invariant ? " (+ invariant)" : "");
   std::printf("ceilings (this run, %d threads): FMA peak %.1f GFLOP/s; "
               "update-in-place bandwidth (updGB/s) per case below\n",
               threads, peak / 1e9);
@@ -177,16 +177,32 @@ bool ssd::runBenchmark(const BenchOptions &o, std::string &error) {
   CompileOptions options;
   options.chunkSize = o.chunkSize;
   options.cpu = o.cpu;
-  options.invariant = o.invariant;
-  std::vector<FormChoice> forms;
+  // The default forms first, then (with --invariant) the invariant mode,
+  // one loop nest whatever the form, timed against them in the same run.
+  struct Variant {
+    FormChoice form;
+    bool invariant;
+    std::string label() const {
+      return invariant ? "invariant"
+                       : mlir::ssd::enumName(mlir::ssd::kFormChoiceNames, form);
+    }
+  };
+  std::vector<Variant> forms;
   if (o.forms != FormChoice::Chunked)
-    forms.push_back(FormChoice::Serial);
+    forms.push_back({FormChoice::Serial, false});
   if (o.forms != FormChoice::Serial)
-    forms.push_back(FormChoice::Chunked);
+    forms.push_back({FormChoice::Chunked, false});
+  const size_t defaultForms = forms.size();
+  if (o.invariant)
+    forms.push_back({FormChoice::Serial, true});
+  auto compileFor = [&](const ScanProblem &problem, const Variant &variant) {
+    options.form = variant.form;
+    options.invariant = variant.invariant;
+    return ScanKernel::compile(problem, options, error);
+  };
   std::vector<std::unique_ptr<ScanKernel>> kernels;
-  for (FormChoice form : forms) {
-    options.form = form;
-    kernels.push_back(ScanKernel::compile(signature, options, error));
+  for (const Variant &variant : forms) {
+    kernels.push_back(compileFor(signature, variant));
     if (!kernels.back())
       return false;
   }
@@ -231,9 +247,7 @@ bool ssd::runBenchmark(const BenchOptions &o, std::string &error) {
       checkpointed =
           makeSyntheticProblem(likeCheckpointed, c.batch, c.length, 1);
       for (size_t f = 0; f < forms.size(); ++f) {
-        options.form = forms[f];
-        checkpointKernels.push_back(
-            ScanKernel::compile(checkpointed, options, error));
+        checkpointKernels.push_back(compileFor(checkpointed, forms[f]));
         if (!checkpointKernels.back())
           return false;
         if (!timeCall(*kernels[f], problem, plain[f]))
@@ -257,7 +271,7 @@ bool ssd::runBenchmark(const BenchOptions &o, std::string &error) {
           "%-8s %6lld %6lld %-8s %10.3f %10.4g %8.1f %8.2f %8.2f "
           "%5.1f%% of %s\n",
           kind.c_str(), (long long)problem.T, (long long)problem.batch,
-          mlir::ssd::enumName(mlir::ssd::kFormChoiceNames, forms[f]).c_str(),
+          forms[f].label().c_str(),
           best[f] * 1e3, problem.T / best[f], flops / best[f] / 1e9,
           bytes / best[f] / 1e9, bytes / update / 1e9, 100.0 * fraction,
           computeBound ? "FMA peak" : "update in place");
@@ -281,11 +295,19 @@ bool ssd::runBenchmark(const BenchOptions &o, std::string &error) {
             "(%+.3f ms); %lld states, %.3g MB, written at update bandwidth "
             "in %.3f ms\n",
             kind.c_str(), (long long)problem.T, (long long)problem.batch,
-            mlir::ssd::enumName(mlir::ssd::kFormChoiceNames, forms[f]).c_str(),
+            forms[f].label().c_str(),
             best[f] / plain[f], (best[f] - plain[f]) * 1e3, (long long)written,
             extraBytes / 1e6, writeSeconds * 1e3);
     }
-    if (forms.size() == 2) {
+    if (o.invariant) {
+      double fastest = *std::min_element(best.begin(),
+                                         best.begin() + defaultForms);
+      std::printf("%-8s %6lld %6lld invariant: %.2fx the faster default "
+                  "form\n",
+                  kind.c_str(), (long long)problem.T, (long long)problem.batch,
+                  best[defaultForms] / fastest);
+    }
+    if (defaultForms == 2) {
       mlir::ssd::ScanRequest request;
       request.chunkSize = o.chunkSize;
       request.tokens = problem.T;

@@ -55,7 +55,7 @@ struct BenchOptions {
   /// The LLVM CPU the forms are JIT-compiled for (JITTarget.h); empty: the
   /// host.
   std::string cpu;
-  /// Both forms compiled as invariant ops.
+  /// Also time invariant ops, and their ratio to the faster default form.
   bool invariant = false;
 };
 
