@@ -13,6 +13,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "ssd/IR/SSDLimits.h"
 
+#include <algorithm>
+
 using namespace mlir;
 using namespace mlir::ssd;
 using namespace mlir::ssd::detail;
@@ -93,4 +95,45 @@ void mlir::ssd::detail::freeScratch(ImplicitLocOpBuilder &b,
                                     const Scratch &scratch) {
   if (scratch.heap)
     memref::DeallocOp::create(b, scratch.buffer);
+}
+
+int64_t mlir::ssd::detail::staticTileRows(ChunkScanVarlenOp op, int64_t pTile,
+                                          int64_t staticDState) {
+  const int64_t maxTileElements = limits::kMaxStateTileBytes / 4;
+  pTile = std::clamp<int64_t>(pTile, 1, limits::kMaxSerialPTile);
+  int64_t staticHeadDim = cast<ShapedType>(op.getX().getType()).getDimSize(2);
+  if (!ShapedType::isDynamic(staticHeadDim) && staticHeadDim >= 1)
+    pTile = std::min(pTile, staticHeadDim);
+  if (!ShapedType::isDynamic(staticDState))
+    pTile = std::clamp<int64_t>(
+        maxTileElements / std::max<int64_t>(staticDState, 1), 1, pTile);
+  return pTile;
+}
+
+Value mlir::ssd::detail::emitTileRows(ImplicitLocOpBuilder &b,
+                                      const ScanEmitter &e,
+                                      int64_t staticDState, int64_t pTile) {
+  if (!ShapedType::isDynamic(staticDState))
+    return e.index(b, pTile);
+  Value rowsForN = arith::DivUIOp::create(
+      b, e.index(b, limits::kMaxStateTileBytes / 4),
+      arith::MaxUIOp::create(b, e.dstate, e.index(b, 1)));
+  return arith::MaxUIOp::create(
+      b, e.index(b, 1), arith::MinUIOp::create(b, rowsForN, e.index(b, pTile)));
+}
+
+void mlir::ssd::detail::forEachSerialTask(
+    ImplicitLocOpBuilder &b, const ScanEmitter &e, Value tileRows,
+    function_ref<void(ImplicitLocOpBuilder &, Value, Value, Value)> emitTask) {
+  WriterOrder order = e.planWriterOrder(b);
+  ActiveSequences active = buildActiveSequences(b, e, order);
+  Value numTiles = arith::CeilDivUIOp::create(b, e.headDim, tileRows);
+  for (unsigned pass : {0u, 1u})
+    e.parallel(b, {e.heads, numTiles, active.count[pass]},
+               [&](ImplicitLocOpBuilder &b, ValueRange ivs) {
+                 emitTask(b, activeSequence(b, e, active, pass, ivs[2]), ivs[0],
+                          ivs[1]);
+               });
+  freeActiveSequences(b, active);
+  e.freeWriterOrder(b, order);
 }

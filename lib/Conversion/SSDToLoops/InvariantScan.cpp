@@ -81,28 +81,11 @@ static constexpr int64_t kRowsAtOnce = 4;
 /// elementwise operations and their order do not change).
 static constexpr int64_t kTokensPerPass = 2;
 
-/// f32 elements in a state tile at most.
-static constexpr int64_t kMaxTileElements = limits::kMaxStateTileBytes / 4;
-
 /// N rounded up to whole column blocks (dynamic stays dynamic).
 static int64_t paddedColumns(int64_t n) {
   if (ShapedType::isDynamic(n))
     return n;
   return llvm::divideCeil(std::max<int64_t>(n, 1), kLanes) * kLanes;
-}
-
-/// Rows of the state tile for a static N: at most `pTile` and head_dim, and
-/// at most kMaxStateTileBytes.
-static int64_t staticTileRows(ChunkScanVarlenOp op, int64_t pTile,
-                              int64_t staticDState) {
-  pTile = std::clamp<int64_t>(pTile, 1, limits::kMaxSerialPTile);
-  int64_t staticHeadDim = cast<ShapedType>(op.getX().getType()).getDimSize(2);
-  if (!ShapedType::isDynamic(staticHeadDim) && staticHeadDim >= 1)
-    pTile = std::min(pTile, staticHeadDim);
-  if (!ShapedType::isDynamic(staticDState))
-    pTile = std::clamp<int64_t>(
-        kMaxTileElements / std::max<int64_t>(staticDState, 1), 1, pTile);
-  return pTile;
 }
 
 namespace {
@@ -152,23 +135,17 @@ public:
                                     arith::RemUIOp::create(b, e.dstate, lanes));
     padded = arith::MulIOp::create(
         b, arith::CeilDivUIOp::create(b, e.dstate, lanes), lanes);
-    tile = emitTileRows(b);
+    tile = emitTileRows(b, e, staticDState, pTile);
   }
 
   void build(ImplicitLocOpBuilder &b) {
-    WriterOrder order = e.planWriterOrder(b);
-    ActiveSequences active = buildActiveSequences(b, e, order);
-    Value numTiles = arith::CeilDivUIOp::create(b, e.headDim, tile);
-    // As in the serial form: heads and tiles outermost, pass 1 holds the
-    // writers whose slot other sequences read (see WriterOrder).
-    for (unsigned pass : {0u, 1u})
-      e.parallel(b, {e.heads, numTiles, active.count[pass]},
-                 [&](ImplicitLocOpBuilder &b, ValueRange ivs) {
-                   emitTask(b, activeSequence(b, e, active, pass, ivs[2]),
-                            ivs[0], ivs[1]);
-                 });
-    freeActiveSequences(b, active);
-    e.freeWriterOrder(b, order);
+    // The serial form's tasks (heads and tiles outermost, writers whose slot
+    // others read in the second pass).
+    forEachSerialTask(
+        b, e, tile,
+        [&](ImplicitLocOpBuilder &b, Value seq, Value head, Value tileIndex) {
+          emitTask(b, seq, head, tileIndex);
+        });
   }
 
 private:
@@ -181,17 +158,6 @@ private:
   Value fullEnd; // index: N rounded down to whole blocks
   Value padded;  // index: N rounded up to whole blocks
   Value tile;    // index: rows of a tile
-
-  Value emitTileRows(ImplicitLocOpBuilder &b) {
-    if (!ShapedType::isDynamic(staticDState))
-      return e.index(b, pTile);
-    Value rowsForN = arith::DivUIOp::create(
-        b, e.index(b, kMaxTileElements),
-        arith::MaxUIOp::create(b, e.dstate, e.index(b, 1)));
-    return arith::MaxUIOp::create(
-        b, e.index(b, 1),
-        arith::MinUIOp::create(b, rowsForN, e.index(b, pTile)));
-  }
 
   Value splat(ImplicitLocOpBuilder &b, Value scalar) {
     return vector::BroadcastOp::create(b, vecType, scalar);

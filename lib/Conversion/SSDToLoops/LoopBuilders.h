@@ -7,6 +7,7 @@
 #include "mlir/IR/PatternMatch.h"
 #include "ssd/IR/SSDOps.h"
 #include "ssd/Transforms/FormSelection.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 namespace mlir {
 namespace ssd {
@@ -35,6 +36,29 @@ Value activeSequence(ImplicitLocOpBuilder &b, const ScanEmitter &e,
                      const ActiveSequences &active, unsigned pass, Value i);
 void freeActiveSequences(ImplicitLocOpBuilder &b,
                          const ActiveSequences &active);
+
+/// Rows of a token-serial task's state tile for a static N: `pTile` clamped
+/// to [1, kMaxSerialPTile], to head_dim, and to kMaxStateTileBytes of f32, so
+/// that a task's heap tile stays below the allocator's mmap threshold and is
+/// reused, not faulted in afresh, by the next task. For a dynamic N the last
+/// bound is applied at run time (emitTileRows).
+int64_t staticTileRows(ChunkScanVarlenOp op, int64_t pTile,
+                       int64_t staticDState);
+/// The tile's rows as an index: `pTile` for a static N, else
+/// clamp(kMaxStateTileBytes / 4 / N, 1, pTile) at run time.
+Value emitTileRows(ImplicitLocOpBuilder &b, const ScanEmitter &e,
+                   int64_t staticDState, int64_t pTile);
+/// The token-serial forms' tasks, one per (head, row tile of `tileRows`
+/// rows, active sequence), in two parallel loops: pass 1 holds the writers
+/// whose slot other sequences read (see WriterOrder). Heads and tiles
+/// outermost: OpenMP's static schedule gives each thread a contiguous block
+/// of tasks, and this way every block holds its share of each sequence, so
+/// one long sequence among short ones is split evenly.
+void forEachSerialTask(ImplicitLocOpBuilder &b, const ScanEmitter &e,
+                       Value tileRows,
+                       function_ref<void(ImplicitLocOpBuilder &, Value seq,
+                                         Value head, Value tileIndex)>
+                           emitTask);
 
 /// A per-task f32 scratch buffer of `shape` (dynamic sizes from
 /// `dynamicSizes`): on the stack when its size is static and at most

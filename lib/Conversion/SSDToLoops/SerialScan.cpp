@@ -103,27 +103,6 @@ static int64_t laneCount(int64_t vectorWidth, int64_t staticDState) {
   return lanes;
 }
 
-/// f32 elements in a state tile at most (see staticTileRows).
-static constexpr int64_t kMaxTileElements = limits::kMaxStateTileBytes / 4;
-
-/// Rows of the state tile for a static N: the pass's bound, never more than
-/// head_dim has (hosts calling the pattern directly get the pass's bounds
-/// too), and at most kMaxStateTileBytes, so that a task's heap tile stays
-/// below the allocator's mmap threshold and is reused, not faulted in
-/// afresh, by the next task. For a dynamic N the last bound is applied at
-/// run time (SerialScanBuilder::emitTileRows).
-static int64_t staticTileRows(ChunkScanVarlenOp op, int64_t pTile,
-                              int64_t staticDState) {
-  pTile = std::clamp<int64_t>(pTile, 1, limits::kMaxSerialPTile);
-  int64_t staticHeadDim = cast<ShapedType>(op.getX().getType()).getDimSize(2);
-  if (!ShapedType::isDynamic(staticHeadDim) && staticHeadDim >= 1)
-    pTile = std::min(pTile, staticHeadDim);
-  if (!ShapedType::isDynamic(staticDState))
-    pTile = std::clamp<int64_t>(
-        kMaxTileElements / std::max<int64_t>(staticDState, 1), 1, pTile);
-  return pTile;
-}
-
 namespace {
 
 /// One token of a pass over the tile: its dt, the tile's scale after its
@@ -199,27 +178,16 @@ public:
         f32Model(cast<MemRefType>(op.getB().getType()).getElementType() ==
                  e.f32),
         f32Pool(cast<MemRefType>(e.pool.getType()).getElementType() == e.f32) {
-    tile = emitTileRows(b);
+    tile = emitTileRows(b, e, staticDState, pTile);
     laneStep = e.index(b, lanes);
   }
 
   void build(ImplicitLocOpBuilder &b) {
-    WriterOrder order = e.planWriterOrder(b);
-    ActiveSequences active = buildActiveSequences(b, e, order);
-    Value numTiles = arith::CeilDivUIOp::create(b, e.headDim, tile);
-    // Only sequences with tokens or a state to store get tasks; pass 1 holds
-    // the writers whose slot other sequences read (see WriterOrder). Heads
-    // and tiles outermost: OpenMP's static schedule gives each thread a
-    // contiguous block of tasks, and this way every block holds its share of
-    // each sequence, so one long sequence among short ones is split evenly.
-    for (unsigned pass : {0u, 1u})
-      e.parallel(b, {e.heads, numTiles, active.count[pass]},
-                 [&](ImplicitLocOpBuilder &b, ValueRange ivs) {
-                   emitTask(b, activeSequence(b, e, active, pass, ivs[2]),
-                            ivs[0], ivs[1]);
-                 });
-    freeActiveSequences(b, active);
-    e.freeWriterOrder(b, order);
+    forEachSerialTask(
+        b, e, tile,
+        [&](ImplicitLocOpBuilder &b, Value seq, Value head, Value tileIndex) {
+          emitTask(b, seq, head, tileIndex);
+        });
   }
 
 private:
@@ -234,19 +202,6 @@ private:
   bool f32Pool;  // decode can update the pool in place
   Value tile;    // index: rows of a tile
   Value laneStep;
-
-  /// The tile's rows as an index: pTile, or for a dynamic N
-  /// clamp(kMaxTileElements / N, 1, pTile) at run time.
-  Value emitTileRows(ImplicitLocOpBuilder &b) {
-    if (!ShapedType::isDynamic(staticDState))
-      return e.index(b, pTile);
-    Value rowsForN = arith::DivUIOp::create(
-        b, e.index(b, kMaxTileElements),
-        arith::MaxUIOp::create(b, e.dstate, e.index(b, 1)));
-    return arith::MaxUIOp::create(
-        b, e.index(b, 1),
-        arith::MinUIOp::create(b, rowsForN, e.index(b, pTile)));
-  }
 
   // Vectors of `lanes` f32: reads widen and writes round back, like
   // loadF32 and storeRounded for scalars.
