@@ -267,14 +267,13 @@ bool ssd::runBenchmark(const BenchOptions &o, std::string &error) {
       bool computeBound = c.kind == "prefill";
       double fraction =
           computeBound ? flops / best[f] / peak : update / best[f];
-      std::printf(
-          "%-8s %6lld %6lld %-8s %10.3f %10.4g %8.1f %8.2f %8.2f "
-          "%5.1f%% of %s\n",
-          kind.c_str(), (long long)problem.T, (long long)problem.batch,
-          forms[f].label().c_str(),
-          best[f] * 1e3, problem.T / best[f], flops / best[f] / 1e9,
-          bytes / best[f] / 1e9, bytes / update / 1e9, 100.0 * fraction,
-          computeBound ? "FMA peak" : "update in place");
+      std::printf("%-8s %6lld %6lld %-8s %10.3f %10.4g %8.1f %8.2f %8.2f "
+                  "%5.1f%% of %s\n",
+                  kind.c_str(), (long long)problem.T, (long long)problem.batch,
+                  forms[f].label().c_str(), best[f] * 1e3, problem.T / best[f],
+                  flops / best[f] / 1e9, bytes / best[f] / 1e9,
+                  bytes / update / 1e9, 100.0 * fraction,
+                  computeBound ? "FMA peak" : "update in place");
       std::fflush(stdout);
     }
     if (c.checkpointInterval > 0) {
@@ -295,13 +294,13 @@ bool ssd::runBenchmark(const BenchOptions &o, std::string &error) {
             "(%+.3f ms); %lld states, %.3g MB, written at update bandwidth "
             "in %.3f ms\n",
             kind.c_str(), (long long)problem.T, (long long)problem.batch,
-            forms[f].label().c_str(),
-            best[f] / plain[f], (best[f] - plain[f]) * 1e3, (long long)written,
-            extraBytes / 1e6, writeSeconds * 1e3);
+            forms[f].label().c_str(), best[f] / plain[f],
+            (best[f] - plain[f]) * 1e3, (long long)written, extraBytes / 1e6,
+            writeSeconds * 1e3);
     }
     if (o.invariant) {
-      double fastest = *std::min_element(best.begin(),
-                                         best.begin() + defaultForms);
+      double fastest =
+          *std::min_element(best.begin(), best.begin() + defaultForms);
       std::printf("%-8s %6lld %6lld invariant: %.2fx the faster default "
                   "form\n",
                   kind.c_str(), (long long)problem.T, (long long)problem.batch,

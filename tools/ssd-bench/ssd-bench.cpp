@@ -83,7 +83,8 @@ cl::opt<std::string>
     cpu("cpu", cl::desc("the LLVM CPU to compile for (default: the host)"),
         cl::value_desc("NAME"), cl::cat(category));
 cl::opt<bool> invariant("invariant",
-                        cl::desc("also time invariant ops (one loop nest for both forms) against the default forms"),
+                        cl::desc("also time invariant ops (one loop nest for "
+                                 "both forms) against the default forms"),
                         cl::cat(category));
 
 int usage(const std::string &message) {

@@ -17,8 +17,8 @@ namespace {
 Value splat(ImplicitLocOpBuilder &b, Type type, const APFloat &value) {
   if (auto vector = dyn_cast<VectorType>(type))
     return arith::ConstantOp::create(
-        b, DenseElementsAttr::get(vector, b.getFloatAttr(b.getF32Type(), value)
-                                              .getValue()));
+        b, DenseElementsAttr::get(
+               vector, b.getFloatAttr(b.getF32Type(), value).getValue()));
   return arith::ConstantOp::create(b, b.getFloatAttr(type, value));
 }
 
@@ -48,8 +48,8 @@ Value canonical::processedDt(ImplicitLocOpBuilder &b, Value dt, Value dtBias) {
 
 Value canonical::decay(ImplicitLocOpBuilder &b, Value d, Value A) {
   Value delta = arith::MulFOp::create(b, d, A);
-  return exp(b, arith::MinimumFOp::create(b, delta,
-                                          splat(b, delta.getType(), 0.0f)));
+  return exp(
+      b, arith::MinimumFOp::create(b, delta, splat(b, delta.getType(), 0.0f)));
 }
 
 Value canonical::stepWeight(ImplicitLocOpBuilder &b, Value d, Value x) {
@@ -71,17 +71,16 @@ Value canonical::tree32(ImplicitLocOpBuilder &b, Value partials) {
   // butterfly does in lane 0: the GPU's shuffle sum is this tree.
   Value level = partials;
   for (int64_t half = kPartials / 2; half >= 1; half /= 2) {
-    Value low = vector::ExtractStridedSliceOp::create(b, level, {0}, {half},
-                                                      {1});
-    Value high = vector::ExtractStridedSliceOp::create(b, level, {half},
-                                                       {half}, {1});
+    Value low =
+        vector::ExtractStridedSliceOp::create(b, level, {0}, {half}, {1});
+    Value high =
+        vector::ExtractStridedSliceOp::create(b, level, {half}, {half}, {1});
     level = arith::AddFOp::create(b, low, high);
   }
   return vector::ExtractOp::create(b, level, ArrayRef<int64_t>{0});
 }
 
-Value canonical::finishY(ImplicitLocOpBuilder &b, Value sum, Value D,
-                         Value x) {
+Value canonical::finishY(ImplicitLocOpBuilder &b, Value sum, Value D, Value x) {
   return D ? fma(b, D, x, sum) : sum;
 }
 
