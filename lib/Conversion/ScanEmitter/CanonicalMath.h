@@ -1,4 +1,4 @@
-//===- CanonicalMath.h - the invariant mode's arithmetic ---------*- C++ -*-===//
+//===- CanonicalMath.h - the invariant mode's arithmetic --------*- C++ -*-===//
 //
 // Ops marked `invariant` promise the same bits for a token however it is
 // scheduled: alone or batched, in one call or split across many, in either
