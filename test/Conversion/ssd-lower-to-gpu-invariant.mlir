@@ -76,3 +76,22 @@ func.func @serial_ragged(%x: memref<?x4x64xbf16>, %dt: memref<?x4xbf16>, %A: mem
       {form = #ssd<form serial>, config = #ssd.scan_config<form = serial, chunk_size = 256, invariant = true>}
   return
 }
+
+// -----
+
+// A hand-pinned invariant op without a config (what ssd-select-form
+// invariant=true leaves on an op whose form was pinned): its plan keeps the
+// mark, and it runs the invariant kernel.
+// CHECK-LABEL: func.func @pinned_without_config
+// CHECK:       gpu.launch {{.*}} function(@ssd_scan_invariant)
+// PLAN-LABEL:  func.func @pinned_without_config
+// PLAN:        config = #ssd.scan_config<form = chunked, chunk_size = 32, invariant = true, chip = "sm_90", serial_rows_per_warp = 4, serial_warps_per_block = 4>
+func.func @pinned_without_config(%x: memref<8x4x16xf32>, %dt: memref<8x4xf32>, %A: memref<4xf32>,
+    %B: memref<8x1x32xf32>, %pool: memref<16x4x16x32xf32>, %qsl: memref<9xi32>,
+    %ci: memref<8xi32>, %y: memref<8x4x16xf32>) {
+  ssd.chunk_scan_varlen invariant x(%x : memref<8x4x16xf32>) dt(%dt : memref<8x4xf32>) A(%A : memref<4xf32>)
+      B(%B : memref<8x1x32xf32>) C(%B : memref<8x1x32xf32>) ssm_pool(%pool : memref<16x4x16x32xf32>)
+      query_start_loc(%qsl : memref<9xi32>) cache_indices(%ci : memref<8xi32>) outs(%y : memref<8x4x16xf32>)
+      {form = #ssd<form chunked>, chunk_size = 32 : i64}
+  return
+}

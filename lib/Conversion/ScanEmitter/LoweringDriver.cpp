@@ -22,9 +22,11 @@ mlir::ssd::detail::whyNotReadyToLower(ChunkScanVarlenOp op,
 ScanConfigAttr mlir::ssd::detail::configOf(ChunkScanVarlenOp op) {
   if (ScanConfigAttr config = op.getConfigAttr())
     return config;
-  // A hand-pinned op: the plan its form and chunk size name, no mixing.
+  // A hand-pinned op: the plan its form and chunk size name, no mixing, and
+  // the op's invariant mark (the verifier requires the two to agree).
   return ScanConfigAttr::get(op.getContext(), *op.getForm(),
-                             op.getChunkSize().value_or(kChunkSizeDefault));
+                             op.getChunkSize().value_or(kChunkSizeDefault))
+      .withInvariant(op.getInvariant());
 }
 
 int64_t mlir::ssd::detail::chunkSizeOf(ChunkScanVarlenOp op) {
