@@ -160,8 +160,7 @@ bool readOptions(Options &o, std::string &error) {
   o.headsPerBlock = headsPerBlock;
   o.invariant = invariant;
   if (invariant && headsPerBlock.getNumOccurrences()) {
-    error = "--invariant runs the serial GPU kernel only: --heads-per-block "
-            "(a chunked kernel's choice) does not apply";
+    error = ssd::invariantExcludes("heads-per-block");
     return false;
   }
   error = mlir::ssd::whyOutOfRange("", "--chunk-size",

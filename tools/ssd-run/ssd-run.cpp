@@ -217,9 +217,7 @@ bool readOptions(Options &o, std::string &error) {
        {static_cast<const cl::Option *>(&noFusedOutput),
         static_cast<const cl::Option *>(&headsPerBlock)})
     if (invariant && chunkedOnly->getNumOccurrences()) {
-      error = "--invariant runs the serial GPU kernel only: --" +
-              chunkedOnly->ArgStr.str() +
-              " (a chunked kernel's choice) does not apply";
+      error = ssd::invariantExcludes(chunkedOnly->ArgStr);
       return false;
     }
   error = mlir::ssd::whyOutOfRange(
