@@ -160,7 +160,8 @@ bool readOptions(Options &o, std::string &error) {
   o.headsPerBlock = headsPerBlock;
   o.invariant = invariant;
   if (invariant && headsPerBlock.getNumOccurrences()) {
-    error = ssd::invariantExcludes("heads-per-block");
+    error = "--invariant runs the serial GPU kernel only: --heads-per-block "
+            "(a chunked kernel's choice) does not apply";
     return false;
   }
   error = mlir::ssd::whyOutOfRange("", "--chunk-size",

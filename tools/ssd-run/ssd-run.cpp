@@ -217,7 +217,9 @@ bool readOptions(Options &o, std::string &error) {
        {static_cast<const cl::Option *>(&noFusedOutput),
         static_cast<const cl::Option *>(&headsPerBlock)})
     if (invariant && chunkedOnly->getNumOccurrences()) {
-      error = ssd::invariantExcludes(chunkedOnly->ArgStr);
+      error = "--invariant runs the serial GPU kernel only: --" +
+              chunkedOnly->ArgStr.str() +
+              " (a chunked kernel's choice) does not apply";
       return false;
     }
   error = mlir::ssd::whyOutOfRange(

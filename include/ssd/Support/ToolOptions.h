@@ -30,14 +30,6 @@
 
 namespace ssd {
 
-/// The tools' one line for `--invariant` beside `--OPTION`, a choice of the
-/// chunked GPU kernels, which an invariant op never runs.
-inline std::string invariantExcludes(llvm::StringRef option) {
-  return ("--invariant runs the serial GPU kernel only: --" + option +
-          " (a chunked kernel's choice) does not apply")
-      .str();
-}
-
 /// The first message a tool parser below recorded while llvm::cl parsed,
 /// which parseToolCommandLine reports instead of llvm::cl's own wording.
 inline std::string &pendingToolError() {
