@@ -15,7 +15,7 @@
 // CHECK-LABEL: func.func @bf16_tail
 // CHECK-DAG:   %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<32xf32>
 // CHECK-DAG:   %[[QNAN:.*]] = arith.constant dense<0x7FC00000> : vector<32xf32>
-// CHECK-DAG:   %[[QNAN1:.*]] = arith.constant 0x7FC00000 : f32
+// CHECK-DAG:   %[[QNAN16:.*]] = arith.constant 0x7FC0 : bf16
 // CHECK-DAG:   %[[TWENTY:.*]] = arith.constant 2.000000e+01 : f32
 // The serial form's task structure: heads x active sequences (P = 64 is one
 // tile), the state tile N wide, two tokens' B and C rows padded to 64.
@@ -91,8 +91,8 @@
 // CHECK:             %[[TERM1:.*]] = llvm.intr.fma(%[[HTN1]], %{{.*}}, %[[ACC1:[^)]*]])
 // CHECK:             arith.select %[[MASK]], %[[TERM1]], %[[ACC1]] : vector<32xi1>, vector<32xf32>
 // CHECK:             vector.maskedstore %[[TILE]][%[[P]], %c32], %[[MASK]], %[[HTN1]]
-// y: the halving tree of the 32 partials, then fma(D, x, sum), NaN made
-// canonical, rounded to bf16.
+// y: the halving tree of the 32 partials, then fma(D, x, sum), rounded to
+// bf16, a NaN stored as bf16's quiet NaN (chosen after the truncation).
 // CHECK:             %[[L16:.*]] = vector.extract_strided_slice %[[PARTIALS]] {offsets = [0], sizes = [16], strides = [1]}
 // CHECK:             %[[H16:.*]] = vector.extract_strided_slice %[[PARTIALS]] {offsets = [16], sizes = [16], strides = [1]}
 // CHECK:             arith.addf %[[L16]], %[[H16]] : vector<16xf32>
@@ -103,9 +103,9 @@
 // CHECK:             %[[SUM:.*]] = vector.extract %[[ONE]][0] : f32 from vector<1xf32>
 // CHECK:             %[[Y:.*]] = llvm.intr.fma(%[[D]], %[[X]], %[[SUM]]) : (f32, f32, f32) -> f32
 // CHECK:             %[[YNAN:.*]] = arith.cmpf uno, %[[Y]], %[[Y]] : f32
-// CHECK:             %[[YC:.*]] = arith.select %[[YNAN]], %[[QNAN1]], %[[Y]] : f32
-// CHECK:             %[[YB:.*]] = arith.truncf %[[YC]] : f32 to bf16
-// CHECK:             memref.store %[[YB]]
+// CHECK:             %[[YB:.*]] = arith.truncf %[[Y]] : f32 to bf16
+// CHECK:             %[[YC:.*]] = arith.select %[[YNAN]], %[[QNAN16]], %[[YB]] : bf16
+// CHECK:             memref.store %[[YC]]
 // The final state: canonical NaNs, the tail's 16 columns only.
 // CHECK:         scf.if
 // CHECK:           %[[S:.*]] = vector.load %[[TILE]]

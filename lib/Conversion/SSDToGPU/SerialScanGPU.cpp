@@ -277,10 +277,21 @@ private:
     });
   }
 
+  /// y[indices] = value, as CanonicalMath.h stores it in invariant kernels.
+  void storeY(ImplicitLocOpBuilder &b, Value value, ValueRange indices) {
+    if (!invariant)
+      return e.storeRounded(b, value, e.y, indices);
+    Type element = cast<MemRefType>(e.y.getType()).getElementType();
+    memref::StoreOp::create(b, canonical::storedValue(b, value, element), e.y,
+                            indices);
+  }
+
   void storeColumns(ImplicitLocOpBuilder &b, Value value, Value memref,
                     ValueRange indices) {
     Type element = cast<MemRefType>(memref.getType()).getElementType();
-    if (!element.isF32())
+    if (invariant)
+      value = canonical::storedValue(b, value, element);
+    else if (!element.isF32())
       value = arith::TruncFOp::create(
           b, VectorType::get({vectorWidth}, element), value);
     vector::StoreOp::create(
@@ -387,8 +398,6 @@ private:
     for (int64_t r = 0; r < rowsPerWarp; ++r)
       for (int64_t j = 0; j < J; ++j) {
         Value value = values[r * J + j];
-        if (invariant)
-          value = canonical::canonicalNaN(b, value);
         auto store = [&](ImplicitLocOpBuilder &b) {
           storeColumns(b, value, e.pool,
                        {slot, w.head, w.rows[r], w.columns[j]});
@@ -509,7 +518,7 @@ private:
       }
       Value y = canonical::finishY(b, warpSum(b, partial), w.dSkip, xv);
       step.xs.push_back(xv);
-      step.totals.push_back(canonical::canonicalNaN(b, y));
+      step.totals.push_back(y);
     }
     return step;
   }
@@ -583,7 +592,7 @@ private:
           Value mine = lanesRowValue(b, w, step.totals);
           LaneRow stored = lanesRow(b, w);
           e.ifThen(b, stored.stores, [&](ImplicitLocOpBuilder &b) {
-            e.storeRounded(b, mine, e.y, {t, head, stored.row});
+            storeY(b, mine, {t, head, stored.row});
           });
           storeCheckpoint(b, w, checkpointed, t, step.next);
           scf::YieldOp::create(b, step.next);

@@ -19,10 +19,10 @@
 //       for column blocks j = 0, 1, ...:  (n = 32 j + l, lane l)
 //         S[p, n] = update(g, S[p, n], w, B[t, k, n])
 //         a_l     = accumulate(S[p, n], C[t, k, n], a_l)    only n < N
-//       y[t, h, p] = canonicalNaN(finishY(tree32(a), D[h], x[t, h, p]))
+//       y[t, h, p] = storedValue(finishY(tree32(a), D[h], x[t, h, p]))
 //   after each written checkpoint boundary:
-//     pool[checkpoint slot, h, p-tile, :] = canonicalNaN(S)
-//   if writes: pool[slot, h, p-tile, :] = canonicalNaN(S)
+//     pool[checkpoint slot, h, p-tile, :] = storedValue(S)
+//   if writes: pool[slot, h, p-tile, :] = storedValue(S)
 //
 // all rounded to the stored type. Lane l of the accumulator takes columns
 // n = l, l + 32, ... in increasing order, which is what the GPU's lane l
@@ -191,10 +191,13 @@ private:
 
   /// Stores f32 lanes into memref[indices ..], rounded to its element type:
   /// a whole block, or with `mask` the lanes below N only.
+  /// With `canonical`, as CanonicalMath.h stores results (NaN canonical).
   void storeBlock(ImplicitLocOpBuilder &b, Value v, Value memref,
-                  ValueRange indices, Value mask) {
+                  ValueRange indices, Value mask, bool canonical = false) {
     Type element = cast<MemRefType>(memref.getType()).getElementType();
-    if (element != e.f32)
+    if (canonical)
+      v = canonical::storedValue(b, v, element);
+    else if (element != e.f32)
       v = arith::TruncFOp::create(b, VectorType::get({kLanes}, element), v);
     if (mask)
       vector::MaskedStoreOp::create(b, memref, indices, mask, v);
@@ -323,14 +326,14 @@ private:
     });
   }
 
-  /// pool[slot, h, p-tile, :] = canonicalNaN(S), rounded to the pool's type.
+  /// pool[slot, h, p-tile, :] = S, rounded to the pool's type (storedValue).
   void emitStoreState(ImplicitLocOpBuilder &b, const Task &task, Value slot) {
     forEachStateBlock(
         b, task, [&](ImplicitLocOpBuilder &b, Value p, Value n, Value mask) {
           Value row = arith::AddIOp::create(b, task.p0, p);
           Value v = loadBlock(b, task.state(), {p, n}, mask);
-          storeBlock(b, canonical::canonicalNaN(b, v), e.pool,
-                     {slot, task.head, row, n}, mask);
+          storeBlock(b, v, e.pool, {slot, task.head, row, n}, mask,
+                     /*canonical=*/true);
         });
   }
 
@@ -427,8 +430,9 @@ private:
         Value y = canonical::finishY(b, canonical::tree32(b, sums[i]),
                                      task.dHead, xs[i]);
         Value row = arith::AddIOp::create(b, task.p0, rowIndex[r]);
-        e.storeRounded(b, canonical::canonicalNaN(b, y), e.y,
-                       {token.t, task.head, row});
+        Type element = cast<MemRefType>(e.y.getType()).getElementType();
+        memref::StoreOp::create(b, canonical::storedValue(b, y, element), e.y,
+                                ValueRange{token.t, task.head, row});
       }
   }
 

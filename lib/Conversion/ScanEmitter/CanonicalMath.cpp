@@ -13,12 +13,14 @@ using namespace mlir::ssd::detail;
 
 namespace {
 
-/// A constant of v's type (f32 or a vector of f32) holding `value`.
+/// A constant of `type` (a float type or a vector of one) holding `value`,
+/// which has the element type's semantics.
 Value splat(ImplicitLocOpBuilder &b, Type type, const APFloat &value) {
   if (auto vector = dyn_cast<VectorType>(type))
     return arith::ConstantOp::create(
-        b, DenseElementsAttr::get(
-               vector, b.getFloatAttr(b.getF32Type(), value).getValue()));
+        b,
+        DenseElementsAttr::get(
+            vector, b.getFloatAttr(vector.getElementType(), value).getValue()));
   return arith::ConstantOp::create(b, b.getFloatAttr(type, value));
 }
 
@@ -88,4 +90,20 @@ Value canonical::canonicalNaN(ImplicitLocOpBuilder &b, Value v) {
   Value isNaN = arith::CmpFOp::create(b, arith::CmpFPredicate::UNO, v, v);
   Value quiet = splat(b, v.getType(), APFloat::getQNaN(APFloat::IEEEsingle()));
   return arith::SelectOp::create(b, isNaN, quiet, v);
+}
+
+Value canonical::storedValue(ImplicitLocOpBuilder &b, Value v, Type element) {
+  if (element.isF32())
+    return canonicalNaN(b, v);
+  Type type = element;
+  if (auto vector = dyn_cast<VectorType>(v.getType()))
+    type = vector.clone(element);
+  // The NaN is chosen after the truncation, not before: NVPTX's
+  // cvt.rn.bf16.f32 turns every NaN into 0x7FFF, where the CPU and the
+  // emulator keep the quiet bit's pattern (0x7FC0).
+  Value isNaN = arith::CmpFOp::create(b, arith::CmpFPredicate::UNO, v, v);
+  Value quiet = splat(
+      b, type, APFloat::getQNaN(cast<FloatType>(element).getFloatSemantics()));
+  Value rounded = arith::TruncFOp::create(b, type, v);
+  return arith::SelectOp::create(b, isNaN, quiet, rounded);
 }

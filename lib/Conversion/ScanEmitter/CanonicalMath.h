@@ -22,7 +22,8 @@
 // targets; fma is llvm.fma, exact on every target (software on a CPU without
 // FMA instructions). Nothing here carries fast-math flags, so no backend may
 // contract or reassociate it. NaN results are stored as the one quiet NaN
-// 0x7FC00000: LLVM keeps no NaN payloads, and targets produce different ones.
+// of the stored type (0x7FC00000, bf16 0x7FC0, f16 0x7E00): LLVM keeps no NaN
+// payloads, and targets produce different ones.
 //
 // Every function is elementwise on f32 or on vectors of f32 (all operands of
 // one type; callers broadcast scalars), except tree32.
@@ -64,9 +65,13 @@ Value accumulate(ImplicitLocOpBuilder &b, Value h, Value C, Value acc);
 Value tree32(ImplicitLocOpBuilder &b, Value partials);
 /// y before rounding: fma(D, x, sum) with D (null without one), else sum.
 Value finishY(ImplicitLocOpBuilder &b, Value sum, Value D, Value x);
-/// v with every NaN replaced by the quiet NaN 0x7FC00000; applied to every
-/// value before it is stored (y, final states, checkpoints).
+/// v with every NaN replaced by the quiet NaN 0x7FC00000.
 Value canonicalNaN(ImplicitLocOpBuilder &b, Value v);
+/// v (f32 or a vector of f32) as stored into a buffer of `element` (f32,
+/// bf16 or f16): rounded to nearest-even, every NaN replaced by the element
+/// type's quiet NaN (0x7FC00000, 0x7FC0, 0x7E00). Every value the invariant
+/// kernels store (y, final states, checkpoints) goes through it.
+Value storedValue(ImplicitLocOpBuilder &b, Value v, Type element);
 
 } // namespace canonical
 } // namespace detail
