@@ -30,6 +30,41 @@ done < checks.txt
 grep -v "^ssd-aot-run: \(cuda\|reference\) form=" grid.log | head -20
 grid_passed=$passed; grid_failed=$failed
 
+echo "== invariant mode: the GPU's bits against the CPU's (packed at pack time)"
+# Every output file of the invariant serial kernel must equal, byte for
+# byte, what `ssd-run --target cpu --invariant` wrote on the build machine.
+before_inv_passed=$passed; before_inv_failed=$failed
+while read -r name dtype; do
+  differ=""
+  for f in cases/"$name"/cpu-inv/*.npy; do
+    cmp -s "$f" "cases/$name/inv/$(basename "$f")" || differ="$differ $(basename "$f")"
+  done
+  if [ -z "$differ" ]; then
+    passed=$((passed + 1))
+    echo "$name ($dtype): bit-identical to the CPU"
+  else
+    failed=$((failed + 1))
+    echo "FAIL invariant $name ($dtype): differs from the CPU in$differ"
+    $python - "cases/$name/cpu-inv" "cases/$name/inv" $differ <<'PY'
+import os, sys
+import numpy as np
+cpu, gpu = sys.argv[1], sys.argv[2]
+for f in sys.argv[3:]:
+    a, b = np.load(os.path.join(cpu, f)), np.load(os.path.join(gpu, f))
+    if a.shape != b.shape or a.dtype != b.dtype:
+        print("  %s: %s %s vs %s %s" % (f, a.dtype, a.shape, b.dtype, b.shape))
+        continue
+    ua = a.view(np.uint16 if a.itemsize == 2 else np.uint32).ravel()
+    ub = b.view(np.uint16 if b.itemsize == 2 else np.uint32).ravel()
+    bad = np.flatnonzero(ua != ub)
+    i = bad[0]
+    print("  %s: %d of %d words differ, first at %d: cpu 0x%x (%r) gpu 0x%x (%r)"
+          % (f, bad.size, ua.size, i, ua[i], a.ravel()[i], ub[i], b.ravel()[i]))
+PY
+  fi
+done < inv-checks.txt
+inv_passed=$((passed - before_inv_passed)); inv_failed=$((failed - before_inv_failed))
+
 echo "== GPU emulator vs GPU (same kernels; emulator outputs from pack time)"
 # Probes: mma and shfl use inputs that make every result exact (small
 # integers, integers), so the hardware must agree bit for bit. mma-round
@@ -143,7 +178,7 @@ for form in serial chunked; do
   emu_summary="$emu_summary, $form y max rel diff $parts"
 done
 emu_summary=${emu_summary#, }
-emu_passed=$((passed - grid_passed)); emu_failed=$((failed - grid_failed))
+emu_passed=$((passed - grid_passed - inv_passed)); emu_failed=$((failed - grid_failed - inv_failed))
 
 echo "== Mamba-2 mixer example on the GPU (ssd-compile --module mixer.mlir, bf16)"
 before_mixer_passed=$passed; before_mixer_failed=$failed
@@ -179,10 +214,14 @@ echo "== chunked form: two heads per chunk-kernel block (the default on sm_90a),
 ./ssd-aot-run --bench prefill --like like/granite --dtype bf16 --form chunked --chunk-size 256 --reps 3 --max-tokens 16384 --heads-per-block 1 2>&1 | tee prefill-one-head.log
 echo "== decode benchmark (same model, f32 pool)"
 ./ssd-aot-run --bench decode --like like/granite --dtype bf16 --form auto --chunk-size 256 --reps 10 2>&1 | tee decode.log
+echo "== invariant serial kernel (same model): decode, then prefill"
+./ssd-aot-run --bench decode --like like/granite --dtype bf16 --form serial --chunk-size 256 --reps 10 --invariant 2>&1 | tee decode-invariant.log
+./ssd-aot-run --bench prefill --like like/granite --dtype bf16 --form serial --chunk-size 256 --reps 2 --max-tokens 8192 --invariant 2>&1 | tee prefill-invariant.log
 
 echo "== summary"
 echo "grid: $grid_passed passed, $grid_failed failed"
 echo "emulator vs GPU: $emu_summary ($emu_passed passed, $emu_failed failed)"
+echo "invariant vs CPU bits: $inv_passed passed, $inv_failed failed"
 echo "mixer: $((passed - before_mixer_passed)) passed, $((failed - before_mixer_failed)) failed"
 echo "time: $(( $(date +%s) - start )) s"
 echo "$passed passed, $failed failed"

@@ -121,6 +121,55 @@ pack() {
   compile --inputs "$out/like/granite" --dtype bf16 --forms chunked --heads-per-block 1 \
     --chunk-size 256 --chip "$chips" --format "$format" -o "$out/bench-one-head.o" "$out/compile-bench.log"
   objects+=("$out/bench-one-head.o")
+  # Invariant mode across targets (docs/overview.md "Invariant mode"): the
+  # invariant serial kernel on the GPU must write the bits the CPU writes.
+  # The CPU's outputs are computed here and packed; run.sh compares bytes.
+  # inv-nonfinite puts an infinite x into one head of one sequence, so its
+  # states overflow and y becomes NaN: the stored NaN pattern (0x7FC00000,
+  # and its 16-bit truncation in y) is part of the promise.
+  local inv_grid=(
+    "inv-f32|f32|--H 4 --P 16 --N 48 --G 2 --seqlens 9,1,23,130 --initial mixed --update all --seed 41"
+    "inv-bf16|bf16|--H 4 --P 16 --N 48 --G 2 --seqlens 9,1,23,130 --initial mixed --update all --seed 42"
+    "inv-f16|f16|--H 4 --P 16 --N 48 --G 2 --seqlens 9,1,23,130 --initial mixed --update all --seed 43"
+    "inv-mamba2-like|bf16|--H 8 --P 64 --N 128 --G 1 --seqlens 1,100,300 --slots 4 --seed 44"
+    "inv-decode|f32|--H 4 --P 64 --N 128 --G 1 --seqlens 1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1 --slots 18 --initial all --seed 45"
+    "inv-nonfinite|bf16|--H 4 --P 16 --N 48 --G 2 --seqlens 9,1,23,130 --initial all --update all --seed 46"
+  )
+  : > "$out/inv-checks.txt"
+  local inv_inputs=()
+  for entry in "${inv_grid[@]}"; do
+    IFS='|' read -r name dtype flags <<< "$entry"
+    $gen gen "$out/cases/$name/in" $flags > /dev/null
+    if [ "$name" = inv-nonfinite ]; then
+      $python -c "import numpy as np, sys; p = sys.argv[1] + '/x.npy'; x = np.load(p); x[3, 1, :] = np.inf; np.save(p, x)" \
+        "$out/cases/$name/in"
+    fi
+    "$build/bin/ssd-run" --inputs "$out/cases/$name/in" --outputs "$out/cases/$name/cpu-inv" \
+      --dtype "$dtype" --target cpu --invariant > /dev/null
+    inv_inputs+=("$dtype:$out/cases/$name/in")
+    echo "--inputs cases/$name/in --outputs cases/$name/inv --dtype $dtype --target cuda --form serial --invariant" >> "$out/cases.txt"
+    echo "$name $dtype" >> "$out/inv-checks.txt"
+    # Finite cases are also held to the reference's tolerance.
+    if [ "$name" != inv-nonfinite ]; then
+      echo "--inputs cases/$name/in --outputs cases/$name/ref --dtype $dtype --target reference" >> "$out/cases.txt"
+      echo "$name $dtype inv" >> "$out/checks.txt"
+    fi
+  done
+  # One object per dtype: variants of equal signatures are compiled once.
+  for dtype in f32 f16 bf16; do
+    local inputs=()
+    for entry in "${inv_inputs[@]}"; do
+      [ "${entry%%:*}" = "$dtype" ] && inputs+=(--inputs "${entry#*:}")
+    done
+    [ ${#inputs[@]} -eq 0 ] && continue
+    compile "${inputs[@]}" --dtype "$dtype" --forms serial --invariant \
+      --chip "$chips" --format "$format" -o "$out/inv-$dtype.o" "$out/compile-inv.log"
+    objects+=("$out/inv-$dtype.o")
+  done
+  # The invariant kernel timed on the benchmark signature.
+  compile --inputs "$out/like/granite" --dtype bf16 --forms serial --invariant \
+    --chunk-size 256 --chip "$chips" --format "$format" -o "$out/bench-invariant.o" "$out/compile-bench.log"
+  objects+=("$out/bench-invariant.o")
   # The probes (tools/ssd-aot-run/probes): hand-written kernels doing one
   # mma.sync m16n8k16 bf16 per warp and shfl.sync in all four modes on
   # registers from their input, run with --call.
@@ -221,7 +270,7 @@ pack() {
     echo "gpu-check: no CUDA toolkit (no $cuda_home/nvvm/libdevice): the mixer example is left out" >&2
   fi
   rm -f "$out"/*.o
-  cp "$root/utils/ssdgen.py" "$out/ssdgen.py"
+  cp "$root/utils/ssdgen.py" "$root/utils/ssdgen_invariance.py" "$out/"
   cp "$root/scripts/gpu-check-run.sh" "$out/run.sh"
   echo "gpu-check: packed $(du -sh "$out" | cut -f1) into $out ($format kernels for $chips$mixer_note); run: bash $out/run.sh"
 }
