@@ -209,9 +209,9 @@ fi
 
 echo "== prefill benchmark (Granite-4-H-Small SSM: H=128 P=64 N=128 G=1, bf16)"
 ./ssd-aot-run --bench prefill --like like/granite --dtype bf16 --form auto --chunk-size 256 --reps 3 2>&1 | tee prefill.log
-echo "== chunked form: two heads per chunk-kernel block (the default on sm_90a), then one"
-./ssd-aot-run --bench prefill --like like/granite --dtype bf16 --form chunked --chunk-size 256 --reps 3 --max-tokens 16384 2>&1 | tee prefill-paired.log
-./ssd-aot-run --bench prefill --like like/granite --dtype bf16 --form chunked --chunk-size 256 --reps 3 --max-tokens 16384 --heads-per-block 1 2>&1 | tee prefill-one-head.log
+echo "== chunked form: one head per chunk-kernel block (the default), then two"
+./ssd-aot-run --bench prefill --like like/granite --dtype bf16 --form chunked --chunk-size 256 --reps 3 --max-tokens 16384 2>&1 | tee prefill-one-head.log
+./ssd-aot-run --bench prefill --like like/granite --dtype bf16 --form chunked --chunk-size 256 --reps 3 --max-tokens 16384 --heads-per-block 2 2>&1 | tee prefill-paired.log
 echo "== decode benchmark (same model, f32 pool)"
 ./ssd-aot-run --bench decode --like like/granite --dtype bf16 --form auto --chunk-size 256 --reps 10 2>&1 | tee decode.log
 echo "== invariant serial kernel (same model): decode, then prefill"

@@ -31,10 +31,10 @@
 // RUN: ssd-opt %s -ssd-plan-gpu-kernels="chip=sm_90 shared-memory-limit=232448 fused-output=false" -ssd-lower-to-gpu | FileCheck %s --check-prefix=NO-OCCUPANCY
 // And through --ssd-to-nvvm (fused by default), the PTX of the waits and
 // publications, and the chunk kernel's .minnctapersm: two 256-thread blocks
-// per SM, or on sm_90a, where a block serves two heads (heads_per_block = 2), one
-// of 512 threads (the same registers a thread).
-// RUN: ssd-opt %s --ssd-to-nvvm="chip=sm_90a heads-per-block=1" | FileCheck %s --check-prefixes=PTX,PTX-TWO
-// RUN: ssd-opt %s --ssd-to-nvvm="chip=sm_90a" | FileCheck %s --check-prefixes=PTX,PTX-PAIRED
+// per SM (the default), or on sm_90a with heads-per-block=2, where a block
+// serves two heads, one of 512 threads (the same registers a thread).
+// RUN: ssd-opt %s --ssd-to-nvvm="chip=sm_90a" | FileCheck %s --check-prefixes=PTX,PTX-TWO
+// RUN: ssd-opt %s --ssd-to-nvvm="chip=sm_90a heads-per-block=2" | FileCheck %s --check-prefixes=PTX,PTX-PAIRED
 
 // OCCUPANCY-LABEL: func.func @chunked
 // OCCUPANCY:       gpu.launch

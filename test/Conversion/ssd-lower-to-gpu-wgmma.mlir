@@ -11,12 +11,13 @@
 // start address >> 4 (14 bits), stride offset 512 bytes (8 rows of 64
 // bytes, 32 << 32) with the leading offset 1 (1 << 16), 64-byte swizzle
 // (mode 2 in bits 62-63): 0x8000002000010000.
-// Without the option no kernel has a wgmma instruction. Under the default
-// shared-memory limit (sm_86's 99 KB) a block serves one head; under
-// sm_90's (PAIRED, below) two.
+// Without the option no kernel has a wgmma instruction. A block serves one
+// head by default (ONE-HEAD, below); with heads-per-block=2 under sm_90's
+// shared-memory limit (PAIRED) two, under the default limit (sm_86's 99 KB)
+// still one.
 // RUN: ssd-opt %s -ssd-plan-gpu-kernels="chip=sm_90a shared-memory-limit=101376" -ssd-lower-to-gpu -split-input-file | FileCheck %s
-// RUN: ssd-opt %s -ssd-plan-gpu-kernels="chip=sm_90a shared-memory-limit=232448" -ssd-lower-to-gpu -split-input-file | FileCheck %s --check-prefix=PAIRED
-// RUN: ssd-opt %s -ssd-plan-gpu-kernels="chip=sm_90a shared-memory-limit=232448 heads-per-block=1" -ssd-lower-to-gpu -split-input-file | FileCheck %s --check-prefix=ONE-HEAD
+// RUN: ssd-opt %s -ssd-plan-gpu-kernels="chip=sm_90a shared-memory-limit=232448 heads-per-block=2" -ssd-lower-to-gpu -split-input-file | FileCheck %s --check-prefix=PAIRED
+// RUN: ssd-opt %s -ssd-plan-gpu-kernels="chip=sm_90a shared-memory-limit=232448" -ssd-lower-to-gpu -split-input-file | FileCheck %s --check-prefix=ONE-HEAD
 // RUN: ssd-opt %s -ssd-plan-gpu-kernels="chip=sm_90 shared-memory-limit=101376" -ssd-lower-to-gpu -split-input-file | FileCheck %s --check-prefix=MMA-SYNC
 
 // CHECK-LABEL: func.func @chunked

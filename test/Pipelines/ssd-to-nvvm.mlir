@@ -20,11 +20,11 @@
 // TARGET-SAME:   .target sm_90a
 // The chunked kernels run their matmuls on tensor cores: on sm_90a (the
 // default chip) all of them by warpgroup MMA at these shapes (C·Bᵀ in
-// m64n16 quarters, four warpgroups in a block of two heads; dS and y in
-// m64n64 halves per head), no mma.sync left; sm_80 (below) has mma.sync
+// m64n32 halves, two warpgroups in a block of one head; dS and y in
+// m64n64 halves), no mma.sync left; sm_80 (below) has mma.sync
 // only.
 // MMA-NOT:     mma.sync.aligned
-// MMA:         wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16
+// MMA:         wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16
 // MMA:         wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
 // MMA-NOT:     mma.sync.aligned
 // exp/log are the PTX approximations, so nothing is left for libdevice.

@@ -1,8 +1,8 @@
 // RUN: ssd-opt %s -ssd-select-form -split-input-file | FileCheck %s --check-prefix=CPU
 // RUN: ssd-opt %s -ssd-select-form="min-chunked-tokens=1024 min-chunked-tokens-per-seq=256 serial-for-dense-checkpoints=false" -ssd-plan-gpu-kernels="chip=sm_90" -split-input-file | FileCheck %s --check-prefix=GPU
 // RUN: ssd-opt %s -ssd-select-form="min-chunked-tokens=1024 min-chunked-tokens-per-seq=256 serial-for-dense-checkpoints=false" -ssd-plan-gpu-kernels="chip=sm_90 shared-memory-limit=40000" -split-input-file | FileCheck %s --check-prefix=SMALL
-// RUN: ssd-opt %s -ssd-select-form="min-chunked-tokens=1024 min-chunked-tokens-per-seq=256 serial-for-dense-checkpoints=false" -ssd-plan-gpu-kernels="chip=sm_90a" -split-input-file | FileCheck %s --check-prefix=WGMMA
-// RUN: ssd-opt %s -ssd-select-form="min-chunked-tokens=1024 min-chunked-tokens-per-seq=256 serial-for-dense-checkpoints=false" -ssd-plan-gpu-kernels="chip=sm_90a heads-per-block=1" -split-input-file | FileCheck %s --check-prefix=ONE-HEAD
+// RUN: ssd-opt %s -ssd-select-form="min-chunked-tokens=1024 min-chunked-tokens-per-seq=256 serial-for-dense-checkpoints=false" -ssd-plan-gpu-kernels="chip=sm_90a heads-per-block=2" -split-input-file | FileCheck %s --check-prefix=WGMMA
+// RUN: ssd-opt %s -ssd-select-form="min-chunked-tokens=1024 min-chunked-tokens-per-seq=256 serial-for-dense-checkpoints=false" -ssd-plan-gpu-kernels="chip=sm_90a" -split-input-file | FileCheck %s --check-prefix=ONE-HEAD
 
 // The plan ssd-select-form records on each op (#ssd.scan_config) for the
 // four launch shapes, under the CPU pipelines' options (the pass's
@@ -53,13 +53,13 @@ func.func @verify(%x: memref<32x4x64xbf16>, %dt: memref<32x4xbf16>, %A: memref<4
 // SMALL-LABEL: func.func @long_prefill
 // SMALL: config = #ssd.scan_config<form = chunked, chunk_size = 256, chip = "sm_90", serial_rows_per_warp = 4, serial_warps_per_block = 4, fusion = state, output_rows = 128, state_parts = 1, heads_per_block = 1, matmul = mma_sync, fragment_loads = ldmatrix, staging = cp_async, blocks_per_sm = 0, shared_memory = 25760>,
 // GPU: config = #ssd.scan_config<form = chunked, chunk_size = 256, chip = "sm_90", serial_rows_per_warp = 4, serial_warps_per_block = 4, fusion = state_and_output, output_rows = 128, state_parts = 1, heads_per_block = 1, matmul = mma_sync, fragment_loads = ldmatrix, staging = cp_async, blocks_per_sm = 2, shared_memory = 79024>,
-// With wgmma (sm_90a) a block serves two heads (heads_per_block = 2): two
-// copies of the one-head layout, each with 1008 bytes in which the kernel
+// With wgmma (sm_90a) and heads-per-block=2 (WGMMA) a block serves two
+// heads (heads_per_block = 2): two copies of the one-head layout, each with 1008 bytes in which the kernel
 // moves its wgmma tiles onto a 1024-byte boundary of the shared window,
 // the second 80896 bytes (a multiple of 1024) after the first: one
 // 512-thread block per SM (the map role's scratch is sized for its 512
-// threads). With heads-per-block=1 (ONE-HEAD) one head, 80032 bytes: two
-// blocks per SM.
+// threads). By default (ONE-HEAD, heads-per-block=1: faster on an H200)
+// one head, 80032 bytes: two blocks per SM.
 // WGMMA-LABEL: func.func @long_prefill
 // WGMMA: config = #ssd.scan_config<form = chunked, chunk_size = 256, chip = "sm_90a", serial_rows_per_warp = 4, serial_warps_per_block = 4, fusion = state_and_output, output_rows = 128, state_parts = 1, heads_per_block = 2, matmul = wgmma, fragment_loads = ldmatrix, staging = cp_async, blocks_per_sm = 1, shared_memory = 160992>,
 // ONE-HEAD-LABEL: func.func @long_prefill

@@ -24,10 +24,10 @@
 // there (sm_80 on 8.x, sm_90a on 9.0 only), else one carrying PTX (isa,
 // fatbin) for an older chip, else a one-line error (docs/gpu.md).
 //
-// --heads-per-block 1 keeps one head per chunk-kernel block where the
-// planner would put two (sm_90a, docs/gpu.md); the variants' keys end in
-// `heads_per_block=1`, so one executable can hold both and compare them
-// (`ssd-aot-run --heads-per-block 1`).
+// --heads-per-block 2 lets a chunk-kernel block serve two heads where the
+// shapes allow it (sm_90a, docs/gpu.md); the variants' keys end in
+// `heads_per_block=2`, so one executable can hold both and compare them
+// (`ssd-aot-run --heads-per-block 2`).
 //
 // --invariant compiles every op invariant (bit-identical results however it
 // is batched, split or formed); the variants' keys end in ` invariant`

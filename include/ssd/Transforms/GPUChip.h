@@ -68,9 +68,13 @@ inline constexpr int64_t kSerialRowsPerWarpDefault = 4;
 inline constexpr int64_t kSerialWarpsPerBlockDefault = 4;
 
 /// The most heads of one group a chunk-kernel block serves unless told
-/// otherwise (heads-per-block): two where wgmma and the fused output run and
-/// a group has an even number of heads.
-inline constexpr int64_t kDefaultHeadsPerBlock = 2;
+/// otherwise (heads-per-block). One: on an H200 (2026-12-04) one head per
+/// block (two 256-thread blocks per SM) ran the bf16 chunk kernel 8-14%
+/// faster than two (one 512-thread block) at Granite-4, Mamba2-2.7B and
+/// Codestral shapes, although two heads move fewer L2 bytes per token
+/// (docs/performance.md, "Measured on an H200"). heads-per-block=2 stays
+/// available.
+inline constexpr int64_t kDefaultHeadsPerBlock = 1;
 
 } // namespace ssd
 } // namespace mlir
