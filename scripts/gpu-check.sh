@@ -35,6 +35,18 @@ compile() {
   fi
 }
 
+# dtype_inputs DTYPE ENTRY...: sets the array `inputs` to `--inputs DIR` for
+# each ENTRY (DTYPE:DIR) of that dtype, for one ssd-compile per dtype.
+dtype_inputs() {
+  local dtype="$1" entry
+  shift
+  inputs=()
+  for entry in "$@"; do
+    [ "${entry%%:*}" = "$dtype" ] && inputs+=(--inputs "${entry#*:}")
+  done
+  return 0
+}
+
 pack() {
   local out="$1"
   local build="$root/build"
@@ -102,12 +114,9 @@ pack() {
     chips=sm_80,sm_90a
     export PATH="$toolkit:$PATH"
   fi
-  local objects=()
+  local objects=() inputs=()
   for dtype in f32 f16 bf16; do
-    local inputs=()
-    for entry in "${compile_args[@]}"; do
-      [ "${entry%%:*}" = "$dtype" ] && inputs+=(--inputs "${entry#*:}")
-    done
+    dtype_inputs "$dtype" "${compile_args[@]}"
     [ ${#inputs[@]} -eq 0 ] && continue
     compile "${inputs[@]}" --dtype "$dtype" --forms serial,chunked,auto \
       --chunk-size "$chunk" --chip "$chips" --format "$format" -o "$out/grid-$dtype.o" "$out/compile-$dtype.log"
@@ -157,10 +166,7 @@ pack() {
   done
   # One object per dtype: variants of equal signatures are compiled once.
   for dtype in f32 f16 bf16; do
-    local inputs=()
-    for entry in "${inv_inputs[@]}"; do
-      [ "${entry%%:*}" = "$dtype" ] && inputs+=(--inputs "${entry#*:}")
-    done
+    dtype_inputs "$dtype" "${inv_inputs[@]}"
     [ ${#inputs[@]} -eq 0 ] && continue
     compile "${inputs[@]}" --dtype "$dtype" --forms serial --invariant \
       --chip "$chips" --format "$format" -o "$out/inv-$dtype.o" "$out/compile-inv.log"

@@ -11,7 +11,11 @@ functions, which ptxas gives no register count, show `registers=-`).
 Exits 1 if ptxas fails, or if any function of any file spills (a line
 `extract-ptx: <file>: <function> spills ...` on stderr), unless
 --allow-spills: a spill check cannot then miss the first kernel listed, or
-any other, whatever the caller's FileCheck lines look like.
+any other, whatever the caller's FileCheck lines look like. Exits 1 too if
+ptxas warns, or reports a "Potential out of bound access" (an info line,
+which ptxas prints for accesses past a shared variable's declared size:
+undefined behaviour in PTX), each quoted as `extract-ptx: <file>: ptxas:
+<line>` on stderr.
 """
 import subprocess
 import os
@@ -58,6 +62,14 @@ def assemble(path, ptxas, arch, allow_spills):
                          capture_output=True, text=True)
     if run.returncode != 0:
         sys.stderr.write(run.stderr)
+        return "failed"
+    complaints = [line for line in (run.stdout + run.stderr).splitlines()
+                  if re.search(r"warning|Potential out of bound access",
+                               line, re.IGNORECASE)]
+    for line in complaints:
+        sys.stderr.write("extract-ptx: %s: ptxas: %s\n"
+                         % (os.path.basename(path), line.strip()))
+    if complaints:
         return "failed"
     functions = parse_ptxas_info(run.stdout + run.stderr)
     if not functions:

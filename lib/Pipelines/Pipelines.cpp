@@ -216,6 +216,8 @@ void addKernelCodegen(OpPassManager &pm, const KernelCodegenOptions &options) {
   ConvertGpuOpsToNVVMOpsOptions toNVVM;
   toNVVM.indexBitwidth = 64;
   pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps(toNVVM));
+  // PTX's spelling of launch-sized shared memory (not a 1-byte variable).
+  pm.addNestedPass<gpu::GPUModuleOp>(createSSDExternDynamicSharedMemory());
   pm.addNestedPass<gpu::GPUModuleOp>(LLVM::createNVVMOptimizeForTargetPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createCanonicalizerPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createCSEPass());

@@ -4,6 +4,7 @@
 // RUN: FileCheck %s --check-prefix=EXP < %t.mlir
 // RUN: FileCheck %s --check-prefix=HOST < %t.mlir
 // RUN: FileCheck %s --check-prefix=NOLIBDEVICE < %t.mlir
+// RUN: FileCheck %s --check-prefix=SHMEM < %t.mlir
 // RUN: ssd-opt %s --ssd-to-nvvm="chip=sm_80 form=chunked" | FileCheck %s --check-prefix=SM80
 // RUN: ssd-opt %s --ssd-to-nvvm="chip=sm_90 form=chunked" | FileCheck %s --check-prefix=SM90
 // RUN: not ssd-opt %s --ssd-to-nvvm="chip=sm_75" 2>&1 | FileCheck %s --check-prefix=BADCHIP
@@ -30,8 +31,13 @@
 // exp/log are the PTX approximations, so nothing is left for libdevice.
 // EXP:         ex2.approx.ftz.f32
 // EXP:         lg2.approx.f32
-// NOLIBDEVICE-NOT: .extern
+// NOLIBDEVICE-NOT: .extern .func
 // NOLIBDEVICE-NOT: __nv_
+// The chunk kernel's dynamic shared memory is PTX's extern of unknown size
+// (ssd-extern-dynamic-shared-memory), not a one-byte variable that every
+// access past its first byte would overrun.
+// SHMEM:     .extern .shared .align 16 .b8 __dynamic_shmem__0[];
+// SHMEM-NOT: .shared .align 16 .b8 __dynamic_shmem__0;
 // HOST:        llvm.func @prefill(
 // HOST:          llvm.call @mgpuMemAlloc
 // HOST:          gpu.launch_func

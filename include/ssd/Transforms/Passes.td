@@ -247,6 +247,37 @@ def SSDApplyKernelOccupancy
   ];
 }
 
+def SSDExternDynamicSharedMemory
+    : Pass<"ssd-extern-dynamic-shared-memory", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Declare the kernels' dynamic shared memory extern, as PTX "
+                "spells a launch-sized buffer";
+  let description = [{
+    Runs on a GPU module after `convert-gpu-to-nvvm`, which gives
+    `gpu.dynamic_shared_memory` an internal zero-length array in the shared
+    address space. The NVPTX backend prints that definition as a one-byte
+    static variable, so every access past its first byte is out of bounds
+    (ptxas: "Potential out of bound access", undefined behaviour in PTX).
+    Each such global (address space 3, `!llvm.array<0 x i8>`-like, no
+    initializer) becomes an external declaration, which NVPTX prints as
+    `.extern .shared .align A .b8 name[];`, keeping its alignment. Other
+    globals are left as they are. The GPU emulator treats a declared shared
+    array as the launch's dynamic shared memory, as it did the definition.
+
+    ```mlir
+    llvm.mlir.global internal @__dynamic_shmem__0()
+        {addr_space = 3 : i32, alignment = 16 : i64, dso_local}
+        : !llvm.array<0 x i8>
+    // becomes
+    llvm.mlir.global external @__dynamic_shmem__0()
+        {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
+    ```
+  }];
+  let statistics = [
+    Statistic<"numDeclared", "num-declared",
+              "dynamic shared memory globals made external declarations">
+  ];
+}
+
 def SSDCheckLLVMOnly : Pass<"ssd-check-llvm-only", "::mlir::ModuleOp"> {
   let summary = "Fail on the first op that is not in the LLVM or OpenMP "
                 "dialect";
