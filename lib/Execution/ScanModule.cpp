@@ -131,7 +131,8 @@ OwningOpRef<ModuleOp> buildScanModule(MLIRContext &context,
       operand("dt_bias"), operand("ssm_pool"), operand("query_start_loc"),
       operand("has_initial_state"), operand("cache_indices"),
       operand("update_state"), operand("checkpoint_slots"),
-      operand("checkpoint_offsets"), operand("outs"), /*form=*/nullptr,
+      operand("checkpoint_offsets"), operand("token_parents"), operand("outs"),
+      /*form=*/nullptr,
       /*chunk_size=*/nullptr, interval, /*config=*/nullptr);
   func::ReturnOp::create(b, loc, scan->getResults());
   if (failed(verify(*module)))

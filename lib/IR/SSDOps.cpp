@@ -97,7 +97,8 @@ LogicalResult verifyContainers(ChunkScanVarlenOp op) {
       {"cache_indices", op.getCacheIndices()},
       {"update_state", op.getUpdateState()},
       {"checkpoint_slots", op.getCheckpointSlots()},
-      {"checkpoint_offsets", op.getCheckpointOffsets()}};
+      {"checkpoint_offsets", op.getCheckpointOffsets()},
+      {"token_parents", op.getTokenParents()}};
   for (auto [name, value] : formOperands) {
     if (!value || isa<RankedTensorType>(value.getType()) == tensorForm)
       continue;
@@ -132,6 +133,38 @@ LogicalResult verifyContainers(ChunkScanVarlenOp op) {
   return success();
 }
 
+/// What an op with token_parents (a draft tree) cannot be: its checkpoints
+/// hold one state per node, and only the serial form follows parents.
+LogicalResult verifyTree(ChunkScanVarlenOp op) {
+  if (!op.getTokenParents())
+    return success();
+  if (std::optional<uint64_t> interval = op.getCheckpointInterval();
+      interval && *interval != 1)
+    return op.emitOpError()
+           << "'token_parents' needs checkpoint_interval 1 (column j of "
+              "checkpoint_slots holds the state of token j), got "
+           << *interval;
+  std::optional<Form> form = op.getForm();
+  ScanConfigAttr config = op.getConfigAttr();
+  if (config)
+    form = config.getForm();
+  if (form && *form == Form::chunked)
+    return op.emitOpError()
+           << "form chunked cannot serve 'token_parents': a chunk's closed "
+              "form follows a chain of tokens, not a tree; use the serial "
+              "form";
+  if (config && config.getMixedMinTokens())
+    return op.emitOpError()
+           << "config mixed_min_tokens cannot serve 'token_parents': a mixed "
+              "launch sends long sequences to the chunked kernels, which "
+              "follow a chain of tokens, not a tree";
+  if (op.getInvariant())
+    return op.emitOpError()
+           << "invariant cannot serve 'token_parents': the invariant "
+              "kernels follow a chain of tokens, not a tree";
+  return success();
+}
+
 /// Each operand with the extents of its dimensions.
 SmallVector<OperandSpec> operandSpecs(ChunkScanVarlenOp op) {
   Value y = op.getYValue();
@@ -154,6 +187,7 @@ SmallVector<OperandSpec> operandSpecs(ChunkScanVarlenOp op) {
       {"update_state", op.getUpdateState(), {"batch"}},
       {"checkpoint_slots", op.getCheckpointSlots(), {"batch", "K"}},
       {"checkpoint_offsets", op.getCheckpointOffsets(), {"batch"}},
+      {"token_parents", op.getTokenParents(), {"T"}},
       {"y", y, {"T", "H", "P"}}};
 
   return specs;
@@ -223,6 +257,12 @@ LogicalResult verifyElementTypes(ChunkScanVarlenOp op,
       return op.emitOpError()
              << "'checkpoint_offsets' element type must be i32, got "
              << offsetType;
+  }
+  if (Value parents = op.getTokenParents()) {
+    Type parentType = getElementTypeOrSelf(parents.getType());
+    if (!parentType.isSignlessInteger(32))
+      return op.emitOpError()
+             << "'token_parents' element type must be i32, got " << parentType;
   }
   for (auto [name, value] : {std::pair<StringRef, Value>{
                                  "has_initial_state", op.getHasInitialState()},
@@ -398,7 +438,7 @@ LogicalResult ChunkScanVarlenOp::verify() {
   SmallVector<OperandSpec> specs = operandSpecs(*this);
   ExtentBinder extents(getOperation());
   if (failed(verifyContainers(*this)) || failed(verifyRanks(*this, specs)) ||
-      failed(verifyElementTypes(*this, specs)) ||
+      failed(verifyElementTypes(*this, specs)) || failed(verifyTree(*this)) ||
       failed(verifyExtents(*this, specs, extents)))
     return failure();
   return verifyConfig(*this, extents);

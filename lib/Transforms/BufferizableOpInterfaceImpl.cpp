@@ -84,9 +84,10 @@ struct ChunkScanVarlenOpInterface
         bufferOf(scan.getQueryStartLoc()), bufferOf(scan.getHasInitialState()),
         bufferOf(scan.getCacheIndices()), bufferOf(scan.getUpdateState()),
         bufferOf(scan.getCheckpointSlots()),
-        bufferOf(scan.getCheckpointOffsets()), *yBuffer, scan.getFormAttr(),
-        scan.getChunkSizeAttr(), scan.getCheckpointIntervalAttr(),
-        scan.getConfigAttr(), scan.getInvariantAttr());
+        bufferOf(scan.getCheckpointOffsets()), bufferOf(scan.getTokenParents()),
+        *yBuffer, scan.getFormAttr(), scan.getChunkSizeAttr(),
+        scan.getCheckpointIntervalAttr(), scan.getConfigAttr(),
+        scan.getInvariantAttr());
     replaceOpWithBufferizedValues(rewriter, op, *yBuffer);
     return success();
   }

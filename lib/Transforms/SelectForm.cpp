@@ -83,8 +83,10 @@ struct SSDSelectFormPass
       else if (invariant && failed(markPinned(op)))
         failedAny = true;
     });
-    for (ChunkScanVarlenOp op : ops)
-      select(op);
+    for (ChunkScanVarlenOp op : ops) {
+      if (failed(select(op)))
+        failedAny = true;
+    }
     if (failedAny)
       signalPassFailure();
   }
@@ -96,6 +98,11 @@ struct SSDSelectFormPass
   LogicalResult markPinned(ChunkScanVarlenOp op) {
     if (op.getInvariant())
       return success();
+    if (op.getTokenParents())
+      return op.emitError()
+             << "ssd-select-form: invariant=true cannot mark an op with "
+                "'token_parents' (a draft tree): the invariant kernels "
+                "follow a chain of tokens";
     if (ScanConfigAttr config = op.getConfigAttr()) {
       std::optional<GPUKernelChoices> gpu = config.getGPUChoices();
       if (gpu && gpu->chunked)
@@ -122,6 +129,7 @@ struct SSDSelectFormPass
                           serialForDenseCheckpoints};
     // An op marked by hand stays invariant whatever the option says.
     request.invariant = invariant || op.getInvariant();
+    request.tree = static_cast<bool>(op.getTokenParents());
     if (std::optional<uint64_t> value = op.getCheckpointInterval())
       request.checkpointInterval = static_cast<int64_t>(
           std::min<uint64_t>(*value, std::numeric_limits<int64_t>::max()));
@@ -157,11 +165,25 @@ struct SSDSelectFormPass
       ++(chosen == Form::chunked ? numChunked : numSerial);
   }
 
-  void select(ChunkScanVarlenOp op) {
+  LogicalResult select(ChunkScanVarlenOp op) {
     ScanRequest request = requestOf(op);
+    // Only the serial kernels follow a token's parent; say so here rather
+    // than leave a verifier error on the pinned op.
+    if (request.tree && request.form == FormChoice::Chunked)
+      return op.emitError()
+             << "ssd-select-form: form=chunked cannot serve an op with "
+                "'token_parents' (a draft tree): only the serial form "
+                "follows a token's parent";
+    if (request.tree && request.invariant)
+      return op.emitError()
+             << "ssd-select-form: invariant=true cannot mark an op with "
+                "'token_parents' (a draft tree): the invariant kernels "
+                "follow a chain of tokens";
     ScanPlan plan = planScan(request);
-    if (plan.form)
-      return pin(op, plan);
+    if (plan.form) {
+      pin(op, plan);
+      return success();
+    }
 
     // Shape known only at run time: emit both forms and branch on the
     // runtime values of the rule.
@@ -192,6 +214,7 @@ struct SSDSelectFormPass
       ++numMarkedInvariant;
     op->replaceAllUsesWith(ifOp);
     op->erase();
+    return success();
   }
 };
 

@@ -111,6 +111,32 @@ func.func @tensor_form_checkpoints(%x: tensor<8x4x2xf32>, %dt: tensor<8x4xf32>, 
   return %y : tensor<8x4x2xf32>
 }
 
+// CHECK-LABEL: func.func @memref_form_tree
+// CHECK:        checkpoint_slots(%{{[^ ]+}} : memref<?x16xi32>) checkpoint_interval(1)
+// CHECK-SAME:   token_parents(%{{[^ ]+}} : memref<?xi32>) outs(%{{[^ ]+}} : memref<?x4x2xf32>)
+func.func @memref_form_tree(%x: memref<?x4x2xf32>, %dt: memref<?x4xf32>, %A: memref<4xf32>,
+    %B: memref<?x1x3xf32>, %pool: memref<?x4x2x3xf32>, %qsl: memref<?xi32>, %ci: memref<?xi32>,
+    %cs: memref<?x16xi32>, %tp: memref<?xi32>, %y: memref<?x4x2xf32>) {
+  ssd.chunk_scan_varlen x(%x : memref<?x4x2xf32>) dt(%dt : memref<?x4xf32>) A(%A : memref<4xf32>)
+      B(%B : memref<?x1x3xf32>) C(%B : memref<?x1x3xf32>) ssm_pool(%pool : memref<?x4x2x3xf32>)
+      query_start_loc(%qsl : memref<?xi32>) cache_indices(%ci : memref<?xi32>)
+      checkpoint_slots(%cs : memref<?x16xi32>) checkpoint_interval(1)
+      token_parents(%tp : memref<?xi32>) outs(%y : memref<?x4x2xf32>)
+  return
+}
+
+// CHECK-LABEL: func.func @tensor_form_tree
+// CHECK:        cache_indices(%{{[^ ]+}} : tensor<2xi32>) token_parents(%{{[^ ]+}} : tensor<8xi32>) -> tensor<8x4x2xf32>
+func.func @tensor_form_tree(%x: tensor<8x4x2xf32>, %dt: tensor<8x4xf32>, %A: tensor<4xf32>,
+    %B: tensor<8x2x3xf32>, %pool: memref<16x4x2x3xf32>, %qsl: tensor<3xi32>, %ci: tensor<2xi32>,
+    %tp: tensor<8xi32>) -> tensor<8x4x2xf32> {
+  %y = ssd.chunk_scan_varlen x(%x : tensor<8x4x2xf32>) dt(%dt : tensor<8x4xf32>) A(%A : tensor<4xf32>)
+      B(%B : tensor<8x2x3xf32>) C(%B : tensor<8x2x3xf32>)
+      ssm_pool(%pool : memref<16x4x2x3xf32>) query_start_loc(%qsl : tensor<3xi32>)
+      cache_indices(%ci : tensor<2xi32>) token_parents(%tp : tensor<8xi32>) -> tensor<8x4x2xf32>
+  return %y : tensor<8x4x2xf32>
+}
+
 // The invariant keyword comes first, in the custom syntax and from the
 // attribute dictionary ({invariant}) alike; its config says so too.
 // CHECK-LABEL: func.func @invariant

@@ -66,6 +66,21 @@ func.func @checkpoints(%x: tensor<8x4x2xf32>, %dt: tensor<8x4xf32>, %A: tensor<4
   return %y : tensor<8x4x2xf32>
 }
 
+// token_parents becomes a buffer.
+// CHECK-LABEL: func.func @tree(
+// CHECK-SAME:    %[[TP:[a-z0-9]+]]: memref<8xi32>
+// CHECK:         ssd.chunk_scan_varlen
+// CHECK-SAME:      token_parents(%[[TP]] : memref<8xi32>) outs(
+func.func @tree(%x: tensor<8x4x2xf32>, %dt: tensor<8x4xf32>, %A: tensor<4xf32>,
+    %B: tensor<8x1x3xf32>, %pool: memref<16x4x2x3xf32>, %qsl: tensor<3xi32>, %ci: tensor<2xi32>,
+    %tp: tensor<8xi32>) -> tensor<8x4x2xf32> {
+  %y = ssd.chunk_scan_varlen x(%x : tensor<8x4x2xf32>) dt(%dt : tensor<8x4xf32>) A(%A : tensor<4xf32>)
+      B(%B : tensor<8x1x3xf32>) C(%B : tensor<8x1x3xf32>)
+      ssm_pool(%pool : memref<16x4x2x3xf32>) query_start_loc(%qsl : tensor<3xi32>)
+      cache_indices(%ci : tensor<2xi32>) token_parents(%tp : tensor<8xi32>) -> tensor<8x4x2xf32>
+  return %y : tensor<8x4x2xf32>
+}
+
 // The invariant mark survives, with its config.
 // CHECK-LABEL: func.func @invariant(
 // CHECK:         ssd.chunk_scan_varlen invariant x(

@@ -49,6 +49,7 @@ def SSD_ChunkScanVarlenOp : SSD_Op<"chunk_scan_varlen", [
     | `update_state` (optional) | [batch]      | i1                          |
     | `checkpoint_slots` (optional) | [batch, K] | i32 or ui32, read unsigned |
     | `checkpoint_offsets` (optional) | [batch]  | i32, >= 0                   |
+    | `token_parents` (optional) | [T]         | i32, in [-1, j)             |
     | `y`                 | [T, H, P]          | model dtype                 |
 
     Semantics, for every sequence b over tokens
@@ -100,6 +101,27 @@ def SSD_ChunkScanVarlenOp : SSD_Op<"chunk_scan_varlen", [
     gives one state per token. Checkpoint slots must be distinct from one
     another across the call and from every slot the call reads or writes;
     every read still sees the pool as it was before the call.
+
+    Tree verification (speculative draft trees): with `token_parents`, the
+    j-th token of a sequence (t = query_start_loc[b] + j) continues the state
+    of its parent, the sequence's token p = token_parents[t] (a local index,
+    0 <= p < j), or the sequence's initial state when p = -1, instead of the
+    state of the token before it:
+
+    ```
+    S_t      = exp(d * A[h]) * S_parent + d * outer(x[t,h,:], B[t,g,:])
+    y[t,h,:] = S_t @ C[t,g,:] (+ D[h] * x[t,h,:])
+    ```
+
+    The final state is the state of the sequence's last token. The op then
+    takes checkpoints only with `checkpoint_interval = 1`, so that column j
+    of `checkpoint_slots` receives the state of token j (the engine keeps
+    the accepted node's state). Parents outside [-1, j) are invalid input.
+    Only the serial form serves trees (a chunk's closed form assumes a
+    chain): `form chunked`, a config that mixes in chunked launches, and
+    the invariant mode refuse them; `ssd-select-form` picks the serial form.
+    Without `token_parents` every token's parent is the one before it, and
+    a chain written as explicit parents gives the same bits.
 
     Two forms of the op:
     - tensor form: every operand but `ssm_pool` is a tensor, and `y` is the
@@ -157,6 +179,7 @@ def SSD_ChunkScanVarlenOp : SSD_Op<"chunk_scan_varlen", [
     Optional<SSD_TensorOrMemRef>:$update_state,
     Optional<SSD_TensorOrMemRef>:$checkpoint_slots,
     Optional<SSD_TensorOrMemRef>:$checkpoint_offsets,
+    Optional<SSD_TensorOrMemRef>:$token_parents,
     Optional<AnyMemRef>:$y_out,
     OptionalAttr<SSD_FormAttr>:$form,
     OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$chunk_size,
@@ -186,6 +209,7 @@ def SSD_ChunkScanVarlenOp : SSD_Op<"chunk_scan_varlen", [
     (`checkpoint_offsets` `(` $checkpoint_offsets^ `:`
         type($checkpoint_offsets) `)`)?
     (`checkpoint_interval` `(` $checkpoint_interval^ `)`)?
+    (`token_parents` `(` $token_parents^ `:` type($token_parents) `)`)?
     (`outs` `(` $y_out^ `:` type($y_out) `)`)?
     attr-dict (`->` type($y)^)?
   }];

@@ -32,6 +32,9 @@ struct ScanRequest {
   std::optional<int64_t> checkpointInterval;
   /// The op is invariant (by the option or by hand).
   bool invariant = false;
+  /// The op has token_parents (a draft tree): only the serial form, never
+  /// mixed with chunked launches, serves it.
+  bool tree = false;
 };
 
 /// The decision for one op.
@@ -59,19 +62,23 @@ struct ScanPlan {
 };
 
 /// The rule of FormSelection.h applied once: a forced form wins; under
-/// `auto`, dense checkpoints keep an op serial (where the thresholds say
-/// so), a static shape decides by FormThresholds::choosesChunked, and a
-/// serial launch that may hold a long sequence may mix unless the op is
-/// invariant.
+/// `auto`, a tree is serial and never mixes, dense checkpoints keep an op
+/// serial (where the thresholds say so), a static shape decides by
+/// FormThresholds::choosesChunked, and a serial launch that may hold a long
+/// sequence may mix unless the op is invariant.
 inline ScanPlan planScan(const ScanRequest &request) {
   const FormThresholds &rule = request.thresholds;
   ScanPlan plan;
   plan.chunkSize = request.chunkSize;
   plan.invariant = request.invariant;
-  const bool mayMix = !request.invariant;
+  const bool mayMix = !request.invariant && !request.tree;
   if (request.form != FormChoice::Auto) {
     plan.form =
         request.form == FormChoice::Chunked ? Form::chunked : Form::serial;
+    return plan;
+  }
+  if (request.tree) {
+    plan.form = Form::serial;
     return plan;
   }
   if (rule.checkpointsKeepSerial(request.checkpointInterval,
