@@ -101,6 +101,13 @@ struct ScanProblem {
   /// [batch]; empty when the file is absent (every offset is then 0).
   std::vector<int32_t> checkpointOffsets;
 
+  /// Draft trees (docs/overview.md, "Tree verification"): token_parents
+  /// [T] int32, the parent of token t as a local index of its sequence, or
+  /// -1 for the sequence's initial state; empty when the file is absent
+  /// (every token's parent is the one before it).
+  bool tokenParentsPresent = false;
+  std::vector<int32_t> tokenParents;
+
   /// True when sequence b reads its slot (not padding, has_initial_state).
   bool readsState(int64_t b) const;
   /// True when sequence b writes its slot (not padding, update_state absent
@@ -178,6 +185,14 @@ bool checkIndexContract(const ScanProblem &p, std::string &operand,
 /// order (sequence b, column k).
 bool checkCheckpointContract(const ScanProblem &p, std::string &operand,
                              std::string &error);
+
+/// Checks token_parents of `p` (which must have passed checkIndexContract
+/// and checkCheckpointContract): [T] entries, the entry of token t, the
+/// j-th token of its sequence b, in [-1, j); with checkpoints the interval
+/// must be 1. Without token_parents it passes. On failure false with
+/// `error` one line naming the sequence, the token (global and local
+/// index) and the value, or the interval.
+bool checkTreeContract(const ScanProblem &p, std::string &error);
 
 /// Writes y ([T,H,P]) and the pool ([S,H,P,N]) as float32 DIR/y.npy and
 /// DIR/ssm_pool.npy, creating DIR if needed. Both are written under
