@@ -94,7 +94,8 @@ int usage(const std::string &message) {
       stderr,
       "usage: ssd-bench [--dtype f32|f16|bf16] [--model mamba2|granite4] "
       "[--quick] [--reps N] [--chunk-size N] "
-      "[--form serial|chunked|both] [--case decode:B|verify:B|prefill:T[@I]|tree:B "
+      "[--form serial|chunked|both] [--case "
+      "decode:B|verify:B|prefill:T[@I]|tree:B "
       "...] "
       "[--H n] [--P n] [--N n] [--G n] [--cpu NAME] [--invariant]\n");
   return 1;
