@@ -1179,6 +1179,65 @@ def _bad_ck_offsets_alone(d, a):
     return "checkpoint_offsets.npy"
 
 
+def _tp_base(d):
+    """_base with token_parents: sequences of 2, 3, 1 tokens, parents
+    [-1, 0 | -1, -1, 0 | -1] (sequence 1 is a tree: tokens 0 and 1 both
+    children of the initial state)."""
+    shutil.rmtree(d)
+    a = _base(d, parents="roots")
+    a["token_parents"] = np.array([-1, 0, -1, -1, 0, -1], np.int32)
+    _save(d, "token_parents", a["token_parents"])
+    return a
+
+
+def _tp_set(d, a, t, value):
+    tp = a["token_parents"].copy()
+    tp[t] = value
+    _save(d, "token_parents", tp)
+
+
+def _bad_tp_self(d, a):
+    a = _tp_base(d)
+    _tp_set(d, a, 3, 1)  # Token 1 of sequence 1 its own parent.
+    return "token_parents.npy"
+
+
+def _bad_tp_ahead(d, a):
+    a = _tp_base(d)
+    _tp_set(d, a, 2, 2)  # Token 0 of sequence 1: its parent token 2, later.
+    return "token_parents.npy"
+
+
+def _bad_tp_other_sequence(d, a):
+    a = _tp_base(d)
+    _tp_set(d, a, 5, 1)  # Token 0 of sequence 2 (one token): no token 1.
+    return "token_parents.npy"
+
+
+def _bad_tp_negative(d, a):
+    a = _tp_base(d)
+    _tp_set(d, a, 4, -2)  # Only -1 means the initial state.
+    return "token_parents.npy"
+
+
+def _bad_tp_dtype(d, a):
+    a = _tp_base(d)
+    _save(d, "token_parents", a["token_parents"].astype(np.int64))
+    return "token_parents.npy"
+
+
+def _bad_tp_shape(d, a):
+    a = _tp_base(d)
+    _save(d, "token_parents", a["token_parents"][:-1])
+    return "token_parents.npy"
+
+
+def _bad_tp_rank(d, a):
+    a = _tp_base(d)
+    _save(d, "token_parents", a["token_parents"].reshape(1, -1))
+    return "token_parents.npy"
+
+
 BAD_KINDS = {
     "missing-file": (_bad_missing, "a required file (C.npy) is absent"),
     "truncated": (_bad_truncated, "x.npy loses its last 100 bytes"),
@@ -1230,6 +1289,18 @@ BAD_KINDS = {
     "ck-offsets-alone": (_bad_ck_offsets_alone, "checkpoint_offsets.npy "
                                                 "without "
                                                 "checkpoint_slots.npy"),
+    # Draft trees (token_parents.npy; with checkpoints the interval must be
+    # 1: run a valid --parents dir with another --checkpoint-interval).
+    "tp-self": (_bad_tp_self, "a token is its own parent"),
+    "tp-ahead": (_bad_tp_ahead, "a token's parent comes after it"),
+    "tp-past-sequence": (_bad_tp_other_sequence, "a parent beyond the "
+                                                 "tokens of a one-token "
+                                                 "sequence"),
+    "tp-negative": (_bad_tp_negative, "a parent is -2 (only -1 is the "
+                                      "initial state)"),
+    "tp-dtype": (_bad_tp_dtype, "token_parents.npy is int64"),
+    "tp-shape": (_bad_tp_shape, "token_parents has T-1 entries"),
+    "tp-rank": (_bad_tp_rank, "token_parents is [1, T]"),
 }
 
 
