@@ -149,7 +149,8 @@ def load_inputs(d):
     arrs = {}
     for name in FLOAT_INPUTS + ["ssm_pool", "query_start_loc", "cache_indices",
                                 "has_initial_state", "update_state",
-                                "checkpoint_slots", "checkpoint_offsets"]:
+                                "checkpoint_slots", "checkpoint_offsets",
+                                "token_parents"]:
         p = _path(d, name)
         arrs[name] = np.load(p) if os.path.exists(p) else None
     return arrs
@@ -227,13 +228,139 @@ def _mask(mode, batch, rng):
     return m
 
 
+PARENTS_KINDS = ("tree", "chain", "roots")
+
+
+def random_tree(n, max_depth, max_branching, rng, order="bfs"):
+    """Parents of a random tree of n tokens (local indices, -1 for the
+    sequence's initial state, the virtual root): each token has at most
+    `max_branching` children (so has the initial state) and lies at most
+    `max_depth` tokens below the initial state. The sequence's own limits
+    are drawn in [1, max] and raised (depth first) until a tree of n tokens
+    fits. Tokens are numbered in breadth-first or depth-first (preorder)
+    order, so a parent always comes before its children."""
+    depth = int(rng.integers(1, max_depth + 1))
+    branching = int(rng.integers(1, max_branching + 1))
+
+    def capacity(dep, br):
+        return sum(br ** i for i in range(1, dep + 1))
+
+    while capacity(depth, branching) < n:
+        if depth < max_depth:
+            depth += 1
+        elif branching < max_branching:
+            branching += 1
+        else:
+            raise SystemExit("ssdgen: %d tokens do not fit a tree of depth "
+                             "%d and branching %d (--parents-depth, "
+                             "--parents-branching)"
+                             % (n, max_depth, max_branching))
+    # Attach tokens one by one to a node with room (the initial state, index
+    # -1, included): half the time the newest one, which grows a path (a
+    # draft's main line), else one chosen uniformly (its side branches). The
+    # tree is full only once it holds capacity(depth, branching) >= n
+    # tokens, so there is always room.
+    level = {-1: 0}
+    children = {-1: []}
+    open_nodes = [-1]
+    for i in range(n):
+        if rng.random() < 0.5:
+            parent = open_nodes[-1]
+        else:
+            parent = open_nodes[int(rng.integers(len(open_nodes)))]
+        children[parent].append(i)
+        level[i], children[i] = level[parent] + 1, []
+        if len(children[parent]) == branching:
+            open_nodes.remove(parent)
+        if level[i] < depth:
+            open_nodes.append(i)
+    if order == "bfs":
+        visit, queue = [], list(children[-1])
+        while queue:
+            node = queue.pop(0)
+            visit.append(node)
+            queue += children[node]
+    else:
+        visit, stack = [], list(reversed(children[-1]))
+        while stack:
+            node = stack.pop()
+            visit.append(node)
+            stack += reversed(children[node])
+    number = {-1: -1}
+    for new, old in enumerate(visit):
+        number[old] = new
+    parent_of = {c: p for p, cs in children.items() for c in cs}
+    return [number[parent_of[old]] for old in visit]
+
+
+def token_parents(seqlens, kind, rng, order="bfs", chains=(),
+                  chain_fraction=0.0, max_depth=8, max_branching=4):
+    """token_parents [T] int32 for sequences of `seqlens` tokens: random
+    trees (kind "tree"; the sequences in `chains`, and each other with
+    probability `chain_fraction`, linear chains), every token's parent the
+    one before it given explicitly ("chain": j - 1, -1 for j = 0), or every
+    token a child of the initial state ("roots")."""
+    if max_depth < 1 or max_branching < 1:
+        raise SystemExit("ssdgen: --parents-depth and --parents-branching "
+                         "must be >= 1")
+    for b in chains:
+        if not 0 <= b < len(seqlens):
+            raise SystemExit("ssdgen: --parents-chains %d is not a sequence "
+                             "index" % b)
+    out = []
+    for b, n in enumerate(seqlens):
+        chain = list(range(-1, n - 1))
+        if kind == "chain":
+            out += chain
+        elif kind == "roots":
+            out += [-1] * n
+        else:
+            # Drawn for every sequence, so that listing one as a chain
+            # leaves the others' trees as they were.
+            linear = rng.random() < chain_fraction
+            tree = random_tree(n, max_depth, max_branching, rng, order)
+            out += chain if linear or b in chains else tree
+    return np.array(out, dtype=np.int32)
+
+
+def tree_shape(parents, qsl):
+    """(sequences that are not chains, and of those the deepest token's
+    depth and the most children of one node, the initial state included)
+    of a token_parents array."""
+    not_chains, deepest, widest = 0, 0, 0
+    for b in range(len(qsl) - 1):
+        lo, hi = int(qsl[b]), int(qsl[b + 1])
+        p = [int(v) for v in parents[lo:hi]]
+        if p == list(range(-1, hi - lo - 1)):
+            continue
+        not_chains += 1
+        depth = []
+        for j, v in enumerate(p):
+            depth.append(1 if v < 0 else depth[v] + 1)
+        deepest = max([deepest] + depth)
+        counts = {}
+        for v in p:
+            counts[v] = counts.get(v, 0) + 1
+        widest = max([widest] + list(counts.values()))
+    return not_chains, deepest, widest
+
+
 def generate(outdir, seqlens, H=4, P=8, N=16, G=2, slots=None, seed=0,
              with_D=True, with_dt_bias=True, initial="mixed", update="mixed",
              ci_shape="1d", ci_dtype="int32", padding=(), float16_files=False,
              tree=False, large_dt=0.0, checkpoint_interval=None,
              checkpoint_k=None, checkpoint_offsets=None,
-             checkpoint_unused=False, checkpoint_slots_dtype="int32"):
+             checkpoint_unused=False, checkpoint_slots_dtype="int32",
+             parents=None, parents_order="bfs", parents_chains=(),
+             parents_chain_fraction=0.0, parents_depth=8,
+             parents_branching=4):
     """Writes a valid input directory; returns the arrays written.
+
+    With `parents` (PARENTS_KINDS), also token_parents.npy (token_parents()
+    says what each kind is). Checkpoints then need interval 1 (the op's
+    rule), K defaults to the longest sequence's token count less one (so
+    that its last token's k >= K) and about a quarter of the entries are
+    unused (-1) as with `checkpoint_unused`.
 
     With `checkpoint_interval`, also checkpoint_slots.npy ([batch, K], every
     entry a slot no sequence names in cache_indices, the pool grown to hold
@@ -250,9 +377,19 @@ def generate(outdir, seqlens, H=4, P=8, N=16, G=2, slots=None, seed=0,
     S = slots if slots is not None else 2 * batch + 2
     real = batch - len(set(padding))
     ck_offsets = None
+    if parents is not None and parents not in PARENTS_KINDS:
+        raise SystemExit("ssdgen: --parents %s is not one of %s"
+                         % (parents, ", ".join(PARENTS_KINDS)))
     if checkpoint_interval is not None:
         if checkpoint_interval < 1:
             raise SystemExit("ssdgen: --checkpoint-interval must be >= 1")
+        if parents is not None and checkpoint_interval != 1:
+            raise SystemExit("ssdgen: --parents needs --checkpoint-interval 1 "
+                             "(the op's rule with token_parents)")
+        if parents is not None:
+            checkpoint_unused = True
+            if checkpoint_k is None:
+                checkpoint_k = max([1, max(seqlens, default=0) - 1])
         # A generator of its own, so that the other arrays of a seed do not
         # depend on the checkpoint options.
         ck_rng = np.random.default_rng([seed, 21])
@@ -371,6 +508,15 @@ def generate(outdir, seqlens, H=4, P=8, N=16, G=2, slots=None, seed=0,
                                     else ck.view(np.int32))
         arrs["checkpoint_offsets"] = ck_offsets
 
+    arrs["token_parents"] = None
+    if parents is not None:
+        # A generator of its own, so that the other arrays of a seed do not
+        # depend on the tree options.
+        arrs["token_parents"] = token_parents(
+            seqlens, parents, np.random.default_rng([seed, 31]),
+            parents_order, parents_chains, parents_chain_fraction,
+            parents_depth, parents_branching)
+
     os.makedirs(outdir, exist_ok=True)
     for k, v in arrs.items():
         p = _path(outdir, k)
@@ -404,7 +550,8 @@ def pool_input(arrs, pool_dtype):
 
 def reference(arrs, dtype, pool_dtype="f32", interval=None, f32_state=False):
     """(y, pool) in float64: docs/overview.md's recurrence on rounded inputs,
-    with the checkpoints of `interval` (needed with checkpoint_slots).
+    with the checkpoints of `interval` (needed with checkpoint_slots) and,
+    with token_parents, each token's state updated from its parent's.
 
     With `f32_state`, the state is rounded to float32 after every token: an
     f32 pool then carries it exactly from one call to the next, so cutting a
@@ -431,14 +578,22 @@ def reference(arrs, dtype, pool_dtype="f32", interval=None, f32_state=False):
     init = arrs["has_initial_state"]
     y = np.zeros((T, H, P))
     pool = pool_in.copy()
+    parents = arrs.get("token_parents")
     # (sequence, local token) -> checkpoint slot.
     ck = {(b, j): s for b, j, s in checkpoint_writes(arrs, interval)}
     for b, (slot, writes) in enumerate(writers(arrs)):
         if slot is not None and init is not None and init[b]:
-            state = pool_in[slot].copy()  # Readers see the pre-op state.
+            initial = pool_in[slot].copy()  # Readers see the pre-op state.
         else:
-            state = np.zeros(pool_in.shape[1:])
+            initial = np.zeros(pool_in.shape[1:])
+        # Draft trees: token j updates the state of its parent (the initial
+        # state for -1); without token_parents the parent is token j - 1.
+        # The final state is the last token's.
+        states, state = [], initial
         for t in range(int(qsl[b]), int(qsl[b + 1])):
+            if parents is not None:
+                p = int(parents[t])
+                state = initial if p == -1 else states[p]
             d = dt[t]
             if dt_bias is not None:
                 d = _softplus(d + dt_bias)
@@ -453,6 +608,8 @@ def reference(arrs, dtype, pool_dtype="f32", interval=None, f32_state=False):
             if D is not None:
                 acc = acc + D[:, None] * x[t]
             y[t] = acc
+            if parents is not None:
+                states.append(state)
             if (b, t - int(qsl[b])) in ck:
                 pool[ck[(b, t - int(qsl[b]))]] = state
         if writes:
@@ -1022,6 +1179,65 @@ def _bad_ck_offsets_alone(d, a):
     return "checkpoint_offsets.npy"
 
 
+def _tp_base(d):
+    """_base with token_parents: sequences of 2, 3, 1 tokens, parents
+    [-1, 0 | -1, -1, 0 | -1] (sequence 1 is a tree: tokens 0 and 1 both
+    children of the initial state)."""
+    shutil.rmtree(d)
+    a = _base(d, parents="roots")
+    a["token_parents"] = np.array([-1, 0, -1, -1, 0, -1], np.int32)
+    _save(d, "token_parents", a["token_parents"])
+    return a
+
+
+def _tp_set(d, a, t, value):
+    tp = a["token_parents"].copy()
+    tp[t] = value
+    _save(d, "token_parents", tp)
+
+
+def _bad_tp_self(d, a):
+    a = _tp_base(d)
+    _tp_set(d, a, 3, 1)  # Token 1 of sequence 1 its own parent.
+    return "token_parents.npy"
+
+
+def _bad_tp_ahead(d, a):
+    a = _tp_base(d)
+    _tp_set(d, a, 2, 2)  # Token 0 of sequence 1: its parent token 2, later.
+    return "token_parents.npy"
+
+
+def _bad_tp_other_sequence(d, a):
+    a = _tp_base(d)
+    _tp_set(d, a, 5, 1)  # Token 0 of sequence 2 (one token): no token 1.
+    return "token_parents.npy"
+
+
+def _bad_tp_negative(d, a):
+    a = _tp_base(d)
+    _tp_set(d, a, 4, -2)  # Only -1 means the initial state.
+    return "token_parents.npy"
+
+
+def _bad_tp_dtype(d, a):
+    a = _tp_base(d)
+    _save(d, "token_parents", a["token_parents"].astype(np.int64))
+    return "token_parents.npy"
+
+
+def _bad_tp_shape(d, a):
+    a = _tp_base(d)
+    _save(d, "token_parents", a["token_parents"][:-1])
+    return "token_parents.npy"
+
+
+def _bad_tp_rank(d, a):
+    a = _tp_base(d)
+    _save(d, "token_parents", a["token_parents"].reshape(1, -1))
+    return "token_parents.npy"
+
+
 BAD_KINDS = {
     "missing-file": (_bad_missing, "a required file (C.npy) is absent"),
     "truncated": (_bad_truncated, "x.npy loses its last 100 bytes"),
@@ -1073,6 +1289,18 @@ BAD_KINDS = {
     "ck-offsets-alone": (_bad_ck_offsets_alone, "checkpoint_offsets.npy "
                                                 "without "
                                                 "checkpoint_slots.npy"),
+    # Draft trees (token_parents.npy; with checkpoints the interval must be
+    # 1: run a valid --parents dir with another --checkpoint-interval).
+    "tp-self": (_bad_tp_self, "a token is its own parent"),
+    "tp-ahead": (_bad_tp_ahead, "a token's parent comes after it"),
+    "tp-past-sequence": (_bad_tp_other_sequence, "a parent beyond the "
+                                                 "tokens of a one-token "
+                                                 "sequence"),
+    "tp-negative": (_bad_tp_negative, "a parent is -2 (only -1 is the "
+                                      "initial state)"),
+    "tp-dtype": (_bad_tp_dtype, "token_parents.npy is int64"),
+    "tp-shape": (_bad_tp_shape, "token_parents has T-1 entries"),
+    "tp-rank": (_bad_tp_rank, "token_parents is [1, T]"),
 }
 
 
@@ -1131,6 +1359,12 @@ def cmd_split(args):
     its final state to), offset o + start, and the row's later checkpoint
     columns, with the pool the uncut call left (POOLDIR/ssm_pool.npy)."""
     arrs = load_inputs(args.inputdir)
+    if arrs["token_parents"] is not None:
+        # A resumed call continues one path; a tree's later tokens may
+        # branch off any earlier one.
+        raise SystemExit("ssdgen split: %s has token_parents.npy: a tree "
+                         "sequence is not resumed from one checkpoint"
+                         % args.inputdir)
     b, start = args.sequence, args.start
     k, slot, o = _resume_point(arrs, b, start, args.checkpoint_interval)
     qsl = arrs["query_start_loc"]
@@ -1261,6 +1495,38 @@ def main(argv=None):
     g.add_argument("--tree", action="store_true",
                    help="tree speculation: all sequences read one slot, only "
                         "sequence 0 writes it (overrides --initial/--update)")
+    tp = g.add_argument_group(
+        "draft trees",
+        "With --parents KIND, writes token_parents.npy [T] int32: the parent "
+        "of each token as a local index of its sequence, -1 for the "
+        "sequence's initial state. tree: a random tree per sequence (limits "
+        "drawn per sequence up to --parents-depth and --parents-branching, "
+        "raised until its tokens fit), numbered by --parents-order; chain: "
+        "every token's parent the one before it, written out (the op "
+        "without token_parents); roots: every token a child of the initial "
+        "state. With checkpoints the interval must be 1; K then defaults to "
+        "the longest sequence's token count less one (its last token has "
+        "k >= K) and about a quarter of the entries are -1 "
+        "(--checkpoint-unused).")
+    tp.add_argument("--parents", choices=PARENTS_KINDS, default=None,
+                    help="write token_parents.npy of this kind")
+    tp.add_argument("--parents-order", choices=["bfs", "dfs"], default="bfs",
+                    help="number each tree's tokens breadth-first or "
+                         "depth-first (preorder)")
+    tp.add_argument("--parents-chains", type=_int_list, default=[],
+                    metavar="LIST",
+                    help="with --parents tree: sequence indices that stay "
+                         "linear chains (explicit parents j - 1)")
+    tp.add_argument("--parents-chain-fraction", type=float, default=0.0,
+                    metavar="F",
+                    help="with --parents tree: each other sequence is a "
+                         "chain with probability F")
+    tp.add_argument("--parents-depth", type=int, default=8, metavar="D",
+                    help="deepest token of a tree, counted from the initial "
+                         "state (default 8)")
+    tp.add_argument("--parents-branching", type=int, default=4, metavar="B",
+                    help="most children of one node, the initial state "
+                         "included (default 4)")
     ck = g.add_argument_group(
         "state checkpoints",
         "With --checkpoint-interval I, writes checkpoint_slots.npy [batch, K]: "
@@ -1377,13 +1643,26 @@ def main(argv=None):
                         checkpoint_k=args.checkpoint_k,
                         checkpoint_offsets=args.checkpoint_offsets,
                         checkpoint_unused=args.checkpoint_unused,
-                        checkpoint_slots_dtype=args.checkpoint_slots_dtype)
-        print("ssdgen gen: wrote %s (T=%d, batch=%d, S=%d%s)"
+                        checkpoint_slots_dtype=args.checkpoint_slots_dtype,
+                        parents=args.parents, parents_order=args.parents_order,
+                        parents_chains=args.parents_chains,
+                        parents_chain_fraction=args.parents_chain_fraction,
+                        parents_depth=args.parents_depth,
+                        parents_branching=args.parents_branching)
+        trees = ""
+        if arrs["token_parents"] is not None:
+            not_chains, depth, width = tree_shape(arrs["token_parents"],
+                                                  arrs["query_start_loc"])
+            trees = ", token_parents %s: %d of %d sequences not chains" % (
+                args.parents, not_chains, len(args.seqlens))
+            if not_chains:
+                trees += " (depth %d, branching %d)" % (depth, width)
+        print("ssdgen gen: wrote %s (T=%d, batch=%d, S=%d%s%s)"
               % (args.outdir, arrs["x"].shape[0], len(args.seqlens),
                  arrs["ssm_pool"].shape[0],
                  ", checkpoints K=%d every %d tokens"
                  % (arrs["checkpoint_slots"].shape[1], args.checkpoint_interval)
-                 if arrs["checkpoint_slots"] is not None else ""))
+                 if arrs["checkpoint_slots"] is not None else "", trees))
         if args.large_dt > 0 and arrs["dt_bias"] is not None:
             v = (arrs["dt"].astype(np.float64)
                  + arrs["dt_bias"].astype(np.float64)[None, :])

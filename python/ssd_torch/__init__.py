@@ -29,7 +29,8 @@ def chunk_scan_varlen_(x, dt, A, B, C, ssm_pool, query_start_loc, cache_indices,
                        D=None, dt_bias=None, has_initial_state=None,
                        update_state=None, form="auto", chunk_size=None, device=None,
                        checkpoint_slots=None, checkpoint_offsets=None,
-                       checkpoint_interval=None, invariant=False):
+                       checkpoint_interval=None, invariant=False,
+                       token_parents=None):
     """Runs ssd.chunk_scan_varlen (docs/overview.md) on CPU tensors.
 
     Writes the final state of every writing sequence into its slot of
@@ -47,12 +48,20 @@ def chunk_scan_varlen_(x, dt, A, B, C, ssm_pool, query_start_loc, cache_indices,
 
     `invariant=True` compiles an invariant op: every sequence's y rows and
     states are bit-identical however the call batches, splits or forms it.
+
+    Draft trees (docs/overview.md, "Tree verification"): `token_parents`
+    (int32 [T]) gives each token's parent as a local index of its sequence
+    (0 <= p < j for its j-th token), or -1 for the sequence's initial
+    state; each token's state is its parent's updated by the token, and the
+    final state is the sequence's last token's. It runs the serial form
+    (form "auto" or "serial", not invariant), and with checkpoints needs
+    checkpoint_interval 1: column j holds token j's state.
     """
     try:
         return _op(x, dt, A, B, C, ssm_pool, query_start_loc, cache_indices,
                    D, dt_bias, has_initial_state, update_state, form, chunk_size,
                    device or _device(), checkpoint_slots, checkpoint_offsets,
-                   checkpoint_interval, bool(invariant))
+                   checkpoint_interval, bool(invariant), token_parents)
     except (ValueError, RuntimeError) as e:
         # torch may append its C++ context on further lines: keep the message.
         lines = str(e).splitlines()

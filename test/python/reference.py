@@ -12,9 +12,13 @@ TOLERANCES = {torch.float32: 5e-4, torch.float16: 1e-2, torch.bfloat16: 3e-2}
 
 def reference(x, dt, A, B, C, pool, qsl, ci, D=None, dt_bias=None,
               has_initial_state=None, update_state=None, checkpoint_slots=None,
-              checkpoint_offsets=None, checkpoint_interval=None):
+              checkpoint_offsets=None, checkpoint_interval=None,
+              token_parents=None):
     """Returns (y, pool_after) in float64; pool_after as the op writes it
-    before any rounding to the pool's dtype, checkpoints included."""
+    before any rounding to the pool's dtype, checkpoints included. With
+    token_parents, token j of a sequence updates the state of its parent
+    token_parents[t] (a local index; -1: the initial state), and the final
+    state is the last token's."""
     T, H, P = x.shape
     G, N = B.shape[1], B.shape[2]
     heads_per_group = H // G
@@ -26,9 +30,13 @@ def reference(x, dt, A, B, C, pool, qsl, ci, D=None, dt_bias=None,
     for b in range(qsl.numel() - 1):
         slot = int(ci[b])
         reads = slot != -1 and has_initial_state is not None and bool(has_initial_state[b])
-        state = before[slot].clone() if reads else torch.zeros(H, P, N, dtype=torch.float64)
+        initial = before[slot].clone() if reads else torch.zeros(H, P, N, dtype=torch.float64)
         o = int(checkpoint_offsets[b]) if checkpoint_offsets is not None else 0
+        states, state = [], initial
         for t in range(int(qsl[b]), int(qsl[b + 1])):
+            if token_parents is not None:
+                p = int(token_parents[t])
+                state = initial if p == -1 else states[p]
             d = dt[t]
             if dt_bias is not None:
                 d = torch.nn.functional.softplus(d + dt_bias.double())
@@ -39,6 +47,7 @@ def reference(x, dt, A, B, C, pool, qsl, ci, D=None, dt_bias=None,
             y[t] = (state * Ct[:, None, :]).sum(-1)
             if D is not None:
                 y[t] += D.double()[:, None] * x[t]
+            states.append(state)
             # After local token j the sequence holds o + j + 1 tokens; each
             # multiple of the interval is the call's next boundary k.
             held = o + t - int(qsl[b]) + 1
@@ -49,6 +58,26 @@ def reference(x, dt, A, B, C, pool, qsl, ci, D=None, dt_bias=None,
         if slot != -1 and (update_state is None or bool(update_state[b])):
             after[slot] = state
     return y, after
+
+
+def random_parents(seqlens, seed, chains=(), max_children=3):
+    """token_parents (int32 [T]) of random trees: each token's parent drawn
+    among the earlier tokens of its sequence with fewer than `max_children`
+    children, and the initial state (-1); the sequences in `chains` are
+    linear, written as parents j - 1."""
+    g = torch.Generator().manual_seed(seed)
+    out = []
+    for b, n in enumerate(seqlens):
+        if b in chains:
+            out += list(range(-1, n - 1))
+            continue
+        children = {}
+        for j in range(n):
+            room = [p for p in range(-1, j) if children.get(p, 0) < max_children]
+            p = room[int(torch.randint(len(room), (1,), generator=g))]
+            children[p] = children.get(p, 0) + 1
+            out.append(p)
+    return torch.tensor(out, dtype=torch.int32)
 
 
 def rel_err(out, ref):

@@ -11,7 +11,7 @@ import pytest
 import torch
 
 import ssd_torch
-from reference import TOLERANCES, make_inputs, reference, rel_err
+from reference import TOLERANCES, make_inputs, random_parents, reference, rel_err
 
 OPERANDS = ("x", "dt", "A", "B", "C", "ssm_pool", "query_start_loc", "cache_indices")
 
@@ -29,7 +29,8 @@ def check(a, pool_before, y, **kw):
                        a["query_start_loc"], a["cache_indices"], a.get("D"),
                        a.get("dt_bias"), kw.get("has_initial_state"),
                        kw.get("update_state"), kw.get("checkpoint_slots"),
-                       kw.get("checkpoint_offsets"), kw.get("checkpoint_interval"))
+                       kw.get("checkpoint_offsets"), kw.get("checkpoint_interval"),
+                       kw.get("token_parents"))
     tol = TOLERANCES[a["x"].dtype]
     assert y.dtype == a["x"].dtype and y.shape == a["x"].shape
     assert torch.isfinite(y.float()).all()
@@ -301,6 +302,103 @@ def test_checkpoints_on_the_gpu_emulator(monkeypatch):
     check(a, before, y, **kw)
 
 
+def tree_case(seed, dtype=torch.float32, pool_dtype=torch.bfloat16):
+    """Seven sequences: random trees, a one-token and an empty sequence, a
+    12-token chain written as parents j - 1 (sequence 2), a padding
+    sequence with tokens (4); mixed initial states and updates; checkpoints
+    at interval 1 (column j: token j's state) with offsets, unused entries,
+    and K = 12 below sequence 5's 16 tokens, so its last four reach none."""
+    seqlens = [7, 1, 12, 0, 5, 16, 3]
+    batch, K = len(seqlens), 12
+    S = batch + 2 + batch * K
+    a = make_inputs(seqlens, S=S, dtype=dtype, pool_dtype=pool_dtype, seed=seed)
+    g = torch.Generator().manual_seed(seed)
+    a["cache_indices"] = torch.randperm(batch + 2, generator=g)[:batch].to(torch.int32)
+    a["cache_indices"][4] = -1
+    ck = torch.arange(batch + 2, S, dtype=torch.int32).reshape(batch, K)
+    ck[torch.rand(batch, K, generator=g) < 0.25] = -1
+    kw = dict(
+        has_initial_state=torch.tensor([True, False, True, True, True, False, True]),
+        update_state=torch.tensor([True, True, False, True, True, True, True]),
+        checkpoint_slots=ck,
+        checkpoint_offsets=torch.randint(0, 5, (batch,), generator=g, dtype=torch.int32),
+        checkpoint_interval=1,
+        token_parents=random_parents(seqlens, seed, chains={2}))
+    return a, kw
+
+
+def chain_parents(a):
+    """token_parents of every token's parent the one before it."""
+    q = a["query_start_loc"].tolist()
+    return torch.tensor([t - q[b] - 1 for b in range(len(q) - 1)
+                         for t in range(q[b], q[b + 1])], dtype=torch.int32)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+@pytest.mark.parametrize("form", ["serial", "auto"])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_tree_batch(dtype, form, threads):
+    torch.set_num_threads(threads)
+    a, kw = tree_case(seed=31, dtype=dtype)
+    parents = kw["token_parents"].tolist()
+    q = a["query_start_loc"].tolist()
+    # Trees indeed: some token's parent is neither -1 nor the one before.
+    assert any(p not in (-1, t - q[b] - 1) for b in range(len(q) - 1)
+               for t, p in zip(range(q[b], q[b + 1]), parents[q[b]:q[b + 1]]))
+    before = a["ssm_pool"].clone()
+    y = call(a, form=form, **kw)
+    check(a, before, y, **kw)
+    torch.set_num_threads(1)
+
+
+def test_tree_checkpoint_of_the_last_token_is_the_final_state():
+    a, kw = tree_case(seed=32, pool_dtype=torch.float32)
+    kw["update_state"] = None
+    before = a["ssm_pool"].clone()
+    y = call(a, **kw)
+    check(a, before, y, **kw)
+    # Sequence 0 (7 tokens, a tree) writes its slot and the checkpoints of
+    # its tokens: the last one's is its final state, bit for bit.
+    ck = kw["checkpoint_slots"][0].tolist()
+    slot = int(a["cache_indices"][0])
+    assert ck[6] != -1 and kw["token_parents"][6] != 5
+    assert torch.equal(a["ssm_pool"][ck[6]].view(torch.int32),
+                       a["ssm_pool"][slot].view(torch.int32))
+
+
+def test_tree_chain_as_parents_is_bit_identical(monkeypatch):
+    for device in ("cpu", "gpu-emu"):
+        monkeypatch.setenv("SSD_TORCH_DEVICE", device)
+        a, kw = tree_case(seed=33)
+        kw["token_parents"] = chain_parents(a)
+        plain = dict(kw, token_parents=None)
+        pools = [a["ssm_pool"].clone(), a["ssm_pool"].clone()]
+        y_tree = call(dict(a, ssm_pool=pools[0]), form="serial", **kw)
+        y_chain = call(dict(a, ssm_pool=pools[1]), form="serial", **plain)
+        assert torch.equal(y_tree.view(torch.int32), y_chain.view(torch.int32)), device
+        assert torch.equal(pools[0].view(torch.int16), pools[1].view(torch.int16)), device
+
+
+def test_tree_all_roots():
+    a, kw = tree_case(seed=34)
+    kw["token_parents"] = torch.full((a["x"].shape[0],), -1, dtype=torch.int32)
+    before = a["ssm_pool"].clone()
+    y = call(a, **kw)
+    check(a, before, y, **kw)
+
+
+@pytest.mark.parametrize("dtype,pool_dtype", [
+    (torch.float32, torch.float32),
+    (torch.bfloat16, torch.bfloat16),
+])
+def test_tree_on_the_gpu_emulator(dtype, pool_dtype, monkeypatch):
+    a, kw = tree_case(seed=35, dtype=dtype, pool_dtype=pool_dtype)
+    before = a["ssm_pool"].clone()
+    monkeypatch.setenv("SSD_TORCH_DEVICE", "gpu-emu")
+    y = call(a, form="serial", **kw)
+    check(a, before, y, **kw)
+
+
 def _bad(a, name, value):
     b = dict(a)
     b[name] = value
@@ -359,6 +457,21 @@ def error_cases():
     yield "checkpoint on a read slot", a, ckw(torch.tensor([[-1, -1], [-1, int(a["cache_indices"][0])], [-1, -1]], dtype=i32), has_initial_state=torch.tensor([True, False, False]), update_state=torch.tensor([False, True, True])), ValueError, "at sequence 1, column 1 is the initial state sequence 0 reads"
     yield "checkpoint offset", a, ckw(checkpoint_offsets=torch.tensor([0, -3, 0], dtype=i32)), ValueError, "checkpoint_offsets: offset -3 of sequence 1 is negative"
     yield "checkpoint offsets shape", a, ckw(checkpoint_offsets=torch.zeros(2, dtype=i32)), ValueError, "checkpoint_offsets: shape"
+    # Draft trees: T = 6, sequences of tokens 0-1, 2, 3-5.
+    tp = torch.tensor([-1, 0, -1, -1, 0, 1], dtype=i32)
+
+    def tpw(parents, **kw):
+        return dict(token_parents=torch.tensor(parents, dtype=i32), **kw)
+    yield "tree parent ahead", a, tpw([-1, 0, -1, -1, 0, 2]), ValueError, "token_parents: parent 2 of token 5 (token 2 of sequence 2) is outside [-1, 2)"
+    yield "tree parent itself", a, tpw([0, 0, -1, -1, 0, 1]), ValueError, "token_parents: parent 0 of token 0 (token 0 of sequence 0) is outside [-1, 0)"
+    yield "tree parent in another sequence", a, tpw([-1, 0, 1, -1, 0, 1]), ValueError, "token_parents: parent 1 of token 2 (token 0 of sequence 1) is outside [-1, 0)"
+    yield "tree parent -2", a, tpw([-1, 0, -1, -1, -2, 1]), ValueError, "token_parents: parent -2 of token 4 (token 1 of sequence 2) is outside [-1, 1)"
+    yield "tree dtype", a, {"token_parents": tp.long()}, ValueError, "token_parents: dtype"
+    yield "tree shape", a, {"token_parents": tp[:-1]}, ValueError, "token_parents: shape [5] does not match [T] = [6]"
+    yield "tree rank", a, {"token_parents": tp.reshape(1, -1)}, ValueError, "token_parents: shape [1, 6] does not match [T] = [6]"
+    yield "tree interval", a, dict(ckw(), token_parents=tp), ValueError, "token_parents: needs checkpoint interval 1"
+    yield "tree chunked", a, {"token_parents": tp, "form": "chunked"}, ValueError, "token_parents (a draft tree) needs the serial form"
+    yield "tree invariant", a, {"token_parents": tp, "invariant": True}, ValueError, "token_parents (a draft tree) cannot run invariant"
     yield "limits", _bad(_bad(a, "B", torch.zeros(6, 1, 2 ** 20 + 1)), "C", torch.zeros(6, 1, 2 ** 20 + 1)), {}, ValueError, "dstate N = 1048577 exceeds"
     del g
 

@@ -137,6 +137,7 @@ struct OpArguments {
   const c10::optional<at::Tensor> &ckSlots, &ckOffsets;
   c10::optional<int64_t> ckInterval;
   bool invariant;
+  const c10::optional<at::Tensor> &tokenParents;
 
   /// The tensors given, by name, for the checks that treat all alike.
   std::vector<std::pair<const char *, const at::Tensor *>> named() const {
@@ -161,6 +162,8 @@ struct OpArguments {
       all.push_back({"checkpoint_slots", &*ckSlots});
     if (ckOffsets)
       all.push_back({"checkpoint_offsets", &*ckOffsets});
+    if (tokenParents)
+      all.push_back({"token_parents", &*tokenParents});
     return all;
   }
 };
@@ -176,7 +179,7 @@ struct CallSettings {
 /// The index operands made row-major: the kernel reads their memory during
 /// the launch, so they outlive the checks that read them.
 struct IndexOperands {
-  at::Tensor qsl, ci, hasInit, update, ckSlots, ckOffsets;
+  at::Tensor qsl, ci, hasInit, update, ckSlots, ckOffsets, tokenParents;
 };
 
 /// A call that passed every check: what the compile cache and the launch
@@ -259,7 +262,8 @@ void readDTypes(const OpArguments &args, ScanProblem &p) {
     std::string n = name;
     if (n == "ssm_pool" || n == "query_start_loc" || n == "cache_indices" ||
         n == "has_initial_state" || n == "update_state" ||
-        n == "checkpoint_slots" || n == "checkpoint_offsets" || n == "x")
+        n == "checkpoint_slots" || n == "checkpoint_offsets" ||
+        n == "token_parents" || n == "x")
       continue;
     if (t->scalar_type() != args.x.scalar_type())
       valueError(n + ": dtype " + typeName(t->scalar_type()) +
@@ -280,13 +284,12 @@ void readDTypes(const OpArguments &args, ScanProblem &p) {
   if (args.ci.scalar_type() != at::kInt)
     valueError(std::string("cache_indices: dtype ") +
                typeName(args.ci.scalar_type()) + " is not int32");
-  for (const c10::optional<at::Tensor> *index :
-       {&args.ckSlots, &args.ckOffsets})
+  for (auto [name, index] : {std::pair{"checkpoint_slots", &args.ckSlots},
+                             std::pair{"checkpoint_offsets", &args.ckOffsets},
+                             std::pair{"token_parents", &args.tokenParents}})
     if (*index && (*index)->scalar_type() != at::kInt)
-      valueError(std::string(index == &args.ckSlots ? "checkpoint_slots"
-                                                    : "checkpoint_offsets") +
-                 ": dtype " + typeName((*index)->scalar_type()) +
-                 " is not int32");
+      valueError(std::string(name) + ": dtype " +
+                 typeName((*index)->scalar_type()) + " is not int32");
   for (const c10::optional<at::Tensor> *mask : {&args.hasInit, &args.update})
     if (*mask && (*mask)->scalar_type() != at::kBool)
       valueError(std::string(mask == &args.hasInit ? "has_initial_state"
@@ -348,7 +351,7 @@ void readPool(const OpArguments &args, ScanProblem &p) {
 }
 
 /// The per-sequence operands' extents: batch from query_start_loc, K from
-/// checkpoint_slots.
+/// checkpoint_slots; and token_parents' (T, from x).
 void readSequenceExtents(const OpArguments &args, ScanProblem &p) {
   expectRank("query_start_loc", args.qsl, 1, "[batch + 1]");
   if (args.qsl.size(0) < 1)
@@ -379,6 +382,9 @@ void readSequenceExtents(const OpArguments &args, ScanProblem &p) {
   }
   if (p.checkpointOffsetsPresent)
     expectShape("checkpoint_offsets", *args.ckOffsets, {p.batch}, "[batch]");
+  p.tokenParentsPresent = args.tokenParents.has_value();
+  if (p.tokenParentsPresent)
+    expectShape("token_parents", *args.tokenParents, {p.T}, "[T]");
 }
 
 /// Reads the index operands into the problem (their values are rules of
@@ -418,10 +424,17 @@ IndexOperands readIndexOperands(const OpArguments &args, ScanProblem &p) {
     const int32_t *o = index.ckOffsets.data_ptr<int32_t>();
     p.checkpointOffsets.assign(o, o + p.batch);
   }
+  if (p.tokenParentsPresent) {
+    index.tokenParents = args.tokenParents->contiguous();
+    const int32_t *t = index.tokenParents.data_ptr<int32_t>();
+    p.tokenParents.assign(t, t + p.T);
+  }
   std::string operand, error;
   if (!ssd::checkIndexContract(p, operand, error, "x") ||
       !ssd::checkCheckpointContract(p, operand, error))
     valueError(operand + ": " + error);
+  if (!ssd::checkTreeContract(p, error))
+    valueError("token_parents: " + error);
   return index;
 }
 
@@ -443,8 +456,9 @@ CheckedCall checkCall(const OpArguments &args) {
   return call;
 }
 
-/// The options to compile the call's kernel with, once the CPU workspace it
-/// needs is known to fit (refused before compiling, not while running).
+/// The options to compile the call's kernel with, once a tree is known to
+/// be asked of a form that serves it and the CPU workspace it needs to fit
+/// (refused before compiling, not while running).
 ssd::CompileOptions compileOptionsFor(const CheckedCall &call) {
   ssd::CompileOptions options;
   options.target = call.settings.target;
@@ -453,6 +467,9 @@ ssd::CompileOptions compileOptionsFor(const CheckedCall &call) {
   options.invariant = call.settings.invariant;
   options.openmp = false;
   std::string error;
+  // An argument the caller chose (form, invariant), so a ValueError.
+  if (!ssd::checkTreeOptions(call.problem, options, error))
+    valueError(error);
   if (options.target == ssd::Target::CPU &&
       !ssd::checkCPUWorkspace(call.problem, options, error))
     runtimeError("ssd.chunk_scan_varlen_: " + error);
@@ -513,6 +530,8 @@ private:
     bool checkpointOffsets;
     int64_t checkpointInterval;
     bool invariant;
+    /// token_parents present (an operand of the kernel when it is).
+    bool tokenParents;
 
     static Key of(const ScanProblem &p, const ssd::CompileOptions &options) {
       return {p.dtype,
@@ -532,12 +551,13 @@ private:
               p.checkpointSlotsPresent ? p.checkpointK : -1,
               p.checkpointOffsetsPresent,
               p.checkpointInterval,
-              options.invariant};
+              options.invariant,
+              p.tokenParentsPresent};
     }
     auto tie() const {
       return std::tie(dtype, pool, H, P, G, N, D, dtBias, hasInit, update, row,
                       target, form, chunk, checkpointK, checkpointOffsets,
-                      checkpointInterval, invariant);
+                      checkpointInterval, invariant, tokenParents);
     }
     bool operator<(const Key &o) const { return tie() < o.tie(); }
   };
@@ -598,6 +618,9 @@ ScanProblem rangeProblem(const ScanProblem &p, int64_t begin, int64_t end) {
   part.checkpointK = p.checkpointK;
   part.checkpointOffsetsPresent = p.checkpointOffsetsPresent;
   part.checkpointInterval = p.checkpointInterval;
+  // Parents are local indices of their own sequence, so a range of whole
+  // sequences takes its slice of token_parents as it is.
+  part.tokenParentsPresent = p.tokenParentsPresent;
   part.batch = end - begin;
   part.T = p.queryStartLoc[end] - p.queryStartLoc[begin];
   return part;
@@ -692,6 +715,8 @@ private:
       data.push_back(index.ckSlots.data_ptr<int32_t>() + begin * p.checkpointK);
     if (p.checkpointOffsetsPresent)
       data.push_back(index.ckOffsets.data_ptr<int32_t>() + begin);
+    if (p.tokenParentsPresent)
+      data.push_back(index.tokenParents.data_ptr<int32_t>() + t0);
     data.push_back(offset(y, t0 * p.H * p.P));
     return data;
   }
@@ -717,11 +742,12 @@ at::Tensor chunkScanVarlen(
     c10::optional<int64_t> chunkSize, c10::string_view deviceName,
     const c10::optional<at::Tensor> &ckSlots,
     const c10::optional<at::Tensor> &ckOffsets,
-    c10::optional<int64_t> ckInterval, bool invariant) {
+    c10::optional<int64_t> ckInterval, bool invariant,
+    const c10::optional<at::Tensor> &tokenParents) {
   OpArguments args{x,       dt,        A,          B,         C,
                    pool,    qsl,       ci,         D,         dtBias,
                    hasInit, update,    formName,   chunkSize, deviceName,
-                   ckSlots, ckOffsets, ckInterval, invariant};
+                   ckSlots, ckOffsets, ckInterval, invariant, tokenParents};
   CheckedCall call = checkCall(args);
   ssd::CompileOptions options = compileOptionsFor(call);
   ssd::ScanKernel *kernel = KernelCache::get().kernelFor(call.problem, options);
@@ -745,7 +771,8 @@ TORCH_LIBRARY(ssd, m) {
         "Tensor? has_initial_state=None, Tensor? update_state=None, "
         "str form=\"auto\", int? chunk_size=None, str device=\"cpu\", "
         "Tensor? checkpoint_slots=None, Tensor? checkpoint_offsets=None, "
-        "int? checkpoint_interval=None, bool invariant=False) -> Tensor",
+        "int? checkpoint_interval=None, bool invariant=False, "
+        "Tensor? token_parents=None) -> Tensor",
         &chunkScanVarlen);
   // How many kernels this process compiled: the tests check the cache.
   m.def("compiled_kernels() -> int", &compiledKernels);
