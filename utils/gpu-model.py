@@ -138,7 +138,36 @@ CASES = {
         ("granite-4 1x1024 + 63x1", 128, 64, 128, 1, [1024] + [1] * 63,
          "auto", "bf16"),
     ],
+    # Speculative verify with a state per draft token: 64 sequences of 16
+    # tokens as chains, then as draft trees (token_parents, depth <= 4),
+    # numbered breadth-first (most tokens replay their parent's path) and
+    # depth-first. A ninth field: extra `ssdgen gen` arguments; a
+    # --checkpoint-interval among them goes to ssd-run too.
+    "verify": [
+        ("granite-4 verify 64x16 chains", 128, 64, 128, 1, [16] * 64,
+         "serial", "bf16", ["--checkpoint-interval", "1"]),
+        ("granite-4 verify 64x16 trees bfs", 128, 64, 128, 1, [16] * 64,
+         "serial", "bf16", ["--checkpoint-interval", "1", "--parents", "tree",
+                            "--parents-depth", "4", "--parents-order", "bfs"]),
+        ("granite-4 verify 64x16 trees dfs", 128, 64, 128, 1, [16] * 64,
+         "serial", "bf16", ["--checkpoint-interval", "1", "--parents", "tree",
+                            "--parents-depth", "4", "--parents-order", "dfs"]),
+    ],
 }
+
+
+def extra_gen_args(case):
+    """The case's extra `ssdgen gen` arguments (none for eight fields)."""
+    return list(case[8]) if len(case) > 8 else []
+
+
+def extra_run_args(case):
+    """The ssd-run arguments its inputs need: the checkpoint interval."""
+    extra = extra_gen_args(case)
+    if "--checkpoint-interval" in extra:
+        i = extra.index("--checkpoint-interval")
+        return extra[i:i + 2]
+    return []
 
 KERNEL = re.compile(r"^kernel (\S+): launches (\d+)(?: blocks (\d+) threads (\d+))?")
 GLOBAL = re.compile(r"^global\.(load|store|atomic|cp\.async): .* sectors (\d+)")
@@ -183,20 +212,22 @@ def parse_costs(text):
 
 
 def run_case(build, work, case, invariant=False):
-    name, H, P, N, G, seqlens, form, dtype = case
+    name, H, P, N, G, seqlens, form, dtype = case[:8]
     tag = re.sub(r"[^a-z0-9]+", "-", name.lower())
     inputs = os.path.join(work, tag, "in")
     outputs = os.path.join(work, tag, "out")
     subprocess.run([sys.executable, SSDGEN, "gen", inputs,
                     "--seqlens", ",".join(map(str, seqlens)),
                     "--H", str(H), "--P", str(P), "--N", str(N), "--G", str(G),
-                    "--initial", "all", "--update", "all", "--seed", "7"],
+                    "--initial", "all", "--update", "all", "--seed", "7"]
+                   + extra_gen_args(case),
                    check=True, stdout=subprocess.DEVNULL)
     run = subprocess.run([os.path.join(build, "bin", "ssd-run"),
                           "--inputs", inputs, "--outputs", outputs,
                           "--target", "gpu-emu", "--form", form,
                           "--dtype", dtype, "--emulator-costs"]
-                         + (["--invariant"] if invariant else []),
+                         + (["--invariant"] if invariant else [])
+                         + extra_run_args(case),
                          capture_output=True, text=True)
     if run.returncode != 0:
         sys.exit(f"gpu-model: {name}: ssd-run failed:\n{run.stderr}")
@@ -370,12 +401,13 @@ def summarize(kernels, tokens, resources=None, chain=None,
 
 
 def ptxas_resources(build, inputs, form, dtype, ptxas, chip="sm_90a",
-                    invariant=False):
+                    invariant=False, run_args=()):
     """{kernel: (registers, shared bytes)} from `ptxas -v` on the PTX
     --ssd-to-nvvm makes of the module ssd-run compiles for `inputs` (static
     shared memory), plus the dynamic shared memory its launch asks for."""
     ir = subprocess.run([os.path.join(build, "bin", "ssd-run"), "--inputs",
-                         inputs, "--print-ir", "--dtype", dtype],
+                         inputs, "--print-ir", "--dtype", dtype]
+                        + list(run_args),
                         capture_output=True, text=True, check=True).stdout
     lowered = subprocess.run(
         [os.path.join(build, "bin", "ssd-opt"), "-",
@@ -532,7 +564,7 @@ def register_cap(warps):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", default=os.path.join(HERE, "..", "build"))
-    ap.add_argument("--cases", default="prefill,decode,mixed",
+    ap.add_argument("--cases", default="prefill,decode,mixed,verify",
                     help="comma-separated: " + ",".join(CASES))
     ap.add_argument("--keep", default=None,
                     help="keep inputs and outputs under this directory")
@@ -642,13 +674,14 @@ def main():
     mode = " invariant" if args.invariant else ""
     for group in args.cases.split(","):
         for case in CASES[group]:
-            name, H, P, N, G, seqlens, form, dtype = case
+            name, H, P, N, G, seqlens, form, dtype = case[:8]
             if args.only and name not in args.only.split(","):
                 continue
             kernels, inputs = run_case(args.build, work, case,
                                        args.invariant)
             resources = (ptxas_resources(args.build, inputs, form, dtype, ptxas,
-                                         invariant=args.invariant)
+                                         invariant=args.invariant,
+                                         run_args=extra_run_args(case))
                          if ptxas else {})
             # An invariant op runs the token-serial kernel whatever its form:
             # its state chain is the serial one.
@@ -730,6 +763,15 @@ def main():
                           f"extrapolated | {launches} | | | | | "
                           f"{'%.1f' % chain_t.us if chain_t else ''} | | | | "
                           f"{total:.1f} | {t / total:.1f} | | | | | |")
+            if group == "verify":
+                runs[name] = model
+                chains = runs.get("granite-4 verify 64x16 chains")
+                if name.endswith("trees dfs") and chains:
+                    bfs = runs.get("granite-4 verify 64x16 trees bfs", 0.0)
+                    print(f"|   draft trees take {bfs / chains:.2f}x "
+                          f"(breadth-first) and {model / chains:.2f}x "
+                          f"(depth-first) the chains' modelled time |"
+                          + " |" * 16)
             if group == "decode":
                 ideal = len(seqlens) * H * P * N * 4 * 2
                 copy_us = ideal / HBM_BYTES_PER_S * 1e6
