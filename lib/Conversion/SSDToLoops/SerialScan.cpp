@@ -35,6 +35,37 @@
 // Every reader sees the pool as it was before the op: a writer whose slot
 // other sequences read runs in a second parallel loop, after all the others.
 //
+// Draft trees (token_parents): local token j of a sequence has parent p,
+// 0 <= p < j or -1 (the initial state), and
+//
+//   S_j = exp(d_j A_h) S_p + (d_j x[j, h, :]) B[j, g, :],  S_{-1} = initial
+//
+// with y_j from S_j as above; the final state is the last token's. A token
+// whose parent is the token before (p = j - 1; p = -1 at j = 0) continues the
+// tile: runs of such tokens go through the chain's token loops unchanged (pairs
+// only within a run, so a pair's second token is its first's child), and a
+// chain given as explicit parents gives the bits of the op without them. Any
+// other token first recomputes its parent's state in the tile: it restarts from
+// the initial state (pool[slot] re-read, or zeros) at s = 1 and replays the
+// updates of p's ancestors root .. p in forward order, one token at a time
+// through the chain's single-token step (decay, fold when out of range, update;
+// no y, no checkpoint). Every node's (s, S') is thus the same sequence of
+// operations from the initial state whichever way it is reached, continued or
+// replayed (pairs or single tokens, as below), so it has the same bits either
+// way. The path is found without memory: p's depth d by walking parents up (a
+// walk stops at -1 or at a parent not below its child, so a table that breaks
+// the contract never reads outside its sequence), then the i-th ancestor from
+// the root d - 1 - i parents up from p, O(d^2) index loads. The cost: nothing
+// in memory; one index load per token for the run test, and for each token
+// whose parent is not the token before, a pass over the tile to reload the
+// initial state and depth(p) update-only passes (one FMA per state element
+// each). With checkpoints (interval 1, as the verifier requires for trees)
+// every written boundary ends a segment of one token and runs stop at segment
+// ends, so column j receives s S' of node j. The re-read pool slot still holds
+// the initial state: only this task writes its rows of its slot, after its last
+// token; writers whose slot other sequences read run after them (above); and
+// checkpoint slots differ from every slot a call reads or writes.
+//
 // State checkpoints (see ScanEmitter/Checkpoints.h) split a sequence's tokens
 // into segments that end after the boundary tokens written; after each, the
 // task stores s S' of its tile into the checkpoint's slot, rounded like the
@@ -42,10 +73,10 @@
 // changes no reader's view of the pool. A checkpoint costs one pass over the
 // tile, and a segment that ends after an odd token runs that token alone.
 //
-// Work is O(T H P N) with no redundant flops, and the state of a task is one
-// P-tile x N block that stays in cache for the whole sequence: the right form
-// when sequences are short (decode, speculative verify), and on a CPU for
-// long prefills too.
+// Work is O(T H P N) with no redundant flops (for a chain; a tree adds the
+// replays above), and the state of a task is one P-tile x N block that stays in
+// cache for the whole sequence: the right form when sequences are short
+// (decode, speculative verify), and on a CPU for long prefills too.
 //
 //===----------------------------------------------------------------------===//
 
@@ -170,7 +201,10 @@ struct BlockRows {
 ///
 /// and a one-token sequence with an f32 pool (decode) in one pool-to-pool
 /// pass. emitTask and emitSequence follow the first lines, emitTokens and
-/// emitSingleTokens the scale, emitTile and emitRows the two FMAs.
+/// emitSingleTokens the scale, emitTile and emitRows the two FMAs. With
+/// token_parents, emitTreeTokens splits the tokens into runs of children of
+/// the token before, each started by emitReplay unless its first token
+/// continues the tile.
 class SerialScanBuilder {
 public:
   SerialScanBuilder(ImplicitLocOpBuilder &b, ChunkScanVarlenOp op,
