@@ -35,6 +35,37 @@
 // Every reader sees the pool as it was before the op: a writer whose slot
 // other sequences read runs in a second parallel loop, after all the others.
 //
+// Draft trees (token_parents): local token j of a sequence has parent p,
+// 0 <= p < j or -1 (the initial state), and
+//
+//   S_j = exp(d_j A_h) S_p + (d_j x[j, h, :]) B[j, g, :],  S_{-1} = initial
+//
+// with y_j from S_j as above; the final state is the last token's. A token
+// whose parent is the token before (p = j - 1; p = -1 at j = 0) continues the
+// tile: runs of such tokens go through the chain's token loops unchanged (pairs
+// only within a run, so a pair's second token is its first's child), and a
+// chain given as explicit parents gives the bits of the op without them. Any
+// other token first recomputes its parent's state in the tile: it restarts from
+// the initial state (pool[slot] re-read, or zeros) at s = 1 and replays the
+// updates of p's ancestors root .. p in forward order, one token at a time
+// through the chain's single-token step (decay, fold when out of range, update;
+// no y, no checkpoint). Every node's (s, S') is thus the same sequence of
+// operations from the initial state whichever way it is reached, continued or
+// replayed (pairs or single tokens, as below), so it has the same bits either
+// way. The path is found without memory: p's depth d by walking parents up (a
+// walk stops at -1 or at a parent not below its child, so a table that breaks
+// the contract never reads outside its sequence), then the i-th ancestor from
+// the root d - 1 - i parents up from p, O(d^2) index loads. The cost: nothing
+// in memory; one index load per token for the run test, and for each token
+// whose parent is not the token before, a pass over the tile to reload the
+// initial state and depth(p) update-only passes (one FMA per state element
+// each). With checkpoints (interval 1, as the verifier requires for trees)
+// every written boundary ends a segment of one token and runs stop at segment
+// ends, so column j receives s S' of node j. The re-read pool slot still holds
+// the initial state: only this task writes its rows of its slot, after its last
+// token; writers whose slot other sequences read run after them (above); and
+// checkpoint slots differ from every slot a call reads or writes.
+//
 // State checkpoints (see ScanEmitter/Checkpoints.h) split a sequence's tokens
 // into segments that end after the boundary tokens written; after each, the
 // task stores s S' of its tile into the checkpoint's slot, rounded like the
@@ -42,10 +73,10 @@
 // changes no reader's view of the pool. A checkpoint costs one pass over the
 // tile, and a segment that ends after an odd token runs that token alone.
 //
-// Work is O(T H P N) with no redundant flops, and the state of a task is one
-// P-tile x N block that stays in cache for the whole sequence: the right form
-// when sequences are short (decode, speculative verify), and on a CPU for
-// long prefills too.
+// Work is O(T H P N) with no redundant flops (for a chain; a tree adds the
+// replays above), and the state of a task is one P-tile x N block that stays in
+// cache for the whole sequence: the right form when sequences are short
+// (decode, speculative verify), and on a CPU for long prefills too.
 //
 //===----------------------------------------------------------------------===//
 
@@ -122,10 +153,12 @@ struct Decayed {
 /// both, unless a one-token sequence goes straight from pool to pool; with
 /// `storeScale`, rows are stored times it (the final state, s S').
 /// `rowsAtOnce` rows share each column block of B and C; 0 takes as many as
-/// the registers hold.
+/// the registers hold. An `updateOnly` pass (a tree's replay) updates the
+/// rows and writes no y.
 struct TilePass {
   Value source, sink, storeScale;
   int64_t rowsAtOnce = 0;
+  bool updateOnly = false;
 };
 
 /// What every step of one task (a sequence, a head, a P-tile) reads: they
@@ -144,6 +177,9 @@ struct Task {
 
   Value state() const { return stateTile.buffer; }
   TilePass inTile() const { return {state(), state(), Value()}; }
+  TilePass replayInTile() const {
+    return {state(), state(), Value(), 0, /*updateOnly=*/true};
+  }
 };
 
 /// The per-row values of a block of rows through a pass's tokens, indexed
@@ -165,7 +201,10 @@ struct BlockRows {
 ///
 /// and a one-token sequence with an f32 pool (decode) in one pool-to-pool
 /// pass. emitTask and emitSequence follow the first lines, emitTokens and
-/// emitSingleTokens the scale, emitTile and emitRows the two FMAs.
+/// emitSingleTokens the scale, emitTile and emitRows the two FMAs. With
+/// token_parents, emitTreeTokens splits the tokens into runs of children of
+/// the token before, each started by emitReplay unless its first token
+/// continues the tile.
 class SerialScanBuilder {
 public:
   SerialScanBuilder(ImplicitLocOpBuilder &b, ChunkScanVarlenOp op,
@@ -180,6 +219,7 @@ public:
         f32Pool(cast<MemRefType>(e.pool.getType()).getElementType() == e.f32) {
     tile = emitTileRows(b, e, staticDState, pTile);
     laneStep = e.index(b, lanes);
+    parents = op.getTokenParents();
   }
 
   void build(ImplicitLocOpBuilder &b) {
@@ -202,6 +242,7 @@ private:
   bool f32Pool;  // decode can update the pool in place
   Value tile;    // index: rows of a tile
   Value laneStep;
+  Value parents; // [T] i32 memref: token_parents, or null (a chain)
 
   // Vectors of `lanes` f32: reads widen and writes round back, like
   // loadF32 and storeRounded for scalars.
@@ -378,14 +419,14 @@ private:
   /// f16/bf16 B and C rows of token t, widened once for all rows of the tile
   /// into rows 2 slot and 2 slot + 1 of the row buffer.
   void emitWidenRows(ImplicitLocOpBuilder &b, const Task &task, Value t,
-                     int64_t slot) {
+                     int64_t slot, bool withC = true) {
     if (f32Model)
       return;
     scf::ForOp::create(
         b, task.zero, e.dstate, laneStep, ValueRange{},
         [&](OpBuilder &nested, Location loc, Value n, ValueRange) {
           ImplicitLocOpBuilder inner(loc, nested);
-          for (int which : {0, 1})
+          for (int which = 0; which < (withC ? 2 : 1); ++which)
             vector::StoreOp::create(
                 inner, loadVector(inner, which ? e.C : e.B, {t, task.group, n}),
                 task.widenedRows.buffer,
@@ -427,7 +468,8 @@ private:
   /// Rows p .. p + count - 1 of the block, their x per step, the weights
   /// d_t x / s_t of the update and zeroed accumulators of the dot products.
   BlockRows emitBlockRows(ImplicitLocOpBuilder &b, const Task &task,
-                          ArrayRef<TokenStep> steps, Value p, int64_t count) {
+                          ArrayRef<TokenStep> steps, Value p, int64_t count,
+                          bool updateOnly) {
     BlockRows block;
     for (int64_t r = 0; r < count; ++r)
       block.rowIndex.push_back(arith::AddIOp::create(b, p, e.index(b, r)));
@@ -438,7 +480,8 @@ private:
         Value dx = arith::MulFOp::create(b, step.d, block.xs.back());
         block.weights.push_back(
             splat(b, arith::MulFOp::create(b, dx, step.inverseScale)));
-        block.zeros.push_back(splat(b, e.f32Const(b, 0.0)));
+        if (!updateOnly)
+          block.zeros.push_back(splat(b, e.f32Const(b, 0.0)));
       }
     return block;
   }
@@ -457,7 +500,8 @@ private:
           SmallVector<Value> bv, cv;
           for (const TokenStep &step : steps) {
             bv.push_back(rowVector(b, task, step, 0, n));
-            cv.push_back(rowVector(b, task, step, 1, n));
+            if (!pass.updateOnly)
+              cv.push_back(rowVector(b, task, step, 1, n));
           }
           SmallVector<Value> next(acc.begin(), acc.end());
           for (int64_t r = 0; r < count; ++r) {
@@ -466,7 +510,8 @@ private:
             for (size_t k = 0; k < steps.size(); ++k) {
               size_t i = k * count + r;
               v = vector::FMAOp::create(b, block.weights[i], bv[k], v);
-              next[i] = vector::FMAOp::create(b, v, cv[k], acc[i]);
+              if (!pass.updateOnly)
+                next[i] = vector::FMAOp::create(b, v, cv[k], acc[i]);
             }
             vector::StoreOp::create(
                 b, storeFactor ? arith::MulFOp::create(b, storeFactor, v) : v,
@@ -505,8 +550,13 @@ private:
   void emitRows(ImplicitLocOpBuilder &b, const Task &task,
                 ArrayRef<TokenStep> steps, const TilePass &pass, Value p,
                 int64_t count) {
+    if (pass.updateOnly) {
+      BlockRows block = emitBlockRows(b, task, steps, p, count, true);
+      emitColumns(b, task, steps, pass, block, count);
+      return;
+    }
     emitPrefetches(b, task, steps, p);
-    BlockRows block = emitBlockRows(b, task, steps, p, count);
+    BlockRows block = emitBlockRows(b, task, steps, p, count, false);
     scf::ForOp columns = emitColumns(b, task, steps, pass, block, count);
     emitOutputs(b, task, steps, block, columns, count);
   }
@@ -535,6 +585,25 @@ private:
 
   // The tokens of a sequence.
 
+  /// Token t alone through the tile, the scale folded into the tile first
+  /// if it leaves the range; returns the scale after it. The one update of
+  /// a token that a tree's replay shares, so that a node's (s, S') has the
+  /// same bits however it is reached.
+  Value emitSingleToken(ImplicitLocOpBuilder &b, const Task &task, Value t,
+                        Value scale, const TilePass &pass) {
+    Decayed step = emitDecay(b, task, t, scale);
+    Value d = step.d, decayed = step.scale;
+    Value folded = e.ifElse(
+        b, outOfRange(b, decayed), e.f32,
+        [&](ImplicitLocOpBuilder &b) {
+          return emitScaleFold(b, task, decayed);
+        },
+        [&](ImplicitLocOpBuilder &) { return decayed; });
+    emitWidenRows(b, task, t, 0, /*withC=*/!pass.updateOnly);
+    emitTile(b, task, {TokenStep{t, d, folded, inverse(b, folded), 0}}, pass);
+    return folded;
+  }
+
   /// Tokens [first, last) one at a time, folding the scale into the tile
   /// whenever it leaves the range; returns the scale after them.
   Value emitSingleTokens(ImplicitLocOpBuilder &b, const Task &task, Value first,
@@ -543,17 +612,8 @@ private:
         b, first, last, e.index(b, 1), ValueRange{scale},
         [&](OpBuilder &nested, Location loc, Value t, ValueRange carried) {
           ImplicitLocOpBuilder b(loc, nested);
-          Decayed step = emitDecay(b, task, t, carried.front());
-          Value d = step.d, decayed = step.scale;
-          Value scale = e.ifElse(
-              b, outOfRange(b, decayed), e.f32,
-              [&](ImplicitLocOpBuilder &b) {
-                return emitScaleFold(b, task, decayed);
-              },
-              [&](ImplicitLocOpBuilder &) { return decayed; });
-          emitWidenRows(b, task, t, 0);
-          emitTile(b, task, {TokenStep{t, d, scale, inverse(b, scale), 0}},
-                   task.inTile());
+          Value scale =
+              emitSingleToken(b, task, t, carried.front(), task.inTile());
           scf::YieldOp::create(b, ValueRange{scale});
         });
     return loop.getResult(0);
@@ -617,6 +677,155 @@ private:
     return emitSingleTokens(b, task, groupedEnd, last, groupLoop.getResult(0));
   }
 
+  // Draft trees (token_parents).
+
+  /// index: token t's parent as a local index, sign-extended (-1: the
+  /// initial state).
+  Value parentOf(ImplicitLocOpBuilder &b, Value t) {
+    return arith::IndexCastOp::create(b, b.getIndexType(),
+                                      memref::LoadOp::create(b, parents, t));
+  }
+
+  /// i1: local token j's parent p continues the state the tile holds, i.e.
+  /// p = j - 1 (for j = 0, p = -1).
+  Value continues(ImplicitLocOpBuilder &b, Value j, Value p) {
+    return arith::CmpIOp::create(b, arith::CmpIPredicate::eq, p,
+                                 arith::SubIOp::create(b, j, e.index(b, 1)));
+  }
+
+  /// The end of the run of tokens from `from` (> first token of the run)
+  /// whose parent is the token before: the first token in [from, last)
+  /// that does not continue, or last. Reads one parent per token.
+  Value emitRunEnd(ImplicitLocOpBuilder &b, const Task &task, Value from,
+                   Value last) {
+    Value lastIn = arith::SubIOp::create(b, last, e.index(b, 1));
+    auto loop = scf::WhileOp::create(
+        b, TypeRange{b.getIndexType()}, ValueRange{from},
+        [&](OpBuilder &nested, Location loc, ValueRange args) {
+          ImplicitLocOpBuilder b(loc, nested);
+          Value k = args.front();
+          Value inRange =
+              arith::CmpIOp::create(b, arith::CmpIPredicate::ult, k, last);
+          // Clamped so that the load stays inside the run's tokens; the
+          // result is ignored past them.
+          Value at = arith::MinUIOp::create(b, k, lastIn);
+          Value j = arith::SubIOp::create(b, k, task.s.begin);
+          Value goesOn = arith::AndIOp::create(
+              b, inRange, continues(b, j, parentOf(b, at)));
+          scf::ConditionOp::create(b, goesOn, ValueRange{k});
+        },
+        [&](OpBuilder &nested, Location loc, ValueRange args) {
+          ImplicitLocOpBuilder b(loc, nested);
+          scf::YieldOp::create(b, ValueRange{arith::AddIOp::create(
+                                      b, args.front(), e.index(b, 1))});
+        });
+    return loop.getResult(0);
+  }
+
+  /// The state of local node p into the tile: the sequence's initial state
+  /// at scale 1, then the updates of p's ancestors root .. p in forward
+  /// order, one token at a time through emitSingleToken (no y). The i-th of
+  /// the depth d ancestors is found by walking d - 1 - i parents up from p:
+  /// O(d^2) index loads and no scratch. A walk stops at -1 or at a parent
+  /// that is not below its child, so a table that breaks the contract
+  /// (0 <= p < j or -1) reads as a shorter path, never out of the
+  /// sequence. Returns the scale of p's state.
+  Value emitReplay(ImplicitLocOpBuilder &b, const Task &task, Value j,
+                   Value p) {
+    emitZeroState(b, task);
+    emitLoadInitialState(b, task);
+    Type indexType = b.getIndexType();
+    auto depthLoop = scf::WhileOp::create(
+        b, TypeRange{indexType, indexType, indexType},
+        ValueRange{p, j, task.zero},
+        [&](OpBuilder &nested, Location loc, ValueRange args) {
+          ImplicitLocOpBuilder b(loc, nested);
+          Value node = args[0], child = args[1];
+          Value onPath = arith::AndIOp::create(
+              b,
+              arith::CmpIOp::create(b, arith::CmpIPredicate::sge, node,
+                                    task.zero),
+              arith::CmpIOp::create(b, arith::CmpIPredicate::slt, node, child));
+          scf::ConditionOp::create(b, onPath, args);
+        },
+        [&](OpBuilder &nested, Location loc, ValueRange args) {
+          ImplicitLocOpBuilder b(loc, nested);
+          Value node = args[0];
+          Value up = parentOf(b, arith::AddIOp::create(b, task.s.begin, node));
+          scf::YieldOp::create(
+              b, ValueRange{up, node,
+                            arith::AddIOp::create(b, args[2], e.index(b, 1))});
+        });
+    Value depth = depthLoop.getResult(2);
+    auto path = scf::ForOp::create(
+        b, task.zero, depth, e.index(b, 1), ValueRange{e.f32Const(b, 1.0)},
+        [&](OpBuilder &nested, Location loc, Value i, ValueRange carried) {
+          ImplicitLocOpBuilder b(loc, nested);
+          Value steps = arith::SubIOp::create(
+              b, arith::SubIOp::create(b, depth, i), e.index(b, 1));
+          auto walk = scf::ForOp::create(
+              b, task.zero, steps, e.index(b, 1), ValueRange{p},
+              [&](OpBuilder &nested, Location loc, Value, ValueRange node) {
+                ImplicitLocOpBuilder b(loc, nested);
+                scf::YieldOp::create(
+                    b, ValueRange{
+                           parentOf(b, arith::AddIOp::create(b, task.s.begin,
+                                                             node.front()))});
+              });
+          Value t = arith::AddIOp::create(b, task.s.begin, walk.getResult(0));
+          Value scale =
+              emitSingleToken(b, task, t, carried.front(), task.replayInTile());
+          scf::YieldOp::create(b, ValueRange{scale});
+        });
+    return path.getResult(0);
+  }
+
+  /// Tokens [first, last) of a tree: runs of tokens whose parent is the
+  /// token before go through emitTokens exactly as a chain does (pairs only
+  /// within a run, so a pair's second token is the first's child); a token
+  /// whose parent is not the one before starts a run after emitReplay has
+  /// put its parent's state into the tile. Returns the scale after them.
+  Value emitTreeTokens(ImplicitLocOpBuilder &b, const Task &task, Value first,
+                       Value last, Value scale) {
+    Type indexType = b.getIndexType();
+    auto runs = scf::WhileOp::create(
+        b, TypeRange{indexType, e.f32}, ValueRange{first, scale},
+        [&](OpBuilder &nested, Location loc, ValueRange args) {
+          ImplicitLocOpBuilder b(loc, nested);
+          scf::ConditionOp::create(
+              b,
+              arith::CmpIOp::create(b, arith::CmpIPredicate::ult, args[0],
+                                    last),
+              args);
+        },
+        [&](OpBuilder &nested, Location loc, ValueRange args) {
+          ImplicitLocOpBuilder b(loc, nested);
+          Value t = args[0];
+          Value j = arith::SubIOp::create(b, t, task.s.begin);
+          Value p = parentOf(b, t);
+          Value start = e.ifElse(
+              b, continues(b, j, p), e.f32,
+              [&](ImplicitLocOpBuilder &) { return args[1]; },
+              [&](ImplicitLocOpBuilder &b) {
+                return emitReplay(b, task, j, p);
+              });
+          Value runEnd = emitRunEnd(
+              b, task, arith::AddIOp::create(b, t, e.index(b, 1)), last);
+          Value after = emitTokens(b, task, t, runEnd, start);
+          scf::YieldOp::create(b, ValueRange{runEnd, after});
+        });
+    return runs.getResult(1);
+  }
+
+  /// Tokens [first, last): the chain of emitTokens, or, with token_parents,
+  /// the tree's runs.
+  Value emitSpan(ImplicitLocOpBuilder &b, const Task &task, Value first,
+                 Value last, Value scale) {
+    if (!parents)
+      return emitTokens(b, task, first, last, scale);
+    return emitTreeTokens(b, task, first, last, scale);
+  }
+
   /// Checkpoints split the tokens into segments that end at the written
   /// boundaries (segment k < W ends after boundary k's token) and a last one
   /// up to the end; after segment k the tile times its scale is the state to
@@ -636,7 +845,7 @@ private:
               arith::CmpIOp::create(b, arith::CmpIPredicate::ult, k, written);
           Value segmentEnd = arith::SelectOp::create(
               b, isBoundary, checkpoints.boundaryEnd(b, task.range, k), s.end);
-          Value scale = emitTokens(b, task, carried[1], segmentEnd, carried[0]);
+          Value scale = emitSpan(b, task, carried[1], segmentEnd, carried[0]);
           e.ifThen(b, isBoundary, [&](ImplicitLocOpBuilder &b) {
             checkpoints.ifSlot(
                 b, task.seq, k, [&](ImplicitLocOpBuilder &b, Value slot) {
@@ -654,7 +863,7 @@ private:
     emitLoadInitialState(b, task);
     Value scale = e.f32Const(b, 1.0);
     if (!checkpoints)
-      scale = emitTokens(b, task, task.s.begin, task.s.end, scale);
+      scale = emitSpan(b, task, task.s.begin, task.s.end, scale);
     else
       scale = emitCheckpointSegments(b, task, scale);
     Value finalScale = splat(b, scale);

@@ -16,9 +16,6 @@ mlir::ssd::detail::whyNotReadyToLower(ChunkScanVarlenOp op,
         .str();
   if (!op.getFormAttr() && !op.getConfigAttr())
     return (passName + ": op has no form; run ssd-select-form first").str();
-  if (op.getTokenParents())
-    return (passName + ": 'token_parents' (draft trees) is not lowered yet")
-        .str();
   return std::nullopt;
 }
 
