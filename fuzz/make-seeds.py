@@ -25,7 +25,8 @@ SSDGEN = os.path.join(ROOT, "utils", "ssdgen.py")
 # The file order of ssd-npy-fuzzer (kFiles in npy-loader-fuzzer.cpp).
 FILES = ["x", "dt", "A", "B", "C", "D", "dt_bias", "ssm_pool",
          "query_start_loc", "cache_indices", "has_initial_state",
-         "update_state", "checkpoint_slots", "checkpoint_offsets"]
+         "update_state", "checkpoint_slots", "checkpoint_offsets",
+         "token_parents"]
 
 # ssdgen gen arguments: the shapes and options the numeric tests use.
 GEN = [

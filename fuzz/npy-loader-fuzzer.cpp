@@ -1,6 +1,6 @@
 //===- npy-loader-fuzzer.cpp - libFuzzer target: .npy inputs of ssd-run ---===//
 //
-// Feeds an input set of ssd-run (up to the 14 .npy files of an input
+// Feeds an input set of ssd-run (up to the 15 .npy files of an input
 // directory, in memory) through the .npy parser and the validation of
 // loadProblem, then, for every set that validation accepts, through what
 // runs on a validated problem without compiling anything: the limit check,
@@ -12,7 +12,7 @@
 //                   3 f32), bit 2 bf16 pool, bits 3-7 the checkpoint
 //                   interval (ssd-run's --checkpoint-interval; 0: none)
 //   then records    [file index: 1 byte][length: 4 bytes, little-endian]
-//                   [bytes]; index % 14 names the file (kFiles); a later
+//                   [bytes]; index % 15 names the file (kFiles); a later
 //                   record of a file replaces an earlier one; a record cut
 //                   short by the end of the input keeps what is there.
 //
@@ -21,7 +21,7 @@
 //   - an accepted problem satisfies every rule the compiled code relies on
 //     (array sizes, offsets, slots, one writer per slot, the limits, and
 //     the checkpoint rules, checked here with sets rather than the
-//     loader's sorting);
+//     loader's sorting, and every token's parent earlier in its sequence);
 //   - the reference, when run, returns y and pool of the right sizes.
 //
 //===----------------------------------------------------------------------===//
@@ -54,7 +54,8 @@ const char *const kFiles[] = {"x.npy",
                               "has_initial_state.npy",
                               "update_state.npy",
                               "checkpoint_slots.npy",
-                              "checkpoint_offsets.npy"};
+                              "checkpoint_offsets.npy",
+                              "token_parents.npy"};
 constexpr size_t kFileCount = sizeof(kFiles) / sizeof(kFiles[0]);
 
 [[noreturn]] void violated(const char *what, const std::string &detail) {
@@ -133,6 +134,19 @@ void checkValidated(const ssd::ScanProblem &p) {
   }
   for (int32_t o : p.checkpointOffsets)
     require(o >= 0, "negative checkpoint offset");
+
+  // Draft trees: one parent per token, each -1 or an earlier token of its
+  // own sequence, and checkpoints (if any) one per token.
+  require(int64_t(p.tokenParents.size()) == (p.tokenParentsPresent ? p.T : 0),
+          "token_parents size");
+  require(!p.tokenParentsPresent || !p.checkpointSlotsPresent ||
+              p.checkpointInterval == 1,
+          "token_parents with a checkpoint interval other than 1");
+  for (int64_t b = 0; p.tokenParentsPresent && b < p.batch; ++b)
+    for (int64_t t = p.queryStartLoc[b]; t < p.queryStartLoc[b + 1]; ++t)
+      require(p.tokenParents[t] >= -1 &&
+                  p.tokenParents[t] < t - p.queryStartLoc[b],
+              "token parent outside [-1, j)");
 }
 
 } // namespace

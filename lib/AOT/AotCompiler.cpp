@@ -166,6 +166,14 @@ bool compileVariants(const CompileRequest &o, mlir::MLIRContext &context,
                           interval))
       return false;
     for (const std::string &form : o.forms) {
+      // Only the serial kernels follow a token's parent.
+      if (problem.tokenParentsPresent && (form == "chunked" || o.invariant)) {
+        error = dir + ": token_parents (a draft tree) " +
+                (o.invariant ? std::string("cannot be compiled invariant")
+                             : "cannot take the chunked form") +
+                ": only the serial kernels follow a token's parent";
+        return false;
+      }
       std::string key = ssd::variantKey(problem, form, o.chunkSize,
                                         o.headsPerBlock, o.invariant);
       if (std::find(done.begin(), done.end(), key) != done.end())

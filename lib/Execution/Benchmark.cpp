@@ -152,7 +152,45 @@ std::vector<ssd::BenchCase> ssd::defaultBenchCases(bool quick) {
   // per 256-token block.
   cases.push_back({"verify", quick ? 8 : 16, 4, 1});
   cases.push_back({"prefill", 1, quick ? 1024 : 8192, 256});
+  // Tree verification: 16-node draft trees with a state per node.
+  cases.push_back({"tree", quick ? 8 : 64, kDraftTreeNodes, 1});
   return cases;
+}
+
+std::vector<int32_t> ssd::draftTreeParents(bool depthFirst) {
+  // Three candidates for the first token, two continuations of each, one
+  // more after each of those: 1 + 3 + 6 + 6 = 16 nodes, depth 4, the shape
+  // of a small EAGLE or Medusa tree.
+  std::vector<std::vector<int>> children(kDraftTreeNodes);
+  children[0] = {1, 2, 3};
+  for (int c = 0; c < 3; ++c)
+    children[1 + c] = {4 + 2 * c, 5 + 2 * c};
+  for (int c = 0; c < 6; ++c)
+    children[4 + c] = {10 + c};
+  // Number the nodes in visiting order, breadth-first (as the nodes above
+  // already are) or depth-first, and give each its parent's number.
+  std::vector<int> order;
+  if (depthFirst) {
+    std::vector<int> stack = {0};
+    while (!stack.empty()) {
+      int node = stack.back();
+      stack.pop_back();
+      order.push_back(node);
+      for (auto it = children[node].rbegin(); it != children[node].rend(); ++it)
+        stack.push_back(*it);
+    }
+  } else {
+    for (int node = 0; node < kDraftTreeNodes; ++node)
+      order.push_back(node);
+  }
+  std::vector<int> numberOf(kDraftTreeNodes);
+  for (int i = 0; i < kDraftTreeNodes; ++i)
+    numberOf[order[i]] = i;
+  std::vector<int32_t> parents(kDraftTreeNodes, -1);
+  for (int node = 0; node < kDraftTreeNodes; ++node)
+    for (int child : children[node])
+      parents[numberOf[child]] = numberOf[node];
+  return parents;
 }
 
 bool ssd::runBenchmark(const BenchOptions &o, std::string &error) {
@@ -228,7 +266,64 @@ bool ssd::runBenchmark(const BenchOptions &o, std::string &error) {
     return true;
   };
 
+  // A tree case: the serial form on the same tokens and states as chains,
+  // then as draft trees numbered breadth- and depth-first (only the serial
+  // form serves trees; a token whose parent is not the one before it
+  // replays its parent's path, which is what the ratios show).
+  auto runTreeCase = [&](const BenchCase &c) {
+    ScanProblem likeTree = like;
+    likeTree.checkpointInterval = 1;
+    ScanProblem chains =
+        makeSyntheticProblem(likeTree, c.batch, kDraftTreeNodes, 1);
+    ScanProblem trees[2] = {chains, chains};
+    for (int depthFirst = 0; depthFirst < 2; ++depthFirst) {
+      std::vector<int32_t> parents = draftTreeParents(depthFirst);
+      trees[depthFirst].tokenParentsPresent = true;
+      for (int64_t b = 0; b < c.batch; ++b)
+        trees[depthFirst].tokenParents.insert(
+            trees[depthFirst].tokenParents.end(), parents.begin(),
+            parents.end());
+      if (!checkTreeContract(trees[depthFirst], error))
+        return false;
+    }
+    Variant serial{FormChoice::Serial, false};
+    std::unique_ptr<ScanKernel> chainKernel = compileFor(chains, serial);
+    std::unique_ptr<ScanKernel> treeKernel =
+        chainKernel ? compileFor(trees[0], serial) : nullptr;
+    if (!treeKernel)
+      return false;
+    double bytes = minimumBytesMoved(chains);
+    double update = updateInPlaceSeconds(bytes, threads, std::max(o.reps, 5));
+    double flops = 6.0 * chains.T * o.H * o.P * o.N;
+    double seconds[3];
+    const char *labels[3] = {"chains", "tree-bfs", "tree-dfs"};
+    for (int v = 0; v < 3; ++v) {
+      if (!timeCall(v ? *treeKernel : *chainKernel, v ? trees[v - 1] : chains,
+                    seconds[v]))
+        return false;
+      std::printf("%-8s %6lld %6lld %-8s %10.3f %10.4g %8.1f %8.2f %8.2f "
+                  "%5.1f%% of update in place\n",
+                  "tree@1", (long long)chains.T, (long long)chains.batch,
+                  labels[v], seconds[v] * 1e3, chains.T / seconds[v],
+                  flops / seconds[v] / 1e9, bytes / seconds[v] / 1e9,
+                  bytes / update / 1e9, 100.0 * update / seconds[v]);
+      std::fflush(stdout);
+    }
+    std::printf("%-8s %6lld %6lld serial: trees take %.2fx (breadth-first) "
+                "and %.2fx (depth-first) the chains' time\n",
+                "tree@1", (long long)chains.T, (long long)chains.batch,
+                seconds[1] / seconds[0], seconds[2] / seconds[0]);
+    return true;
+  };
+
   for (const BenchCase &c : o.cases) {
+    if (c.kind == "tree") {
+      if (o.forms == FormChoice::Chunked)
+        continue; // only the serial form serves trees
+      if (!runTreeCase(c))
+        return false;
+      continue;
+    }
     ScanProblem problem = makeSyntheticProblem(like, c.batch, c.length, 1);
     double bytes = minimumBytesMoved(problem);
     double update = updateInPlaceSeconds(bytes, threads, std::max(o.reps, 5));

@@ -103,7 +103,25 @@ mlir::ssd::Form ssd::formThatRuns(const ScanProblem &problem,
   request.batch = problem.batch;
   if (problem.checkpointSlotsPresent)
     request.checkpointInterval = problem.checkpointInterval;
+  request.tree = problem.tokenParentsPresent;
   return *mlir::ssd::planScan(request).form;
+}
+
+bool ssd::checkTreeOptions(const ScanProblem &problem,
+                           const CompileOptions &options, std::string &error) {
+  if (!problem.tokenParentsPresent)
+    return true;
+  if (options.form == mlir::ssd::FormChoice::Chunked) {
+    error = "token_parents (a draft tree) needs the serial form: the chunked "
+            "form follows a chain of tokens, not a token's parent";
+    return false;
+  }
+  if (options.invariant) {
+    error = "token_parents (a draft tree) cannot run invariant: the "
+            "invariant kernels follow a chain of tokens, not a token's parent";
+    return false;
+  }
+  return true;
 }
 
 bool ssd::checkCPUWorkspace(const ScanProblem &problem,

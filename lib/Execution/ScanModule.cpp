@@ -60,10 +60,10 @@ OwningOpRef<ModuleOp> buildScanModule(MLIRContext &context,
     // is the deployment's; every other extent is the model's and stays static.
     SmallVector<int64_t> shape(o.shape.begin(), o.shape.end());
     for (size_t i = 0; i < shape.size(); ++i) {
-      bool tokenDim =
-          (o.name == "x" || o.name == "dt" || o.name == "B" || o.name == "C" ||
-           o.name == "outs" || o.name == "ssm_pool") &&
-          i == 0;
+      bool tokenDim = (o.name == "x" || o.name == "dt" || o.name == "B" ||
+                       o.name == "C" || o.name == "outs" ||
+                       o.name == "ssm_pool" || o.name == "token_parents") &&
+                      i == 0;
       bool batchDim =
           o.name == "query_start_loc" || o.name == "has_initial_state" ||
           o.name == "update_state" || o.name == "checkpoint_offsets" ||

@@ -42,6 +42,8 @@ std::vector<OperandLayout> ssd::operandLayouts(const ScanProblem &p) {
                         p.checkpointSlotsUnsigned ? "ui32" : "i32"});
   if (p.checkpointOffsetsPresent)
     operands.push_back({"checkpoint_offsets", {p.batch}, "i32"});
+  if (p.tokenParentsPresent)
+    operands.push_back({"token_parents", {p.T}, "i32"});
   operands.push_back({"outs", {p.T, p.H, p.P}, model});
   return operands;
 }
@@ -65,6 +67,9 @@ std::string ssd::signatureKey(const ScanProblem &p) {
         << "[batch," << p.checkpointK << "]"
         << " checkpoint_offsets=" << p.checkpointOffsetsPresent
         << " checkpoint_interval=" << p.checkpointInterval;
+  // A tree is an operand of its own and plans the serial form only.
+  if (p.tokenParentsPresent)
+    key << " token_parents";
   return key.str();
 }
 
@@ -180,6 +185,8 @@ HostOperands::HostOperands(const ScanProblem &p) : problem(p) {
       buffer.bytes = rawBytes(p.checkpointSlots);
     else if (o.name == "checkpoint_offsets")
       buffer.bytes = rawBytes(p.checkpointOffsets);
+    else if (o.name == "token_parents")
+      buffer.bytes = rawBytes(p.tokenParents);
     else if (o.name == "outs") {
       yPosition = buffers.size();
       buffer.bytes.assign(static_cast<size_t>(p.T * p.H * p.P) *

@@ -198,6 +198,38 @@ bool ssd::checkIndexContract(const ScanProblem &p, std::string &operand,
   return true;
 }
 
+bool ssd::checkTreeContract(const ScanProblem &p, std::string &error) {
+  if (!p.tokenParentsPresent)
+    return true;
+  if (p.tokenParents.size() != size_t(p.T)) {
+    error = "has " + std::to_string(p.tokenParents.size()) +
+            " entries, expected T = " + std::to_string(p.T);
+    return false;
+  }
+  if (p.checkpointSlotsPresent && p.checkpointInterval != 1) {
+    error = "needs checkpoint interval 1 (column j of checkpoint_slots holds "
+            "the state of token j), got " +
+            std::to_string(p.checkpointInterval);
+    return false;
+  }
+  for (int64_t b = 0; b < p.batch; ++b) {
+    const int64_t begin = p.queryStartLoc[b], end = p.queryStartLoc[b + 1];
+    for (int64_t t = begin; t < end; ++t) {
+      const int64_t parent = p.tokenParents[t], j = t - begin;
+      if (parent >= -1 && parent < j)
+        continue;
+      error = "parent " + std::to_string(parent) + " of token " +
+              std::to_string(t) + " (token " + std::to_string(j) +
+              " of sequence " + std::to_string(b) + ") is outside [-1, " +
+              std::to_string(j) +
+              "): a parent is an earlier token of its sequence, or -1 for "
+              "its initial state";
+      return false;
+    }
+  }
+  return true;
+}
+
 bool ssd::checkCheckpointContract(const ScanProblem &p, std::string &operand,
                                   std::string &error) {
   if (!p.checkpointSlotsPresent) {
@@ -516,7 +548,7 @@ bool load(Loader &L, ModelDType dtype, PoolDType poolDType,
   out.checkpointInterval = checkpointInterval;
 
   NpyArray x, dt, A, B, C, D, dtBias, pool, qsl, ci, hasInit, update, ckSlots,
-      ckOffsets;
+      ckOffsets, parents;
   bool present;
   if (!L.read("x.npy", false, x, present) ||
       !L.read("dt.npy", false, dt, present) ||
@@ -534,7 +566,8 @@ bool load(Loader &L, ModelDType dtype, PoolDType poolDType,
       !L.read("checkpoint_slots.npy", true, ckSlots,
               out.checkpointSlotsPresent) ||
       !L.read("checkpoint_offsets.npy", true, ckOffsets,
-              out.checkpointOffsetsPresent))
+              out.checkpointOffsetsPresent) ||
+      !L.read("token_parents.npy", true, parents, out.tokenParentsPresent))
     return false;
   // The interval and the offsets come with the slots: neither means
   // anything alone.
@@ -690,10 +723,25 @@ bool load(Loader &L, ModelDType dtype, PoolDType poolDType,
                   ckOffsets.data.size());
   }
 
+  if (out.tokenParentsPresent) {
+    if (parents.descr != "<i4")
+      return L.fail("token_parents.npy",
+                    "dtype '" + parents.descr + "' is not int32 ('<i4')");
+    if (!L.expectRank("token_parents.npy", parents, 1, "[T]") ||
+        !L.expectShape("token_parents.npy", parents, {out.T}, "[T]", "x.npy"))
+      return false;
+    out.tokenParents.resize(size_t(out.T));
+    if (out.T)
+      std::memcpy(out.tokenParents.data(), parents.data.data(),
+                  parents.data.size());
+  }
+
   std::string operand, what;
   if (!checkIndexContract(out, operand, what) ||
       !checkCheckpointContract(out, operand, what))
     return L.fail((operand + ".npy").c_str(), what);
+  if (!checkTreeContract(out, what))
+    return L.fail("token_parents.npy", what);
   return true;
 }
 } // namespace

@@ -3,6 +3,7 @@
 #include "ssd/Runner/Reference.h"
 
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <new>
 
@@ -69,7 +70,34 @@ bool ssd::referenceScan(const ScanProblem &p, std::vector<double> &y,
     const bool checkpoints =
         p.checkpointSlotsPresent && p.checkpointK > 0 && slot != kPaddingSlot;
     const int64_t I = p.checkpointInterval, o = p.checkpointOffset(b);
+
+    // Draft trees: every node's state is kept (the initial state first, then
+    // token j's at j + 1), so a token whose parent is not the token before
+    // it starts from a copy of its parent's state.
+    std::unique_ptr<double[]> nodes;
+    const size_t stateBytes = size_t(stateSize) * sizeof(double);
+    if (p.tokenParentsPresent) {
+      const uint64_t count = uint64_t(end - begin) + 1;
+      if (stateSize == 0 ||
+          count <= SIZE_MAX / sizeof(double) / uint64_t(stateSize))
+        nodes.reset(new (std::nothrow) double[count * size_t(stateSize)]);
+      if (!nodes) {
+        if (error)
+          *error = "reference: cannot allocate the states of the " +
+                   std::to_string(end - begin) + " tokens of sequence " +
+                   std::to_string(b) + " (token_parents keeps every node's)";
+        return false;
+      }
+      std::memcpy(nodes.get(), state.get(), stateBytes);
+    }
+
     for (int64_t t = begin; t < end; ++t) {
+      if (nodes) {
+        const int64_t parent = p.tokenParents[t];
+        if (parent != t - begin - 1)
+          std::memcpy(state.get(), &nodes[(parent + 1) * stateSize],
+                      stateBytes);
+      }
       for (int64_t h = 0; h < H; ++h) {
         const int64_t g = h / headsPerGroup;
         double d = p.dt[t * H + h];
@@ -93,6 +121,9 @@ bool ssd::referenceScan(const ScanProblem &p, std::vector<double> &y,
           y[(t * H + h) * P + i] = acc;
         }
       }
+      if (nodes)
+        std::memcpy(&nodes[(t - begin + 1) * stateSize], state.get(),
+                    stateBytes);
       if (checkpoints && (o + (t - begin) + 1) % I == 0) {
         const int64_t k = (o + (t - begin) + 1) / I - o / I - 1;
         const uint32_t target = k < p.checkpointK

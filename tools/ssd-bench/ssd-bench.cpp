@@ -2,7 +2,7 @@
 //
 //   ssd-bench [--dtype f32|f16|bf16] [--model mamba2|granite4] [--quick]
 //             [--reps N] [--chunk-size N] [--form serial|chunked|both]
-//             [--case decode:B|verify:B|prefill:T[@I] ...]
+//             [--case decode:B|verify:B|prefill:T[@I]|tree:B ...]
 //             [--H --P --N --G n]
 //             [--cpu NAME] [--invariant]
 //
@@ -69,7 +69,8 @@ ssd::ToolEnum<mlir::ssd::FormChoice>
 cl::list<std::string>
     cases("case",
           cl::desc("decode:B, verify:B or prefill:T, each with an optional "
-                   "@I (a checkpoint every I tokens); repeatable"),
+                   "@I (a checkpoint every I tokens), or tree:B (B 16-node "
+                   "draft trees); repeatable"),
           cl::cat(category));
 ssd::ToolInt heads("H", cl::desc("heads"), cl::value_desc("n"),
                    cl::cat(category));
@@ -93,7 +94,7 @@ int usage(const std::string &message) {
       stderr,
       "usage: ssd-bench [--dtype f32|f16|bf16] [--model mamba2|granite4] "
       "[--quick] [--reps N] [--chunk-size N] "
-      "[--form serial|chunked|both] [--case decode:B|verify:B|prefill:T[@I] "
+      "[--form serial|chunked|both] [--case decode:B|verify:B|prefill:T[@I]|tree:B "
       "...] "
       "[--H n] [--P n] [--N n] [--G n] [--cpu NAME] [--invariant]\n");
   return 1;
@@ -125,7 +126,8 @@ int main(int argc, char **argv) {
     // The peer's syntax: decode:NSEQS, prefill:T; verify:NSEQS has 4
     // tokens per sequence. A suffix @I adds a state checkpoint every I
     // tokens (verify:16@1 is speculative decoding's one state per draft
-    // token, prefill:8192@256 prefix caching's block states).
+    // token, prefill:8192@256 prefix caching's block states); tree:B is
+    // B draft trees of 16 nodes with a state per node.
     size_t colon = text.find(':');
     size_t at = text.find('@');
     std::string kind = text.substr(0, colon);
@@ -138,10 +140,15 @@ int main(int argc, char **argv) {
       interval = std::strtoll(text.c_str() + at + 1, &end, 10);
     if (n < 1 || !end || *end != '\0' ||
         (at != std::string::npos && interval < 1) ||
-        (kind != "decode" && kind != "verify" && kind != "prefill"))
+        (kind != "decode" && kind != "verify" && kind != "prefill" &&
+         kind != "tree") ||
+        (kind == "tree" && at != std::string::npos))
       return usage("--case takes decode:B, verify:B or prefill:T, each "
-                   "with an optional @I (a checkpoint every I tokens)");
-    if (kind == "prefill")
+                   "with an optional @I (a checkpoint every I tokens), or "
+                   "tree:B (B 16-node draft trees, a state per node)");
+    if (kind == "tree")
+      o.cases.push_back({kind, n, ssd::kDraftTreeNodes, 1});
+    else if (kind == "prefill")
       o.cases.push_back({kind, 1, n, interval});
     else
       o.cases.push_back({kind, n, kind == "decode" ? 1 : 4, interval});

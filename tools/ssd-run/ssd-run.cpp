@@ -248,7 +248,10 @@ int main(int argc, char **argv) {
                         o.checkpointInterval))
     return fail(error);
 
-  // Both before anything is compiled.
+  // All before anything is compiled.
+  if (target != RunTarget::Reference &&
+      !ssd::checkTreeOptions(problem, o.compile, error))
+    return fail(error);
   if (target == RunTarget::CPU && !printIR &&
       !ssd::checkCPUWorkspace(problem, o.compile, error))
     return fail(error);

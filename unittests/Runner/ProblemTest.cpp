@@ -210,6 +210,66 @@ TEST_F(LoadProblemTest, FileLevelErrors) {
                   "query_start_loc.npy: dtype '<u4' is not int32");
 }
 
+// token_parents.npy: int32, [T], and every parent in [-1, j) of its
+// sequence, the message naming the sequence, the token and the value.
+TEST_F(LoadProblemTest, TokenParents) {
+  writeProblem("tree", tinyProblem());
+  std::string e;
+  ASSERT_TRUE(writeNpy(path("tree/token_parents.npy"),
+                       makeArray<int32_t>("<i4", {2}, {-1, 0}), e));
+  ScanProblem loaded;
+  ASSERT_TRUE(loadProblem(path("tree"), ModelDType::F32, loaded, e)) << e;
+  EXPECT_TRUE(loaded.tokenParentsPresent);
+  EXPECT_EQ(loaded.tokenParents, (std::vector<int32_t>{-1, 0}));
+  ASSERT_TRUE(writeNpy(path("tree/token_parents.npy"),
+                       makeArray<int32_t>("<i4", {2}, {-1, 1}), e));
+  EXPECT_CONTAINS(loadError("tree"),
+                  "token_parents.npy: parent 1 of token 1 (token 1 of "
+                  "sequence 0) is outside [-1, 1)");
+  ASSERT_TRUE(writeNpy(path("tree/token_parents.npy"),
+                       makeArray<int32_t>("<i4", {2}, {-2, 0}), e));
+  EXPECT_CONTAINS(loadError("tree"), "parent -2 of token 0 (token 0 of "
+                                     "sequence 0) is outside [-1, 0)");
+  ASSERT_TRUE(writeNpy(path("tree/token_parents.npy"),
+                       makeArray<int32_t>("<i4", {3}, {-1, 0, 1}), e));
+  EXPECT_CONTAINS(loadError("tree"), "token_parents.npy: shape [3] does not "
+                                     "match [T] = [2]");
+  ASSERT_TRUE(writeNpy(path("tree/token_parents.npy"),
+                       makeArray<uint32_t>("<u4", {2}, {0, 0}), e));
+  EXPECT_CONTAINS(loadError("tree"),
+                  "token_parents.npy: dtype '<u4' is not int32");
+}
+
+// checkTreeContract: parents are local to each sequence, and checkpoints
+// must come one per token.
+TEST(CheckTreeContractTest, ParentsAreLocalToTheirSequence) {
+  ScanProblem p;
+  p.T = 5, p.S = 4, p.batch = 2;
+  p.queryStartLoc = {0, 2, 5};
+  p.cacheIndices = {0, 1};
+  p.tokenParentsPresent = true;
+  p.tokenParents = {-1, 0, -1, 0, 0};
+  std::string error;
+  EXPECT_TRUE(checkTreeContract(p, error)) << error;
+  p.tokenParents = {-1, 0, -1, 0, 2};
+  EXPECT_FALSE(checkTreeContract(p, error));
+  EXPECT_EQ(error, "parent 2 of token 4 (token 2 of sequence 1) is outside "
+                   "[-1, 2): a parent is an earlier token of its sequence, "
+                   "or -1 for its initial state");
+  p.tokenParents = {-1, 0, -1, 0, 1};
+  p.checkpointSlotsPresent = true;
+  p.checkpointInterval = 2;
+  p.checkpointK = 1;
+  p.checkpointSlots = {2, 3};
+  EXPECT_FALSE(checkTreeContract(p, error));
+  EXPECT_CONTAINS(error, "needs checkpoint interval 1");
+  p.checkpointInterval = 1;
+  EXPECT_TRUE(checkTreeContract(p, error)) << error;
+  p.tokenParents.pop_back();
+  EXPECT_FALSE(checkTreeContract(p, error));
+  EXPECT_EQ(error, "has 4 entries, expected T = 5");
+}
+
 // checkIndexContract without files (the torch op's caller): the first
 // sequence that breaks a rule is the one reported, whichever rule it breaks.
 TEST(CheckIndexContractTest, FirstBrokenRuleIsReported) {

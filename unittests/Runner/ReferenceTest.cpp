@@ -296,6 +296,48 @@ TEST(ReferenceScan, CheckpointsEveryTokenUnusedAndBeyondK) {
   EXPECT_TRUE(valuesNear(r.pool, {16.125, 2, 5, 12.25, 9, 9}));
 }
 
+// Draft trees: token_parents [-1, 0, 0, 1, -1] over x = [2, 4, 6, 8, 10]
+// (decay 1/2, B = C = 1, starting from zero):
+//   t0 (root):       S = 2            t1 (parent 0): S = 1 + 4 = 5
+//   t2 (parent 0):   S = 1 + 6 = 7    t3 (parent 1): S = 2.5 + 8 = 10.5
+//   t4 (root again): S = 10
+// y is each token's state; the final state is the last token's (10), and
+// column j of the checkpoints gets token j's state.
+TEST(ReferenceScan, TreeFollowsParents) {
+  ScanProblem p = checkpointProblem(1, {1, 2, 3, 4}, {});
+  p.tokenParentsPresent = true;
+  p.tokenParents = {-1, 0, 0, 1, -1};
+  Result r = scan(p);
+  EXPECT_TRUE(valuesNear(r.y, {2, 5, 7, 10.5, 10}));
+  EXPECT_TRUE(valuesNear(r.pool, {10, 2, 5, 7, 10.5}));
+}
+
+// The same tree from an initial state of 9: each root starts from it.
+//   t0: 4.5 + 2 = 6.5   t1: 3.25 + 4 = 7.25   t2: 3.25 + 6 = 9.25
+//   t3: 3.625 + 8 = 11.625   t4: 4.5 + 10 = 14.5
+TEST(ReferenceScan, TreeRootsStartFromTheInitialState) {
+  ScanProblem p = checkpointProblem(1, {1, 2, 3, 4}, {});
+  p.hasInitialStatePresent = true;
+  p.hasInitialState = {1};
+  p.tokenParentsPresent = true;
+  p.tokenParents = {-1, 0, 0, 1, -1};
+  Result r = scan(p);
+  EXPECT_TRUE(valuesNear(r.y, {6.5, 7.25, 9.25, 11.625, 14.5}));
+  EXPECT_TRUE(valuesNear(r.pool, {14.5, 6.5, 7.25, 9.25, 11.625}));
+}
+
+// A chain written as explicit parents is the op without token_parents, to
+// the bit.
+TEST(ReferenceScan, TreeChainEqualsNoParents) {
+  ScanProblem chain = checkpointProblem(1, {1, 2, 3, 4}, {});
+  Result plain = scan(chain);
+  chain.tokenParentsPresent = true;
+  chain.tokenParents = {-1, 0, 1, 2, 3};
+  Result explicitChain = scan(chain);
+  EXPECT_TRUE(valuesExact(explicitChain.y, plain.y));
+  EXPECT_TRUE(valuesExact(explicitChain.pool, plain.pool));
+}
+
 // Checkpoints are written whatever update_state says, and never for
 // padding sequences.
 TEST(ReferenceScan, CheckpointsWithoutUpdateAndPadding) {

@@ -11,7 +11,8 @@
 // vector FMA peak, decode's and verify's bytes moved against an update in
 // place of as many (half of them read, the same half written back).
 // Cases with state checkpoints (`verify:B@1`, `prefill:T@256`) run beside
-// the same call without them and print what the checkpoints cost.
+// the same call without them and print what the checkpoints cost; tree
+// cases (`tree:B`) run beside the same tokens as chains.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,8 +30,11 @@
 namespace ssd {
 
 /// One benchmark case: `batch` sequences of `length` tokens each. `kind` is
-/// "decode", "verify" or "prefill" (prefill's ceiling is the FMA peak, the
-/// others' an in-place update of the bytes they move).
+/// "decode", "verify", "prefill" or "tree" (prefill's ceiling is the FMA
+/// peak, the others' an in-place update of the bytes they move). A tree case
+/// times the serial form on `batch` draft trees of kDraftTreeNodes nodes,
+/// numbered breadth-first and depth-first, against the same call as chains
+/// of as many tokens, all with a state checkpoint per token.
 struct BenchCase {
   std::string kind;
   int64_t batch = 1, length = 1;
@@ -61,6 +65,14 @@ struct BenchOptions {
 
 /// The cases `ssd-bench` runs when none are given (`quick`: fewer).
 std::vector<BenchCase> defaultBenchCases(bool quick);
+
+/// Nodes of the draft tree of a `tree` case.
+constexpr int kDraftTreeNodes = 16;
+
+/// The local parents of a 16-node draft tree (depth 4: three candidates for
+/// the first token, two for each next, one after those), numbered
+/// breadth-first or depth-first: a `tree` case's token_parents per sequence.
+std::vector<int32_t> draftTreeParents(bool depthFirst);
 
 /// Threads the JIT-compiled code runs on: OpenMP's default, one per core,
 /// unless OMP_NUM_THREADS says otherwise.

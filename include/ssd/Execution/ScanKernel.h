@@ -72,6 +72,12 @@ void buildPipeline(mlir::OpPassManager &pm, const CompileOptions &options,
 mlir::ssd::Form formThatRuns(const ScanProblem &problem,
                              const CompileOptions &options);
 
+/// A draft tree (token_parents) runs the serial form only and not in the
+/// invariant mode: false, with a one-line error naming the choice that
+/// cannot serve it, when `options` ask for the chunked form or invariance.
+bool checkTreeOptions(const ScanProblem &problem, const CompileOptions &options,
+                      std::string &error);
+
 /// The CPU loops allocate their workspace with malloc and cannot report
 /// failure: false, with a one-line error naming the form and both sizes,
 /// when code compiled with `options` would need more for `problem` than

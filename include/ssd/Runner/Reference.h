@@ -22,7 +22,9 @@ double referenceSoftplus(double v);
 
 /// y: [T,H,P]. pool: [S,H,P,N], starting as a copy of p.pool; only the slots
 /// of writing sequences and the checkpoint slots of checkpoint boundaries
-/// change (checkpoints hold the state after their token). Padding sequences
+/// change (checkpoints hold the state after their token). With token_parents
+/// each token continues its parent's state (the initial state for -1) and the
+/// final state is the last token's. Padding sequences
 /// start from zero and write nothing. p must have passed loadProblem's
 /// validation (or be built to the same rules).
 ///
