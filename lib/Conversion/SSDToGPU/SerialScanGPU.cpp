@@ -31,6 +31,33 @@
 // the same coalesced rows (512 bytes per warp access at V = 4): decode (one
 // token) reads and writes each state element exactly once.
 //
+// A tree (token_parents: token j of a sequence continues the state of its
+// parent p, a local index in [0, j), or the initial state at p = -1) runs
+// the same loop. Each token first tests whether it continues the state the
+// registers hold (p = j - 1; p = -1 at j = 0): then the step is exactly the
+// chain's, so a chain given as explicit parents gives the chain's bits.
+// Otherwise the parent's state is recomputed along its path:
+//
+//   d = depth of p (walking the parents up to -1)
+//   S[r][j] = initial state, re-read as above
+//   for i in [0, d): a = the ancestor d - 1 - i steps up from p
+//     S[r][j] = exp(d_a A_h) S[r][j] + (d_a x[a, h, p_r]) B[a, g, n_j]
+//
+// with the normal step's update code (no y, no checkpoints, no warp sum),
+// so that a node's state has the same bits however it is reached; then
+// token j's normal step (update, y, checkpoint) runs on it. It costs no
+// memory and depth(p) update-only steps (plus O(depth^2) integer loads of
+// the parents, uniform over the block) for each token that does not
+// continue the token before it. With checkpoint_interval 1 (the verifier's
+// rule for trees) checkpoint column j gets token j's state; the final state
+// is the last token's. The initial state may be re-read mid-sequence: a
+// thread re-reads only its own elements of its own slot, which it writes
+// only after its token loop; another sequence reading that slot makes it a
+// contested writer, which scans in the second launch, and checkpoint slots
+// differ from every slot the call reads. The pieces path replays per piece,
+// the piece's columns only. A tree's kernels ask for 4 blocks per SM (a cap
+// of 128 registers), without which ptxas spills in them.
+//
 // Every reader must see the pool as it was before the op. A writer whose
 // slot another sequence reads (tree speculation: one writer, many readers
 // of its slot) is "contested": it scans in a second launch, after every
@@ -106,6 +133,7 @@
 
 #include "GPUBuilders.h"
 #include "ScanEmitter/CanonicalMath.h"
+#include "ssd/IR/SSDOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -128,7 +156,7 @@ public:
         rowsPerWarp(tiling.rowsPerWarp), warps(tiling.warpsPerBlock),
         minChunkedSequence(minChunkedSequence),
         mayShareSlots(static_cast<bool>(e.hasInitialState)),
-        invariant(op.getInvariant()) {
+        invariant(op.getInvariant()), parents(op.getTokenParents()) {
     // Invariant: lane l owns columns l + 32 j, so that its partial sum is
     // the canonical one of columns n = l mod 32, in increasing n.
     vectorWidth = invariant             ? 1
@@ -170,6 +198,7 @@ public:
     launchKernel(
         b, e, {e.batch, idx(b, x.heads), rowTiles}, {32, warps, 1},
         [&](ImplicitLocOpBuilder &b, const KernelContext &k) {
+          requestTreeOccupancy(b);
           Value seq = k.block.x;
           Value runsHere = runsSerially(b, seq);
           Value contested = boolean(b, false);
@@ -214,6 +243,7 @@ public:
       launchKernel(
           b, e, {idx(b, x.heads), rowTiles, idx(b, 1)}, {32, warps, 1},
           [&](ImplicitLocOpBuilder &b, const KernelContext &k) {
+            requestTreeOccupancy(b);
             e.loop(b, idx(b, 0), e.batch,
                    [&](ImplicitLocOpBuilder &b, Value seq) {
                      Value flag = memref::LoadOp::create(b, flags, seq);
@@ -239,6 +269,7 @@ private:
   int64_t minChunkedSequence; // > 0: longer sequences run chunked
   bool mayShareSlots;         // has_initial_state: someone may read a slot
   bool invariant;             // the canonical arithmetic (CanonicalMath.h)
+  Value parents;              // token_parents [T] i32, or null (a chain)
   int64_t vectorWidth, columnGroups;
   unsigned flagSlot = 0, rowSumsSlot = 0;
   Value flags; // [batch] i32: contested writers, for the second launch
@@ -305,6 +336,18 @@ private:
     vector::StoreOp::create(
         b, value, memref, indices, /*nontemporal=*/false,
         llvm::MaybeAlign(vectorWidth * element.getIntOrFloatBitWidth() / 8));
+  }
+
+  /// Blocks per SM a tree's kernels ask for (ssd.kernel_occupancy): a cap
+  /// of 128 registers at 128 threads, the register path's budget. Left to
+  /// itself ptxas gave the tree kernels 64 to 96 registers and spilled 12
+  /// to 24 bytes in three of the four at Mamba2-2.7B shapes (bf16, sm_80
+  /// and sm_90a, ptxas 13.0), whatever its register limit; with the request
+  /// it takes 83 to 100, none spilled.
+  static constexpr int64_t kTreeBlocksPerSM = 4;
+  void requestTreeOccupancy(ImplicitLocOpBuilder &b) {
+    if (parents)
+      KernelOccupancyOp::create(b, kTreeBlocksPerSM);
   }
 
   /// Most state values (f32) a lane keeps in registers across the token
@@ -432,14 +475,18 @@ private:
 
   /// One token `t` of the recurrence at the warp's rows and the lane's
   /// columns: the updated state, and per row x[t, h, p_r] and the warp's sum
-  /// of C S over the columns (plus D x when `withSkip`).
+  /// of C S over the columns (plus D x when `withSkip`). Without
+  /// `withOutput`, the update alone (a tree's replay of an ancestor): the
+  /// same operations on the state, no C, no sum, no warp shuffles.
   struct TokenStep {
     SmallVector<Value> next, xs, totals;
   };
   TokenStep stepToken(ImplicitLocOpBuilder &b, const WarpScan &w, Value t,
-                      ValueRange state, bool withSkip) {
-    if (invariant)
+                      ValueRange state, bool withSkip, bool withOutput = true) {
+    if (invariant) {
+      assert(withOutput && "the verifier keeps trees off invariant ops");
       return stepTokenCanonically(b, w, t, state);
+    }
     const int64_t R = rowsPerWarp, J = w.columns.size(), V = vectorWidth;
     auto vecType = VectorType::get({V}, b.getF32Type());
     auto splat = [&](ImplicitLocOpBuilder &b, Value v) -> Value {
@@ -451,8 +498,10 @@ private:
     for (int64_t j = 0; j < J; ++j) {
       bRow.push_back(loadColumns(b, w.columnValid[j], e.B,
                                  {t, w.group, w.columns[j]}, w.columnsGuarded));
-      cRow.push_back(loadColumns(b, w.columnValid[j], e.C,
-                                 {t, w.group, w.columns[j]}, w.columnsGuarded));
+      if (withOutput)
+        cRow.push_back(loadColumns(b, w.columnValid[j], e.C,
+                                   {t, w.group, w.columns[j]},
+                                   w.columnsGuarded));
     }
     TokenStep step;
     for (int64_t r = 0; r < R; ++r) {
@@ -465,6 +514,8 @@ private:
         Value updated =
             fadd(b, fmul(b, decay, state[r * J + j]), fmul(b, dx, bRow[j]));
         step.next.push_back(updated);
+        if (!withOutput)
+          continue;
         for (int64_t q = 0; q < V; ++q) {
           auto at = [&](Value v) {
             return vector::ExtractOp::create(b, v, ArrayRef<int64_t>{q})
@@ -474,6 +525,8 @@ private:
           lanePartial = lanePartial ? fadd(b, lanePartial, product) : product;
         }
       }
+      if (!withOutput)
+        continue;
       // N = 0: no columns, so C S is an empty sum.
       Value total = lanePartial ? warpSum(b, lanePartial) : f32(b, 0.0);
       if (withSkip && w.dSkip)
@@ -555,6 +608,86 @@ private:
     return {row, stores};
   }
 
+  /// The state token `t`'s step starts from, given `state`, the state of
+  /// the token before it (or the initial state at the sequence's first
+  /// token). Without token_parents, or when the token continues that state
+  /// (its parent is the token before it, or -1 at the first token): `state`
+  /// itself, so a chain runs today's code. Otherwise the parent's state,
+  /// recomputed: the initial state re-read from the pool, then the updates
+  /// of the parent's ancestors root..parent in forward order, update only.
+  /// The parent is the same for every thread of the block (one sequence a
+  /// block), so the branch never diverges; each thread replays its own
+  /// elements, reading x, B and dt from global memory as the normal step
+  /// does, so the replay needs no barrier.
+  SmallVector<Value> parentState(ImplicitLocOpBuilder &b, const WarpScan &w,
+                                 Value t, ValueRange state) {
+    if (!parents)
+      return SmallVector<Value>(state);
+    Value begin = w.s.begin;
+    Value local = sub(b, t, begin);
+    Value parent = memref::LoadOp::create(b, parents, t);
+    Value continues =
+        eq(b, parent, arith::SubIOp::create(b, toI32(b, local), i32(b, 1)));
+    auto branch = scf::IfOp::create(
+        b, continues,
+        [&](OpBuilder &nested, Location loc) {
+          scf::YieldOp::create(nested, loc, state);
+        },
+        [&](OpBuilder &nested, Location loc) {
+          ImplicitLocOpBuilder b(loc, nested);
+          scf::YieldOp::create(b, replayToParent(b, w, parent, local));
+        });
+    return SmallVector<Value>(branch.getResults());
+  }
+
+  /// The state of local token `parent` (i32; -1: the initial state) of the
+  /// warp's sequence, replayed from the initial state. Its depth d comes
+  /// from walking the parents up; the i-th ancestor from the root is d - 1 -
+  /// i steps up from `parent` (O(d^2) loads of token_parents, uniform over
+  /// the block, no scratch memory). The walk stops at a parent that is not
+  /// below the token it was read for, so that input breaking the contract
+  /// (0 <= p < j) loads nothing outside the sequence and ends.
+  SmallVector<Value> replayToParent(ImplicitLocOpBuilder &b, const WarpScan &w,
+                                    Value parent, Value local) {
+    Value begin = w.s.begin;
+    auto parentOf = [&](ImplicitLocOpBuilder &b, Value node) -> Value {
+      return memref::LoadOp::create(b, parents,
+                                    add(b, begin, toIndex(b, node)));
+    };
+    // (node, the token it was read for, depth so far); -1 fails the
+    // unsigned test like any node past its child.
+    Type i32Type = b.getI32Type(), indexType = b.getIndexType();
+    auto walk = scf::WhileOp::create(
+        b, TypeRange{i32Type, i32Type, indexType},
+        ValueRange{parent, toI32(b, local), idx(b, 0)},
+        [&](OpBuilder &nested, Location loc, ValueRange args) {
+          ImplicitLocOpBuilder b(loc, nested);
+          scf::ConditionOp::create(b, ult(b, args[0], args[1]), args);
+        },
+        [&](OpBuilder &nested, Location loc, ValueRange args) {
+          ImplicitLocOpBuilder b(loc, nested);
+          scf::YieldOp::create(
+              b, ValueRange{parentOf(b, args[0]), args[0], add(b, args[2], 1)});
+        });
+    Value depth = walk.getResult(2);
+    auto replay = scf::ForOp::create(
+        b, idx(b, 0), depth, idx(b, 1), loadInitialState(b, w),
+        [&](OpBuilder &nested, Location loc, Value i, ValueRange state) {
+          ImplicitLocOpBuilder b(loc, nested);
+          Value steps = sub(b, sub(b, depth, i), idx(b, 1));
+          Value ancestor =
+              e.reduce(b, idx(b, 0), steps, parent,
+                       [&](ImplicitLocOpBuilder &b, Value, Value node) {
+                         return parentOf(b, node);
+                       });
+          TokenStep step =
+              stepToken(b, w, add(b, begin, toIndex(b, ancestor)), state,
+                        /*withSkip=*/false, /*withOutput=*/false);
+          scf::YieldOp::create(b, step.next);
+        });
+    return SmallVector<Value>(replay.getResults());
+  }
+
   /// A checkpoint boundary after token t: the state it leaves, as the final
   /// state is stored (the same test in every thread).
   void storeCheckpoint(ImplicitLocOpBuilder &b, const WarpScan &w,
@@ -596,7 +729,8 @@ private:
         b, w.s.begin, w.s.end, idx(b, 1), initial,
         [&](OpBuilder &nested, Location loc, Value t, ValueRange state) {
           ImplicitLocOpBuilder b(loc, nested);
-          TokenStep step = stepToken(b, w, t, state, /*withSkip=*/true);
+          TokenStep step = stepToken(b, w, t, parentState(b, w, t, state),
+                                     /*withSkip=*/true);
           Value mine = lanesRowValue(b, w, step.totals);
           LaneRow stored = lanesRow(b, w);
           e.ifThen(b, stored.stores, [&](ImplicitLocOpBuilder &b) {
@@ -639,7 +773,8 @@ private:
               b, pw.s.begin, pw.s.end, idx(b, 1), initial,
               [&](OpBuilder &nested, Location loc, Value t, ValueRange state) {
                 ImplicitLocOpBuilder b(loc, nested);
-                TokenStep step = stepToken(b, pw, t, state, /*withSkip=*/false);
+                TokenStep step = stepToken(
+                    b, pw, t, parentState(b, pw, t, state), /*withSkip=*/false);
                 Value sum = lanesRowValue(b, pw, step.totals);
                 Value xv = lanesRowValue(b, pw, step.xs);
                 LaneRow stored = lanesRow(b, pw);
