@@ -138,18 +138,18 @@ CASES = {
         ("granite-4 1x1024 + 63x1", 128, 64, 128, 1, [1024] + [1] * 63,
          "auto", "bf16"),
     ],
-    # Speculative verify with a state per draft token: 64 sequences of 16
+    # Speculative verify with a state per draft token: 16 sequences of 16
     # tokens as chains, then as draft trees (token_parents, depth <= 4),
     # numbered breadth-first (most tokens replay their parent's path) and
     # depth-first. A ninth field: extra `ssdgen gen` arguments; a
     # --checkpoint-interval among them goes to ssd-run too.
     "verify": [
-        ("granite-4 verify 64x16 chains", 128, 64, 128, 1, [16] * 64,
+        ("granite-4 verify 16x16 chains", 128, 64, 128, 1, [16] * 16,
          "serial", "bf16", ["--checkpoint-interval", "1"]),
-        ("granite-4 verify 64x16 trees bfs", 128, 64, 128, 1, [16] * 64,
+        ("granite-4 verify 16x16 trees bfs", 128, 64, 128, 1, [16] * 16,
          "serial", "bf16", ["--checkpoint-interval", "1", "--parents", "tree",
                             "--parents-depth", "4", "--parents-order", "bfs"]),
-        ("granite-4 verify 64x16 trees dfs", 128, 64, 128, 1, [16] * 64,
+        ("granite-4 verify 16x16 trees dfs", 128, 64, 128, 1, [16] * 16,
          "serial", "bf16", ["--checkpoint-interval", "1", "--parents", "tree",
                             "--parents-depth", "4", "--parents-order", "dfs"]),
     ],
@@ -765,9 +765,9 @@ def main():
                           f"{total:.1f} | {t / total:.1f} | | | | | |")
             if group == "verify":
                 runs[name] = model
-                chains = runs.get("granite-4 verify 64x16 chains")
+                chains = runs.get("granite-4 verify 16x16 chains")
                 if name.endswith("trees dfs") and chains:
-                    bfs = runs.get("granite-4 verify 64x16 trees bfs", 0.0)
+                    bfs = runs.get("granite-4 verify 16x16 trees bfs", 0.0)
                     print(f"|   draft trees take {bfs / chains:.2f}x "
                           f"(breadth-first) and {model / chains:.2f}x "
                           f"(depth-first) the chains' modelled time |"
