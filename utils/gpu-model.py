@@ -139,13 +139,16 @@ CASES = {
          "auto", "bf16"),
     ],
     # Speculative verify with a state per draft token: 16 sequences of 16
-    # tokens as chains, then as draft trees (token_parents, depth <= 4),
-    # numbered breadth-first (most tokens replay their parent's path) and
-    # depth-first. A ninth field: extra `ssdgen gen` arguments; a
-    # --checkpoint-interval among them goes to ssd-run too.
+    # tokens as chains (written as explicit parents, so that the checkpoint
+    # columns ssdgen leaves unused are the trees'), then as draft trees
+    # (token_parents, depth <= 4), numbered breadth-first (most tokens
+    # replay their parent's path) and depth-first. A ninth field: extra
+    # `ssdgen gen` arguments; a --checkpoint-interval among them goes to
+    # ssd-run too.
     "verify": [
         ("granite-4 verify 16x16 chains", 128, 64, 128, 1, [16] * 16,
-         "serial", "bf16", ["--checkpoint-interval", "1"]),
+         "serial", "bf16", ["--checkpoint-interval", "1", "--parents",
+                            "chain"]),
         ("granite-4 verify 16x16 trees bfs", 128, 64, 128, 1, [16] * 16,
          "serial", "bf16", ["--checkpoint-interval", "1", "--parents", "tree",
                             "--parents-depth", "4", "--parents-order", "bfs"]),
