@@ -122,6 +122,25 @@ pack() {
       --chunk-size "$chunk" --chip "$chips" --format "$format" -o "$out/grid-$dtype.o" "$out/compile-$dtype.log"
     objects+=("$out/grid-$dtype.o")
   done
+  # Draft trees (token_parents): only the serial form serves them, so they
+  # get variants of their own (serial and auto, which plans serial) and the
+  # same checks against the reference as the grid.
+  local tree_grid=(
+    "bf16-draft-trees|bf16|--H 4 --P 64 --N 128 --G 1 --seqlens 16,16,16,16,9,1,0 --parents tree --parents-depth 4 --initial mixed --seed 16"
+    "f32-draft-trees-dfs|f32|--H 4 --P 16 --N 32 --G 2 --seqlens 64,30,1 --parents tree --parents-order dfs --parents-chains 1 --tree --seed 17"
+  )
+  for entry in "${tree_grid[@]}"; do
+    IFS='|' read -r name dtype flags <<< "$entry"
+    $gen gen "$out/cases/$name/in" $flags > /dev/null
+    echo "--inputs cases/$name/in --outputs cases/$name/ref --dtype $dtype --target reference" >> "$out/cases.txt"
+    for form in serial auto; do
+      echo "--inputs cases/$name/in --outputs cases/$name/$form --dtype $dtype --target cuda --form $form --chunk-size $chunk" >> "$out/cases.txt"
+      echo "$name $dtype $form" >> "$out/checks.txt"
+    done
+    compile --inputs "$out/cases/$name/in" --dtype "$dtype" --forms serial,auto \
+      --chunk-size "$chunk" --chip "$chips" --format "$format" -o "$out/$name.o" "$out/compile-$dtype.log"
+    objects+=("$out/$name.o")
+  done
   compile --inputs "$out/like/granite" --dtype bf16 --forms auto,chunked,serial \
     --chunk-size 256 --chip "$chips" --format "$format" -o "$out/bench.o" "$out/compile-bench.log"
   objects+=("$out/bench.o")
