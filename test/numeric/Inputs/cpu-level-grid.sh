@@ -5,7 +5,8 @@
 # against the double-precision reference; and a bf16 pool stored exactly
 # (pool-bf16-rounding.test's problem: every stored state on or next to a bf16
 # tie, checked with tolerance 0), since the rounding itself is code that
-# differs by CPU. Prints one PASS line per case (ssdgen's), or stops at the
+# differs by CPU; and draft trees (token_parents) in the serial form. Prints
+# one PASS line per case (ssdgen's), or stops at the
 # first failure.
 #   cpu-level-grid.sh CPU WORKDIR SSD_RUN SSDGEN...
 set -euo pipefail
@@ -52,3 +53,15 @@ for pool in f32 bf16; do
     done
   done
 done
+
+# Draft trees (token_parents): the serial form's replay of a parent's path,
+# breadth-first trees with a state per node, f16 model and bf16 pool.
+"${ssdgen[@]}" gen "$work/tree" --seqlens 30,1,17,0,9 --parents tree \
+  --initial mixed --checkpoint-interval 1 --seed 18 > /dev/null
+"$ssd_run" --inputs "$work/tree" --outputs "$work/tree-ref" --target reference \
+  --dtype f16 --pool-dtype bf16 --checkpoint-interval 1 > /dev/null
+"$ssd_run" --inputs "$work/tree" --outputs "$work/tree-serial" --dtype f16 \
+  --pool-dtype bf16 --checkpoint-interval 1 "${cpu_flag[@]}" > /dev/null
+echo -n "$cpu tree: "
+"${ssdgen[@]}" check "$work/tree" "$work/tree-ref" "$work/tree-serial" \
+  --dtype f16 --pool-dtype bf16 --checkpoint-interval 1 --suite cpu/serial
