@@ -1190,52 +1190,22 @@ def _tp_base(d):
     return a
 
 
-def _tp_set(d, a, t, value):
-    tp = a["token_parents"].copy()
-    tp[t] = value
-    _save(d, "token_parents", tp)
+def _bad_tp(change):
+    """A bad kind: _tp_base's directory with token_parents.npy replaced by
+    change(parents)."""
+    def make(d, a):
+        a = _tp_base(d)
+        _save(d, "token_parents", change(a["token_parents"].copy()))
+        return "token_parents.npy"
+    return make
 
 
-def _bad_tp_self(d, a):
-    a = _tp_base(d)
-    _tp_set(d, a, 3, 1)  # Token 1 of sequence 1 its own parent.
-    return "token_parents.npy"
-
-
-def _bad_tp_ahead(d, a):
-    a = _tp_base(d)
-    _tp_set(d, a, 2, 2)  # Token 0 of sequence 1: its parent token 2, later.
-    return "token_parents.npy"
-
-
-def _bad_tp_other_sequence(d, a):
-    a = _tp_base(d)
-    _tp_set(d, a, 5, 1)  # Token 0 of sequence 2 (one token): no token 1.
-    return "token_parents.npy"
-
-
-def _bad_tp_negative(d, a):
-    a = _tp_base(d)
-    _tp_set(d, a, 4, -2)  # Only -1 means the initial state.
-    return "token_parents.npy"
-
-
-def _bad_tp_dtype(d, a):
-    a = _tp_base(d)
-    _save(d, "token_parents", a["token_parents"].astype(np.int64))
-    return "token_parents.npy"
-
-
-def _bad_tp_shape(d, a):
-    a = _tp_base(d)
-    _save(d, "token_parents", a["token_parents"][:-1])
-    return "token_parents.npy"
-
-
-def _bad_tp_rank(d, a):
-    a = _tp_base(d)
-    _save(d, "token_parents", a["token_parents"].reshape(1, -1))
-    return "token_parents.npy"
+def _parent_at(t, value):
+    """change for _bad_tp: token t's parent set to value."""
+    def change(tp):
+        tp[t] = value
+        return tp
+    return change
 
 
 BAD_KINDS = {
@@ -1291,16 +1261,20 @@ BAD_KINDS = {
                                                 "checkpoint_slots.npy"),
     # Draft trees (token_parents.npy; with checkpoints the interval must be
     # 1: run a valid --parents dir with another --checkpoint-interval).
-    "tp-self": (_bad_tp_self, "a token is its own parent"),
-    "tp-ahead": (_bad_tp_ahead, "a token's parent comes after it"),
-    "tp-past-sequence": (_bad_tp_other_sequence, "a parent beyond the "
-                                                 "tokens of a one-token "
-                                                 "sequence"),
-    "tp-negative": (_bad_tp_negative, "a parent is -2 (only -1 is the "
-                                      "initial state)"),
-    "tp-dtype": (_bad_tp_dtype, "token_parents.npy is int64"),
-    "tp-shape": (_bad_tp_shape, "token_parents has T-1 entries"),
-    "tp-rank": (_bad_tp_rank, "token_parents is [1, T]"),
+    # Token 1 of sequence 1 (global 3) its own parent.
+    "tp-self": (_bad_tp(_parent_at(3, 1)), "a token is its own parent"),
+    # Token 0 of sequence 1 (global 2): its parent token 2, later.
+    "tp-ahead": (_bad_tp(_parent_at(2, 2)), "a token's parent comes after it"),
+    # Token 0 of sequence 2 (one token): no token 1.
+    "tp-past-sequence": (_bad_tp(_parent_at(5, 1)), "a parent beyond the "
+                         "tokens of a one-token sequence"),
+    "tp-negative": (_bad_tp(_parent_at(4, -2)), "a parent is -2 (only -1 is "
+                    "the initial state)"),
+    "tp-dtype": (_bad_tp(lambda tp: tp.astype(np.int64)),
+                 "token_parents.npy is int64"),
+    "tp-shape": (_bad_tp(lambda tp: tp[:-1]), "token_parents has T-1 entries"),
+    "tp-rank": (_bad_tp(lambda tp: tp.reshape(1, -1)),
+                "token_parents is [1, T]"),
 }
 
 

@@ -303,11 +303,17 @@ TEST(ReferenceScan, CheckpointsEveryTokenUnusedAndBeyondK) {
 //   t4 (root again): S = 10
 // y is each token's state; the final state is the last token's (10), and
 // column j of the checkpoints gets token j's state.
-TEST(ReferenceScan, TreeFollowsParents) {
+/// checkpointProblem's five tokens with a state per token into slots 1-4
+/// and the given parents.
+ScanProblem treeProblem(std::vector<int32_t> parents) {
   ScanProblem p = checkpointProblem(1, {1, 2, 3, 4}, {});
   p.tokenParentsPresent = true;
-  p.tokenParents = {-1, 0, 0, 1, -1};
-  Result r = scan(p);
+  p.tokenParents = std::move(parents);
+  return p;
+}
+
+TEST(ReferenceScan, TreeFollowsParents) {
+  Result r = scan(treeProblem({-1, 0, 0, 1, -1}));
   EXPECT_TRUE(valuesNear(r.y, {2, 5, 7, 10.5, 10}));
   EXPECT_TRUE(valuesNear(r.pool, {10, 2, 5, 7, 10.5}));
 }
@@ -316,11 +322,9 @@ TEST(ReferenceScan, TreeFollowsParents) {
 //   t0: 4.5 + 2 = 6.5   t1: 3.25 + 4 = 7.25   t2: 3.25 + 6 = 9.25
 //   t3: 3.625 + 8 = 11.625   t4: 4.5 + 10 = 14.5
 TEST(ReferenceScan, TreeRootsStartFromTheInitialState) {
-  ScanProblem p = checkpointProblem(1, {1, 2, 3, 4}, {});
+  ScanProblem p = treeProblem({-1, 0, 0, 1, -1});
   p.hasInitialStatePresent = true;
   p.hasInitialState = {1};
-  p.tokenParentsPresent = true;
-  p.tokenParents = {-1, 0, 0, 1, -1};
   Result r = scan(p);
   EXPECT_TRUE(valuesNear(r.y, {6.5, 7.25, 9.25, 11.625, 14.5}));
   EXPECT_TRUE(valuesNear(r.pool, {14.5, 6.5, 7.25, 9.25, 11.625}));
@@ -329,11 +333,8 @@ TEST(ReferenceScan, TreeRootsStartFromTheInitialState) {
 // A chain written as explicit parents is the op without token_parents, to
 // the bit.
 TEST(ReferenceScan, TreeChainEqualsNoParents) {
-  ScanProblem chain = checkpointProblem(1, {1, 2, 3, 4}, {});
-  Result plain = scan(chain);
-  chain.tokenParentsPresent = true;
-  chain.tokenParents = {-1, 0, 1, 2, 3};
-  Result explicitChain = scan(chain);
+  Result plain = scan(checkpointProblem(1, {1, 2, 3, 4}, {}));
+  Result explicitChain = scan(treeProblem({-1, 0, 1, 2, 3}));
   EXPECT_TRUE(valuesExact(explicitChain.y, plain.y));
   EXPECT_TRUE(valuesExact(explicitChain.pool, plain.pool));
 }
