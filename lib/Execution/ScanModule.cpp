@@ -128,12 +128,14 @@ OwningOpRef<ModuleOp> buildScanModule(MLIRContext &context,
   auto scan = mlir::ssd::ChunkScanVarlenOp::create(
       b, loc, tensors ? resultTypes.front() : Type(), operand("x"),
       operand("dt"), operand("A"), operand("B"), operand("C"), operand("D"),
-      operand("dt_bias"), operand("ssm_pool"), operand("query_start_loc"),
-      operand("has_initial_state"), operand("cache_indices"),
-      operand("update_state"), operand("checkpoint_slots"),
-      operand("checkpoint_offsets"), operand("token_parents"), operand("outs"),
+      operand("dt_bias"), operand("ssm_pool"), operand("ssm_pool_scales"),
+      operand("query_start_loc"), operand("has_initial_state"),
+      operand("cache_indices"), operand("update_state"),
+      operand("checkpoint_slots"), operand("checkpoint_offsets"),
+      operand("token_parents"), operand("rounding_seed"), operand("outs"),
       /*form=*/nullptr,
-      /*chunk_size=*/nullptr, interval, /*config=*/nullptr);
+      /*chunk_size=*/nullptr, interval, /*config=*/nullptr,
+      /*pool_rounding=*/nullptr);
   func::ReturnOp::create(b, loc, scan->getResults());
   if (failed(verify(*module)))
     return nullptr;

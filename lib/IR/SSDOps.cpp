@@ -78,6 +78,51 @@ bool isModelDType(Type type) {
   return type.isF32() || type.isF16() || type.isBF16();
 }
 
+bool isPoolElementType(Type type) {
+  return type.isF32() || type.isBF16() || type.isF16() ||
+         isa<Float8E4M3FNType>(type) || type.isSignlessInteger(8);
+}
+
+/// The scales that an 8-bit pool needs and no other has, and the seed that
+/// stochastic rounding needs and nothing else takes.
+LogicalResult verifyPoolCompression(ChunkScanVarlenOp op, Type poolType) {
+  const bool eightBit = poolType.getIntOrFloatBitWidth() == 8;
+  if (Value scales = op.getSsmPoolScales()) {
+    if (!eightBit)
+      return op.emitOpError()
+             << "'ssm_pool_scales' is only for an 8-bit pool (f8E4M3FN or "
+                "i8); the pool's element type is "
+             << poolType;
+    Type scaleType = getElementTypeOrSelf(scales.getType());
+    if (!scaleType.isF32())
+      return op.emitOpError()
+             << "'ssm_pool_scales' element type must be f32, got "
+             << scaleType;
+  } else if (eightBit) {
+    return op.emitOpError()
+           << "an 8-bit pool (" << poolType
+           << ") needs 'ssm_pool_scales' [S, H, P] f32: one scale per row "
+              "of N codes";
+  }
+  const bool stochastic = op.getPoolRounding() == PoolRounding::stochastic;
+  if (Value seed = op.getRoundingSeed()) {
+    if (!stochastic)
+      return op.emitOpError() << "'rounding_seed' is only for pool_rounding "
+                                 "stochastic";
+    Type seedType = getElementTypeOrSelf(seed.getType());
+    if (!seedType.isSignlessInteger(64))
+      return op.emitOpError()
+             << "'rounding_seed' element type must be i64, got " << seedType;
+  } else if (stochastic) {
+    return op.emitOpError() << "pool_rounding stochastic needs the 0-d i64 "
+                               "operand 'rounding_seed'";
+  }
+  if (stochastic && poolType.isF32())
+    return op.emitOpError()
+           << "pool_rounding stochastic has nothing to round in an f32 pool";
+  return success();
+}
+
 /// Every operand but the pool and y of one container kind, the form's y,
 /// and the checkpoint attribute with its operands.
 LogicalResult verifyContainers(ChunkScanVarlenOp op) {
@@ -98,7 +143,8 @@ LogicalResult verifyContainers(ChunkScanVarlenOp op) {
       {"update_state", op.getUpdateState()},
       {"checkpoint_slots", op.getCheckpointSlots()},
       {"checkpoint_offsets", op.getCheckpointOffsets()},
-      {"token_parents", op.getTokenParents()}};
+      {"token_parents", op.getTokenParents()},
+      {"rounding_seed", op.getRoundingSeed()}};
   for (auto [name, value] : formOperands) {
     if (!value || isa<RankedTensorType>(value.getType()) == tensorForm)
       continue;
@@ -179,6 +225,7 @@ SmallVector<OperandSpec> operandSpecs(ChunkScanVarlenOp op) {
       {"D", op.getD(), {"H"}},
       {"dt_bias", op.getDtBias(), {"H"}},
       {"ssm_pool", op.getSsmPool(), {"S", "H", "P", "N"}},
+      {"ssm_pool_scales", op.getSsmPoolScales(), {"S", "H", "P"}},
       {"query_start_loc", op.getQueryStartLoc(), {"batch + 1"}},
       {"has_initial_state", op.getHasInitialState(), {"batch"}},
       {"cache_indices", op.getCacheIndices(),
@@ -188,6 +235,7 @@ SmallVector<OperandSpec> operandSpecs(ChunkScanVarlenOp op) {
       {"checkpoint_slots", op.getCheckpointSlots(), {"batch", "K"}},
       {"checkpoint_offsets", op.getCheckpointOffsets(), {"batch"}},
       {"token_parents", op.getTokenParents(), {"T"}},
+      {"rounding_seed", op.getRoundingSeed(), {}},
       {"y", y, {"T", "H", "P"}}};
 
   return specs;
@@ -232,9 +280,12 @@ LogicalResult verifyElementTypes(ChunkScanVarlenOp op,
              << " must match the model dtype " << modelType << " of 'x'";
   }
   Type poolType = getElementTypeOrSelf(op.getSsmPool().getType());
-  if (!poolType.isF32() && !poolType.isBF16())
-    return op.emitOpError()
-           << "'ssm_pool' element type must be f32 or bf16, got " << poolType;
+  if (!isPoolElementType(poolType))
+    return op.emitOpError() << "'ssm_pool' element type must be f32, bf16, "
+                               "f16, f8E4M3FN or i8, got "
+                            << poolType;
+  if (failed(verifyPoolCompression(op, poolType)))
+    return failure();
   Type qslType = getElementTypeOrSelf(op.getQueryStartLoc().getType());
   if (!qslType.isSignlessInteger(32))
     return op.emitOpError()
@@ -463,10 +514,12 @@ void ChunkScanVarlenOp::getEffects(
   // the y buffer is written, every other buffer is read. Tensor operands are
   // values and have no effect.
   OpOperand &pool = getSsmPoolMutable();
+  MutableOperandRange scales = getSsmPoolScalesMutable();
   for (OpOperand &operand : getOperation()->getOpOperands()) {
     if (!isa<MemRefType>(operand.get().getType()))
       continue;
-    if (&operand == &pool) {
+    bool isScales = !scales.empty() && &operand == &scales[0];
+    if (&operand == &pool || isScales) {
       effects.emplace_back(MemoryEffects::Read::get(), &operand,
                            SideEffects::DefaultResource::get());
       effects.emplace_back(MemoryEffects::Write::get(), &operand,

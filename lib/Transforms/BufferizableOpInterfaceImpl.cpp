@@ -2,7 +2,8 @@
 //
 // The tensor form bufferizes to the memref form: every tensor operand is only
 // read, y gets a fresh buffer (it aliases no operand), and the pool, already
-// a memref, passes through untouched so the in-place update survives.
+// a memref (with its scales), passes through untouched so the in-place update
+// survives.
 //
 //===----------------------------------------------------------------------===//
 
@@ -81,12 +82,13 @@ struct ChunkScanVarlenOpInterface
         rewriter, loc, /*y=*/Type(), xBuffer, bufferOf(scan.getDt()),
         bufferOf(scan.getA()), bufferOf(scan.getB()), bufferOf(scan.getC()),
         bufferOf(scan.getD()), bufferOf(scan.getDtBias()), scan.getSsmPool(),
-        bufferOf(scan.getQueryStartLoc()), bufferOf(scan.getHasInitialState()),
+        scan.getSsmPoolScales(), bufferOf(scan.getQueryStartLoc()), bufferOf(scan.getHasInitialState()),
         bufferOf(scan.getCacheIndices()), bufferOf(scan.getUpdateState()),
         bufferOf(scan.getCheckpointSlots()),
         bufferOf(scan.getCheckpointOffsets()), bufferOf(scan.getTokenParents()),
-        *yBuffer, scan.getFormAttr(), scan.getChunkSizeAttr(),
-        scan.getCheckpointIntervalAttr(), scan.getConfigAttr(),
+        bufferOf(scan.getRoundingSeed()), *yBuffer, scan.getFormAttr(),
+        scan.getChunkSizeAttr(), scan.getCheckpointIntervalAttr(),
+        scan.getConfigAttr(), scan.getPoolRoundingAttr(),
         scan.getInvariantAttr());
     replaceOpWithBufferizedValues(rewriter, op, *yBuffer);
     return success();

@@ -119,12 +119,12 @@ func.func @type_outs_8(%a0: memref<8x4x2xf32>, %a1: memref<8x4xf32>, %a2: memref
 
 // -----
 
-func.func @type_ssm_pool_9(%a0: memref<8x4x2xf32>, %a1: memref<8x4xf32>, %a2: memref<4xf32>, %a3: memref<8x2x3xf32>, %a4: memref<8x2x3xf32>, %a5: memref<4xf32>, %a6: memref<4xf32>, %a7: memref<5x4x2x3xf16>, %a8: memref<3xi32>, %a9: memref<2xi1>, %a10: memref<2xi32>, %a11: memref<2xi1>, %a12: memref<8x4x2xf32>) {
-  // expected-error @+1 {{'ssm_pool' element type must be f32 or bf16, got 'f16'}}
+func.func @type_ssm_pool_9(%a0: memref<8x4x2xf32>, %a1: memref<8x4xf32>, %a2: memref<4xf32>, %a3: memref<8x2x3xf32>, %a4: memref<8x2x3xf32>, %a5: memref<4xf32>, %a6: memref<4xf32>, %a7: memref<5x4x2x3xi16>, %a8: memref<3xi32>, %a9: memref<2xi1>, %a10: memref<2xi32>, %a11: memref<2xi1>, %a12: memref<8x4x2xf32>) {
+  // expected-error @+1 {{'ssm_pool' element type must be f32, bf16, f16, f8E4M3FN or i8, got 'i16'}}
   ssd.chunk_scan_varlen
     x(%a0 : memref<8x4x2xf32>) dt(%a1 : memref<8x4xf32>) A(%a2 : memref<4xf32>)
     B(%a3 : memref<8x2x3xf32>) C(%a4 : memref<8x2x3xf32>) D(%a5 : memref<4xf32>)
-    dt_bias(%a6 : memref<4xf32>) ssm_pool(%a7 : memref<5x4x2x3xf16>) query_start_loc(%a8 : memref<3xi32>)
+    dt_bias(%a6 : memref<4xf32>) ssm_pool(%a7 : memref<5x4x2x3xi16>) query_start_loc(%a8 : memref<3xi32>)
     has_initial_state(%a9 : memref<2xi1>) cache_indices(%a10 : memref<2xi32>) update_state(%a11 : memref<2xi1>)
     outs(%a12 : memref<8x4x2xf32>)
   return

@@ -96,7 +96,7 @@ func.func @unranked_x(%a0: memref<*xf32>, %a1: memref<8x4xf32>, %a2: memref<4xf3
 func.func @tensor_pool(%x: tensor<8x4x2xf32>, %dt: tensor<8x4xf32>, %A: tensor<4xf32>, %B: tensor<8x2x3xf32>,
     %pool: tensor<5x4x2x3xf32>, %qsl: tensor<3xi32>, %ci: tensor<2xi32>) {
   // expected-error @+1 {{operand #5 must be memref of any type values}}
-  %y = "ssd.chunk_scan_varlen"(%x, %dt, %A, %B, %B, %pool, %qsl, %ci) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 1, 1, 0, 1, 0, 0, 0, 0, 0>}>
+  %y = "ssd.chunk_scan_varlen"(%x, %dt, %A, %B, %B, %pool, %qsl, %ci) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 1, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0>}>
       : (tensor<8x4x2xf32>, tensor<8x4xf32>, tensor<4xf32>, tensor<8x2x3xf32>, tensor<8x2x3xf32>, tensor<5x4x2x3xf32>, tensor<3xi32>, tensor<2xi32>) -> tensor<8x4x2xf32>
   return
 }
@@ -106,7 +106,7 @@ func.func @tensor_pool(%x: tensor<8x4x2xf32>, %dt: tensor<8x4xf32>, %A: tensor<4
 func.func @nonpositive_chunk_size(%x: memref<8x4x2xf32>, %dt: memref<8x4xf32>, %A: memref<4xf32>, %B: memref<8x2x3xf32>,
     %pool: memref<5x4x2x3xf32>, %qsl: memref<3xi32>, %ci: memref<2xi32>, %y: memref<8x4x2xf32>) {
   // expected-error @+1 {{attribute 'chunk_size' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
-  "ssd.chunk_scan_varlen"(%x, %dt, %A, %B, %B, %pool, %qsl, %ci, %y) <{chunk_size = 0 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 1, 1, 0, 1, 0, 0, 0, 0, 1>}>
+  "ssd.chunk_scan_varlen"(%x, %dt, %A, %B, %B, %pool, %qsl, %ci, %y) <{chunk_size = 0 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 1, 0, 1, 0, 1, 0, 0, 0, 0, 0, 1>}>
       : (memref<8x4x2xf32>, memref<8x4xf32>, memref<4xf32>, memref<8x2x3xf32>, memref<8x2x3xf32>, memref<5x4x2x3xf32>, memref<3xi32>, memref<2xi32>, memref<8x4x2xf32>) -> ()
   return
 }
@@ -118,7 +118,7 @@ func.func @unknown_form(%x: memref<8x4x2xf32>, %dt: memref<8x4xf32>, %A: memref<
   // expected-error @+3 {{expected ::mlir::ssd::Form to be one of: serial, chunked}}
   // expected-error @+2 {{failed to parse SSD_FormAttr parameter 'value'}}
   "ssd.chunk_scan_varlen"(%x, %dt, %A, %B, %B, %pool, %qsl, %ci, %y) <{
-      form = #ssd<form blocked>, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 1, 1, 0, 1, 0, 0, 0, 0, 1>}>
+      form = #ssd<form blocked>, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 1, 0, 1, 0, 1, 0, 0, 0, 0, 0, 1>}>
       : (memref<8x4x2xf32>, memref<8x4xf32>, memref<4xf32>, memref<8x2x3xf32>, memref<8x2x3xf32>, memref<5x4x2x3xf32>, memref<3xi32>, memref<2xi32>, memref<8x4x2xf32>) -> ()
   return
 }

@@ -137,6 +137,49 @@ func.func @tensor_form_tree(%x: tensor<8x4x2xf32>, %dt: tensor<8x4xf32>, %A: ten
   return %y : tensor<8x4x2xf32>
 }
 
+// CHECK-LABEL: func.func @memref_form_i8_pool_stochastic
+// CHECK:        ssm_pool(%{{[^ ]+}} : memref<?x4x2x3xi8>) ssm_pool_scales(%{{[^ ]+}} : memref<?x4x2xf32>)
+// CHECK-SAME:   rounding_seed(%{{[^ ]+}} : memref<i64>) outs(%{{[^ ]+}} : memref<?x4x2xf32>)
+// CHECK-SAME:   {pool_rounding = #ssd<pool_rounding stochastic>}
+func.func @memref_form_i8_pool_stochastic(%x: memref<?x4x2xf32>, %dt: memref<?x4xf32>, %A: memref<4xf32>,
+    %B: memref<?x1x3xf32>, %pool: memref<?x4x2x3xi8>, %scales: memref<?x4x2xf32>, %qsl: memref<?xi32>,
+    %ci: memref<?xi32>, %seed: memref<i64>, %y: memref<?x4x2xf32>) {
+  ssd.chunk_scan_varlen x(%x : memref<?x4x2xf32>) dt(%dt : memref<?x4xf32>) A(%A : memref<4xf32>)
+      B(%B : memref<?x1x3xf32>) C(%B : memref<?x1x3xf32>) ssm_pool(%pool : memref<?x4x2x3xi8>)
+      ssm_pool_scales(%scales : memref<?x4x2xf32>)
+      query_start_loc(%qsl : memref<?xi32>) cache_indices(%ci : memref<?xi32>)
+      rounding_seed(%seed : memref<i64>) outs(%y : memref<?x4x2xf32>)
+      {pool_rounding = #ssd<pool_rounding stochastic>}
+  return
+}
+
+// CHECK-LABEL: func.func @tensor_form_f8_pool_stochastic
+// CHECK:        ssm_pool(%{{[^ ]+}} : memref<16x4x2x3xf8E4M3FN>) ssm_pool_scales(%{{[^ ]+}} : memref<16x4x2xf32>)
+// CHECK-SAME:   rounding_seed(%{{[^ ]+}} : tensor<i64>) {pool_rounding = #ssd<pool_rounding stochastic>} -> tensor<8x4x2xf32>
+func.func @tensor_form_f8_pool_stochastic(%x: tensor<8x4x2xf32>, %dt: tensor<8x4xf32>, %A: tensor<4xf32>,
+    %B: tensor<8x2x3xf32>, %pool: memref<16x4x2x3xf8E4M3FN>, %scales: memref<16x4x2xf32>,
+    %qsl: tensor<3xi32>, %ci: tensor<2xi32>, %seed: tensor<i64>) -> tensor<8x4x2xf32> {
+  %y = ssd.chunk_scan_varlen x(%x : tensor<8x4x2xf32>) dt(%dt : tensor<8x4xf32>) A(%A : tensor<4xf32>)
+      B(%B : tensor<8x2x3xf32>) C(%B : tensor<8x2x3xf32>)
+      ssm_pool(%pool : memref<16x4x2x3xf8E4M3FN>) ssm_pool_scales(%scales : memref<16x4x2xf32>)
+      query_start_loc(%qsl : tensor<3xi32>) cache_indices(%ci : tensor<2xi32>)
+      rounding_seed(%seed : tensor<i64>) {pool_rounding = #ssd<pool_rounding stochastic>} -> tensor<8x4x2xf32>
+  return %y : tensor<8x4x2xf32>
+}
+
+// CHECK-LABEL: func.func @memref_form_f16_pool
+// CHECK:        ssm_pool(%{{[^ ]+}} : memref<16x4x2x3xf16>) query_start_loc
+// CHECK-SAME:   {pool_rounding = #ssd<pool_rounding nearest_even>}
+func.func @memref_form_f16_pool(%x: memref<8x4x2xf32>, %dt: memref<8x4xf32>, %A: memref<4xf32>,
+    %B: memref<8x2x3xf32>, %pool: memref<16x4x2x3xf16>, %qsl: memref<3xi32>, %ci: memref<2xi32>,
+    %y: memref<8x4x2xf32>) {
+  ssd.chunk_scan_varlen x(%x : memref<8x4x2xf32>) dt(%dt : memref<8x4xf32>) A(%A : memref<4xf32>)
+      B(%B : memref<8x2x3xf32>) C(%B : memref<8x2x3xf32>) ssm_pool(%pool : memref<16x4x2x3xf16>)
+      query_start_loc(%qsl : memref<3xi32>) cache_indices(%ci : memref<2xi32>)
+      outs(%y : memref<8x4x2xf32>) {pool_rounding = #ssd<pool_rounding nearest_even>}
+  return
+}
+
 // The invariant keyword comes first, in the custom syntax and from the
 // attribute dictionary ({invariant}) alike; its config says so too.
 // CHECK-LABEL: func.func @invariant

@@ -30,6 +30,33 @@ def SSD_FormAttr : EnumAttr<SSD_Dialect, SSD_Form, "form"> {
   }];
 }
 
+def SSD_PoolRoundingNearestEven : I32EnumAttrCase<"nearest_even", 0>;
+def SSD_PoolRoundingStochastic : I32EnumAttrCase<"stochastic", 1>;
+
+def SSD_PoolRounding : I32EnumAttr<"PoolRounding",
+    "how a chunk_scan_varlen op rounds the states it writes into its pool",
+    [SSD_PoolRoundingNearestEven, SSD_PoolRoundingStochastic]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::ssd";
+}
+
+def SSD_PoolRoundingAttr
+    : EnumAttr<SSD_Dialect, SSD_PoolRounding, "pool_rounding"> {
+  let summary = "the rounding of every state written into a narrow pool";
+  let description = [{
+    `#ssd<pool_rounding nearest_even>` (the default when the attribute is
+    absent): every value written into a bf16, f16 or 8-bit pool is rounded
+    to the nearest representable value, ties to even.
+
+    `#ssd<pool_rounding stochastic>`: it is rounded to one of its two
+    neighbours at random, away from zero with probability equal to its
+    distance from the neighbour nearer zero in units of the gap between
+    them, with bits from Philox4x32-10 keyed by the op's `rounding_seed`
+    (docs/overview.md, "Compressed state pools", gives the generator, the
+    counter of each element and the decision exactly).
+  }];
+}
+
 def SSD_FusionNone : I32EnumAttrCase<"none", 0>;
 def SSD_FusionState : I32EnumAttrCase<"state", 1>;
 def SSD_FusionStateAndOutput : I32EnumAttrCase<"state_and_output", 2>;

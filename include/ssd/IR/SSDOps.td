@@ -42,7 +42,8 @@ def SSD_ChunkScanVarlenOp : SSD_Op<"chunk_scan_varlen", [
     | `C`                 | [T, G, N]          | model dtype                 |
     | `D` (optional)      | [H]                | model dtype                 |
     | `dt_bias` (optional)| [H]                | model dtype                 |
-    | `ssm_pool`          | [S, H, P, N]       | f32, or bf16 (storage only) |
+    | `ssm_pool`          | [S, H, P, N]       | f32, bf16, f16, f8E4M3FN, i8 (storage only) |
+    | `ssm_pool_scales` (8-bit pools) | [S, H, P] | f32, one scale per row |
     | `query_start_loc`   | [batch + 1]        | i32                         |
     | `has_initial_state` (optional) | [batch] | i1                          |
     | `cache_indices`     | [batch] or [1, batch] | i32 or ui32, read unsigned |
@@ -50,6 +51,7 @@ def SSD_ChunkScanVarlenOp : SSD_Op<"chunk_scan_varlen", [
     | `checkpoint_slots` (optional) | [batch, K] | i32 or ui32, read unsigned |
     | `checkpoint_offsets` (optional) | [batch]  | i32, >= 0                   |
     | `token_parents` (optional) | [T]         | i32, in [-1, j)             |
+    | `rounding_seed` (stochastic) | [] (0-d)  | i64                         |
     | `y`                 | [T, H, P]          | model dtype                 |
 
     Semantics, for every sequence b over tokens
@@ -66,12 +68,36 @@ def SSD_ChunkScanVarlenOp : SSD_Op<"chunk_scan_varlen", [
     ```
 
     `softplus(v) = v > 20 ? v : log1p(exp(v))`. Arithmetic accumulates in
-    f32; y is rounded once to the model dtype; a bf16 pool is rounded to
-    nearest-even on write.
+    f32; y is rounded once to the model dtype; a narrow pool is rounded on
+    write (below).
+
+    Compressed pools: the pool holds f32, bf16, f16, or 8-bit codes
+    (f8E4M3FN, or i8 in -127..127) with one f32 scale per row
+    S[h, p, :] in `ssm_pool_scales` [S, H, P], which is present exactly for
+    the 8-bit types and is read and written in place with the pool (a
+    checkpoint slot gets its rows' scales too). Writing a row r of N values,
+    with Qmax = 448 (f8E4M3FN) or 127 (i8):
+
+    ```
+    m = max_n |r[n]|
+    m == 0:        scale = 0, every code 0
+    m not finite:  scale = NaN, every code 0   (the damage shows on read)
+    otherwise:     scale = m / Qmax, inv = Qmax / m   (each one f32 division)
+                   code[n] = round(r[n] * inv)  (product in f32, then
+                   rounded to the 8-bit type, saturating at +-Qmax)
+    ```
+
+    and reading gives `code[n] * scale`. bf16 and f16 pools round each
+    value. `pool_rounding` (`#ssd<pool_rounding nearest_even>` by default,
+    or `stochastic`) names the rounding of every write; the stochastic one
+    draws its bits from Philox4x32-10 keyed by the 0-d i64 operand
+    `rounding_seed`, present exactly then (docs/overview.md, "Compressed
+    state pools", gives the counter of each element).
 
     In-place pool contract:
-    - `ssm_pool` is always a memref; the op reads and writes it in place and
-      has no other effect on memory (other memref operands are read, the `y`
+    - `ssm_pool` (and `ssm_pool_scales`) are always memrefs; the op reads
+      and writes them in place and has no other effect on memory (other
+      memref operands are read, the `y`
       output memref is written).
     - A slot that no writing sequence names stays bit-identical; so does the
       slot of a sequence whose `update_state` is false, although it was read.
@@ -173,6 +199,7 @@ def SSD_ChunkScanVarlenOp : SSD_Op<"chunk_scan_varlen", [
     Optional<SSD_TensorOrMemRef>:$D,
     Optional<SSD_TensorOrMemRef>:$dt_bias,
     AnyMemRef:$ssm_pool,
+    Optional<AnyMemRef>:$ssm_pool_scales,
     SSD_TensorOrMemRef:$query_start_loc,
     Optional<SSD_TensorOrMemRef>:$has_initial_state,
     SSD_TensorOrMemRef:$cache_indices,
@@ -180,11 +207,13 @@ def SSD_ChunkScanVarlenOp : SSD_Op<"chunk_scan_varlen", [
     Optional<SSD_TensorOrMemRef>:$checkpoint_slots,
     Optional<SSD_TensorOrMemRef>:$checkpoint_offsets,
     Optional<SSD_TensorOrMemRef>:$token_parents,
+    Optional<SSD_TensorOrMemRef>:$rounding_seed,
     Optional<AnyMemRef>:$y_out,
     OptionalAttr<SSD_FormAttr>:$form,
     OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$chunk_size,
     OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$checkpoint_interval,
     OptionalAttr<SSD_ScanConfigAttr>:$config,
+    OptionalAttr<SSD_PoolRoundingAttr>:$pool_rounding,
     UnitAttr:$invariant
   );
   let results = (outs Optional<AnyRankedTensor>:$y);
@@ -199,6 +228,8 @@ def SSD_ChunkScanVarlenOp : SSD_Op<"chunk_scan_varlen", [
     (`D` `(` $D^ `:` type($D) `)`)?
     (`dt_bias` `(` $dt_bias^ `:` type($dt_bias) `)`)?
     `ssm_pool` `(` $ssm_pool `:` type($ssm_pool) `)`
+    (`ssm_pool_scales` `(` $ssm_pool_scales^ `:` type($ssm_pool_scales)
+        `)`)?
     `query_start_loc` `(` $query_start_loc `:` type($query_start_loc) `)`
     (`has_initial_state` `(` $has_initial_state^ `:`
         type($has_initial_state) `)`)?
@@ -210,6 +241,7 @@ def SSD_ChunkScanVarlenOp : SSD_Op<"chunk_scan_varlen", [
         type($checkpoint_offsets) `)`)?
     (`checkpoint_interval` `(` $checkpoint_interval^ `)`)?
     (`token_parents` `(` $token_parents^ `:` type($token_parents) `)`)?
+    (`rounding_seed` `(` $rounding_seed^ `:` type($rounding_seed) `)`)?
     (`outs` `(` $y_out^ `:` type($y_out) `)`)?
     attr-dict (`->` type($y)^)?
   }];

@@ -1,0 +1,420 @@
+//===- PoolCodec.cpp - how every lowering reads and writes the pool -------===//
+//
+// Everything here is exact f32 or integer arithmetic that means the same on
+// every target: scaling by powers of two built from exponent bits, rounding
+// to an integer by the 1.5 * 2^23 addition (exact ties-to-even for
+// |t| < 2^22), truncation by fptoui only on finite values below 2^24, and
+// the 8-bit float format assembled from bits. No libm call, no intrinsic a
+// target might approximate, so the CPU loops, the GPU kernels and the
+// emulator produce the same codes from the same f32 states.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ScanEmitter/PoolCodec.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::ssd;
+using namespace mlir::ssd::detail;
+
+namespace {
+
+// Philox4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2,
+// 3", SC 2011): the round multipliers and the Weyl key increments.
+constexpr uint32_t kPhiloxM0 = 0xD2511F53u, kPhiloxM1 = 0xCD9E8D57u;
+constexpr uint32_t kPhiloxW0 = 0x9E3779B9u, kPhiloxW1 = 0xBB67AE85u;
+
+/// `like` with element type `element` (a vector stays a vector).
+Type withElement(Type like, Type element) {
+  if (auto vector = dyn_cast<VectorType>(like))
+    return vector.clone(element);
+  return element;
+}
+
+Value constantLike(ImplicitLocOpBuilder &b, Type like, TypedAttr scalar) {
+  Type type = withElement(like, scalar.getType());
+  if (auto vector = dyn_cast<VectorType>(type))
+    return arith::ConstantOp::create(b, DenseElementsAttr::get(vector, scalar));
+  return arith::ConstantOp::create(b, scalar);
+}
+
+Value f32Like(ImplicitLocOpBuilder &b, Type like, double v) {
+  return constantLike(b, like, b.getF32FloatAttr(v));
+}
+
+Value i32Like(ImplicitLocOpBuilder &b, Type like, uint32_t v) {
+  return constantLike(b, like, b.getI32IntegerAttr(static_cast<int32_t>(v)));
+}
+
+/// A scalar broadcast to `like`'s shape (itself when `like` is scalar).
+Value splatLike(ImplicitLocOpBuilder &b, Type like, Value scalar) {
+  if (auto vector = dyn_cast<VectorType>(like))
+    return vector::BroadcastOp::create(
+        b, vector.clone(scalar.getType()), scalar);
+  return scalar;
+}
+
+Value asBits(ImplicitLocOpBuilder &b, Value f) {
+  return arith::BitcastOp::create(b, withElement(f.getType(), b.getI32Type()),
+                                  f);
+}
+
+Value asFloat(ImplicitLocOpBuilder &b, Value bits) {
+  return arith::BitcastOp::create(
+      b, withElement(bits.getType(), b.getF32Type()), bits);
+}
+
+/// 2^(biased - 127) for an i32 biased exponent in [1, 254].
+Value powerOfTwo(ImplicitLocOpBuilder &b, Value biased) {
+  return asFloat(
+      b, arith::ShLIOp::create(b, biased, i32Like(b, biased.getType(), 23)));
+}
+
+/// Nearest integer, ties to even, for |t| < 2^22: t + 1.5 * 2^23 lands in
+/// the binade whose spacing is 1, so the addition itself rounds.
+Value roundToEvenInteger(ImplicitLocOpBuilder &b, Value t) {
+  Value magic = f32Like(b, t.getType(), 12582912.0);
+  return arith::SubFOp::create(b, arith::AddFOp::create(b, t, magic), magic);
+}
+
+/// floor(t) or floor(t) + 1 for finite 0 <= t < 2^24: the latter when
+/// u = (bits >> 8) * 2^-24 < frac(t), i.e. with probability frac(t) over
+/// uniform bits. Both sides of the comparison are exact in f32.
+Value stochasticInteger(ImplicitLocOpBuilder &b, Value t, Value bits) {
+  Type like = t.getType();
+  Type i32 = withElement(like, b.getI32Type());
+  Value low = arith::UIToFPOp::create(
+      b, like, arith::FPToUIOp::create(b, i32, t));
+  Value frac = arith::SubFOp::create(b, t, low);
+  Value u = arith::UIToFPOp::create(
+      b, like, arith::ShRUIOp::create(b, bits, i32Like(b, like, 8)));
+  Value up = arith::CmpFOp::create(
+      b, arith::CmpFPredicate::OLT, u,
+      arith::MulFOp::create(b, frac, f32Like(b, like, 16777216.0)));
+  return arith::AddFOp::create(
+      b, low,
+      arith::SelectOp::create(b, up, f32Like(b, like, 1.0),
+                              f32Like(b, like, 0.0)));
+}
+
+/// v with the sign bit of `signOf`.
+Value withSignOf(ImplicitLocOpBuilder &b, Value v, Value signOf) {
+  Type like = v.getType();
+  Value sign =
+      arith::AndIOp::create(b, asBits(b, signOf), i32Like(b, like, 0x80000000u));
+  return asFloat(b, arith::OrIOp::create(b, asBits(b, v), sign));
+}
+
+/// |a| rounded stochastically onto a float grid with `mantissa` stored bits
+/// and smallest normal exponent `minExponent` (subnormals below it), for
+/// a >= 0; non-finite a is returned as it is. Scaling a by the grid's gap
+/// (a power of two) is exact, so the rounding happens on an integer grid.
+Value stochasticOnFloatGrid(ImplicitLocOpBuilder &b, Value a, Value bits,
+                            int mantissa, int minExponent) {
+  Type like = a.getType();
+  Value biased = arith::ShRUIOp::create(b, asBits(b, a), i32Like(b, like, 23));
+  Value exponent =
+      arith::MaxUIOp::create(b, biased, i32Like(b, like, 127 + minExponent));
+  Value gap = powerOfTwo(
+      b, arith::SubIOp::create(b, exponent, i32Like(b, like, mantissa)));
+  Value inverseGap = powerOfTwo(
+      b, arith::SubIOp::create(b, i32Like(b, like, 254 + mantissa), exponent));
+  Value finite = arith::CmpFOp::create(
+      b, arith::CmpFPredicate::OLT, a,
+      f32Like(b, like, std::numeric_limits<float>::infinity()));
+  Value t = arith::SelectOp::create(b, finite,
+                                    arith::MulFOp::create(b, a, inverseGap),
+                                    f32Like(b, like, 0.0));
+  Value rounded =
+      arith::MulFOp::create(b, stochasticInteger(b, t, bits), gap);
+  return arith::SelectOp::create(b, finite, rounded, a);
+}
+
+/// value * inverse with every non-finite product (a NaN or infinite row,
+/// whose inverse is 0) as 0, so that conversions never see one.
+Value scaledFinite(ImplicitLocOpBuilder &b, Value values, Value inverse) {
+  Type like = values.getType();
+  Value p = arith::MulFOp::create(b, values, splatLike(b, like, inverse));
+  Value finite = arith::CmpFOp::create(
+      b, arith::CmpFPredicate::OLT, math::AbsFOp::create(b, p),
+      f32Like(b, like, std::numeric_limits<float>::infinity()));
+  return arith::SelectOp::create(b, finite, p, f32Like(b, like, 0.0));
+}
+
+} // namespace
+
+PoolCodec::PoolCodec(ChunkScanVarlenOp op)
+    : scales(op.getSsmPoolScales()), seed(op.getRoundingSeed()),
+      stochastic(op.getPoolRounding() == PoolRounding::stochastic),
+      pool(op.getSsmPool()) {
+  element = cast<MemRefType>(pool.getType()).getElementType();
+  if (element.isF32())
+    storage = PoolStorage::F32;
+  else if (element.isBF16())
+    storage = PoolStorage::BF16;
+  else if (element.isF16())
+    storage = PoolStorage::F16;
+  else if (isa<Float8E4M3FNType>(element))
+    storage = PoolStorage::F8E4M3FN;
+  else
+    storage = PoolStorage::I8; // the verifier allows nothing else
+}
+
+double PoolCodec::qmax() const {
+  return storage == PoolStorage::F8E4M3FN ? 448.0 : 127.0;
+}
+
+Value PoolCodec::decode(ImplicitLocOpBuilder &b, Value stored,
+                        Value scale) const {
+  Type like = stored.getType();
+  Type f32 = withElement(like, b.getF32Type());
+  switch (storage) {
+  case PoolStorage::F32:
+    return stored;
+  case PoolStorage::BF16:
+  case PoolStorage::F16:
+    return arith::ExtFOp::create(b, f32, stored);
+  case PoolStorage::I8:
+    return arith::MulFOp::create(b, arith::SIToFPOp::create(b, f32, stored),
+                                 splatLike(b, f32, scale));
+  case PoolStorage::F8E4M3FN:
+    break;
+  }
+  // f8E4M3FN: sign, 4 exponent bits (bias 7), 3 mantissa bits; exponent 0
+  // holds the subnormals m * 2^-9; S.1111.111 is NaN; no infinities.
+  Value code = arith::ExtUIOp::create(
+      b, withElement(like, b.getI32Type()),
+      arith::BitcastOp::create(b, withElement(like, b.getI8Type()), stored));
+  Value sign = arith::AndIOp::create(b, code, i32Like(b, f32, 0x80));
+  Value magnitude = arith::AndIOp::create(b, code, i32Like(b, f32, 0x7f));
+  Value signBit = arith::ShLIOp::create(b, sign, i32Like(b, f32, 24));
+  // Exponent and mantissa move up by 20 bits; the bias grows by 120.
+  Value normal = asFloat(
+      b, arith::OrIOp::create(
+             b, signBit,
+             arith::AddIOp::create(
+                 b, arith::ShLIOp::create(b, magnitude, i32Like(b, f32, 20)),
+                 i32Like(b, f32, 120u << 23))));
+  Value subnormal = asFloat(
+      b, arith::OrIOp::create(
+             b, signBit,
+             asBits(b, arith::MulFOp::create(
+                           b, arith::UIToFPOp::create(b, f32, magnitude),
+                           f32Like(b, f32, 0x1p-9)))));
+  Value isSubnormal = arith::CmpIOp::create(b, arith::CmpIPredicate::ult,
+                                            magnitude, i32Like(b, f32, 8));
+  Value isNaN = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, magnitude,
+                                      i32Like(b, f32, 0x7f));
+  Value value = arith::SelectOp::create(
+      b, isNaN, f32Like(b, f32, std::numeric_limits<float>::quiet_NaN()),
+      arith::SelectOp::create(b, isSubnormal, subnormal, normal));
+  return arith::MulFOp::create(b, value, splatLike(b, f32, scale));
+}
+
+Value PoolCodec::encode(ImplicitLocOpBuilder &b, Value values, Value inverse,
+                        const PoolWriteSite &site) const {
+  Type like = values.getType();
+  int64_t lanes = 0;
+  if (auto vector = dyn_cast<VectorType>(like))
+    lanes = vector.getNumElements();
+  Type stored = withElement(like, element);
+  auto bits = [&] { return randomBits(b, site, lanes); };
+  switch (storage) {
+  case PoolStorage::F32:
+    return values;
+  case PoolStorage::BF16: {
+    Value nearest = arith::TruncFOp::create(b, stored, values);
+    if (!stochastic)
+      return nearest;
+    // bf16 is f32 without its low 16 bits: away from zero iff
+    // (bits >> 16) < low 16 bits, the decision u < frac at 2^-16 grain.
+    Value v = asBits(b, values);
+    Value low = arith::AndIOp::create(b, v, i32Like(b, like, 0xffff));
+    Value up = arith::CmpIOp::create(
+        b, arith::CmpIPredicate::ult,
+        arith::ShRUIOp::create(b, bits(), i32Like(b, like, 16)), low);
+    Value rounded = arith::AddIOp::create(
+        b, arith::AndIOp::create(b, v, i32Like(b, like, 0xffff0000u)),
+        arith::SelectOp::create(b, up, i32Like(b, like, 0x10000),
+                                i32Like(b, like, 0)));
+    Value isNaN = arith::CmpFOp::create(b, arith::CmpFPredicate::UNO, values,
+                                        values);
+    return arith::SelectOp::create(
+        b, isNaN, nearest,
+        arith::TruncFOp::create(b, stored, asFloat(b, rounded)));
+  }
+  case PoolStorage::F16: {
+    if (!stochastic)
+      return arith::TruncFOp::create(b, stored, values);
+    Value magnitude = stochasticOnFloatGrid(
+        b, math::AbsFOp::create(b, values), bits(), /*mantissa=*/10,
+        /*minExponent=*/-14);
+    return arith::TruncFOp::create(b, stored,
+                                   withSignOf(b, magnitude, values));
+  }
+  case PoolStorage::I8: {
+    Value p = scaledFinite(b, values, inverse);
+    p = arith::MinimumFOp::create(
+        b, arith::MaximumFOp::create(b, p, f32Like(b, like, -127.0)),
+        f32Like(b, like, 127.0));
+    Value rounded =
+        stochastic
+            ? withSignOf(b,
+                         stochasticInteger(b, math::AbsFOp::create(b, p),
+                                           bits()),
+                         p)
+            : roundToEvenInteger(b, p);
+    return arith::FPToSIOp::create(b, stored, rounded);
+  }
+  case PoolStorage::F8E4M3FN:
+    break;
+  }
+  // f8E4M3FN: saturate at 448, round on the grid of |p|'s binade (spacing
+  // 2^(e - 3), e >= -6), then assemble the code from the exact result.
+  Value p = scaledFinite(b, values, inverse);
+  Value a = arith::MinimumFOp::create(b, math::AbsFOp::create(b, p),
+                                      f32Like(b, like, 448.0));
+  Value magnitude;
+  if (stochastic) {
+    magnitude = stochasticOnFloatGrid(b, a, bits(), /*mantissa=*/3,
+                                      /*minExponent=*/-6);
+  } else {
+    Value biased = arith::ShRUIOp::create(b, asBits(b, a), i32Like(b, like, 23));
+    Value exponent = arith::MaxUIOp::create(b, biased, i32Like(b, like, 121));
+    Value gap = powerOfTwo(
+        b, arith::SubIOp::create(b, exponent, i32Like(b, like, 3)));
+    Value inverseGap = powerOfTwo(
+        b, arith::SubIOp::create(b, i32Like(b, like, 257), exponent));
+    magnitude = arith::MulFOp::create(
+        b, roundToEvenInteger(b, arith::MulFOp::create(b, a, inverseGap)),
+        gap);
+  }
+  Type i32 = withElement(like, b.getI32Type());
+  Value isSubnormal =
+      arith::CmpFOp::create(b, arith::CmpFPredicate::OLT, magnitude,
+                            f32Like(b, like, 0x1p-6));
+  Value subnormalCode = arith::FPToUIOp::create(
+      b, i32, arith::MulFOp::create(b, magnitude, f32Like(b, like, 512.0)));
+  // A normal f32 E.mmm... is the code (E - 120).mmm after a 20-bit shift.
+  Value normalCode = arith::SubIOp::create(
+      b, arith::ShRUIOp::create(b, asBits(b, magnitude), i32Like(b, like, 20)),
+      i32Like(b, like, 120u << 3));
+  Value code =
+      arith::SelectOp::create(b, isSubnormal, subnormalCode, normalCode);
+  Value sign = arith::AndIOp::create(
+      b, arith::ShRUIOp::create(b, asBits(b, p), i32Like(b, like, 24)),
+      i32Like(b, like, 0x80));
+  code = arith::OrIOp::create(b, code, sign);
+  return arith::BitcastOp::create(
+      b, stored,
+      arith::TruncIOp::create(b, withElement(like, b.getI8Type()), code));
+}
+
+Value PoolCodec::loadScale(ImplicitLocOpBuilder &b, Value slot, Value head,
+                           Value p) const {
+  return memref::LoadOp::create(b, scales, ValueRange{slot, head, p});
+}
+
+void PoolCodec::storeScale(ImplicitLocOpBuilder &b, Value scale, Value slot,
+                           Value head, Value p) const {
+  memref::StoreOp::create(b, scale, scales, ValueRange{slot, head, p});
+}
+
+Value PoolCodec::absMax(ImplicitLocOpBuilder &b, Value acc,
+                        Value values) const {
+  Value magnitude = math::AbsFOp::create(b, values);
+  if (isa<VectorType>(magnitude.getType()))
+    magnitude = vector::ReductionOp::create(
+        b, vector::CombiningKind::MAXIMUMF, magnitude);
+  return combineAbsMax(b, acc, magnitude);
+}
+
+Value PoolCodec::combineAbsMax(ImplicitLocOpBuilder &b, Value lhs,
+                               Value rhs) const {
+  // maximumf propagates NaN: a NaN anywhere in the row reaches rowScale.
+  return arith::MaximumFOp::create(b, lhs, rhs);
+}
+
+PoolCodec::RowScale PoolCodec::rowScale(ImplicitLocOpBuilder &b,
+                                        Value maxAbs) const {
+  Type f32 = b.getF32Type();
+  Value qmaxValue = f32Like(b, f32, qmax());
+  Value zero = f32Like(b, f32, 0.0);
+  Value finite = arith::CmpFOp::create(
+      b, arith::CmpFPredicate::OLT, maxAbs,
+      f32Like(b, f32, std::numeric_limits<float>::infinity()));
+  Value positive =
+      arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, maxAbs, zero);
+  RowScale row;
+  row.scale = arith::SelectOp::create(
+      b, finite, arith::DivFOp::create(b, maxAbs, qmaxValue),
+      f32Like(b, f32, std::numeric_limits<float>::quiet_NaN()));
+  row.inverse = arith::SelectOp::create(
+      b, arith::AndIOp::create(b, finite, positive),
+      arith::DivFOp::create(b, qmaxValue, maxAbs), zero);
+  return row;
+}
+
+Value PoolCodec::randomBits(ImplicitLocOpBuilder &b, const PoolWriteSite &site,
+                            int64_t lanes) const {
+  Type i32 = b.getI32Type();
+  Type like = lanes ? Type(VectorType::get({lanes}, i32)) : i32;
+  auto word = [&](Value index) {
+    return splatLike(b, like, arith::IndexCastUIOp::create(b, i32, index));
+  };
+  // Counter: (n, h * P + p, slot, tokens held); key: the seed's two halves.
+  Value c0 = word(site.n);
+  if (lanes) {
+    SmallVector<int32_t> laneIndex;
+    for (int64_t i = 0; i < lanes; ++i)
+      laneIndex.push_back(static_cast<int32_t>(i));
+    c0 = arith::AddIOp::create(
+        b, c0,
+        arith::ConstantOp::create(
+            b, DenseElementsAttr::get(cast<VectorType>(like),
+                                      ArrayRef<int32_t>(laneIndex))));
+  }
+  Value headDimValue = memref::DimOp::create(b, pool, 2);
+  Value row = arith::AddIOp::create(
+      b, arith::MulIOp::create(b, site.head, headDimValue), site.p);
+  Value c1 = word(row), c2 = word(site.slot), c3 = word(site.tokensHeld);
+  Value key = memref::LoadOp::create(b, seed, ValueRange{});
+  Value k0 = arith::TruncIOp::create(b, i32, key);
+  Value k1 = arith::TruncIOp::create(
+      b, i32,
+      arith::ShRUIOp::create(
+          b, key, arith::ConstantOp::create(b, b.getI64IntegerAttr(32))));
+  for (int round = 0; round < 10; ++round) {
+    auto lo0hi0 = arith::MulUIExtendedOp::create(
+        b, i32Like(b, like, kPhiloxM0), c0);
+    auto lo1hi1 = arith::MulUIExtendedOp::create(
+        b, i32Like(b, like, kPhiloxM1), c2);
+    Value k0Like = splatLike(b, like, k0), k1Like = splatLike(b, like, k1);
+    Value next0 = arith::XOrIOp::create(
+        b, arith::XOrIOp::create(b, lo1hi1.getHigh(), c1), k0Like);
+    Value next2 = arith::XOrIOp::create(
+        b, arith::XOrIOp::create(b, lo0hi0.getHigh(), c3), k1Like);
+    c1 = lo1hi1.getLow();
+    c3 = lo0hi0.getLow();
+    c0 = next0;
+    c2 = next2;
+    if (round < 9) {
+      k0 = arith::AddIOp::create(
+          b, k0, arith::ConstantOp::create(b, b.getI32IntegerAttr(
+                                                  static_cast<int32_t>(
+                                                      kPhiloxW0))));
+      k1 = arith::AddIOp::create(
+          b, k1, arith::ConstantOp::create(b, b.getI32IntegerAttr(
+                                                  static_cast<int32_t>(
+                                                      kPhiloxW1))));
+    }
+  }
+  return c0;
+}

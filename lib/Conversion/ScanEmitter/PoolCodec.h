@@ -1,0 +1,104 @@
+//===- PoolCodec.h - how every lowering reads and writes the pool -*- C++ -*-===//
+//
+// The one definition of the pool's storage formats that every lowering
+// (CPU serial, chunked and invariant loops; GPU serial, chunked and mixed
+// kernels; the emulator through them) emits: decoding a stored element to
+// f32, the per-row scale of the 8-bit formats, and rounding an f32 state to
+// the stored format, to nearest-even or stochastically with bits from
+// Philox4x32-10. docs/overview.md ("Compressed state pools") states the
+// contract; this is it as IR.
+//
+// Values may be scalars or vectors (a row's columns n, n + 1, ...): every
+// method works lane by lane, so a CPU task's whole row and a GPU thread's
+// column pair share the code.
+//
+// Writing a row of an 8-bit pool is three steps, because the scale depends
+// on the whole row and a row may be spread over threads:
+//   m = absMax over the row (per thread, then combined by the caller),
+//   RowScale r = rowScale(m); storeScale(r.scale, ...) once per row,
+//   code = encode(value, r.inverse, site) per element.
+// Other formats take encode(value, /*inverse=*/nullptr, site) alone.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SSD_LIB_CONVERSION_SCANEMITTER_POOLCODEC_H
+#define SSD_LIB_CONVERSION_SCANEMITTER_POOLCODEC_H
+
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "ssd/IR/SSDOps.h"
+
+namespace mlir {
+namespace ssd {
+namespace detail {
+
+/// The pool's element type, as a storage format.
+enum class PoolStorage { F32, BF16, F16, F8E4M3FN, I8 };
+
+/// Where one written element (or, for vectors, the first of consecutive
+/// columns) sits, and how many tokens the state written there holds: the
+/// Philox counter of stochastic rounding. All index values.
+struct PoolWriteSite {
+  Value slot, head, p, n, tokensHeld;
+};
+
+class PoolCodec {
+public:
+  /// Reads the op's pool, scales, rounding and seed (memref form).
+  explicit PoolCodec(ChunkScanVarlenOp op);
+
+  PoolStorage storage;
+  Type element;       // the pool's element type
+  Value scales;       // [S, H, P] f32 memref; null unless 8-bit
+  Value seed;         // 0-d i64 memref; null unless stochastic
+  bool stochastic;    // pool_rounding = stochastic
+  int64_t headDim = 0; // P when static, else read from the pool at need
+  Value pool;
+
+  /// 8-bit codes with a scale per row.
+  bool scaled() const {
+    return storage == PoolStorage::F8E4M3FN || storage == PoolStorage::I8;
+  }
+  /// Whether a stored element is not the f32 state itself.
+  bool narrow() const { return storage != PoolStorage::F32; }
+  /// 448 (f8E4M3FN) or 127 (i8).
+  double qmax() const;
+
+  /// Stored elements (the pool's element type, scalar or vector) as f32;
+  /// `scale` (f32 scalar) for the 8-bit formats, null otherwise.
+  Value decode(ImplicitLocOpBuilder &b, Value stored, Value scale) const;
+  /// f32 state values as stored elements. `inverse` (f32 scalar, from
+  /// rowScale) for the 8-bit formats, null otherwise; `site` gives the
+  /// random bits when rounding is stochastic (unused otherwise).
+  Value encode(ImplicitLocOpBuilder &b, Value values, Value inverse,
+               const PoolWriteSite &site) const;
+
+  /// scales[slot, head, p].
+  Value loadScale(ImplicitLocOpBuilder &b, Value slot, Value head,
+                  Value p) const;
+  void storeScale(ImplicitLocOpBuilder &b, Value scale, Value slot,
+                  Value head, Value p) const;
+
+  /// max(acc, max over the lanes of |values|), NaN if any is NaN: the row
+  /// maximum, accumulated. `acc` is an f32 scalar (start from 0).
+  Value absMax(ImplicitLocOpBuilder &b, Value acc, Value values) const;
+  /// Combines two partial row maxima (e.g. from another thread).
+  Value combineAbsMax(ImplicitLocOpBuilder &b, Value lhs, Value rhs) const;
+
+  struct RowScale {
+    Value scale;   // stored with the row
+    Value inverse; // what encode multiplies by
+  };
+  /// m == 0: (0, 0); m not finite: (NaN, 0); else (m / Qmax, Qmax / m).
+  RowScale rowScale(ImplicitLocOpBuilder &b, Value maxAbs) const;
+
+  /// Philox4x32-10 word 0 for each lane's element (i32, or a vector of i32
+  /// with `lanes` lanes for columns n .. n + lanes - 1; lanes 0 = scalar).
+  Value randomBits(ImplicitLocOpBuilder &b, const PoolWriteSite &site,
+                   int64_t lanes) const;
+};
+
+} // namespace detail
+} // namespace ssd
+} // namespace mlir
+
+#endif // SSD_LIB_CONVERSION_SCANEMITTER_POOLCODEC_H
