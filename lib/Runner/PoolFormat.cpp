@@ -30,12 +30,12 @@ std::array<uint32_t, 4> ssd::philox4x32x10(std::array<uint32_t, 4> c,
   return c;
 }
 
-uint32_t ssd::poolRandomBits(int64_t seed, int64_t n, int64_t row,
-                             int64_t slot, int64_t tokens) {
+uint32_t ssd::poolRandomBits(int64_t seed, int64_t n, int64_t row, int64_t slot,
+                             int64_t tokens) {
   const uint64_t key = uint64_t(seed);
-  return philox4x32x10({uint32_t(n), uint32_t(row), uint32_t(slot),
-                        uint32_t(tokens)},
-                       {uint32_t(key), uint32_t(key >> 32)})[0];
+  return philox4x32x10(
+      {uint32_t(n), uint32_t(row), uint32_t(slot), uint32_t(tokens)},
+      {uint32_t(key), uint32_t(key >> 32)})[0];
 }
 
 float ssd::poolQmax(PoolDType t) {
@@ -55,8 +55,8 @@ float ssd::decodeF8E4M3FN(uint8_t code) {
 }
 
 float ssd::decodePoolCode(PoolDType t, uint8_t code, float scale) {
-  const float value = t == PoolDType::I8 ? float(int8_t(code))
-                                         : decodeF8E4M3FN(code);
+  const float value =
+      t == PoolDType::I8 ? float(int8_t(code)) : decodeF8E4M3FN(code);
   return value * scale;
 }
 
@@ -131,8 +131,7 @@ float ssd::roundPoolValue(PoolDType t, float v, bool stochastic,
   }
 }
 
-void ssd::encodePoolRow(PoolDType t, const float *r, int64_t N,
-                        bool stochastic,
+void ssd::encodePoolRow(PoolDType t, const float *r, int64_t N, bool stochastic,
                         const std::function<uint32_t(int64_t)> &bits,
                         uint8_t *codes, float &scale) {
   float m = 0.0f;
@@ -169,8 +168,7 @@ void ssd::encodePoolRow(PoolDType t, const float *r, int64_t N,
       codes[n] = uint8_t(int8_t(std::signbit(p) ? -q : q));
     } else {
       const double a = std::min(std::fabs(double(p)), 448.0);
-      const double magnitude =
-          roundOnFloatGrid(a, 3, -6, stochastic, word);
+      const double magnitude = roundOnFloatGrid(a, 3, -6, stochastic, word);
       codes[n] = f8E4M3FNBits(std::min(magnitude, 448.0), std::signbit(p));
     }
   }

@@ -48,8 +48,8 @@ float roundPoolValue(PoolDType t, float v, bool stochastic, uint32_t bits);
 /// and codes, nearest-even or stochastic with bits(n) the random word of
 /// column n.
 void encodePoolRow(PoolDType t, const float *r, int64_t N, bool stochastic,
-                   const std::function<uint32_t(int64_t)> &bits,
-                   uint8_t *codes, float &scale);
+                   const std::function<uint32_t(int64_t)> &bits, uint8_t *codes,
+                   float &scale);
 
 } // namespace ssd
 
