@@ -30,7 +30,8 @@ def chunk_scan_varlen_(x, dt, A, B, C, ssm_pool, query_start_loc, cache_indices,
                        update_state=None, form="auto", chunk_size=None, device=None,
                        checkpoint_slots=None, checkpoint_offsets=None,
                        checkpoint_interval=None, invariant=False,
-                       token_parents=None):
+                       token_parents=None, ssm_pool_scales=None, pool_dtype=None,
+                       pool_rounding="nearest", rounding_seed=None):
     """Runs ssd.chunk_scan_varlen (docs/overview.md) on CPU tensors.
 
     Writes the final state of every writing sequence into its slot of
@@ -56,12 +57,21 @@ def chunk_scan_varlen_(x, dt, A, B, C, ssm_pool, query_start_loc, cache_indices,
     final state is the sequence's last token's. It runs the serial form
     (form "auto" or "serial", not invariant), and with checkpoints needs
     checkpoint_interval 1: column j holds token j's state.
+
+    Compressed pools (docs/overview.md, "Compressed state pools"): the
+    pool's dtype is its storage type: float32, bfloat16, float16, int8
+    (codes -127..127), or uint8 holding f8E4M3FN codes with
+    `pool_dtype="f8e4m3"`. The 8-bit pools take `ssm_pool_scales` (float32
+    [S, H, P], one scale per row, updated in place with the pool).
+    `pool_rounding` is "nearest" (ties to even) or "stochastic", which
+    needs `rounding_seed` (an int64; give each call its own).
     """
     try:
         return _op(x, dt, A, B, C, ssm_pool, query_start_loc, cache_indices,
                    D, dt_bias, has_initial_state, update_state, form, chunk_size,
                    device or _device(), checkpoint_slots, checkpoint_offsets,
-                   checkpoint_interval, bool(invariant), token_parents)
+                   checkpoint_interval, bool(invariant), token_parents,
+                   ssm_pool_scales, pool_dtype, pool_rounding, rounding_seed)
     except (ValueError, RuntimeError) as e:
         # torch may append its C++ context on further lines: keep the message.
         lines = str(e).splitlines()

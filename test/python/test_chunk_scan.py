@@ -411,7 +411,7 @@ def error_cases():
     g = torch.zeros(2, 2, requires_grad=True)
     yield "x dtype", _bad(a, "x", a["x"].double()), {}, ValueError, "x: dtype"
     yield "dt dtype", _bad(a, "dt", a["dt"].half()), {}, ValueError, "dt: dtype"
-    yield "pool dtype", _bad(a, "ssm_pool", a["ssm_pool"].half()), {}, ValueError, "ssm_pool: dtype"
+    yield "pool dtype", _bad(a, "ssm_pool", a["ssm_pool"].double()), {}, ValueError, "ssm_pool: dtype"
     yield "qsl dtype", _bad(a, "query_start_loc", a["query_start_loc"].long()), {}, ValueError, "query_start_loc: dtype"
     yield "ci dtype", _bad(a, "cache_indices", a["cache_indices"].long()), {}, ValueError, "cache_indices: dtype"
     yield "mask dtype", a, {"has_initial_state": torch.ones(3, dtype=torch.uint8)}, ValueError, "has_initial_state: dtype"

@@ -138,6 +138,13 @@ struct OpArguments {
   c10::optional<int64_t> ckInterval;
   bool invariant;
   const c10::optional<at::Tensor> &tokenParents;
+  /// Compressed pools: the 8-bit pools' scales (updated in place with the
+  /// pool), the name that tells an f8E4M3FN pool from its uint8 tensor, and
+  /// the rounding of every pool write.
+  const c10::optional<at::Tensor> &poolScales;
+  c10::optional<c10::string_view> poolDTypeName;
+  c10::string_view poolRoundingName;
+  c10::optional<int64_t> roundingSeed;
 
   /// The tensors given, by name, for the checks that treat all alike.
   std::vector<std::pair<const char *, const at::Tensor *>> named() const {
@@ -164,9 +171,47 @@ struct OpArguments {
       all.push_back({"checkpoint_offsets", &*ckOffsets});
     if (tokenParents)
       all.push_back({"token_parents", &*tokenParents});
+    if (poolScales)
+      all.push_back({"ssm_pool_scales", &*poolScales});
     return all;
   }
 };
+
+/// The pool's storage type: its tensor's dtype, and for uint8 (f8E4M3FN
+/// codes held as bytes, as engines hold fp8 caches) the name
+/// `pool_dtype="f8e4m3"`; a name given must agree with the tensor.
+PoolDType poolDType(const OpArguments &args) {
+  const at::ScalarType t = args.pool.scalar_type();
+  std::optional<PoolDType> fromTensor;
+  if (t == at::kFloat)
+    fromTensor = PoolDType::F32;
+  else if (t == at::kBFloat16)
+    fromTensor = PoolDType::BF16;
+  else if (t == at::kHalf)
+    fromTensor = PoolDType::F16;
+  else if (t == at::kChar)
+    fromTensor = PoolDType::I8;
+  else if (t != at::kByte)
+    valueError(std::string("ssm_pool: dtype ") + typeName(t) +
+               " is not float32, bfloat16, float16, int8, or uint8 holding "
+               "f8E4M3FN codes (pool_dtype=\"f8e4m3\")");
+  if (!args.poolDTypeName) {
+    if (!fromTensor)
+      valueError("ssm_pool: a uint8 pool needs pool_dtype=\"f8e4m3\" (the "
+                 "tensor holds f8E4M3FN codes)");
+    return *fromTensor;
+  }
+  PoolDType named;
+  if (!ssd::parsePoolDType(std::string(*args.poolDTypeName), named))
+    valueError("pool_dtype: '" + std::string(*args.poolDTypeName) +
+               "' is not f32, bf16, f16, f8e4m3 or i8");
+  const bool agrees = fromTensor ? named == *fromTensor
+                                 : named == PoolDType::F8E4M3FN;
+  if (!agrees)
+    valueError("pool_dtype: '" + std::string(*args.poolDTypeName) +
+               "' does not match ssm_pool's dtype " + typeName(t));
+  return named;
+}
 
 /// The call's own (non-tensor) choices.
 struct CallSettings {
@@ -174,6 +219,8 @@ struct CallSettings {
   ssd::Target target;
   int64_t chunk;
   bool invariant;
+  ssd::PoolRounding rounding;
+  int64_t seed;
 };
 
 /// The index operands made row-major: the kernel reads their memory during
@@ -198,7 +245,9 @@ struct CheckedCall {
 /// The call's own arguments, before any tensor is looked at.
 CallSettings parseSettings(c10::string_view formName,
                            c10::string_view deviceName,
-                           c10::optional<int64_t> chunkSize, bool invariant) {
+                           c10::optional<int64_t> chunkSize, bool invariant,
+                           c10::string_view roundingName,
+                           c10::optional<int64_t> seed) {
   std::optional<mlir::ssd::FormChoice> form = mlir::ssd::parseEnumName(
       mlir::ssd::kFormChoiceNames, std::string(formName));
   if (!form)
@@ -221,7 +270,18 @@ CallSettings parseSettings(c10::string_view formName,
       !range.contains(chunk))
     valueError("chunk_size: " + range.describe(chunk));
 
-  return {*form, target, chunk, invariant};
+  std::optional<ssd::PoolRounding> rounding = mlir::ssd::parseEnumName(
+      ssd::kPoolRoundingNames, std::string(roundingName));
+  if (!rounding)
+    valueError("pool_rounding: '" + std::string(roundingName) +
+               "' is not nearest or stochastic");
+  const bool stochastic = *rounding == ssd::PoolRounding::Stochastic;
+  if (stochastic && !seed)
+    valueError("rounding_seed: required with pool_rounding=\"stochastic\" "
+               "(give each call its own seed)");
+  if (!stochastic && seed)
+    valueError("rounding_seed: given without pool_rounding=\"stochastic\"");
+  return {*form, target, chunk, invariant, *rounding, seed.value_or(0)};
 }
 
 /// The interval and the offsets come with the slots.
@@ -263,21 +323,14 @@ void readDTypes(const OpArguments &args, ScanProblem &p) {
     if (n == "ssm_pool" || n == "query_start_loc" || n == "cache_indices" ||
         n == "has_initial_state" || n == "update_state" ||
         n == "checkpoint_slots" || n == "checkpoint_offsets" ||
-        n == "token_parents" || n == "x")
+        n == "token_parents" || n == "ssm_pool_scales" || n == "x")
       continue;
     if (t->scalar_type() != args.x.scalar_type())
       valueError(n + ": dtype " + typeName(t->scalar_type()) +
                  " differs from x's " + typeName(args.x.scalar_type()) +
                  " (one model dtype for x, dt, A, B, C, D, dt_bias)");
   }
-  if (args.pool.scalar_type() == at::kFloat)
-    p.poolDType = PoolDType::F32;
-  else if (args.pool.scalar_type() == at::kBFloat16)
-    p.poolDType = PoolDType::BF16;
-  else
-    valueError(std::string("ssm_pool: dtype ") +
-               typeName(args.pool.scalar_type()) +
-               " is not float32 or bfloat16");
+  p.poolDType = poolDType(args);
   if (args.qsl.scalar_type() != at::kInt)
     valueError(std::string("query_start_loc: dtype ") +
                typeName(args.qsl.scalar_type()) + " is not int32");
@@ -348,6 +401,34 @@ void readPool(const OpArguments &args, ScanProblem &p) {
   if (args.pool.is_inference() && !c10::InferenceMode::is_enabled())
     valueError("ssm_pool: an inference tensor cannot be updated in place "
                "outside torch.inference_mode()");
+
+  // An 8-bit pool's scales are updated in place with it.
+  const bool scaled = ssd::isScaledPool(p.poolDType);
+  if (!scaled && args.poolScales)
+    valueError(std::string("ssm_pool_scales: given for a ") +
+               ssd::toString(p.poolDType) +
+               " pool (only 8-bit pools, f8e4m3 and i8, have scales)");
+  if (scaled && !args.poolScales)
+    valueError(std::string("ssm_pool_scales: required for an ") +
+               ssd::toString(p.poolDType) +
+               " pool (float32 [S, H, P], one scale per row of N codes)");
+  if (scaled) {
+    const at::Tensor &scales = *args.poolScales;
+    if (scales.scalar_type() != at::kFloat)
+      valueError(std::string("ssm_pool_scales: dtype ") +
+                 typeName(scales.scalar_type()) + " is not float32");
+    expectShape("ssm_pool_scales", scales, {p.S, p.H, p.P}, "[S, H, P]");
+    if (!scales.is_contiguous())
+      valueError("ssm_pool_scales: not contiguous (updated in place with the "
+                 "pool)");
+    if (scales.is_inference() && !c10::InferenceMode::is_enabled())
+      valueError("ssm_pool_scales: an inference tensor cannot be updated in "
+                 "place outside torch.inference_mode()");
+  }
+  if (p.poolDType == PoolDType::F32 &&
+      p.poolRounding == ssd::PoolRounding::Stochastic)
+    valueError("pool_rounding: stochastic has nothing to round in a float32 "
+               "pool");
 }
 
 /// The per-sequence operands' extents: batch from query_start_loc, K from
@@ -443,11 +524,14 @@ IndexOperands readIndexOperands(const OpArguments &args, ScanProblem &p) {
 /// shapes, and last the values of the index operands.
 CheckedCall checkCall(const OpArguments &args) {
   CheckedCall call;
-  call.settings = parseSettings(args.formName, args.deviceName, args.chunkSize,
-                                args.invariant);
+  call.settings =
+      parseSettings(args.formName, args.deviceName, args.chunkSize,
+                    args.invariant, args.poolRoundingName, args.roundingSeed);
   checkCheckpointArguments(args);
   checkEveryTensor(args);
   ScanProblem &p = call.problem;
+  p.poolRounding = call.settings.rounding;
+  p.roundingSeed = call.settings.seed;
   readDTypes(args, p);
   readModelExtents(args, p);
   readPool(args, p);
@@ -532,6 +616,8 @@ private:
     bool invariant;
     /// token_parents present (an operand of the kernel when it is).
     bool tokenParents;
+    /// The op's pool_rounding (stochastic adds the seed operand).
+    ssd::PoolRounding rounding;
 
     static Key of(const ScanProblem &p, const ssd::CompileOptions &options) {
       return {p.dtype,
@@ -552,12 +638,13 @@ private:
               p.checkpointOffsetsPresent,
               p.checkpointInterval,
               options.invariant,
-              p.tokenParentsPresent};
+              p.tokenParentsPresent,
+              p.poolRounding};
     }
     auto tie() const {
       return std::tie(dtype, pool, H, P, G, N, D, dtBias, hasInit, update, row,
                       target, form, chunk, checkpointK, checkpointOffsets,
-                      checkpointInterval, invariant, tokenParents);
+                      checkpointInterval, invariant, tokenParents, rounding);
     }
     bool operator<(const Key &o) const { return tie() < o.tie(); }
   };
@@ -607,6 +694,8 @@ ScanProblem rangeProblem(const ScanProblem &p, int64_t begin, int64_t end) {
   ScanProblem part;
   part.dtype = p.dtype;
   part.poolDType = p.poolDType;
+  part.poolRounding = p.poolRounding;
+  part.roundingSeed = p.roundingSeed;
   part.H = p.H, part.P = p.P, part.G = p.G, part.N = p.N, part.S = p.S;
   part.hasD = p.hasD, part.hasDtBias = p.hasDtBias;
   part.hasInitialStatePresent = p.hasInitialStatePresent;
@@ -632,7 +721,9 @@ class Launch {
 public:
   Launch(const OpArguments &args, const CheckedCall &call,
          ssd::ScanKernel &kernel)
-      : p(call.problem), index(call.index), pool(args.pool), kernel(kernel),
+      : p(call.problem), index(call.index), pool(args.pool),
+        scales(args.poolScales ? *args.poolScales : at::Tensor()),
+        seed(call.problem.roundingSeed), kernel(kernel),
         x(args.x.contiguous()), dt(args.dt.contiguous()),
         A(args.A.contiguous()), B(args.B.contiguous()), C(args.C.contiguous()),
         D(p.hasD ? args.D->contiguous() : at::Tensor()),
@@ -705,6 +796,8 @@ private:
     if (p.hasDtBias)
       data.push_back(dtBias.data_ptr());
     data.push_back(pool.data_ptr());
+    if (ssd::isScaledPool(p.poolDType))
+      data.push_back(scales.data_ptr());
     data.push_back(const_cast<int32_t *>(offsets));
     if (p.hasInitialStatePresent)
       data.push_back(static_cast<bool *>(index.hasInit.data_ptr()) + begin);
@@ -717,6 +810,8 @@ private:
       data.push_back(index.ckOffsets.data_ptr<int32_t>() + begin);
     if (p.tokenParentsPresent)
       data.push_back(index.tokenParents.data_ptr<int32_t>() + t0);
+    if (p.poolRounding == ssd::PoolRounding::Stochastic)
+      data.push_back(const_cast<int64_t *>(&seed));
     data.push_back(offset(y, t0 * p.H * p.P));
     return data;
   }
@@ -724,6 +819,9 @@ private:
   const ScanProblem &p;
   const IndexOperands &index;
   at::Tensor &pool;
+  at::Tensor scales;
+  /// The 0-d rounding_seed operand's memory.
+  const int64_t seed;
   ssd::ScanKernel &kernel;
   at::Tensor x, dt, A, B, C, D, dtBias, y;
 };
@@ -743,11 +841,22 @@ at::Tensor chunkScanVarlen(
     const c10::optional<at::Tensor> &ckSlots,
     const c10::optional<at::Tensor> &ckOffsets,
     c10::optional<int64_t> ckInterval, bool invariant,
-    const c10::optional<at::Tensor> &tokenParents) {
-  OpArguments args{x,       dt,        A,          B,         C,
-                   pool,    qsl,       ci,         D,         dtBias,
-                   hasInit, update,    formName,   chunkSize, deviceName,
-                   ckSlots, ckOffsets, ckInterval, invariant, tokenParents};
+    const c10::optional<at::Tensor> &tokenParents,
+    const c10::optional<at::Tensor> &poolScales,
+    c10::optional<c10::string_view> poolDTypeName,
+    c10::string_view poolRoundingName, c10::optional<int64_t> roundingSeed) {
+  OpArguments args{x,          dt,
+                   A,          B,
+                   C,          pool,
+                   qsl,        ci,
+                   D,          dtBias,
+                   hasInit,    update,
+                   formName,   chunkSize,
+                   deviceName, ckSlots,
+                   ckOffsets,  ckInterval,
+                   invariant,  tokenParents,
+                   poolScales, poolDTypeName,
+                   poolRoundingName, roundingSeed};
   CheckedCall call = checkCall(args);
   ssd::CompileOptions options = compileOptionsFor(call);
   ssd::ScanKernel *kernel = KernelCache::get().kernelFor(call.problem, options);
@@ -757,6 +866,10 @@ at::Tensor chunkScanVarlen(
   else
     launch.runWhole();
   bumpVersion(pool);
+  if (poolScales) {
+    at::Tensor scales = *poolScales;
+    bumpVersion(scales);
+  }
   return launch.result();
 }
 
@@ -772,7 +885,9 @@ TORCH_LIBRARY(ssd, m) {
         "str form=\"auto\", int? chunk_size=None, str device=\"cpu\", "
         "Tensor? checkpoint_slots=None, Tensor? checkpoint_offsets=None, "
         "int? checkpoint_interval=None, bool invariant=False, "
-        "Tensor? token_parents=None) -> Tensor",
+        "Tensor? token_parents=None, Tensor(b!)? ssm_pool_scales=None, "
+        "str? pool_dtype=None, str pool_rounding=\"nearest\", "
+        "int? rounding_seed=None) -> Tensor",
         &chunkScanVarlen);
   // How many kernels this process compiled: the tests check the cache.
   m.def("compiled_kernels() -> int", &compiledKernels);
