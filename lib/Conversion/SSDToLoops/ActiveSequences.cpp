@@ -86,8 +86,7 @@ Value mlir::ssd::detail::priorTokens(ImplicitLocOpBuilder &b,
 
 Value mlir::ssd::detail::tokensHeld(ImplicitLocOpBuilder &b, Value prior,
                                     Value begin, Value end) {
-  return arith::AddIOp::create(b, prior,
-                               arith::SubIOp::create(b, end, begin));
+  return arith::AddIOp::create(b, prior, arith::SubIOp::create(b, end, begin));
 }
 
 Scratch mlir::ssd::detail::allocateScratch(ImplicitLocOpBuilder &b,

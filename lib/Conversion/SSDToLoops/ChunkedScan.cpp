@@ -313,9 +313,8 @@ private:
                        [&](ImplicitLocOpBuilder &b) {
                          return codec.decode(
                              b,
-                             memref::LoadOp::create(b, e.pool,
-                                                    ValueRange{s.slot, head,
-                                                               p, n}),
+                             memref::LoadOp::create(
+                                 b, e.pool, ValueRange{s.slot, head, p, n}),
                              readScale);
                        },
                        [&](ImplicitLocOpBuilder &b) {
@@ -370,8 +369,8 @@ private:
         b, {staticDState}, dynamicN ? ValueRange{e.dstate} : ValueRange{});
     if (!checkpoints)
       return;
-    row.written = checkpoints.writtenWithin(
-        b, row.range, sub(b, row.s.end, row.s.begin));
+    row.written =
+        checkpoints.writtenWithin(b, row.range, sub(b, row.s.end, row.s.begin));
     SmallVector<Value> sizes{row.written};
     if (dynamicN)
       sizes.push_back(e.dstate);
@@ -435,18 +434,18 @@ private:
       indices.push_back(n);
       return indices;
     };
-    Value maxAbs = e.reduce(
-        b, zero, e.dstate, e.f32Const(b, 0.0),
-        [&](ImplicitLocOpBuilder &b, Value n, Value acc) -> Value {
-          return codec.absMax(b, acc, load(b, buffer, at(n)));
-        });
+    Value maxAbs =
+        e.reduce(b, zero, e.dstate, e.f32Const(b, 0.0),
+                 [&](ImplicitLocOpBuilder &b, Value n, Value acc) -> Value {
+                   return codec.absMax(b, acc, load(b, buffer, at(n)));
+                 });
     PoolCodec::RowScale r = codec.rowScale(b, maxAbs);
     codec.storeScale(b, r.scale, slot, row.head, row.p);
     Value tokens = held(b, row, end);
     e.loop(b, zero, e.dstate, [&](ImplicitLocOpBuilder &b, Value n) {
       PoolWriteSite site{slot, row.head, row.p, n, tokens};
-      store(b, codec.encode(b, load(b, buffer, at(n)), r.inverse, site),
-            e.pool, {slot, row.head, row.p, n});
+      store(b, codec.encode(b, load(b, buffer, at(n)), r.inverse, site), e.pool,
+            {slot, row.head, row.p, n});
     });
   }
 

@@ -341,16 +341,15 @@ private:
   void emitLoadInitialState(ImplicitLocOpBuilder &b, const Task &task) {
     e.ifThen(b, task.s.readsInitial, [&](ImplicitLocOpBuilder &b) {
       if (!codec.scaled()) {
-        forEachStateBlock(b, task,
-                          [&](ImplicitLocOpBuilder &b, Value p, Value n,
-                              Value mask) {
-                            Value row = arith::AddIOp::create(b, task.p0, p);
-                            storeBlock(b,
-                                       loadPoolBlock(
-                                           b, {task.s.slot, task.head, row, n},
-                                           mask, Value()),
-                                       task.state(), {p, n}, mask);
-                          });
+        forEachStateBlock(
+            b, task,
+            [&](ImplicitLocOpBuilder &b, Value p, Value n, Value mask) {
+              Value row = arith::AddIOp::create(b, task.p0, p);
+              storeBlock(b,
+                         loadPoolBlock(b, {task.s.slot, task.head, row, n},
+                                       mask, Value()),
+                         task.state(), {p, n}, mask);
+            });
         return;
       }
       e.loop(b, task.zero, task.rows, [&](ImplicitLocOpBuilder &b, Value p) {
@@ -359,11 +358,11 @@ private:
         forEachBlock(b, ValueRange{},
                      [&](ImplicitLocOpBuilder &b, Value n, Value mask,
                          ValueRange) -> SmallVector<Value> {
-                       storeBlock(b,
-                                  loadPoolBlock(b,
-                                                {task.s.slot, task.head, row, n},
-                                                mask, scale),
-                                  task.state(), {p, n}, mask);
+                       storeBlock(
+                           b,
+                           loadPoolBlock(b, {task.s.slot, task.head, row, n},
+                                         mask, scale),
+                           task.state(), {p, n}, mask);
                        return {};
                      });
       });
@@ -392,13 +391,13 @@ private:
       PoolCodec::RowScale r;
       if (codec.scaled()) {
         // Lanes past N load +0 and leave the maximum as it is.
-        SmallVector<Value> maxAbs = forEachBlock(
-            b, ValueRange{e.f32Const(b, 0.0)},
-            [&](ImplicitLocOpBuilder &b, Value n, Value mask,
-                ValueRange acc) -> SmallVector<Value> {
-              Value v = loadBlock(b, task.state(), {p, n}, mask);
-              return {codec.absMax(b, acc.front(), v)};
-            });
+        SmallVector<Value> maxAbs =
+            forEachBlock(b, ValueRange{e.f32Const(b, 0.0)},
+                         [&](ImplicitLocOpBuilder &b, Value n, Value mask,
+                             ValueRange acc) -> SmallVector<Value> {
+                           Value v = loadBlock(b, task.state(), {p, n}, mask);
+                           return {codec.absMax(b, acc.front(), v)};
+                         });
         r = codec.rowScale(b, maxAbs.front());
         codec.storeScale(b, r.scale, slot, task.head, row);
       }
@@ -415,9 +414,8 @@ private:
                   arith::CmpFOp::create(b, arith::CmpFPredicate::UNO, v, v);
               Value quiet = arith::ConstantOp::create(
                   b, DenseElementsAttr::get(
-                         type, APFloat::getQNaN(
-                                   cast<FloatType>(codec.element)
-                                       .getFloatSemantics())));
+                         type, APFloat::getQNaN(cast<FloatType>(codec.element)
+                                                    .getFloatSemantics())));
               stored = arith::SelectOp::create(b, isNaN, quiet, stored);
             }
             SmallVector<Value> at{slot, task.head, row, n};
@@ -604,11 +602,10 @@ private:
               b, isBoundary, checkpoints.boundaryEnd(b, task.range, k), s.end);
           emitTokens(b, task, carried[0], segmentEnd);
           e.ifThen(b, isBoundary, [&](ImplicitLocOpBuilder &b) {
-            checkpoints.ifSlot(b, task.seq, k,
-                               [&](ImplicitLocOpBuilder &b, Value slot) {
-                                 emitStoreState(b, task, slot,
-                                                held(b, task, segmentEnd));
-                               });
+            checkpoints.ifSlot(
+                b, task.seq, k, [&](ImplicitLocOpBuilder &b, Value slot) {
+                  emitStoreState(b, task, slot, held(b, task, segmentEnd));
+                });
           });
           scf::YieldOp::create(b, ValueRange{segmentEnd});
         });

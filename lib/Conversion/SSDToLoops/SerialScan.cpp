@@ -327,9 +327,8 @@ private:
       ImplicitLocOpBuilder &b, const Task &task,
       function_ref<void(ImplicitLocOpBuilder &, Value, Value)> body) {
     e.loop(b, task.zero, task.rows, [&](ImplicitLocOpBuilder &b, Value p) {
-      forEachColumn(b, task, [&](ImplicitLocOpBuilder &b, Value n) {
-        body(b, p, n);
-      });
+      forEachColumn(b, task,
+                    [&](ImplicitLocOpBuilder &b, Value n) { body(b, p, n); });
     });
   }
 
@@ -363,8 +362,8 @@ private:
   /// row's, 8-bit pools only).
   Value loadPoolVector(ImplicitLocOpBuilder &b, ValueRange indices,
                        Value scale) {
-    Value v = vector::LoadOp::create(
-        b, VectorType::get({lanes}, codec.element), e.pool, indices);
+    Value v = vector::LoadOp::create(b, VectorType::get({lanes}, codec.element),
+                                     e.pool, indices);
     return codec.decode(b, v, scale);
   }
 
@@ -412,11 +411,11 @@ private:
                               ValueRange{slot, task.head, row, n});
     };
     if (!codec.scaled()) {
-      forEachStateVector(
-          b, task, [&](ImplicitLocOpBuilder &b, Value p, Value n) {
-            Value row = arith::AddIOp::create(b, task.p0, p);
-            store(b, row, n, scaledRow(b, p, n), Value());
-          });
+      forEachStateVector(b, task,
+                         [&](ImplicitLocOpBuilder &b, Value p, Value n) {
+                           Value row = arith::AddIOp::create(b, task.p0, p);
+                           store(b, row, n, scaledRow(b, p, n), Value());
+                         });
       return;
     }
     e.loop(b, task.zero, task.rows, [&](ImplicitLocOpBuilder &b, Value p) {
@@ -425,9 +424,8 @@ private:
           b, task.zero, e.dstate, laneStep, ValueRange{e.f32Const(b, 0.0)},
           [&](OpBuilder &nested, Location loc, Value n, ValueRange acc) {
             ImplicitLocOpBuilder b(loc, nested);
-            scf::YieldOp::create(
-                b, ValueRange{codec.absMax(b, acc.front(),
-                                           scaledRow(b, p, n))});
+            scf::YieldOp::create(b, ValueRange{codec.absMax(
+                                        b, acc.front(), scaledRow(b, p, n))});
           });
       PoolCodec::RowScale r = codec.rowScale(b, maxLoop.getResult(0));
       codec.storeScale(b, r.scale, slot, task.head, row);
