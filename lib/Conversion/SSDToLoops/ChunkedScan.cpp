@@ -50,6 +50,14 @@
 // L = I = 256, a boundary mid-chunk: 4.9 s, then 3.5 s, against 1.0 s
 // without checkpoints, one thread).
 //
+// Phase 4 reads and writes the pool through ScanEmitter/PoolCodec.h. It forms
+// a row's values one element at a time (n outermost, the chunks inside), so
+// an 8-bit pool, whose codes need the maximum of the whole row, keeps the
+// rows it writes in f32 (the final state's [N] and the [W, N] of the W
+// boundaries written) and encodes them once the row is done: (W + 1) N f32
+// more per task (allocateScratch). Other formats are encoded element by
+// element.
+//
 // The work list (chunk -> sequence, first token, length) makes every phase a
 // flat parallel loop over chunks with data-independent structure; phases 3
 // and 5 run rows up to min(L, T) with a guard, the shape the GPU mapping

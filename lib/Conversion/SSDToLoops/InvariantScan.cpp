@@ -34,6 +34,12 @@
 // Nothing carries fast-math flags and nothing reassociates: no
 // vector.reduction, no math ops.
 //
+// The pool's storage formats (ScanEmitter/PoolCodec.h) are exact integer and
+// f32 arithmetic, so they keep the invariant: f32, bf16 and f16 pools with
+// nearest rounding store storedValue(S); 8-bit rows take the row maximum
+// over the whole and tail blocks (masked lanes read +0), their scale, and
+// the codes; stochastic bf16 and f16 values keep storedValue's quiet NaN.
+//
 // Tokens go through the tile in pairs, each state block loaded and stored
 // once for both (a remainder token, and a decode, alone): every element
 // still sees the same operations in the same order, however its tokens are

@@ -73,6 +73,15 @@
 // changes no reader's view of the pool. A checkpoint costs one pass over the
 // tile, and a segment that ends after an odd token runs that token alone.
 //
+// The pool may hold any of its storage formats (ScanEmitter/PoolCodec.h):
+// reads decode each state vector (an 8-bit row's scale loaded once per row),
+// and every write of s S' (final state, checkpoint) goes through the codec,
+// an 8-bit row in two passes over its columns, the first for the row's
+// maximum (its scale) and the second for the codes. With stochastic
+// rounding an element's bits count the tokens the written state holds,
+// o + (its end - the sequence's begin), o = checkpoint_offsets[b]. Only an
+// f32 pool takes the pool-to-pool decode pass (it stores no rounding).
+//
 // Work is O(T H P N) with no redundant flops (for a chain; a tree adds the
 // replays above), and the state of a task is one P-tile x N block that stays in
 // cache for the whole sequence: the right form when sequences are short
