@@ -73,6 +73,22 @@ void mlir::ssd::detail::freeActiveSequences(ImplicitLocOpBuilder &b,
   memref::DeallocOp::create(b, active.list);
 }
 
+Value mlir::ssd::detail::priorTokens(ImplicitLocOpBuilder &b,
+                                     const ScanEmitter &e, Value seq) {
+  Value offsets = ChunkScanVarlenOp(e.op).getCheckpointOffsets();
+  if (!offsets)
+    return e.index(b, 0);
+  // Offsets are >= 0 (the op's contract); zero-extended as the checkpoint
+  // arithmetic reads them.
+  return arith::IndexCastUIOp::create(b, b.getIndexType(),
+                                      memref::LoadOp::create(b, offsets, seq));
+}
+
+Value mlir::ssd::detail::tokensHeld(ImplicitLocOpBuilder &b, Value prior,
+                                    Value begin, Value end) {
+  return arith::AddIOp::create(b, prior, arith::SubIOp::create(b, end, begin));
+}
+
 Scratch mlir::ssd::detail::allocateScratch(ImplicitLocOpBuilder &b,
                                            ArrayRef<int64_t> shape,
                                            ValueRange dynamicSizes) {

@@ -50,6 +50,14 @@
 // L = I = 256, a boundary mid-chunk: 4.9 s, then 3.5 s, against 1.0 s
 // without checkpoints, one thread).
 //
+// Phase 4 reads and writes the pool through ScanEmitter/PoolCodec.h. It forms
+// a row's values one element at a time (n outermost, the chunks inside), so
+// an 8-bit pool, whose codes need the maximum of the whole row, keeps the
+// rows it writes in f32 (the final state's [N] and the [W, N] of the W
+// boundaries written) and encodes them once the row is done: (W + 1) N f32
+// more per task (allocateScratch). Other formats are encoded element by
+// element.
+//
 // The work list (chunk -> sequence, first token, length) makes every phase a
 // flat parallel loop over chunks with data-independent structure; phases 3
 // and 5 run rows up to min(L, T) with a guard, the shape the GPU mapping
@@ -59,6 +67,7 @@
 
 #include "LoopBuilders.h"
 #include "ScanEmitter/Checkpoints.h"
+#include "ScanEmitter/PoolCodec.h"
 #include "ScanEmitter/ScanEmitter.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -95,7 +104,8 @@ class ChunkedScanBuilder {
 public:
   ChunkedScanBuilder(ImplicitLocOpBuilder &b, ChunkScanVarlenOp op,
                      int64_t chunkSize)
-      : e(b, op), checkpoints(b, e), chunkSize(chunkSize) {}
+      : e(b, op), checkpoints(b, e), codec(op), chunkSize(chunkSize),
+        staticDState(cast<ShapedType>(op.getB().getType()).getDimSize(2)) {}
 
   void build(ImplicitLocOpBuilder &b) {
     allocate(b);
@@ -117,7 +127,9 @@ public:
 private:
   ScanEmitter e;
   CheckpointEmitter checkpoints;
+  PoolCodec codec;
   int64_t chunkSize;
+  int64_t staticDState;
   ChunkWorkspace ws;
   Value maxChunks;
   // R = min(L, T): no chunk is longer, so C Bᵀ and the row loops need no
@@ -283,15 +295,35 @@ private:
           SequenceInfo s = e.sequence(b, seq);
           Value firstChunk = load(b, ws.list.begin, seq);
           Value endChunk = load(b, ws.list.begin, add(b, seq, e.index(b, 1)));
-          CheckpointRange range;
+          PassingRow row;
+          row.seq = seq;
+          row.head = head;
+          row.p = p;
+          row.s = s;
           if (checkpoints)
-            range = checkpoints.range(b, seq, s);
+            row.range = checkpoints.range(b, seq, s);
+          if (codec.stochastic)
+            row.prior = priorTokens(b, e, seq);
+          // The row's scale, read once (an 8-bit pool only).
+          Value readScale;
+          if (codec.scaled())
+            readScale = e.ifElse(
+                b, s.readsInitial, e.f32,
+                [&](ImplicitLocOpBuilder &b) {
+                  return codec.loadScale(b, s.slot, head, p);
+                },
+                [&](ImplicitLocOpBuilder &b) { return e.f32Const(b, 0.0); });
+          allocateStaging(b, row);
           e.loop(b, e.index(b, 0), e.dstate,
                  [&](ImplicitLocOpBuilder &b, Value n) {
                    Value initial = e.ifElse(
                        b, s.readsInitial, e.f32,
                        [&](ImplicitLocOpBuilder &b) {
-                         return e.loadF32(b, e.pool, {s.slot, head, p, n});
+                         return codec.decode(
+                             b,
+                             memref::LoadOp::create(
+                                 b, e.pool, ValueRange{s.slot, head, p, n}),
+                             readScale);
                        },
                        [&](ImplicitLocOpBuilder &b) {
                          return e.f32Const(b, 0.0);
@@ -309,23 +341,130 @@ private:
                          Value next =
                              fadd(b, fmul(b, chunkDecay, state), contribution);
                          if (checkpoints)
-                           emitChunkCheckpoints(b, seq, s, range, c, head, p, n,
-                                                state, next);
+                           emitChunkCheckpoints(b, row, c, n, state, next);
                          return next;
                        });
                    e.ifThen(b, s.writesState, [&](ImplicitLocOpBuilder &b) {
-                     e.storeRounded(b, final, e.pool, {s.slot, head, p, n});
+                     storeState(b, row, /*checkpoint=*/Value(), s.slot, n,
+                                final, s.end);
                    });
                  });
+          if (codec.scaled())
+            emitScaledRows(b, row);
         });
+  }
+
+  /// One (sequence, head, p) task of phase 4, and where an 8-bit pool's rows
+  /// wait for their scale.
+  struct PassingRow {
+    Value seq, head, p;
+    SequenceInfo s;
+    CheckpointRange range; // only with checkpoints
+    Value prior;           // index: o, only with stochastic rounding
+    // 8-bit pools only: an element's code needs the maximum over its whole
+    // row, and phase 4 forms the row one element at a time (n outermost, the
+    // chunks inside), so the rows written (the final state, [N]; the
+    // boundaries written, [W, N]) are kept in f32 until the row is done.
+    Scratch finalRow, checkpointRows;
+    Value written; // index: W, the boundaries written (with checkpoints)
+  };
+
+  void allocateStaging(ImplicitLocOpBuilder &b, PassingRow &row) {
+    if (!codec.scaled())
+      return;
+    bool dynamicN = ShapedType::isDynamic(staticDState);
+    row.finalRow = allocateScratch(
+        b, {staticDState}, dynamicN ? ValueRange{e.dstate} : ValueRange{});
+    if (!checkpoints)
+      return;
+    row.written =
+        checkpoints.writtenWithin(b, row.range, sub(b, row.s.end, row.s.begin));
+    SmallVector<Value> sizes{row.written};
+    if (dynamicN)
+      sizes.push_back(e.dstate);
+    row.checkpointRows =
+        allocateScratch(b, {ShapedType::kDynamic, staticDState}, sizes);
+  }
+
+  /// index: the tokens held by a state written after the token before
+  /// `end`, for stochastic rounding; null otherwise.
+  Value held(ImplicitLocOpBuilder &b, const PassingRow &row, Value end) {
+    if (!codec.stochastic)
+      return Value();
+    return tokensHeld(b, row.prior, row.s.begin, end);
+  }
+
+  /// Element n of the final state (checkpoint null) or of boundary
+  /// `checkpoint`'s state, which ends before `end` (read with stochastic
+  /// rounding only), into `slot`: encoded now, or for an 8-bit pool kept
+  /// until its row is done (emitScaledRows).
+  void storeState(ImplicitLocOpBuilder &b, const PassingRow &row,
+                  Value checkpoint, Value slot, Value n, Value value,
+                  Value end) {
+    if (codec.scaled()) {
+      if (checkpoint)
+        store(b, value, row.checkpointRows.buffer, {checkpoint, n});
+      else
+        store(b, value, row.finalRow.buffer, {n});
+      return;
+    }
+    PoolWriteSite site{slot, row.head, row.p, n, held(b, row, end)};
+    store(b, codec.encode(b, value, Value(), site), e.pool,
+          {slot, row.head, row.p, n});
+  }
+
+  /// An 8-bit pool's rows kept by storeState, each with its maximum, scale
+  /// and codes.
+  void emitScaledRows(ImplicitLocOpBuilder &b, const PassingRow &row) {
+    const SequenceInfo &s = row.s;
+    e.ifThen(b, s.writesState, [&](ImplicitLocOpBuilder &b) {
+      emitScaledRow(b, row, row.finalRow.buffer, {}, s.slot, s.end);
+    });
+    freeScratch(b, row.finalRow);
+    if (!checkpoints)
+      return;
+    e.loop(b, e.index(b, 0), row.written,
+           [&](ImplicitLocOpBuilder &b, Value k) {
+             checkpoints.ifSlot(
+                 b, row.seq, k, [&](ImplicitLocOpBuilder &b, Value slot) {
+                   emitScaledRow(b, row, row.checkpointRows.buffer, {k}, slot,
+                                 checkpoints.boundaryEnd(b, row.range, k));
+                 });
+           });
+    freeScratch(b, row.checkpointRows);
+  }
+
+  void emitScaledRow(ImplicitLocOpBuilder &b, const PassingRow &row,
+                     Value buffer, ValueRange prefix, Value slot, Value end) {
+    Value zero = e.index(b, 0);
+    auto at = [&](Value n) {
+      SmallVector<Value> indices(prefix.begin(), prefix.end());
+      indices.push_back(n);
+      return indices;
+    };
+    Value maxAbs =
+        e.reduce(b, zero, e.dstate, e.f32Const(b, 0.0),
+                 [&](ImplicitLocOpBuilder &b, Value n, Value acc) -> Value {
+                   return codec.absMax(b, acc, load(b, buffer, at(n)));
+                 });
+    PoolCodec::RowScale r = codec.rowScale(b, maxAbs);
+    codec.storeScale(b, r.scale, slot, row.head, row.p);
+    Value tokens = held(b, row, end);
+    e.loop(b, zero, e.dstate, [&](ImplicitLocOpBuilder &b, Value n) {
+      PoolWriteSite site{slot, row.head, row.p, n, tokens};
+      store(b, codec.encode(b, load(b, buffer, at(n)), r.inverse, site), e.pool,
+            {slot, row.head, row.p, n});
+    });
   }
 
   // Phase 4's checkpoints of chunk c at element (p, n), given the state
   // entering the chunk and the one leaving it (see the file comment).
-  void emitChunkCheckpoints(ImplicitLocOpBuilder &b, Value seq,
-                            const SequenceInfo &s, const CheckpointRange &range,
-                            const ChunkInfo &c, Value head, Value p, Value n,
-                            Value entering, Value leaving) {
+  void emitChunkCheckpoints(ImplicitLocOpBuilder &b, const PassingRow &row,
+                            const ChunkInfo &c, Value n, Value entering,
+                            Value leaving) {
+    Value seq = row.seq, head = row.head, p = row.p;
+    const SequenceInfo &s = row.s;
+    const CheckpointRange &range = row.range;
     Value one = e.index(b, 1);
     // Boundaries before the chunk, and up to its end: those in between are
     // this chunk's, the last at its end when the end is a boundary.
@@ -367,7 +506,7 @@ private:
               });
           checkpoints.ifSlot(
               b, seq, k, [&](ImplicitLocOpBuilder &b, Value slot) {
-                e.storeRounded(b, state, e.pool, {slot, head, p, n});
+                storeState(b, row, k, slot, n, state, segmentEnd);
               });
           scf::YieldOp::create(b, ValueRange{state, segmentEnd});
         });
@@ -380,7 +519,8 @@ private:
     e.ifThen(b, endWritten, [&](ImplicitLocOpBuilder &b) {
       checkpoints.ifSlot(
           b, seq, last, [&](ImplicitLocOpBuilder &b, Value slot) {
-            e.storeRounded(b, leaving, e.pool, {slot, head, p, n});
+            Value end = codec.stochastic ? add(b, c.first, c.len) : Value();
+            storeState(b, row, last, slot, n, leaving, end);
           });
     });
   }

@@ -34,6 +34,12 @@
 // Nothing carries fast-math flags and nothing reassociates: no
 // vector.reduction, no math ops.
 //
+// The pool's storage formats (ScanEmitter/PoolCodec.h) are exact integer and
+// f32 arithmetic, so they keep the invariant: f32, bf16 and f16 pools with
+// nearest rounding store storedValue(S); 8-bit rows take the row maximum
+// over the whole and tail blocks (masked lanes read +0), their scale, and
+// the codes; stochastic bf16 and f16 values keep storedValue's quiet NaN.
+//
 // Tokens go through the tile in pairs, each state block loaded and stored
 // once for both (a remainder token, and a decode, alone): every element
 // still sees the same operations in the same order, however its tokens are
@@ -52,6 +58,7 @@
 #include "LoopBuilders.h"
 #include "ScanEmitter/CanonicalMath.h"
 #include "ScanEmitter/Checkpoints.h"
+#include "ScanEmitter/PoolCodec.h"
 #include "ScanEmitter/ScanEmitter.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -105,6 +112,7 @@ struct Task {
   Value group;           // index: the group head reads B and C from
   Value a;               // f32: A_h
   Value dHead;           // f32: D_h, or null
+  Value prior;           // index: checkpoint offset o, only if stochastic
   Value p0, rows;        // index: the tile's first row of P and its rows
   Value zero;            // index 0
   Scratch stateTile;     // [tile, N] f32: S
@@ -124,7 +132,7 @@ class InvariantScanBuilder {
 public:
   InvariantScanBuilder(ImplicitLocOpBuilder &b, ChunkScanVarlenOp op,
                        int64_t maxTileRows)
-      : e(b, op), checkpoints(b, e),
+      : e(b, op), checkpoints(b, e), codec(op),
         staticDState(cast<ShapedType>(op.getB().getType()).getDimSize(2)),
         pTile(staticTileRows(op, maxTileRows, staticDState)),
         vecType(VectorType::get({kLanes}, e.f32)),
@@ -151,6 +159,7 @@ public:
 private:
   ScanEmitter e;
   CheckpointEmitter checkpoints;
+  PoolCodec codec;
   int64_t staticDState;
   int64_t pTile; // rows of a static tile; an upper bound for a dynamic N
   VectorType vecType, maskType;
@@ -284,6 +293,8 @@ private:
     task.a = e.loadF32(b, e.A, {head});
     if (e.D)
       task.dHead = e.loadF32(b, e.D, {head});
+    if (codec.stochastic)
+      task.prior = priorTokens(b, e, seq);
     task.p0 = arith::MulIOp::create(b, tileIndex, tile);
     task.rows = arith::MinUIOp::create(
         b, tile, arith::SubIOp::create(b, e.headDim, task.p0));
@@ -313,28 +324,122 @@ private:
     });
   }
 
-  /// S = pool[slot, h, p-tile, :], widened.
+  /// Stored elements of the pool as f32 lanes, decoded (`scale`: the row's,
+  /// 8-bit pools only); with `mask`, lanes past N read a zero code.
+  Value loadPoolBlock(ImplicitLocOpBuilder &b, ValueRange indices, Value mask,
+                      Value scale) {
+    if (!codec.narrow() || codec.storage == PoolStorage::BF16 ||
+        codec.storage == PoolStorage::F16)
+      return loadBlock(b, e.pool, indices, mask);
+    auto type = VectorType::get({kLanes}, codec.element);
+    Value v;
+    if (mask)
+      v = vector::MaskedLoadOp::create(
+          b, type, e.pool, indices, mask,
+          arith::ConstantOp::create(b, cast<TypedAttr>(b.getZeroAttr(type))));
+    else
+      v = vector::LoadOp::create(b, type, e.pool, indices);
+    return codec.decode(b, v, scale);
+  }
+
+  /// S = pool[slot, h, p-tile, :], decoded, an 8-bit row's scale read once
+  /// per row.
   void emitLoadInitialState(ImplicitLocOpBuilder &b, const Task &task) {
     e.ifThen(b, task.s.readsInitial, [&](ImplicitLocOpBuilder &b) {
+      if (!codec.scaled()) {
+        forEachStateBlock(
+            b, task,
+            [&](ImplicitLocOpBuilder &b, Value p, Value n, Value mask) {
+              Value row = arith::AddIOp::create(b, task.p0, p);
+              storeBlock(b,
+                         loadPoolBlock(b, {task.s.slot, task.head, row, n},
+                                       mask, Value()),
+                         task.state(), {p, n}, mask);
+            });
+        return;
+      }
+      e.loop(b, task.zero, task.rows, [&](ImplicitLocOpBuilder &b, Value p) {
+        Value row = arith::AddIOp::create(b, task.p0, p);
+        Value scale = codec.loadScale(b, task.s.slot, task.head, row);
+        forEachBlock(b, ValueRange{},
+                     [&](ImplicitLocOpBuilder &b, Value n, Value mask,
+                         ValueRange) -> SmallVector<Value> {
+                       storeBlock(
+                           b,
+                           loadPoolBlock(b, {task.s.slot, task.head, row, n},
+                                         mask, scale),
+                           task.state(), {p, n}, mask);
+                       return {};
+                     });
+      });
+    });
+  }
+
+  /// pool[slot, h, p-tile, :] = S, rounded to the pool's type: storedValue
+  /// to nearest f32, bf16 and f16; otherwise the codec, whose 8-bit rows
+  /// first take their maximum over all N columns for the scale, and whose
+  /// stochastic bf16 and f16 values keep storedValue's quiet NaN. `held`:
+  /// the tokens the state holds (stochastic rounding only).
+  void emitStoreState(ImplicitLocOpBuilder &b, const Task &task, Value slot,
+                      Value held) {
+    if (!codec.scaled() && !codec.stochastic) {
       forEachStateBlock(
           b, task, [&](ImplicitLocOpBuilder &b, Value p, Value n, Value mask) {
             Value row = arith::AddIOp::create(b, task.p0, p);
-            storeBlock(
-                b, loadBlock(b, e.pool, {task.s.slot, task.head, row, n}, mask),
-                task.state(), {p, n}, mask);
+            Value v = loadBlock(b, task.state(), {p, n}, mask);
+            storeBlock(b, v, e.pool, {slot, task.head, row, n}, mask,
+                       /*canonical=*/true);
+          });
+      return;
+    }
+    e.loop(b, task.zero, task.rows, [&](ImplicitLocOpBuilder &b, Value p) {
+      Value row = arith::AddIOp::create(b, task.p0, p);
+      PoolCodec::RowScale r;
+      if (codec.scaled()) {
+        // Lanes past N load +0 and leave the maximum as it is.
+        SmallVector<Value> maxAbs =
+            forEachBlock(b, ValueRange{e.f32Const(b, 0.0)},
+                         [&](ImplicitLocOpBuilder &b, Value n, Value mask,
+                             ValueRange acc) -> SmallVector<Value> {
+                           Value v = loadBlock(b, task.state(), {p, n}, mask);
+                           return {codec.absMax(b, acc.front(), v)};
+                         });
+        r = codec.rowScale(b, maxAbs.front());
+        codec.storeScale(b, r.scale, slot, task.head, row);
+      }
+      forEachBlock(
+          b, ValueRange{},
+          [&](ImplicitLocOpBuilder &b, Value n, Value mask,
+              ValueRange) -> SmallVector<Value> {
+            Value v = loadBlock(b, task.state(), {p, n}, mask);
+            PoolWriteSite site{slot, task.head, row, n, held};
+            Value stored = codec.encode(b, v, r.inverse, site);
+            if (!codec.scaled()) {
+              auto type = cast<VectorType>(stored.getType());
+              Value isNaN =
+                  arith::CmpFOp::create(b, arith::CmpFPredicate::UNO, v, v);
+              Value quiet = arith::ConstantOp::create(
+                  b, DenseElementsAttr::get(
+                         type, APFloat::getQNaN(cast<FloatType>(codec.element)
+                                                    .getFloatSemantics())));
+              stored = arith::SelectOp::create(b, isNaN, quiet, stored);
+            }
+            SmallVector<Value> at{slot, task.head, row, n};
+            if (mask)
+              vector::MaskedStoreOp::create(b, e.pool, at, mask, stored);
+            else
+              vector::StoreOp::create(b, stored, e.pool, at);
+            return {};
           });
     });
   }
 
-  /// pool[slot, h, p-tile, :] = S, rounded to the pool's type (storedValue).
-  void emitStoreState(ImplicitLocOpBuilder &b, const Task &task, Value slot) {
-    forEachStateBlock(
-        b, task, [&](ImplicitLocOpBuilder &b, Value p, Value n, Value mask) {
-          Value row = arith::AddIOp::create(b, task.p0, p);
-          Value v = loadBlock(b, task.state(), {p, n}, mask);
-          storeBlock(b, v, e.pool, {slot, task.head, row, n}, mask,
-                     /*canonical=*/true);
-        });
+  /// index: the tokens a state written after the token before `end`
+  /// holds, for stochastic rounding's counter; null otherwise.
+  Value held(ImplicitLocOpBuilder &b, const Task &task, Value end) {
+    if (!codec.stochastic)
+      return Value();
+    return tokensHeld(b, task.prior, task.s.begin, end);
   }
 
   // One token.
@@ -503,10 +608,10 @@ private:
               b, isBoundary, checkpoints.boundaryEnd(b, task.range, k), s.end);
           emitTokens(b, task, carried[0], segmentEnd);
           e.ifThen(b, isBoundary, [&](ImplicitLocOpBuilder &b) {
-            checkpoints.ifSlot(b, task.seq, k,
-                               [&](ImplicitLocOpBuilder &b, Value slot) {
-                                 emitStoreState(b, task, slot);
-                               });
+            checkpoints.ifSlot(
+                b, task.seq, k, [&](ImplicitLocOpBuilder &b, Value slot) {
+                  emitStoreState(b, task, slot, held(b, task, segmentEnd));
+                });
           });
           scf::YieldOp::create(b, ValueRange{segmentEnd});
         });
@@ -521,7 +626,7 @@ private:
     else
       emitCheckpointSegments(b, task);
     e.ifThen(b, task.s.writesState, [&](ImplicitLocOpBuilder &b) {
-      emitStoreState(b, task, task.s.slot);
+      emitStoreState(b, task, task.s.slot, held(b, task, task.s.end));
     });
   }
 

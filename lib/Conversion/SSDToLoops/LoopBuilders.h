@@ -37,6 +37,15 @@ Value activeSequence(ImplicitLocOpBuilder &b, const ScanEmitter &e,
 void freeActiveSequences(ImplicitLocOpBuilder &b,
                          const ActiveSequences &active);
 
+/// index: o = checkpoint_offsets[seq] (zero-extended; 0 without the
+/// operand), the tokens the sequence's state held before this call. A
+/// written state holds o + (its local tokens), the last word of the Philox
+/// counter of stochastic pool rounding (PoolWriteSite::tokensHeld).
+Value priorTokens(ImplicitLocOpBuilder &b, const ScanEmitter &e, Value seq);
+/// index: o + (end - begin): the tokens a state written after local token
+/// end - begin - 1 of a sequence starting at `begin` holds.
+Value tokensHeld(ImplicitLocOpBuilder &b, Value prior, Value begin, Value end);
+
 /// Rows of a token-serial task's state tile for a static N: `pTile` clamped
 /// to [1, kMaxSerialPTile], to head_dim, and to kMaxStateTileBytes of f32, so
 /// that a task's heap tile stays below the allocator's mmap threshold and is

@@ -73,6 +73,15 @@
 // changes no reader's view of the pool. A checkpoint costs one pass over the
 // tile, and a segment that ends after an odd token runs that token alone.
 //
+// The pool may hold any of its storage formats (ScanEmitter/PoolCodec.h):
+// reads decode each state vector (an 8-bit row's scale loaded once per row),
+// and every write of s S' (final state, checkpoint) goes through the codec,
+// an 8-bit row in two passes over its columns, the first for the row's
+// maximum (its scale) and the second for the codes. With stochastic
+// rounding an element's bits count the tokens the written state holds,
+// o + (its end - the sequence's begin), o = checkpoint_offsets[b]. Only an
+// f32 pool takes the pool-to-pool decode pass (it stores no rounding).
+//
 // Work is O(T H P N) with no redundant flops (for a chain; a tree adds the
 // replays above), and the state of a task is one P-tile x N block that stays in
 // cache for the whole sequence: the right form when sequences are short
@@ -82,6 +91,7 @@
 
 #include "LoopBuilders.h"
 #include "ScanEmitter/Checkpoints.h"
+#include "ScanEmitter/PoolCodec.h"
 #include "ScanEmitter/ScanEmitter.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -172,6 +182,7 @@ struct Task {
   Value p0, rows;        // index: the tile's first row of P and its rows
   Value zero;            // index 0
   Value lastToken;       // index: the sequence's last token (or 0)
+  Value prior;           // index: checkpoint offset o, only if stochastic
   Scratch stateTile;     // [tile, N] f32: S'
   Scratch widenedRows;   // [2 kTokensPerPass, N] f32, f16/bf16 B and C only
 
@@ -209,7 +220,7 @@ class SerialScanBuilder {
 public:
   SerialScanBuilder(ImplicitLocOpBuilder &b, ChunkScanVarlenOp op,
                     int64_t maxTileRows, int64_t vectorWidth)
-      : e(b, op), checkpoints(b, e),
+      : e(b, op), checkpoints(b, e), codec(op),
         staticDState(cast<ShapedType>(op.getB().getType()).getDimSize(2)),
         pTile(staticTileRows(op, maxTileRows, staticDState)),
         lanes(laneCount(vectorWidth, staticDState)),
@@ -233,6 +244,7 @@ public:
 private:
   ScanEmitter e;
   CheckpointEmitter checkpoints;
+  PoolCodec codec;
   int64_t staticDState;
   int64_t pTile; // rows of a static tile; an upper bound for a dynamic N
   int64_t lanes;
@@ -244,21 +256,13 @@ private:
   Value laneStep;
   Value parents; // [T] i32 memref: token_parents, or null (a chain)
 
-  // Vectors of `lanes` f32: reads widen and writes round back, like
-  // loadF32 and storeRounded for scalars.
+  /// A vector of `lanes` f32 from an f32, f16 or bf16 model operand (B, C),
+  /// widened like loadF32. The pool goes through the codec instead.
   Value loadVector(ImplicitLocOpBuilder &b, Value memref, ValueRange indices) {
     Type element = cast<MemRefType>(memref.getType()).getElementType();
     Value v = vector::LoadOp::create(b, VectorType::get({lanes}, element),
                                      memref, indices);
     return element == e.f32 ? v : arith::ExtFOp::create(b, vecType, v);
-  }
-
-  void storeVector(ImplicitLocOpBuilder &b, Value v, Value memref,
-                   ValueRange indices) {
-    Type element = cast<MemRefType>(memref.getType()).getElementType();
-    if (element != e.f32)
-      v = arith::TruncFOp::create(b, VectorType::get({lanes}, element), v);
-    vector::StoreOp::create(b, v, memref, indices);
   }
 
   Value splat(ImplicitLocOpBuilder &b, Value scalar) {
@@ -304,6 +308,8 @@ private:
       task.range = checkpoints.range(b, seq, task.s);
     task.group = e.groupOf(b, head);
     task.a = e.loadF32(b, e.A, {head});
+    if (codec.stochastic)
+      task.prior = priorTokens(b, e, seq);
     task.p0 = arith::MulIOp::create(b, tileIndex, tile);
     task.rows = arith::MinUIOp::create(
         b, tile, arith::SubIOp::create(b, e.headDim, task.p0));
@@ -330,14 +336,21 @@ private:
       ImplicitLocOpBuilder &b, const Task &task,
       function_ref<void(ImplicitLocOpBuilder &, Value, Value)> body) {
     e.loop(b, task.zero, task.rows, [&](ImplicitLocOpBuilder &b, Value p) {
-      scf::ForOp::create(
-          b, task.zero, e.dstate, laneStep, ValueRange{},
-          [&](OpBuilder &nested, Location loc, Value n, ValueRange) {
-            ImplicitLocOpBuilder inner(loc, nested);
-            body(inner, p, n);
-            scf::YieldOp::create(inner);
-          });
+      forEachColumn(b, task,
+                    [&](ImplicitLocOpBuilder &b, Value n) { body(b, p, n); });
     });
+  }
+
+  /// The column blocks n = 0, lanes, ... of one row.
+  void forEachColumn(ImplicitLocOpBuilder &b, const Task &task,
+                     function_ref<void(ImplicitLocOpBuilder &, Value)> body) {
+    scf::ForOp::create(
+        b, task.zero, e.dstate, laneStep, ValueRange{},
+        [&](OpBuilder &nested, Location loc, Value n, ValueRange) {
+          ImplicitLocOpBuilder inner(loc, nested);
+          body(inner, n);
+          scf::YieldOp::create(inner);
+        });
   }
 
   /// S' = 0 for a sequence without an initial state. Zeroed ahead of the
@@ -354,29 +367,89 @@ private:
     });
   }
 
-  /// S' = pool[slot, h, p-tile, :] (s = 1).
+  /// Stored elements pool[slot, h, row, n ..] as f32 lanes (`scale`: the
+  /// row's, 8-bit pools only).
+  Value loadPoolVector(ImplicitLocOpBuilder &b, ValueRange indices,
+                       Value scale) {
+    Value v = vector::LoadOp::create(b, VectorType::get({lanes}, codec.element),
+                                     e.pool, indices);
+    return codec.decode(b, v, scale);
+  }
+
+  /// S' = pool[slot, h, p-tile, :] (s = 1), an 8-bit row's scale read once
+  /// per row.
   void emitLoadInitialState(ImplicitLocOpBuilder &b, const Task &task) {
     e.ifThen(b, task.s.readsInitial, [&](ImplicitLocOpBuilder &b) {
-      forEachStateVector(
-          b, task, [&](ImplicitLocOpBuilder &b, Value p, Value n) {
-            Value row = arith::AddIOp::create(b, task.p0, p);
-            vector::StoreOp::create(
-                b, loadVector(b, e.pool, {task.s.slot, task.head, row, n}),
-                task.state(), ValueRange{p, n});
-          });
+      if (!codec.scaled()) {
+        forEachStateVector(
+            b, task, [&](ImplicitLocOpBuilder &b, Value p, Value n) {
+              Value row = arith::AddIOp::create(b, task.p0, p);
+              vector::StoreOp::create(
+                  b,
+                  loadPoolVector(b, {task.s.slot, task.head, row, n}, Value()),
+                  task.state(), ValueRange{p, n});
+            });
+        return;
+      }
+      e.loop(b, task.zero, task.rows, [&](ImplicitLocOpBuilder &b, Value p) {
+        Value row = arith::AddIOp::create(b, task.p0, p);
+        Value scale = codec.loadScale(b, task.s.slot, task.head, row);
+        forEachColumn(b, task, [&](ImplicitLocOpBuilder &b, Value n) {
+          vector::StoreOp::create(
+              b, loadPoolVector(b, {task.s.slot, task.head, row, n}, scale),
+              task.state(), ValueRange{p, n});
+        });
+      });
     });
   }
 
-  /// pool[slot, h, p-tile, :] = factor S', rounded to the pool's type.
+  /// pool[slot, h, p-tile, :] = factor S', rounded to the pool's type; an
+  /// 8-bit row first takes its maximum over all N columns for its scale.
+  /// `held`: the tokens the state holds (stochastic rounding only).
   void emitStoreScaledState(ImplicitLocOpBuilder &b, const Task &task,
-                            Value factor, Value slot) {
-    forEachStateVector(b, task, [&](ImplicitLocOpBuilder &b, Value p, Value n) {
-      Value row = arith::AddIOp::create(b, task.p0, p);
+                            Value factor, Value slot, Value held) {
+    auto scaledRow = [&](ImplicitLocOpBuilder &b, Value p, Value n) -> Value {
       Value v =
           vector::LoadOp::create(b, vecType, task.state(), ValueRange{p, n});
-      storeVector(b, arith::MulFOp::create(b, factor, v), e.pool,
-                  {slot, task.head, row, n});
+      return arith::MulFOp::create(b, factor, v);
+    };
+    auto store = [&](ImplicitLocOpBuilder &b, Value row, Value n, Value v,
+                     Value inverse) {
+      PoolWriteSite site{slot, task.head, row, n, held};
+      vector::StoreOp::create(b, codec.encode(b, v, inverse, site), e.pool,
+                              ValueRange{slot, task.head, row, n});
+    };
+    if (!codec.scaled()) {
+      forEachStateVector(b, task,
+                         [&](ImplicitLocOpBuilder &b, Value p, Value n) {
+                           Value row = arith::AddIOp::create(b, task.p0, p);
+                           store(b, row, n, scaledRow(b, p, n), Value());
+                         });
+      return;
+    }
+    e.loop(b, task.zero, task.rows, [&](ImplicitLocOpBuilder &b, Value p) {
+      Value row = arith::AddIOp::create(b, task.p0, p);
+      auto maxLoop = scf::ForOp::create(
+          b, task.zero, e.dstate, laneStep, ValueRange{e.f32Const(b, 0.0)},
+          [&](OpBuilder &nested, Location loc, Value n, ValueRange acc) {
+            ImplicitLocOpBuilder b(loc, nested);
+            scf::YieldOp::create(b, ValueRange{codec.absMax(
+                                        b, acc.front(), scaledRow(b, p, n))});
+          });
+      PoolCodec::RowScale r = codec.rowScale(b, maxLoop.getResult(0));
+      codec.storeScale(b, r.scale, slot, task.head, row);
+      forEachColumn(b, task, [&](ImplicitLocOpBuilder &b, Value n) {
+        store(b, row, n, scaledRow(b, p, n), r.inverse);
+      });
     });
+  }
+
+  /// index: the tokens a state written after the token before `end`
+  /// holds, for stochastic rounding's counter; null otherwise.
+  Value held(ImplicitLocOpBuilder &b, const Task &task, Value end) {
+    if (!codec.stochastic)
+      return Value();
+    return tokensHeld(b, task.prior, task.s.begin, end);
   }
 
   /// S' = scale S'; returns the new scale, 1.
@@ -849,7 +922,8 @@ private:
           e.ifThen(b, isBoundary, [&](ImplicitLocOpBuilder &b) {
             checkpoints.ifSlot(
                 b, task.seq, k, [&](ImplicitLocOpBuilder &b, Value slot) {
-                  emitStoreScaledState(b, task, splat(b, scale), slot);
+                  emitStoreScaledState(b, task, splat(b, scale), slot,
+                                       held(b, task, segmentEnd));
                 });
           });
           scf::YieldOp::create(b, ValueRange{scale, segmentEnd});
@@ -868,7 +942,8 @@ private:
       scale = emitCheckpointSegments(b, task, scale);
     Value finalScale = splat(b, scale);
     e.ifThen(b, task.s.writesState, [&](ImplicitLocOpBuilder &b) {
-      emitStoreScaledState(b, task, finalScale, task.s.slot);
+      emitStoreScaledState(b, task, finalScale, task.s.slot,
+                           held(b, task, task.s.end));
     });
   }
 

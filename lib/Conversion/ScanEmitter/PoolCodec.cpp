@@ -137,15 +137,20 @@ Value stochasticOnFloatGrid(ImplicitLocOpBuilder &b, Value a, Value bits,
   return arith::SelectOp::create(b, finite, rounded, a);
 }
 
-/// value * inverse with every non-finite product (a NaN or infinite row,
-/// whose inverse is 0) as 0, so that conversions never see one.
+/// value * inverse with every non-finite product as 0, so that conversions
+/// never see one; and +0 throughout a row without a scale (m = 0 or not
+/// finite: inverse 0), whose codes are 0, where v * 0 would give an
+/// f8E4M3FN code the sign of a negative v (0x80).
 Value scaledFinite(ImplicitLocOpBuilder &b, Value values, Value inverse) {
   Type like = values.getType();
   Value p = arith::MulFOp::create(b, values, splatLike(b, like, inverse));
   Value finite = arith::CmpFOp::create(
       b, arith::CmpFPredicate::OLT, math::AbsFOp::create(b, p),
       f32Like(b, like, std::numeric_limits<float>::infinity()));
-  return arith::SelectOp::create(b, finite, p, f32Like(b, like, 0.0));
+  Value scaled = arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, inverse,
+                                       f32Like(b, b.getF32Type(), 0.0));
+  Value keep = arith::AndIOp::create(b, finite, splatLike(b, like, scaled));
+  return arith::SelectOp::create(b, keep, p, f32Like(b, like, 0.0));
 }
 
 } // namespace

@@ -1,0 +1,226 @@
+// Compressed pools in ssd-lower-to-loops: every pool read decodes (an 8-bit
+// row's scale loaded once per row), every pool write of an 8-bit row takes
+// the row's maximum over all N columns, stores its scale and encodes each
+// element; Philox only with stochastic rounding, its counter the element,
+// the slot and the tokens the written state holds. f32 and bf16 pools are
+// covered by the other ssd-lower-to-loops tests (unchanged IR).
+// RUN: ssd-opt %s -ssd-lower-to-loops="serial-p-tile=8 vector-width=8" -canonicalize -split-input-file | FileCheck %s
+
+// Serial form, i8 pool, nearest: no random bits anywhere.
+// CHECK-LABEL: func.func @serial_i8
+// CHECK-SAME:    %[[POOL:[a-z0-9]+]]: memref<?x2x4x16xi8>, %[[SCALES:[a-z0-9]+]]: memref<?x2x4xf32>
+// CHECK-NOT:   arith.mului_extended
+// The initial state: row p's scale once, then code * scale per column block.
+// CHECK:           %[[SCALE:.*]] = memref.load %[[SCALES]][%[[SLOT:.*]], %[[HEAD:.*]], %[[P:.*]]] : memref<?x2x4xf32>
+// CHECK-NEXT:      scf.for %[[N:.*]] = %c0 to %c16 step %c8 {
+// CHECK-NEXT:        %[[CODES:.*]] = vector.load %[[POOL]][%[[SLOT]], %[[HEAD]], %[[P]], %[[N]]] : memref<?x2x4x16xi8>, vector<8xi8>
+// CHECK-NEXT:        %[[WIDE:.*]] = arith.sitofp %[[CODES]] : vector<8xi8> to vector<8xf32>
+// CHECK-NEXT:        %[[SPLAT:.*]] = vector.broadcast %[[SCALE]] : f32 to vector<8xf32>
+// CHECK-NEXT:        %[[VALUES:.*]] = arith.mulf %[[WIDE]], %[[SPLAT]] : vector<8xf32>
+// CHECK-NEXT:        vector.store %[[VALUES]], %{{.*}}[%[[P]], %[[N]]] : memref<4x16xf32>, vector<8xf32>
+// The final state, per row: the maximum of |s S'| over all N columns, the
+// scale m / 127 and inverse 127 / m (0 for a zero or non-finite row), then
+// round(v * inverse) clamped to +-127.
+// CHECK:           %[[MAX:.*]] = scf.for %[[WN:.*]] = %c0 to %c16 step %c8 iter_args(%[[ACC:.*]] = %{{.*}}) -> (f32) {
+// CHECK-NEXT:        vector.load
+// CHECK-NEXT:        %[[V:.*]] = arith.mulf
+// CHECK-NEXT:        %[[ABS:.*]] = math.absf %[[V]] : vector<8xf32>
+// CHECK-NEXT:        %[[LANES:.*]] = vector.reduction <maximumf>, %[[ABS]] : vector<8xf32> into f32
+// CHECK-NEXT:        %[[NEXT:.*]] = arith.maximumf %[[ACC]], %[[LANES]] : f32
+// CHECK-NEXT:        scf.yield %[[NEXT]] : f32
+// CHECK:           %[[ROWSCALE:.*]] = arith.divf %[[MAX]], %{{.*}} : f32
+// CHECK:           %[[INVERSE:.*]] = arith.divf %{{.*}}, %[[MAX]] : f32
+// CHECK:           memref.store %{{.*}}, %[[SCALES]][%[[SLOT]], %[[HEAD]], %[[WP:.*]]] : memref<?x2x4xf32>
+// CHECK-NEXT:      scf.for %[[EN:.*]] = %c0 to %c16 step %c8 {
+// CHECK:             arith.maximumf %{{.*}} : vector<8xf32>
+// CHECK-NEXT:        arith.minimumf
+// CHECK-NEXT:        arith.addf
+// CHECK-NEXT:        arith.subf
+// CHECK-NEXT:        %[[CODE:.*]] = arith.fptosi %{{.*}} : vector<8xf32> to vector<8xi8>
+// CHECK-NEXT:        vector.store %[[CODE]], %[[POOL]][%[[SLOT]], %[[HEAD]], %[[WP]], %[[EN]]] : memref<?x2x4x16xi8>, vector<8xi8>
+func.func @serial_i8(%x: memref<?x2x4xf32>, %dt: memref<?x2xf32>, %A: memref<2xf32>,
+    %B: memref<?x1x16xf32>, %C: memref<?x1x16xf32>, %pool: memref<?x2x4x16xi8>,
+    %scales: memref<?x2x4xf32>, %qsl: memref<?xi32>, %his: memref<?xi1>, %ci: memref<?xi32>,
+    %y: memref<?x2x4xf32>) {
+  ssd.chunk_scan_varlen x(%x : memref<?x2x4xf32>) dt(%dt : memref<?x2xf32>)
+      A(%A : memref<2xf32>) B(%B : memref<?x1x16xf32>) C(%C : memref<?x1x16xf32>)
+      ssm_pool(%pool : memref<?x2x4x16xi8>) ssm_pool_scales(%scales : memref<?x2x4xf32>)
+      query_start_loc(%qsl : memref<?xi32>) has_initial_state(%his : memref<?xi1>)
+      cache_indices(%ci : memref<?xi32>)
+      outs(%y : memref<?x2x4xf32>) {form = #ssd<form serial>}
+  return
+}
+
+// -----
+
+// Serial form, f8E4M3FN pool, stochastic, checkpoints with offsets: the
+// checkpoint after local token j holds o + j + 1 tokens (o + the segment's
+// end - begin), the final state o + len; each element's bits are Philox
+// word 0 of (n + lane, h P + p, slot, tokens held) under the seed's halves.
+// CHECK-LABEL: func.func @serial_f8_stochastic
+// CHECK-SAME:    %[[POOL:[a-z0-9]+]]: memref<?x2x4x16xf8E4M3FN>, %[[SCALES:[a-z0-9]+]]: memref<?x2x4xf32>
+// CHECK-SAME:    %[[CO:[a-z0-9]+]]: memref<?xi32>, %[[SEED:[a-z0-9]+]]: memref<i64>
+// CHECK:       scf.parallel
+// CHECK:         %[[BEGIN:.*]] = arith.index_cast
+// CHECK:         %[[END:.*]] = arith.index_cast
+// The phase o mod I reads o, and so does the counter's tokens held.
+// CHECK:         arith.remui %{{.*}}, %c2 : index
+// CHECK:         %[[RAW_O:.*]] = memref.load %[[CO]][%{{.*}}] : memref<?xi32>
+// CHECK-NEXT:    %[[O:.*]] = arith.index_castui %[[RAW_O]] : i32 to index
+// A checkpoint: its slot, then o + (segment end - begin).
+// CHECK:         %[[SEG_END:.*]] = arith.select %{{.*}}, %{{.*}}, %[[END]] : index
+// CHECK:               %[[CKSLOT:.*]] = arith.index_castui %[[CKRAW:.*]] : i32 to index
+// CHECK:               %[[LOCAL:.*]] = arith.subi %[[SEG_END]], %[[BEGIN]] : index
+// CHECK-NEXT:          %[[HELD:.*]] = arith.addi %[[O]], %[[LOCAL]] : index
+// CHECK:                 vector.reduction <maximumf>
+// CHECK:               memref.store %{{.*}}, %[[SCALES]][%[[CKSLOT]], %[[HEAD:.*]], %[[ROW:.*]]] : memref<?x2x4xf32>
+// CHECK-NEXT:          scf.for %[[N:.*]] = %c0 to %c16 step %c8 {
+// CHECK:                 %[[NW:.*]] = arith.index_castui %[[N]] : index to i32
+// CHECK-NEXT:            %[[NV:.*]] = vector.broadcast %[[NW]] : i32 to vector<8xi32>
+// CHECK-NEXT:            %[[C0:.*]] = arith.addi %[[NV]], %{{.*}} : vector<8xi32>
+// CHECK-NEXT:            %[[HP:.*]] = arith.muli %[[HEAD]], %c4 : index
+// CHECK-NEXT:            %[[HPP:.*]] = arith.addi %[[HP]], %[[ROW]] : index
+// CHECK-NEXT:            arith.index_castui %[[HPP]] : index to i32
+// CHECK-NEXT:            vector.broadcast
+// CHECK-NEXT:            %[[C2:.*]] = vector.broadcast %[[CKRAW]] : i32 to vector<8xi32>
+// CHECK-NEXT:            %[[HW:.*]] = arith.index_castui %[[HELD]] : index to i32
+// CHECK-NEXT:            vector.broadcast %[[HW]] : i32 to vector<8xi32>
+// CHECK-NEXT:            %[[KEY:.*]] = memref.load %[[SEED]][] : memref<i64>
+// CHECK-NEXT:            arith.trunci %[[KEY]] : i64 to i32
+// CHECK-NEXT:            %[[HI:.*]] = arith.shrui %[[KEY]], %c32_i64 : i64
+// CHECK-NEXT:            arith.trunci %[[HI]] : i64 to i32
+// CHECK-NEXT:            arith.mului_extended %[[C0]], %[[M0:.*]] : vector<8xi32>
+// CHECK-NEXT:            arith.mului_extended %[[C2]], %[[M1:.*]] : vector<8xi32>
+// The other rounds (16 more products once the last rounds lose their unused
+// halves):
+// CHECK-COUNT-16:        arith.mului_extended
+// CHECK:                 vector.store %{{.*}}, %[[POOL]][%[[CKSLOT]], %[[HEAD]], %[[ROW]], %[[N]]] : memref<?x2x4x16xf8E4M3FN>, vector<8xf8E4M3FN>
+// The final state: o + (end - begin).
+// CHECK:         scf.if
+// CHECK-NEXT:      %[[LEN:.*]] = arith.subi %[[END]], %[[BEGIN]] : index
+// CHECK-NEXT:      %[[FINAL_HELD:.*]] = arith.addi %[[O]], %[[LEN]] : index
+// CHECK:             arith.index_castui %[[FINAL_HELD]] : index to i32
+// CHECK:             arith.mului_extended
+func.func @serial_f8_stochastic(%x: memref<?x2x4xf32>, %dt: memref<?x2xf32>, %A: memref<2xf32>,
+    %B: memref<?x1x16xf32>, %C: memref<?x1x16xf32>, %pool: memref<?x2x4x16xf8E4M3FN>,
+    %scales: memref<?x2x4xf32>, %qsl: memref<?xi32>, %his: memref<?xi1>, %ci: memref<?xi32>,
+    %cs: memref<?x2xi32>, %co: memref<?xi32>, %seed: memref<i64>,
+    %y: memref<?x2x4xf32>) {
+  ssd.chunk_scan_varlen x(%x : memref<?x2x4xf32>) dt(%dt : memref<?x2xf32>)
+      A(%A : memref<2xf32>) B(%B : memref<?x1x16xf32>) C(%C : memref<?x1x16xf32>)
+      ssm_pool(%pool : memref<?x2x4x16xf8E4M3FN>) ssm_pool_scales(%scales : memref<?x2x4xf32>)
+      query_start_loc(%qsl : memref<?xi32>) has_initial_state(%his : memref<?xi1>)
+      cache_indices(%ci : memref<?xi32>)
+      checkpoint_slots(%cs : memref<?x2xi32>) checkpoint_offsets(%co : memref<?xi32>)
+      checkpoint_interval(2) rounding_seed(%seed : memref<i64>)
+      outs(%y : memref<?x2x4xf32>) {form = #ssd<form serial>, pool_rounding = #ssd<pool_rounding stochastic>}
+  return
+}
+
+// -----
+
+// Chunked form, i8 pool with checkpoints: phase 4 reads the row's scale once
+// per (sequence, head, p) task, decodes each element, and keeps the f32 rows
+// it writes (final: [N] on the stack; the W boundaries written: [W, N]) until
+// the row is done; then each row's maximum, scale and codes.
+// CHECK-LABEL: func.func @chunked_i8
+// CHECK-SAME:    %[[POOL:[a-z0-9]+]]: memref<?x2x4x16xi8>, %[[SCALES:[a-z0-9]+]]: memref<?x2x4xf32>
+// CHECK-NOT:   arith.mului_extended
+// CHECK:       scf.parallel
+// CHECK:       scf.parallel
+// CHECK:       scf.parallel
+// CHECK:       scf.parallel (%{{.*}}, %[[HEAD:.*]], %[[P:.*]]) =
+// CHECK:         %[[SLOT:.*]] = arith.index_castui
+// CHECK:         %[[READ_SCALE:.*]] = scf.if %{{.*}} -> (f32) {
+// CHECK-NEXT:      memref.load %[[SCALES]][%[[SLOT]], %[[HEAD]], %[[P]]] : memref<?x2x4xf32>
+// CHECK:         %[[FINAL:.*]] = memref.alloca() {alignment = 64 : i64} : memref<16xf32>
+// CHECK:         %[[W:.*]] = arith.minui
+// CHECK-NEXT:    %[[CKROWS:.*]] = memref.alloc(%[[W]]) {alignment = 64 : i64} : memref<?x16xf32>
+// CHECK-NEXT:    scf.for %[[N:.*]] = %c0 to %c16 step %c1 {
+// CHECK:             %[[CODE:.*]] = memref.load %[[POOL]][%[[SLOT]], %[[HEAD]], %[[P]], %[[N]]] : memref<?x2x4x16xi8>
+// CHECK-NEXT:        %[[WIDE:.*]] = arith.sitofp %[[CODE]] : i8 to f32
+// CHECK-NEXT:        arith.mulf %[[WIDE]], %[[READ_SCALE]] : f32
+// CHECK:                 memref.store %{{.*}}, %[[CKROWS]][%{{.*}}, %[[N]]] : memref<?x16xf32>
+// CHECK:                 memref.store %{{.*}}, %[[CKROWS]][%{{.*}}, %[[N]]] : memref<?x16xf32>
+// CHECK:           memref.store %{{.*}}, %[[FINAL]][%[[N]]] : memref<16xf32>
+// CHECK:         scf.if
+// CHECK-NEXT:      %[[MAX:.*]] = scf.for %{{.*}} = %c0 to %c16 step %c1 iter_args(%{{.*}} = %{{.*}}) -> (f32) {
+// CHECK-NEXT:        memref.load %[[FINAL]]
+// CHECK:           memref.store %{{.*}}, %[[SCALES]][%[[SLOT]], %[[HEAD]], %[[P]]] : memref<?x2x4xf32>
+// CHECK:             arith.fptosi %{{.*}} : f32 to i8
+// CHECK-NEXT:        memref.store %{{.*}}, %[[POOL]][%[[SLOT]], %[[HEAD]], %[[P]], %{{.*}}] : memref<?x2x4x16xi8>
+// CHECK:         scf.for %[[K:.*]] = %c0 to %[[W]] step %c1 {
+// CHECK:             %[[CKSLOT:.*]] = arith.index_castui
+// CHECK:               memref.load %[[CKROWS]][%[[K]], %{{.*}}] : memref<?x16xf32>
+// CHECK:             memref.store %{{.*}}, %[[SCALES]][%[[CKSLOT]], %[[HEAD]], %[[P]]] : memref<?x2x4xf32>
+// CHECK:               memref.store %{{.*}}, %[[POOL]][%[[CKSLOT]], %[[HEAD]], %[[P]], %{{.*}}] : memref<?x2x4x16xi8>
+// CHECK:         memref.dealloc %[[CKROWS]] : memref<?x16xf32>
+func.func @chunked_i8(%x: memref<?x2x4xf32>, %dt: memref<?x2xf32>, %A: memref<2xf32>,
+    %B: memref<?x1x16xf32>, %C: memref<?x1x16xf32>, %pool: memref<?x2x4x16xi8>,
+    %scales: memref<?x2x4xf32>, %qsl: memref<?xi32>, %his: memref<?xi1>, %ci: memref<?xi32>,
+    %cs: memref<?x2xi32>, %y: memref<?x2x4xf32>) {
+  ssd.chunk_scan_varlen x(%x : memref<?x2x4xf32>) dt(%dt : memref<?x2xf32>)
+      A(%A : memref<2xf32>) B(%B : memref<?x1x16xf32>) C(%C : memref<?x1x16xf32>)
+      ssm_pool(%pool : memref<?x2x4x16xi8>) ssm_pool_scales(%scales : memref<?x2x4xf32>)
+      query_start_loc(%qsl : memref<?xi32>) has_initial_state(%his : memref<?xi1>)
+      cache_indices(%ci : memref<?xi32>)
+      checkpoint_slots(%cs : memref<?x2xi32>) checkpoint_interval(4)
+      outs(%y : memref<?x2x4xf32>) {form = #ssd<form chunked>, chunk_size = 8}
+  return
+}
+
+// -----
+
+// Invariant loops, f8E4M3FN pool, N = 40: one whole block of 32 columns and
+// a tail of 8 under the lane mask, which reads a zero code past N and leaves
+// the row maximum as it is.
+// CHECK-LABEL: func.func @invariant_f8
+// CHECK-SAME:    %[[POOL:[a-z0-9]+]]: memref<?x2x4x40xf8E4M3FN>, %[[SCALES:[a-z0-9]+]]: memref<?x2x4xf32>
+// CHECK-NOT:   arith.mului_extended
+// CHECK:         %[[SCALE:.*]] = memref.load %[[SCALES]]
+// CHECK-NEXT:    vector.load %[[POOL]][{{.*}}, %c0] : memref<?x2x4x40xf8E4M3FN>, vector<32xf8E4M3FN>
+// CHECK-NEXT:    arith.bitcast %{{.*}} : vector<32xf8E4M3FN> to vector<32xi8>
+// CHECK:         vector.maskedload %[[POOL]][{{.*}}, %c32], %{{.*}}, %{{.*}} : memref<?x2x4x40xf8E4M3FN>, vector<32xi1>, vector<32xf8E4M3FN> into vector<32xf8E4M3FN>
+// CHECK:         vector.reduction <maximumf>
+// CHECK:         vector.maskedload %{{.*}}[%{{.*}}, %c32]
+// CHECK:         vector.reduction <maximumf>
+// CHECK:         memref.store %{{.*}}, %[[SCALES]]
+// CHECK:         vector.store %{{.*}}, %[[POOL]][{{.*}}, %c0] : memref<?x2x4x40xf8E4M3FN>, vector<32xf8E4M3FN>
+// CHECK:         vector.maskedstore %[[POOL]][{{.*}}, %c32], %{{.*}}, %{{.*}} : memref<?x2x4x40xf8E4M3FN>, vector<32xi1>, vector<32xf8E4M3FN>
+func.func @invariant_f8(%x: memref<?x2x4xf32>, %dt: memref<?x2xf32>, %A: memref<2xf32>,
+    %B: memref<?x1x40xf32>, %C: memref<?x1x40xf32>, %pool: memref<?x2x4x40xf8E4M3FN>,
+    %scales: memref<?x2x4xf32>, %qsl: memref<?xi32>, %his: memref<?xi1>, %ci: memref<?xi32>,
+    %y: memref<?x2x4xf32>) {
+  ssd.chunk_scan_varlen invariant x(%x : memref<?x2x4xf32>) dt(%dt : memref<?x2xf32>)
+      A(%A : memref<2xf32>) B(%B : memref<?x1x40xf32>) C(%C : memref<?x1x40xf32>)
+      ssm_pool(%pool : memref<?x2x4x40xf8E4M3FN>) ssm_pool_scales(%scales : memref<?x2x4xf32>)
+      query_start_loc(%qsl : memref<?xi32>) has_initial_state(%his : memref<?xi1>)
+      cache_indices(%ci : memref<?xi32>)
+      outs(%y : memref<?x2x4xf32>) {form = #ssd<form serial>}
+  return
+}
+
+// -----
+
+// Serial form, f16 pool, stochastic: no scales; Philox, then the value
+// rounded on f16's grid and narrowed exactly.
+// CHECK-LABEL: func.func @serial_f16_stochastic
+// CHECK-SAME:    %[[POOL:[a-z0-9]+]]: memref<?x2x4x16xf16>
+// CHECK:         vector.load %[[POOL]]{{.*}} : memref<?x2x4x16xf16>, vector<8xf16>
+// CHECK-NEXT:    arith.extf %{{.*}} : vector<8xf16> to vector<8xf32>
+// CHECK:         arith.mului_extended
+// CHECK:         %[[NARROW:.*]] = arith.truncf %{{.*}} : vector<8xf32> to vector<8xf16>
+// CHECK-NEXT:    vector.store %[[NARROW]], %[[POOL]]
+func.func @serial_f16_stochastic(%x: memref<?x2x4xf32>, %dt: memref<?x2xf32>, %A: memref<2xf32>,
+    %B: memref<?x1x16xf32>, %C: memref<?x1x16xf32>, %pool: memref<?x2x4x16xf16>,
+    %qsl: memref<?xi32>, %his: memref<?xi1>, %ci: memref<?xi32>, %seed: memref<i64>,
+    %y: memref<?x2x4xf32>) {
+  ssd.chunk_scan_varlen x(%x : memref<?x2x4xf32>) dt(%dt : memref<?x2xf32>)
+      A(%A : memref<2xf32>) B(%B : memref<?x1x16xf32>) C(%C : memref<?x1x16xf32>)
+      ssm_pool(%pool : memref<?x2x4x16xf16>)
+      query_start_loc(%qsl : memref<?xi32>) has_initial_state(%his : memref<?xi1>)
+      cache_indices(%ci : memref<?xi32>)
+      rounding_seed(%seed : memref<i64>)
+      outs(%y : memref<?x2x4xf32>) {form = #ssd<form serial>, pool_rounding = #ssd<pool_rounding stochastic>}
+  return
+}
