@@ -39,8 +39,8 @@ TEST(Philox, KnownAnswers) {
 // The counter is (n, h * P + p, slot, tokens) mod 2^32 and the key the
 // seed's low and high halves.
 TEST(Philox, CounterAndKeyOfAWrite) {
-  EXPECT_EQ(poolRandomBits(int64_t(0x299f31d0a4093822), 0x243f6a88,
-                           0x85a308d3, 0x13198a2e, 0x03707344),
+  EXPECT_EQ(poolRandomBits(int64_t(0x299f31d0a4093822), 0x243f6a88, 0x85a308d3,
+                           0x13198a2e, 0x03707344),
             0xd16cfe09u);
   EXPECT_EQ(poolRandomBits(-1, -1, -1, -1, -1), 0x408f276du);
   EXPECT_EQ(poolRandomBits(0, int64_t(1) << 32, int64_t(1) << 32, 0, 0),
@@ -60,8 +60,8 @@ Row encode(PoolDType t, const std::vector<float> &r, bool stochastic = false,
   Row row;
   row.codes.assign(r.size(), 0xAA);
   encodePoolRow(
-      t, r.data(), int64_t(r.size()), stochastic,
-      [&](int64_t) { return bits; }, row.codes.data(), row.scale);
+      t, r.data(), int64_t(r.size()), stochastic, [&](int64_t) { return bits; },
+      row.codes.data(), row.scale);
   return row;
 }
 
@@ -75,8 +75,8 @@ std::vector<uint8_t> bytes(std::initializer_list<int> v) {
 // m = 127: scale 1, inverse 1, the codes are the values rounded, ties to
 // even, and the sign of zero is lost in an integer.
 TEST(PoolFormat, I8NearestTiesToEven) {
-  Row row = encode(PoolDType::I8, {127, 63.5f, 62.5f, -0.5f, 1.5f, -2.5f,
-                                   -127, 0.49f});
+  Row row = encode(PoolDType::I8,
+                   {127, 63.5f, 62.5f, -0.5f, 1.5f, -2.5f, -127, 0.49f});
   EXPECT_EQ(row.scale, 1.0f);
   EXPECT_EQ(row.codes, bytes({127, 64, 62, 0, 2, 0xFE, 0x81, 0}));
 }
@@ -88,8 +88,7 @@ TEST(PoolFormat, I8ScaleIsTwoF32Divisions) {
   Row row = encode(PoolDType::I8, {3, 1, -1.5f});
   EXPECT_EQ(row.scale, f32(3.0) / f32(127.0));
   EXPECT_EQ(row.codes, bytes({127, 42, 0xC0}));
-  EXPECT_EQ(decodePoolCode(PoolDType::I8, 0xC0, row.scale),
-            -64.0f * row.scale);
+  EXPECT_EQ(decodePoolCode(PoolDType::I8, 0xC0, row.scale), -64.0f * row.scale);
 }
 
 // A row whose maximum times Qmax / m rounds above Qmax in f32 still
@@ -143,17 +142,16 @@ TEST(PoolFormat, F8E4M3FNCodes) {
                    {448, -448, 1.0f, 1.0625f, 1.1875f, 2 * s, 3 * s, s / 2,
                     -s / 2, 1.5f * s, 7.5f * s, 0x1p-6f, 0x1p-12f, 240});
   EXPECT_EQ(row.scale, 1.0f);
-  EXPECT_EQ(row.codes,
-            bytes({0x7e, 0xfe, 0x38,
-                   0x38,       // 1 + 1/16: tie, to the even mantissa 0
-                   0x3a,       // 1 + 3/16: tie, to the even mantissa 2
-                   0x02, 0x03, //
-                   0x00,       // half the smallest subnormal: tie, to 0
-                   0x80,       // the same negative: -0 keeps its sign
-                   0x02,       // 1.5 subnormal gaps: tie, to 2
-                   0x08,       // 7.5 gaps: tie, to 8 = the smallest normal
-                   0x08, 0x00, // 2^-12 is below half a gap
-                   0x77}));    // 240 = 1.875 * 2^7
+  EXPECT_EQ(row.codes, bytes({0x7e, 0xfe, 0x38,
+                              0x38, // 1 + 1/16: tie, to the even mantissa 0
+                              0x3a, // 1 + 3/16: tie, to the even mantissa 2
+                              0x02, 0x03, //
+                              0x00, // half the smallest subnormal: tie, to 0
+                              0x80, // the same negative: -0 keeps its sign
+                              0x02, // 1.5 subnormal gaps: tie, to 2
+                              0x08, // 7.5 gaps: tie, to 8 = the smallest normal
+                              0x08, 0x00, // 2^-12 is below half a gap
+                              0x77}));    // 240 = 1.875 * 2^7
 }
 
 TEST(PoolFormat, F8E4M3FNDecode) {
@@ -192,13 +190,12 @@ TEST(PoolFormat, StochasticI8) {
 
 TEST(PoolFormat, StochasticF8E4M3FN) {
   // 1 + 1/32 lies a quarter of the gap 1/8 above 1.
-  EXPECT_EQ(encode(PoolDType::F8E4M3FN, {448, 1.03125f, -1.03125f}, true, kUp)
-                .codes,
-            bytes({0x7e, 0x39, 0xb9}));
   EXPECT_EQ(
-      encode(PoolDType::F8E4M3FN, {448, 1.03125f, -1.03125f}, true, kDown)
-          .codes,
-      bytes({0x7e, 0x38, 0xb8}));
+      encode(PoolDType::F8E4M3FN, {448, 1.03125f, -1.03125f}, true, kUp).codes,
+      bytes({0x7e, 0x39, 0xb9}));
+  EXPECT_EQ(encode(PoolDType::F8E4M3FN, {448, 1.03125f, -1.03125f}, true, kDown)
+                .codes,
+            bytes({0x7e, 0x38, 0xb8}));
   // Below the smallest normal the gap is the subnormal one, 2^-9.
   EXPECT_EQ(
       encode(PoolDType::F8E4M3FN, {448, 2.25f * 0x1p-9f}, true, kUp).codes,
@@ -277,8 +274,8 @@ TEST(PoolFormat, ReferenceCounterOfAFinalState) {
     p.roundingSeed = seed;
     PoolContents pool;
     ASSERT_TRUE(referenceScan(p, y, pool, &error)) << error;
-    const float expected = roundPoolValue(
-        PoolDType::BF16, state, true, poolRandomBits(seed, 0, 0, 1, 5 + 2));
+    const float expected = roundPoolValue(PoolDType::BF16, state, true,
+                                          poolRandomBits(seed, 0, 0, 1, 5 + 2));
     EXPECT_EQ(pool.values[1], expected) << "seed " << seed;
     differing += expected != roundPoolValue(PoolDType::BF16, state, true,
                                             poolRandomBits(seed, 0, 0, 1, 2));
