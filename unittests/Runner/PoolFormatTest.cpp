@@ -10,6 +10,7 @@
 
 #include "RunnerTestUtils.h"
 
+#include "ssd/Runner/HostOperands.h"
 #include "ssd/Runner/PoolFormat.h"
 #include "ssd/Runner/Reference.h"
 
@@ -281,6 +282,119 @@ TEST(PoolFormat, ReferenceCounterOfAFinalState) {
                                             poolRandomBits(seed, 0, 0, 1, 2));
   }
   EXPECT_GT(differing, 0) << "the token count must reach the counter";
+}
+
+} // namespace
+
+namespace {
+
+std::vector<std::string> names(const std::vector<OperandLayout> &layouts) {
+  std::vector<std::string> out;
+  for (const OperandLayout &l : layouts)
+    out.push_back(l.name + ":" + l.elementType);
+  return out;
+}
+
+// The compiled function's operands: the scales right after the pool, the
+// seed (0-d) after token_parents, both only when the pool needs them; an
+// 8-bit pool's call writes its scales too.
+TEST(PoolOperands, Layout) {
+  ScanProblem p = tinyProblem();
+  EXPECT_EQ(names(operandLayouts(p)),
+            (std::vector<std::string>{
+                "x:f32", "dt:f32", "A:f32", "B:f32", "C:f32", "ssm_pool:f32",
+                "query_start_loc:i32", "cache_indices:i32", "outs:f32"}));
+  const std::string f32Key = signatureKey(p);
+  EXPECT_EQ(f32Key.find("pool="), std::string::npos)
+      << "an f32 pool's key stays as it was";
+
+  p.poolDType = PoolDType::I8;
+  p.poolCodes = {1, 2};
+  p.poolScales = {0.5f, 0.25f};
+  p.poolRounding = PoolRounding::Stochastic;
+  p.roundingSeed = -2;
+  p.tokenParentsPresent = true;
+  p.tokenParents = {-1, 0};
+  std::vector<OperandLayout> layouts = operandLayouts(p);
+  EXPECT_EQ(
+      names(layouts),
+      (std::vector<std::string>{
+          "x:f32", "dt:f32", "A:f32", "B:f32", "C:f32", "ssm_pool:i8",
+          "ssm_pool_scales:f32", "query_start_loc:i32", "cache_indices:i32",
+          "token_parents:i32", "rounding_seed:i64", "outs:f32"}));
+  EXPECT_EQ(layouts[6].shape, (std::vector<int64_t>{2, 1, 1}));
+  EXPECT_TRUE(layouts[10].shape.empty());
+  EXPECT_NE(signatureKey(p).find(" pool=i8 rounding=stochastic"),
+            std::string::npos);
+
+  HostOperands operands(p);
+  EXPECT_EQ(operands.bytes(5), bytes({1, 2}));
+  EXPECT_EQ(operands.bytes(6).size(), 8u);
+  int64_t seed;
+  ASSERT_EQ(operands.bytes(10).size(), 8u);
+  std::memcpy(&seed, operands.bytes(10).data(), 8);
+  EXPECT_EQ(seed, -2);
+  EXPECT_EQ(operands.writtenIndices(),
+            (std::vector<size_t>{operands.yIndex(), 5, 6}));
+  std::vector<std::vector<int64_t>> descriptors = operands.descriptors(
+      {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
+       nullptr, nullptr, nullptr, nullptr});
+  EXPECT_EQ(descriptors[10].size(), 3u) << "a 0-d memref: pointers, offset";
+
+  PoolContents out;
+  std::vector<float> y;
+  operands.readOutputs(y, out);
+  EXPECT_EQ(out.codes, bytes({1, 2}));
+  EXPECT_EQ(out.scales, (std::vector<float>{0.5f, 0.25f}));
+  std::vector<float> decoded;
+  operands.readOutputs(y, decoded);
+  EXPECT_EQ(decoded, (std::vector<float>{0.5f, 0.5f}));
+}
+
+class PoolFilesTest : public TempDirTest {};
+
+// ssd-run's files of an i8 pool: int8 codes and float32 scales, loaded and
+// written back the same way; an f16 pool's float32 file is rounded.
+TEST_F(PoolFilesTest, LoadAndWrite) {
+  ScanProblem p = tinyProblem();
+  writeProblem("in", p);
+  std::string e;
+  ASSERT_TRUE(writeNpy(path("in/ssm_pool.npy"),
+                       makeArray<int8_t>("|i1", {2, 1, 1, 1}, {-127, 3}), e))
+      << e;
+  ASSERT_TRUE(writeNpy(path("in/ssm_pool_scales.npy"),
+                       makeArray<float>("<f4", {2, 1, 1}, {0.5f, 2.0f}), e))
+      << e;
+  ScanProblem loaded;
+  ASSERT_TRUE(
+      loadProblem(path("in"), ModelDType::F32, loaded, e, PoolDType::I8))
+      << e;
+  EXPECT_EQ(loaded.poolCodes, bytes({0x81, 3}));
+  EXPECT_EQ(loaded.pool, (std::vector<float>{-63.5f, 6.0f}));
+
+  PoolContents pool;
+  pool.codes = {0x81, 5};
+  pool.scales = {0.5f, 0.125f};
+  ASSERT_TRUE(writeOutputs(path("out"), loaded, {1, 2}, pool, e)) << e;
+  NpyArray codes, scales;
+  ASSERT_TRUE(readNpy(path("out/ssm_pool.npy"), codes, e)) << e;
+  ASSERT_TRUE(readNpy(path("out/ssm_pool_scales.npy"), scales, e)) << e;
+  EXPECT_EQ(codes.descr, "|i1");
+  EXPECT_EQ(codes.shape, (std::vector<int64_t>{2, 1, 1, 1}));
+  EXPECT_EQ(codes.data, bytes({0x81, 5}));
+  EXPECT_EQ(scales.descr, "<f4");
+  EXPECT_EQ(scales.shape, (std::vector<int64_t>{2, 1, 1}));
+
+  ScanProblem f16;
+  ASSERT_TRUE(loadProblem(path("out"), ModelDType::F32, f16, e,
+                          PoolDType::F8E4M3FN) == false);
+  p.pool = {1.0f + 0x1p-12f, 70000.0f};
+  writeProblem("in16", p);
+  ASSERT_TRUE(
+      loadProblem(path("in16"), ModelDType::F32, f16, e, PoolDType::F16))
+      << e;
+  EXPECT_EQ(f16.pool[0], 1.0f);
+  EXPECT_TRUE(std::isinf(f16.pool[1]));
 }
 
 } // namespace
