@@ -3,6 +3,7 @@
 
   ssdgen.py gen OUTDIR --seqlens 0,1,5 [...]    write a random valid input dir
   ssdgen.py ref INPUTDIR OUTDIR [--dtype D] [--pool-dtype P] [--f32-state]
+                 [--pool-rounding stochastic --rounding-seed N]
                                                 float64 reference in NumPy
   ssdgen.py check INPUTDIR REFDIR OUTDIR --dtype D [--tol X] [--pool-dtype P]
                  [--suite TARGET/FORM]          compare an output dir to a
@@ -29,7 +30,12 @@ performs the same operations in the same order, so the two agree bit for bit
 (checked with --tol 0). With checkpoints, `ref` and `check` take the
 interval as ssd-run does (--checkpoint-interval). `--pool-dtype bf16` matches ssd-run's: the float32
 values of ssm_pool.npy are rounded to bf16 on load and the written states to
-bf16 on write; the output pool holds those bf16 values as float32.
+bf16 on write; the output pool holds those bf16 values as float32. So does
+`--pool-dtype f16`; `f8e4m3` and `i8` pools are their codes (uint8 bit
+patterns, int8) with ssm_pool_scales.npy, quantized by a NumPy reading of
+docs/overview.md ("Compressed state pools") of its own, Philox4x32-10
+included (`--pool-rounding stochastic --rounding-seed N`), so that `ref`
+cross-checks the C++ reference's stored bits too.
 
 Two bounds (docs/testing.md, "Suite bounds"). The contract's (TOLERANCES,
 docs/overview.md "Accuracy") is what users are promised on every target.
