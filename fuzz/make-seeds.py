@@ -5,6 +5,9 @@
                              utils/ssdgen.py (valid ones of many shapes and
                              options, and every broken kind of `ssdgen bad`),
                              packed in ssd-npy-fuzzer's input format
+  make-seeds.py pool OUTDIR  input sets with compressed pools (every
+                             --pool-dtype of ssdgen gen, and the ps-* bad
+                             kinds), packed in ssd-pool-fuzzer's format
   make-seeds.py ir OUTDIR    every ssd op of the test and example .mlir files:
                              each split-input-file case on its own
 
@@ -86,6 +89,51 @@ def npy_seeds(outdir):
     return count
 
 
+# ssd-pool-fuzzer's files: the npy fuzzer's and the 8-bit pools' scales.
+POOL_FILES = FILES + ["ssm_pool_scales"]
+POOL_TYPES = ["f32", "bf16", "f16", "f8e4m3", "i8"]
+
+
+def pool_seeds(outdir):
+    os.makedirs(outdir, exist_ok=True)
+    count = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        # (directory, pool type, checkpoint interval)
+        dirs = []
+        for i, args in enumerate(GEN[:3] + GEN[-2:]):
+            for pool in POOL_TYPES:
+                d = os.path.join(tmp, "gen%d-%s" % (i, pool))
+                subprocess.run([sys.executable, SSDGEN, "gen", d, "--pool-dtype",
+                                pool] + args.split(), check=True,
+                               stdout=subprocess.DEVNULL)
+                words = args.split()
+                interval = (int(words[words.index("--checkpoint-interval") + 1])
+                            if "--checkpoint-interval" in words else 0)
+                dirs.append((d, pool, interval))
+        for kind in ["ps-missing", "ps-given", "ps-shape", "ps-rank",
+                     "ps-dtype", "ps-float-codes", "ps-signed-codes"]:
+            d = os.path.join(tmp, kind)
+            subprocess.run([sys.executable, SSDGEN, "bad", d, kind],
+                           check=True, stdout=subprocess.DEVNULL)
+            pool = {"ps-given": "f32", "ps-signed-codes": "f8e4m3"}.get(kind,
+                                                                        "i8")
+            dirs.append((d, pool, 0))
+        for i, (d, pool, interval) in enumerate(dirs):
+            # Every other set rounds stochastically, with seed i.
+            options = (POOL_TYPES.index(pool) | (8 if i % 2 else 0)
+                       | (interval << 4))
+            out = bytearray([options]) + struct.pack("<q", i)
+            for index, name in enumerate(POOL_FILES):
+                path = os.path.join(d, name + ".npy")
+                if os.path.exists(path):
+                    data = open(path, "rb").read()
+                    out += struct.pack("<BI", index, len(data)) + data
+            with open(os.path.join(outdir, "seed-%03d" % i), "wb") as f:
+                f.write(bytes(out))
+            count += 1
+    return count
+
+
 def ir_seeds(outdir):
     os.makedirs(outdir, exist_ok=True)
     count = 0
@@ -105,12 +153,12 @@ def ir_seeds(outdir):
 
 
 def main(argv):
-    if len(argv) != 3 or argv[1] not in ("npy", "ir"):
+    if len(argv) != 3 or argv[1] not in ("npy", "pool", "ir"):
         sys.stderr.write(__doc__)
         return 2
     if os.path.isdir(argv[2]):
         shutil.rmtree(argv[2])
-    n = npy_seeds(argv[2]) if argv[1] == "npy" else ir_seeds(argv[2])
+    n = {"npy": npy_seeds, "pool": pool_seeds, "ir": ir_seeds}[argv[1]](argv[2])
     print("make-seeds: %d %s seeds in %s" % (n, argv[1], argv[2]))
     return 0
 

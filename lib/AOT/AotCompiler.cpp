@@ -162,9 +162,9 @@ bool compileVariants(const CompileRequest &o, mlir::MLIRContext &context,
     int64_t interval =
         ssd::checkpointSlotsPath(dir).empty() ? 0 : o.checkpointInterval;
     ssd::ScanProblem problem;
-    if (!ssd::loadProblem(dir, o.dtype, problem, error, ssd::PoolDType::F32,
-                          interval))
+    if (!ssd::loadProblem(dir, o.dtype, problem, error, o.poolDType, interval))
       return false;
+    problem.poolRounding = o.poolRounding;
     for (const std::string &form : o.forms) {
       // Only the serial kernels follow a token's parent.
       if (problem.tokenParentsPresent && (form == "chunked" || o.invariant)) {

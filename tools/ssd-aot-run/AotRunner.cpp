@@ -16,7 +16,8 @@
 //   RUNNER --inputs DIR --outputs DIR [--dtype D]
 //          [--target cuda|gpu-emu|reference] [--form auto|serial|chunked]
 //          [--chunk-size N] [--checkpoint-interval N] [--heads-per-block N]
-//          [--invariant]
+//          [--invariant] [--pool-dtype f32|bf16|f16|f8e4m3|i8]
+//          [--pool-rounding nearest|stochastic --rounding-seed N]
 //   RUNNER --bench prefill|decode --like DIR [--dtype D] [--form F]
 //          [--chunk-size N] [--reps N] [--max-tokens N] [--heads-per-block N]
 //          [--invariant]
@@ -31,6 +32,10 @@
 //
 // --heads-per-block N picks the variants compiled with `ssd-compile
 // --heads-per-block N` (1: one head per chunk-kernel block).
+//
+// --pool-dtype and --pool-rounding pick the variants compiled with the same
+// flags of ssd-compile (their keys name them); the seed is an operand, so
+// one variant serves every --rounding-seed. The pool files are ssd-run's.
 //
 // --invariant picks the variants compiled with `ssd-compile --invariant`
 // (their keys end in ` invariant`); it takes no --heads-per-block.
@@ -61,12 +66,14 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -84,7 +91,8 @@ const ssd::DeviceRuntime &device() { return ssd::aot::deviceRuntime(); }
 
 struct Options {
   std::string inputs, outputs, like, bench, cases, call, input, output,
-      dtype = "f32", target, form = "auto";
+      dtype = "f32", target, form = "auto", poolDType = "f32",
+      poolRounding = "nearest", roundingSeed;
   int64_t chunkSize = mlir::ssd::kChunkSizeDefault, reps = 5, maxTokens = 65536,
           outputBytes = 0, checkpointInterval = 0,
           headsPerBlock = mlir::ssd::kDefaultHeadsPerBlock;
@@ -110,12 +118,20 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
     }
     o.headsPerBlockGiven |= arg == "--heads-per-block";
     std::map<std::string, std::string *> text = {
-        {"--inputs", &o.inputs}, {"--outputs", &o.outputs},
-        {"--like", &o.like},     {"--bench", &o.bench},
-        {"--dtype", &o.dtype},   {"--target", &o.target},
-        {"--form", &o.form},     {"--cases", &o.cases},
-        {"--call", &o.call},     {"--input", &o.input},
-        {"--output", &o.output}};
+        {"--inputs", &o.inputs},
+        {"--outputs", &o.outputs},
+        {"--like", &o.like},
+        {"--bench", &o.bench},
+        {"--dtype", &o.dtype},
+        {"--target", &o.target},
+        {"--form", &o.form},
+        {"--cases", &o.cases},
+        {"--call", &o.call},
+        {"--input", &o.input},
+        {"--output", &o.output},
+        {"--pool-dtype", &o.poolDType},
+        {"--pool-rounding", &o.poolRounding},
+        {"--rounding-seed", &o.roundingSeed}};
     std::map<std::string, int64_t *> numbers = {
         {"--chunk-size", &o.chunkSize},
         {"--reps", &o.reps},
@@ -142,6 +158,13 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
     }
     *numbers[arg] = n;
   }
+  if (o.roundingSeed.empty() != (o.poolRounding != "stochastic")) {
+    error = o.roundingSeed.empty() ? "--pool-rounding stochastic needs "
+                                     "--rounding-seed N"
+                                   : "--rounding-seed needs --pool-rounding "
+                                     "stochastic";
+    return false;
+  }
   if (o.invariant && o.headsPerBlockGiven) {
     error = "--invariant runs the serial GPU kernel only: --heads-per-block "
             "(a chunked kernel's choice) does not apply";
@@ -155,6 +178,40 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
                                      mlir::ssd::kHeadsPerBlockRange,
                                      o.headsPerBlock);
   return error.empty();
+}
+
+/// --pool-dtype, --pool-rounding and --rounding-seed, checked as ssd-run
+/// checks them.
+bool poolOptions(const Options &o, ssd::PoolDType &poolDType,
+                 ssd::PoolRounding &rounding, int64_t &seed,
+                 std::string &error) {
+  if (!ssd::parsePoolDTypeFlag("--pool-dtype", o.poolDType, poolDType, error))
+    return false;
+  std::optional<ssd::PoolRounding> parsed =
+      mlir::ssd::parseEnumName(ssd::kPoolRoundingNames, o.poolRounding);
+  if (!parsed) {
+    error = "unknown --pool-rounding '" + o.poolRounding +
+            "' (expected nearest or stochastic)";
+    return false;
+  }
+  rounding = *parsed;
+  seed = 0;
+  if (rounding != ssd::PoolRounding::Stochastic)
+    return true;
+  if (poolDType == ssd::PoolDType::F32) {
+    error = "--pool-rounding stochastic needs a narrow pool (--pool-dtype "
+            "bf16, f16, f8e4m3 or i8): an f32 pool has nothing to round";
+    return false;
+  }
+  errno = 0;
+  char *end = nullptr;
+  long long n = std::strtoll(o.roundingSeed.c_str(), &end, 10);
+  if (o.roundingSeed.empty() || *end || errno == ERANGE) {
+    error = "--rounding-seed must be an integer, got '" + o.roundingSeed + "'";
+    return false;
+  }
+  seed = n;
+  return true;
 }
 
 std::string variantKey(const ssd::ScanProblem &p, const Options &o) {
@@ -218,6 +275,9 @@ bool copyBandwidth(size_t bytes, int reps, double &bandwidth,
 
 int bench(const Options &o, ssd::ModelDType dtype) {
   std::string error;
+  if (o.poolDType != "f32" || o.poolRounding != "nearest")
+    return fail("--bench runs f32 pools; --pool-dtype and --pool-rounding "
+                "apply to --inputs runs");
   // The benchmark's launches are synthetic, without checkpoints.
   if (std::string path = ssd::checkpointSlotsPath(o.like); !path.empty())
     return fail(path + ": --bench runs launches without checkpoints; give "
@@ -454,17 +514,28 @@ int runOne(const Options &o) {
   if (target == "reference" && !defaultHeads)
     return fail("--heads-per-block needs --target cuda or gpu-emu");
 
+  ssd::PoolDType poolDType;
+  ssd::PoolRounding rounding;
+  int64_t seed;
+  if (!poolOptions(o, poolDType, rounding, seed, error))
+    return fail(error);
   ssd::ScanProblem problem;
-  if (!ssd::loadProblem(o.inputs, dtype, problem, error, ssd::PoolDType::F32,
+  if (!ssd::loadProblem(o.inputs, dtype, problem, error, poolDType,
                         o.checkpointInterval))
     return fail(error);
-  std::vector<float> y, pool;
+  problem.poolRounding = rounding;
+  problem.roundingSeed = seed;
+  std::vector<float> y;
+  ssd::PoolContents pool;
   double seconds = 0;
   std::string chip; // the variant's, on a device
   if (target == "reference") {
-    std::vector<double> yRef, poolRef;
-    ssd::referenceScan(problem, yRef, poolRef);
-    ssd::roundOutputs(problem, yRef, poolRef, y, pool);
+    std::vector<double> yRef;
+    if (!ssd::referenceScan(problem, yRef, pool, &error))
+      return fail(error);
+    y.resize(yRef.size());
+    for (size_t i = 0; i < yRef.size(); ++i)
+      y[i] = ssd::roundDoubleToModelDType(yRef[i], problem.dtype);
   } else {
     const Variant *v = findVariant(problem, o, error);
     if (!v)
@@ -478,13 +549,20 @@ int runOne(const Options &o) {
   if (!ssd::writeOutputs(o.outputs, problem, y, pool, error))
     return fail(error);
   std::printf(
-      "ssd-aot-run: %s form=%s%s%s dtype=%s T=%lld batch=%lld%s time=%.3f "
+      "ssd-aot-run: %s form=%s%s%s dtype=%s%s T=%lld batch=%lld%s time=%.3f "
       "ms\n",
       target.c_str(), o.form.c_str(),
       defaultHeads
           ? ""
           : (" heads_per_block=" + std::to_string(o.headsPerBlock)).c_str(),
       o.invariant ? " invariant" : "", ssd::toString(dtype),
+      poolDType == ssd::PoolDType::F32
+          ? ""
+          : (std::string(" pool=") + ssd::toString(poolDType) +
+             (rounding == ssd::PoolRounding::Stochastic
+                  ? " rounding=stochastic seed=" + std::to_string(seed)
+                  : ""))
+                .c_str(),
       (long long)problem.T, (long long)problem.batch, chip.c_str(),
       seconds * 1e3);
   std::fflush(stdout);

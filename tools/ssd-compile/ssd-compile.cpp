@@ -1,6 +1,8 @@
 //===- ssd-compile.cpp - ahead-of-time compilation of scan ops for GPUs ---===//
 //
 //   ssd-compile --inputs DIR [--inputs DIR ...] [--dtype f32|f16|bf16]
+//               [--pool-dtype f32|bf16|f16|f8e4m3|i8]
+//               [--pool-rounding nearest|stochastic]
 //               [--forms auto,serial,chunked] [--chunk-size N]
 //               [--checkpoint-interval N] [--heads-per-block N] [--invariant]
 //               [--target cuda|gpu-emu] [--chip sm_90a[,sm_80...]]
@@ -28,6 +30,12 @@
 // shapes allow it (sm_90a, docs/gpu.md); the variants' keys end in
 // `heads_per_block=2`, so one executable can hold both and compare them
 // (`ssd-aot-run --heads-per-block 2`).
+//
+// --pool-dtype and --pool-rounding give every --inputs variant its pool
+// type and rounding (the directories' pool files as ssd-run reads them for
+// the same flags); both show in the keys (`ssd-aot-run --pool-dtype ...`).
+// A stochastic variant takes its seed at each call (ssd-aot-run
+// --rounding-seed N).
 //
 // --invariant compiles every op invariant (bit-identical results however it
 // is batched, split or formed); the variants' keys end in ` invariant`
@@ -135,6 +143,14 @@ cl::opt<bool>
               cl::desc("invariant ops: bit-identical results however they are "
                        "batched, split or formed"),
               cl::cat(category));
+ssd::ToolEnum<ssd::PoolDType>
+    poolDType("pool-dtype", cl::desc("pool dtype of the --inputs variants"),
+              cl::init(ssd::PoolDType::F32),
+              mlir::ssd::EnumValues{ssd::kPoolDTypeNames}, cl::cat(category));
+ssd::ToolEnum<ssd::PoolRounding> poolRounding(
+    "pool-rounding", cl::desc("how states are rounded into a narrow pool"),
+    cl::init(ssd::PoolRounding::NearestEven),
+    mlir::ssd::EnumValues{ssd::kPoolRoundingNames}, cl::cat(category));
 // For the input directories with checkpoint_slots.npy; the interval is part
 // of their variants' keys.
 ssd::ToolInt checkpointInterval(
@@ -207,6 +223,20 @@ bool readOptions(Options &o, std::string &error) {
     o.chips = {mlir::ssd::kDefaultGPUChip};
   o.format = format;
   o.dtype = dtype;
+  o.poolDType = poolDType;
+  o.poolRounding = poolRounding;
+  if (!o.module.empty() &&
+      (poolDType.getNumOccurrences() || poolRounding.getNumOccurrences())) {
+    error = "--pool-dtype and --pool-rounding apply to --inputs (a --module "
+            "holds its own ops)";
+    return false;
+  }
+  if (poolRounding == ssd::PoolRounding::Stochastic &&
+      poolDType == ssd::PoolDType::F32) {
+    error = "--pool-rounding stochastic needs a narrow pool (--pool-dtype "
+            "bf16, f16, f8e4m3 or i8): an f32 pool has nothing to round";
+    return false;
+  }
   o.forms.clear();
   for (mlir::ssd::FormChoice f : forms)
     o.forms.push_back(mlir::ssd::enumName(mlir::ssd::kFormChoiceNames, f));

@@ -10,6 +10,7 @@
 
 #include "RunnerTestUtils.h"
 
+#include "ssd/Runner/HostOperands.h"
 #include "ssd/Runner/PoolFormat.h"
 #include "ssd/Runner/Reference.h"
 
@@ -39,8 +40,8 @@ TEST(Philox, KnownAnswers) {
 // The counter is (n, h * P + p, slot, tokens) mod 2^32 and the key the
 // seed's low and high halves.
 TEST(Philox, CounterAndKeyOfAWrite) {
-  EXPECT_EQ(poolRandomBits(int64_t(0x299f31d0a4093822), 0x243f6a88,
-                           0x85a308d3, 0x13198a2e, 0x03707344),
+  EXPECT_EQ(poolRandomBits(int64_t(0x299f31d0a4093822), 0x243f6a88, 0x85a308d3,
+                           0x13198a2e, 0x03707344),
             0xd16cfe09u);
   EXPECT_EQ(poolRandomBits(-1, -1, -1, -1, -1), 0x408f276du);
   EXPECT_EQ(poolRandomBits(0, int64_t(1) << 32, int64_t(1) << 32, 0, 0),
@@ -60,8 +61,8 @@ Row encode(PoolDType t, const std::vector<float> &r, bool stochastic = false,
   Row row;
   row.codes.assign(r.size(), 0xAA);
   encodePoolRow(
-      t, r.data(), int64_t(r.size()), stochastic,
-      [&](int64_t) { return bits; }, row.codes.data(), row.scale);
+      t, r.data(), int64_t(r.size()), stochastic, [&](int64_t) { return bits; },
+      row.codes.data(), row.scale);
   return row;
 }
 
@@ -75,8 +76,8 @@ std::vector<uint8_t> bytes(std::initializer_list<int> v) {
 // m = 127: scale 1, inverse 1, the codes are the values rounded, ties to
 // even, and the sign of zero is lost in an integer.
 TEST(PoolFormat, I8NearestTiesToEven) {
-  Row row = encode(PoolDType::I8, {127, 63.5f, 62.5f, -0.5f, 1.5f, -2.5f,
-                                   -127, 0.49f});
+  Row row = encode(PoolDType::I8,
+                   {127, 63.5f, 62.5f, -0.5f, 1.5f, -2.5f, -127, 0.49f});
   EXPECT_EQ(row.scale, 1.0f);
   EXPECT_EQ(row.codes, bytes({127, 64, 62, 0, 2, 0xFE, 0x81, 0}));
 }
@@ -88,8 +89,7 @@ TEST(PoolFormat, I8ScaleIsTwoF32Divisions) {
   Row row = encode(PoolDType::I8, {3, 1, -1.5f});
   EXPECT_EQ(row.scale, f32(3.0) / f32(127.0));
   EXPECT_EQ(row.codes, bytes({127, 42, 0xC0}));
-  EXPECT_EQ(decodePoolCode(PoolDType::I8, 0xC0, row.scale),
-            -64.0f * row.scale);
+  EXPECT_EQ(decodePoolCode(PoolDType::I8, 0xC0, row.scale), -64.0f * row.scale);
 }
 
 // A row whose maximum times Qmax / m rounds above Qmax in f32 still
@@ -143,17 +143,16 @@ TEST(PoolFormat, F8E4M3FNCodes) {
                    {448, -448, 1.0f, 1.0625f, 1.1875f, 2 * s, 3 * s, s / 2,
                     -s / 2, 1.5f * s, 7.5f * s, 0x1p-6f, 0x1p-12f, 240});
   EXPECT_EQ(row.scale, 1.0f);
-  EXPECT_EQ(row.codes,
-            bytes({0x7e, 0xfe, 0x38,
-                   0x38,       // 1 + 1/16: tie, to the even mantissa 0
-                   0x3a,       // 1 + 3/16: tie, to the even mantissa 2
-                   0x02, 0x03, //
-                   0x00,       // half the smallest subnormal: tie, to 0
-                   0x80,       // the same negative: -0 keeps its sign
-                   0x02,       // 1.5 subnormal gaps: tie, to 2
-                   0x08,       // 7.5 gaps: tie, to 8 = the smallest normal
-                   0x08, 0x00, // 2^-12 is below half a gap
-                   0x77}));    // 240 = 1.875 * 2^7
+  EXPECT_EQ(row.codes, bytes({0x7e, 0xfe, 0x38,
+                              0x38, // 1 + 1/16: tie, to the even mantissa 0
+                              0x3a, // 1 + 3/16: tie, to the even mantissa 2
+                              0x02, 0x03, //
+                              0x00, // half the smallest subnormal: tie, to 0
+                              0x80, // the same negative: -0 keeps its sign
+                              0x02, // 1.5 subnormal gaps: tie, to 2
+                              0x08, // 7.5 gaps: tie, to 8 = the smallest normal
+                              0x08, 0x00, // 2^-12 is below half a gap
+                              0x77}));    // 240 = 1.875 * 2^7
 }
 
 TEST(PoolFormat, F8E4M3FNDecode) {
@@ -192,13 +191,12 @@ TEST(PoolFormat, StochasticI8) {
 
 TEST(PoolFormat, StochasticF8E4M3FN) {
   // 1 + 1/32 lies a quarter of the gap 1/8 above 1.
-  EXPECT_EQ(encode(PoolDType::F8E4M3FN, {448, 1.03125f, -1.03125f}, true, kUp)
-                .codes,
-            bytes({0x7e, 0x39, 0xb9}));
   EXPECT_EQ(
-      encode(PoolDType::F8E4M3FN, {448, 1.03125f, -1.03125f}, true, kDown)
-          .codes,
-      bytes({0x7e, 0x38, 0xb8}));
+      encode(PoolDType::F8E4M3FN, {448, 1.03125f, -1.03125f}, true, kUp).codes,
+      bytes({0x7e, 0x39, 0xb9}));
+  EXPECT_EQ(encode(PoolDType::F8E4M3FN, {448, 1.03125f, -1.03125f}, true, kDown)
+                .codes,
+            bytes({0x7e, 0x38, 0xb8}));
   // Below the smallest normal the gap is the subnormal one, 2^-9.
   EXPECT_EQ(
       encode(PoolDType::F8E4M3FN, {448, 2.25f * 0x1p-9f}, true, kUp).codes,
@@ -277,13 +275,126 @@ TEST(PoolFormat, ReferenceCounterOfAFinalState) {
     p.roundingSeed = seed;
     PoolContents pool;
     ASSERT_TRUE(referenceScan(p, y, pool, &error)) << error;
-    const float expected = roundPoolValue(
-        PoolDType::BF16, state, true, poolRandomBits(seed, 0, 0, 1, 5 + 2));
+    const float expected = roundPoolValue(PoolDType::BF16, state, true,
+                                          poolRandomBits(seed, 0, 0, 1, 5 + 2));
     EXPECT_EQ(pool.values[1], expected) << "seed " << seed;
     differing += expected != roundPoolValue(PoolDType::BF16, state, true,
                                             poolRandomBits(seed, 0, 0, 1, 2));
   }
   EXPECT_GT(differing, 0) << "the token count must reach the counter";
+}
+
+} // namespace
+
+namespace {
+
+std::vector<std::string> names(const std::vector<OperandLayout> &layouts) {
+  std::vector<std::string> out;
+  for (const OperandLayout &l : layouts)
+    out.push_back(l.name + ":" + l.elementType);
+  return out;
+}
+
+// The compiled function's operands: the scales right after the pool, the
+// seed (0-d) after token_parents, both only when the pool needs them; an
+// 8-bit pool's call writes its scales too.
+TEST(PoolOperands, Layout) {
+  ScanProblem p = tinyProblem();
+  EXPECT_EQ(names(operandLayouts(p)),
+            (std::vector<std::string>{
+                "x:f32", "dt:f32", "A:f32", "B:f32", "C:f32", "ssm_pool:f32",
+                "query_start_loc:i32", "cache_indices:i32", "outs:f32"}));
+  const std::string f32Key = signatureKey(p);
+  EXPECT_EQ(f32Key.find("pool="), std::string::npos)
+      << "an f32 pool's key stays as it was";
+
+  p.poolDType = PoolDType::I8;
+  p.poolCodes = {1, 2};
+  p.poolScales = {0.5f, 0.25f};
+  p.poolRounding = PoolRounding::Stochastic;
+  p.roundingSeed = -2;
+  p.tokenParentsPresent = true;
+  p.tokenParents = {-1, 0};
+  std::vector<OperandLayout> layouts = operandLayouts(p);
+  EXPECT_EQ(
+      names(layouts),
+      (std::vector<std::string>{
+          "x:f32", "dt:f32", "A:f32", "B:f32", "C:f32", "ssm_pool:i8",
+          "ssm_pool_scales:f32", "query_start_loc:i32", "cache_indices:i32",
+          "token_parents:i32", "rounding_seed:i64", "outs:f32"}));
+  EXPECT_EQ(layouts[6].shape, (std::vector<int64_t>{2, 1, 1}));
+  EXPECT_TRUE(layouts[10].shape.empty());
+  EXPECT_NE(signatureKey(p).find(" pool=i8 rounding=stochastic"),
+            std::string::npos);
+
+  HostOperands operands(p);
+  EXPECT_EQ(operands.bytes(5), bytes({1, 2}));
+  EXPECT_EQ(operands.bytes(6).size(), 8u);
+  int64_t seed;
+  ASSERT_EQ(operands.bytes(10).size(), 8u);
+  std::memcpy(&seed, operands.bytes(10).data(), 8);
+  EXPECT_EQ(seed, -2);
+  EXPECT_EQ(operands.writtenIndices(),
+            (std::vector<size_t>{operands.yIndex(), 5, 6}));
+  std::vector<std::vector<int64_t>> descriptors = operands.descriptors(
+      {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
+       nullptr, nullptr, nullptr, nullptr});
+  EXPECT_EQ(descriptors[10].size(), 3u) << "a 0-d memref: pointers, offset";
+
+  PoolContents out;
+  std::vector<float> y;
+  operands.readOutputs(y, out);
+  EXPECT_EQ(out.codes, bytes({1, 2}));
+  EXPECT_EQ(out.scales, (std::vector<float>{0.5f, 0.25f}));
+  std::vector<float> decoded;
+  operands.readOutputs(y, decoded);
+  EXPECT_EQ(decoded, (std::vector<float>{0.5f, 0.5f}));
+}
+
+class PoolFilesTest : public TempDirTest {};
+
+// ssd-run's files of an i8 pool: int8 codes and float32 scales, loaded and
+// written back the same way; an f16 pool's float32 file is rounded.
+TEST_F(PoolFilesTest, LoadAndWrite) {
+  ScanProblem p = tinyProblem();
+  writeProblem("in", p);
+  std::string e;
+  ASSERT_TRUE(writeNpy(path("in/ssm_pool.npy"),
+                       makeArray<int8_t>("|i1", {2, 1, 1, 1}, {-127, 3}), e))
+      << e;
+  ASSERT_TRUE(writeNpy(path("in/ssm_pool_scales.npy"),
+                       makeArray<float>("<f4", {2, 1, 1}, {0.5f, 2.0f}), e))
+      << e;
+  ScanProblem loaded;
+  ASSERT_TRUE(
+      loadProblem(path("in"), ModelDType::F32, loaded, e, PoolDType::I8))
+      << e;
+  EXPECT_EQ(loaded.poolCodes, bytes({0x81, 3}));
+  EXPECT_EQ(loaded.pool, (std::vector<float>{-63.5f, 6.0f}));
+
+  PoolContents pool;
+  pool.codes = {0x81, 5};
+  pool.scales = {0.5f, 0.125f};
+  ASSERT_TRUE(writeOutputs(path("out"), loaded, {1, 2}, pool, e)) << e;
+  NpyArray codes, scales;
+  ASSERT_TRUE(readNpy(path("out/ssm_pool.npy"), codes, e)) << e;
+  ASSERT_TRUE(readNpy(path("out/ssm_pool_scales.npy"), scales, e)) << e;
+  EXPECT_EQ(codes.descr, "|i1");
+  EXPECT_EQ(codes.shape, (std::vector<int64_t>{2, 1, 1, 1}));
+  EXPECT_EQ(codes.data, bytes({0x81, 5}));
+  EXPECT_EQ(scales.descr, "<f4");
+  EXPECT_EQ(scales.shape, (std::vector<int64_t>{2, 1, 1}));
+
+  ScanProblem f16;
+  ASSERT_TRUE(loadProblem(path("out"), ModelDType::F32, f16, e,
+                          PoolDType::F8E4M3FN) == false);
+  p.pool = {1.0f + 0x1p-12f, 70000.0f};
+  writeProblem("in16", p);
+  ASSERT_TRUE(
+      loadProblem(path("in16"), ModelDType::F32, f16, e, PoolDType::F16))
+      << e;
+  EXPECT_EQ(f16.pool[0], 1.0f);
+  EXPECT_TRUE(std::isinf(f16.pool[1]));
 }
 
 } // namespace

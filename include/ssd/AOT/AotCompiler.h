@@ -37,6 +37,11 @@ struct CompileRequest {
   /// every public func.func gets a C interface (`_mlir_ciface_<name>`).
   std::string module;
   ModelDType dtype = ModelDType::F32;
+  /// The pool of every --inputs variant (its files as ssd-run reads them)
+  /// and its rounding; both show in the variants' keys. The seed of
+  /// stochastic rounding is an operand, given at each call.
+  PoolDType poolDType = PoolDType::F32;
+  PoolRounding poolRounding = PoolRounding::NearestEven;
   /// The forms, as spelled in mlir::ssd::kFormChoiceNames (they name the
   /// variants).
   std::vector<std::string> forms = {"auto"};
