@@ -20,8 +20,8 @@ build=${SSD_FUZZ_BUILD:-build-asan}
 python=/usr/bin/python3
 [ -x "$python" ] || python=python3
 
-if [ ! -x "$build/bin/ssd-npy-fuzzer" ] || [ ! -x "$build/bin/ssd-ir-fuzzer" ] ||
-   [ ! -x "$build/bin/ssd-gpu-fuzzer" ]; then
+if [ ! -x "$build/bin/ssd-npy-fuzzer" ] || [ ! -x "$build/bin/ssd-pool-fuzzer" ] ||
+   [ ! -x "$build/bin/ssd-ir-fuzzer" ] || [ ! -x "$build/bin/ssd-gpu-fuzzer" ]; then
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DSSD_SANITIZE=address,undefined -DSSD_BUILD_FUZZERS=ON > /dev/null
 fi
@@ -45,7 +45,7 @@ fi
 
 work="$build/fuzz"
 failed=0
-for target in npy ir gpu; do
+for target in npy pool ir gpu; do
   fuzzer="$build/bin/ssd-$target-fuzzer"
   seeds="$work/seeds/$target" corpus="$work/corpus/$target"
   findings="$work/findings/$target" log="$work/$target.log"
