@@ -316,7 +316,61 @@ bool ssd::runBenchmark(const BenchOptions &o, std::string &error) {
     return true;
   };
 
+  // A pools case: decode through the serial form with the state stored as
+  // each pool type (and stochastically rounded where rounding applies),
+  // each against an update in place of the bytes it moves, and its
+  // throughput over the f32 pool's.
+  auto runPoolsCase = [&](const BenchCase &c) {
+    struct PoolVariant {
+      PoolDType type;
+      PoolRounding rounding;
+    };
+    std::vector<PoolVariant> variants = {{PoolDType::F32, {}}};
+    for (PoolDType t : {PoolDType::BF16, PoolDType::F16, PoolDType::F8E4M3FN,
+                        PoolDType::I8})
+      for (PoolRounding r :
+           {PoolRounding::NearestEven, PoolRounding::Stochastic})
+        variants.push_back({t, r});
+    double f32Seconds = 0;
+    for (const PoolVariant &v : variants) {
+      ScanProblem likePool = like;
+      likePool.poolDType = v.type;
+      likePool.poolRounding = v.rounding;
+      likePool.roundingSeed = 1;
+      ScanProblem problem = makeSyntheticProblem(likePool, c.batch, 1, 1);
+      std::unique_ptr<ScanKernel> kernel =
+          compileFor(problem, {FormChoice::Serial, false});
+      double seconds;
+      if (!kernel || !timeCall(*kernel, problem, seconds))
+        return false;
+      if (v.type == PoolDType::F32)
+        f32Seconds = seconds;
+      double bytes = minimumBytesMoved(problem);
+      double update = updateInPlaceSeconds(bytes, threads, std::max(o.reps, 5));
+      std::string label = toString(v.type);
+      if (v.rounding == PoolRounding::Stochastic)
+        label += "+sr";
+      std::printf("%-8s %6lld %6lld %-8s %10.3f %10.4g %8.1f %8.2f %8.2f "
+                  "%5.1f%% of update in place, %.2fx the f32 pool's "
+                  "tokens/s\n",
+                  "pools", (long long)problem.T, (long long)problem.batch,
+                  label.c_str(), seconds * 1e3, problem.T / seconds,
+                  6.0 * problem.T * o.H * o.P * o.N / seconds / 1e9,
+                  bytes / seconds / 1e9, bytes / update / 1e9,
+                  100.0 * update / seconds, f32Seconds / seconds);
+      std::fflush(stdout);
+    }
+    return true;
+  };
+
   for (const BenchCase &c : o.cases) {
+    if (c.kind == "pools") {
+      if (o.forms == FormChoice::Chunked)
+        continue; // decode runs the serial form
+      if (!runPoolsCase(c))
+        return false;
+      continue;
+    }
     if (c.kind == "tree") {
       if (o.forms == FormChoice::Chunked)
         continue; // only the serial form serves trees

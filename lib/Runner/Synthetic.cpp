@@ -1,6 +1,7 @@
 //===- Synthetic.cpp - benchmark launches ---------------------------------===//
 
 #include "ssd/Runner/Synthetic.h"
+#include "ssd/Runner/PoolFormat.h"
 
 #include <algorithm>
 
@@ -23,6 +24,32 @@ struct Generator {
     return (uniform() + uniform() + uniform() + uniform() - 2.0f) * 1.7320508f;
   }
 };
+
+/// The pool's f32 values stored as `like`'s pool type: rounded to a
+/// 16-bit type, or encoded as 8-bit codes and row scales, with `pool` then
+/// holding what the op reads back.
+void storeSyntheticPool(const ScanProblem &like, ScanProblem &p) {
+  p.poolDType = like.poolDType;
+  p.poolRounding = like.poolRounding;
+  p.roundingSeed = like.roundingSeed;
+  if (!isScaledPool(p.poolDType)) {
+    for (float &v : p.pool)
+      v = roundPoolValue(p.poolDType, v, /*stochastic=*/false, 0);
+    return;
+  }
+  const int64_t rows = p.S * p.H * p.P;
+  p.poolCodes.resize(p.pool.size());
+  p.poolScales.resize(static_cast<size_t>(rows));
+  for (int64_t r = 0; r < rows; ++r) {
+    float *row = p.pool.data() + r * p.N;
+    uint8_t *codes = p.poolCodes.data() + r * p.N;
+    encodePoolRow(
+        p.poolDType, row, p.N, /*stochastic=*/false,
+        [](int64_t) { return 0u; }, codes, p.poolScales[r]);
+    for (int64_t n = 0; n < p.N; ++n)
+      row[n] = decodePoolCode(p.poolDType, codes[n], p.poolScales[r]);
+  }
+}
 
 } // namespace
 
@@ -86,14 +113,19 @@ ScanProblem ssd::makeSyntheticProblem(const ScanProblem &like, int64_t batch,
     for (size_t e = size_t(batch) * p.H * p.P * p.N; e < p.pool.size(); ++e)
       p.pool[e] = 0.0f;
   }
+  storeSyntheticPool(like, p);
   return p;
 }
 
 double ssd::minimumBytesMoved(const ScanProblem &p) {
   double model = p.dtype == ModelDType::F32 ? 4 : 2;
   double tokens = static_cast<double>(p.T);
+  // A state as stored: its elements, and an 8-bit pool's row scales.
+  double state = double(poolElementBytes(p.poolDType)) * p.H * p.P * p.N;
+  if (isScaledPool(p.poolDType))
+    state += 4.0 * p.H * p.P;
   return model * tokens * (2.0 * p.H * p.P + p.H + 2.0 * p.G * p.N) +
-         2.0 * 4.0 * p.batch * p.H * p.P * p.N;
+         2.0 * p.batch * state;
 }
 
 double ssd::chunkedFlops(const ScanProblem &p, int64_t chunkSize) {

@@ -2,7 +2,7 @@
 //
 //   ssd-bench [--dtype f32|f16|bf16] [--model mamba2|granite4] [--quick]
 //             [--reps N] [--chunk-size N] [--form serial|chunked|both]
-//             [--case decode:B|verify:B|prefill:T[@I]|tree:B ...]
+//             [--case decode:B|verify:B|prefill:T[@I]|tree:B|pools:B ...]
 //             [--H --P --N --G n]
 //             [--cpu NAME] [--invariant]
 //
@@ -69,8 +69,9 @@ ssd::ToolEnum<mlir::ssd::FormChoice>
 cl::list<std::string>
     cases("case",
           cl::desc("decode:B, verify:B or prefill:T, each with an optional "
-                   "@I (a checkpoint every I tokens), or tree:B (B 16-node "
-                   "draft trees); repeatable"),
+                   "@I (a checkpoint every I tokens), tree:B (B 16-node "
+                   "draft trees) or pools:B (decode with each pool type); "
+                   "repeatable"),
           cl::cat(category));
 ssd::ToolInt heads("H", cl::desc("heads"), cl::value_desc("n"),
                    cl::cat(category));
@@ -95,7 +96,7 @@ int usage(const std::string &message) {
       "usage: ssd-bench [--dtype f32|f16|bf16] [--model mamba2|granite4] "
       "[--quick] [--reps N] [--chunk-size N] "
       "[--form serial|chunked|both] [--case "
-      "decode:B|verify:B|prefill:T[@I]|tree:B "
+      "decode:B|verify:B|prefill:T[@I]|tree:B|pools:B "
       "...] "
       "[--H n] [--P n] [--N n] [--G n] [--cpu NAME] [--invariant]\n");
   return 1;
@@ -128,7 +129,8 @@ int main(int argc, char **argv) {
     // tokens per sequence. A suffix @I adds a state checkpoint every I
     // tokens (verify:16@1 is speculative decoding's one state per draft
     // token, prefill:8192@256 prefix caching's block states); tree:B is
-    // B draft trees of 16 nodes with a state per node.
+    // B draft trees of 16 nodes with a state per node; pools:B decode of
+    // B sequences with the state in each pool type.
     size_t colon = text.find(':');
     size_t at = text.find('@');
     std::string kind = text.substr(0, colon);
@@ -142,12 +144,15 @@ int main(int argc, char **argv) {
     if (n < 1 || !end || *end != '\0' ||
         (at != std::string::npos && interval < 1) ||
         (kind != "decode" && kind != "verify" && kind != "prefill" &&
-         kind != "tree") ||
-        (kind == "tree" && at != std::string::npos))
+         kind != "tree" && kind != "pools") ||
+        ((kind == "tree" || kind == "pools") && at != std::string::npos))
       return usage("--case takes decode:B, verify:B or prefill:T, each "
-                   "with an optional @I (a checkpoint every I tokens), or "
-                   "tree:B (B 16-node draft trees, a state per node)");
-    if (kind == "tree")
+                   "with an optional @I (a checkpoint every I tokens), "
+                   "tree:B (B 16-node draft trees, a state per node), or "
+                   "pools:B (decode of B sequences with each pool type)");
+    if (kind == "pools")
+      o.cases.push_back({kind, n, 1, 0});
+    else if (kind == "tree")
       o.cases.push_back({kind, n, ssd::kDraftTreeNodes, 1});
     else if (kind == "prefill")
       o.cases.push_back({kind, 1, n, interval});

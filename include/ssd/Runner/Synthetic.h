@@ -9,7 +9,7 @@ namespace ssd {
 
 /// A launch of `batch` sequences of `length` tokens with the signature of
 /// `like` (dtype, H, P, G, N, which optional operands exist, cache-index
-/// layout): each sequence reads and writes its own slot. Values follow the
+/// layout, the pool's type and rounding): each sequence reads and writes its own slot. Values follow the
 /// model ranges (x, B, C ~ N(0,1)-like, A in [-16, -1], small dt) from a fast
 /// generator, since benchmark launches reach billions of elements. With
 /// `like.checkpointInterval` set, each sequence also checkpoints every
@@ -19,7 +19,8 @@ ScanProblem makeSyntheticProblem(const ScanProblem &like, int64_t batch,
                                  int64_t length, uint64_t seed);
 
 /// Bytes one call must move at the least: read x, dt, B, C, write y, read
-/// and write each sequence's f32 state.
+/// and write each sequence's state as the pool stores it (an 8-bit pool's
+/// row scales included).
 double minimumBytesMoved(const ScanProblem &p);
 
 /// Flops of the chunked SSD decomposition with chunk length L (the three
