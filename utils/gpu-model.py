@@ -156,7 +156,26 @@ CASES = {
          "serial", "bf16", ["--checkpoint-interval", "1", "--parents", "tree",
                             "--parents-depth", "4", "--parents-order", "dfs"]),
     ],
+    # Decode with the state in each pool type (a tenth field: extra ssd-run
+    # arguments): the serial kernel reads and writes fewer bytes per state.
+    "pools": [
+        ("mamba2-2.7b decode 64 pool " + pool + (" stochastic" if sr else ""),
+         80, 64, 128, 1, [1] * 64, "serial", "bf16", ["--pool-dtype", pool],
+         ["--pool-rounding", "stochastic", "--rounding-seed", "1"] if sr
+         else [])
+        for pool, sr in [("f32", False), ("bf16", False), ("f16", False),
+                         ("f8e4m3", False), ("i8", False), ("i8", True)]
+    ],
 }
+
+
+def pool_state_bytes(case):
+    """Bytes of one stored state element of the case's pool, with an 8-bit
+    pool's row scale spread over its row of N."""
+    extra = extra_gen_args(case)
+    pool = extra[extra.index("--pool-dtype") + 1] if "--pool-dtype" in extra else "f32"
+    element = {"f32": 4, "bf16": 2, "f16": 2, "f8e4m3": 1, "i8": 1}[pool]
+    return element + (4 / case[3] if element == 1 else 0)
 
 
 def extra_gen_args(case):
@@ -165,12 +184,15 @@ def extra_gen_args(case):
 
 
 def extra_run_args(case):
-    """The ssd-run arguments its inputs need: the checkpoint interval."""
+    """The ssd-run arguments its inputs need (the checkpoint interval, the
+    pool type) and the case's own (a tenth field)."""
     extra = extra_gen_args(case)
-    if "--checkpoint-interval" in extra:
-        i = extra.index("--checkpoint-interval")
-        return extra[i:i + 2]
-    return []
+    run = []
+    for flag in ("--checkpoint-interval", "--pool-dtype"):
+        if flag in extra:
+            i = extra.index(flag)
+            run += extra[i:i + 2]
+    return run + (list(case[9]) if len(case) > 9 else [])
 
 KERNEL = re.compile(r"^kernel (\S+): launches (\d+)(?: blocks (\d+) threads (\d+))?")
 GLOBAL = re.compile(r"^global\.(load|store|atomic|cp\.async): .* sectors (\d+)")
@@ -456,12 +478,14 @@ def ptxas_resources(build, inputs, form, dtype, ptxas, chip="sm_90a",
     return resources
 
 
-def ideal_bytes(H, P, N, G, seqlens, dtype):
+def ideal_bytes(H, P, N, G, seqlens, dtype, state_element=4):
     """Bytes the op must move at least: x and y, B and C, dt (model dtype),
-    and each sequence's state read and written once (f32 pool)."""
+    and each sequence's state read and written once (`state_element` bytes
+    per element: 4 for an f32 pool)."""
     element = 4 if dtype == "f32" else 2
     per_token = (2 * H * P + 2 * G * N + H) * element
-    return sum(seqlens) * per_token + len(seqlens) * 2 * H * P * N * 4
+    return (sum(seqlens) * per_token
+            + len(seqlens) * 2 * H * P * N * state_element)
 
 
 # The floor (--floor): what the model allows any kernel of the chunked form
@@ -706,7 +730,8 @@ def main():
             tokens = sum(seqlens)
             dram_bytes = sum(k["dram"] for k in kernels)
             l2_bytes = sum(k["l2_traffic"] for k in kernels)
-            ideal = ideal_bytes(H, P, N, G, seqlens, dtype)
+            ideal = ideal_bytes(H, P, N, G, seqlens, dtype,
+                                pool_state_bytes(case))
             limiter = max(terms.items(), key=lambda kv: kv[1])[0]
             if launches * LAUNCH_US > max(terms.values()):
                 limiter = "launches"
@@ -775,8 +800,8 @@ def main():
                           f"(breadth-first) and {model / chains:.2f}x "
                           f"(depth-first) the chains' modelled time |"
                           + " |" * 16)
-            if group == "decode":
-                ideal = len(seqlens) * H * P * N * 4 * 2
+            if group in ("decode", "pools"):
+                ideal = len(seqlens) * H * P * N * 2 * pool_state_bytes(case)
                 copy_us = ideal / HBM_BYTES_PER_S * 1e6
                 print(f"|   state bytes read+written once: {ideal / 1e6:.1f} MB;"
                       f" modelled DRAM traffic {dram_bytes / ideal:.2f}x that;"
