@@ -326,8 +326,8 @@ bool ssd::runBenchmark(const BenchOptions &o, std::string &error) {
       PoolRounding rounding;
     };
     std::vector<PoolVariant> variants = {{PoolDType::F32, {}}};
-    for (PoolDType t : {PoolDType::BF16, PoolDType::F16, PoolDType::F8E4M3FN,
-                        PoolDType::I8})
+    for (PoolDType t :
+         {PoolDType::BF16, PoolDType::F16, PoolDType::F8E4M3FN, PoolDType::I8})
       for (PoolRounding r :
            {PoolRounding::NearestEven, PoolRounding::Stochastic})
         variants.push_back({t, r});

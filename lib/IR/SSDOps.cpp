@@ -96,8 +96,7 @@ LogicalResult verifyPoolCompression(ChunkScanVarlenOp op, Type poolType) {
     Type scaleType = getElementTypeOrSelf(scales.getType());
     if (!scaleType.isF32())
       return op.emitOpError()
-             << "'ssm_pool_scales' element type must be f32, got "
-             << scaleType;
+             << "'ssm_pool_scales' element type must be f32, got " << scaleType;
   } else if (eightBit) {
     return op.emitOpError()
            << "an 8-bit pool (" << poolType

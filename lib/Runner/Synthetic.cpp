@@ -44,8 +44,8 @@ void storeSyntheticPool(const ScanProblem &like, ScanProblem &p) {
     float *row = p.pool.data() + r * p.N;
     uint8_t *codes = p.poolCodes.data() + r * p.N;
     encodePoolRow(
-        p.poolDType, row, p.N, /*stochastic=*/false,
-        [](int64_t) { return 0u; }, codes, p.poolScales[r]);
+        p.poolDType, row, p.N, /*stochastic=*/false, [](int64_t) { return 0u; },
+        codes, p.poolScales[r]);
     for (int64_t n = 0; n < p.N; ++n)
       row[n] = decodePoolCode(p.poolDType, codes[n], p.poolScales[r]);
   }

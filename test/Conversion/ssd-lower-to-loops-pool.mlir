@@ -20,23 +20,28 @@
 // CHECK-NEXT:        vector.store %[[VALUES]], %{{.*}}[%[[P]], %[[N]]] : memref<4x16xf32>, vector<8xf32>
 // The final state, per row: the maximum of |s S'| over all N columns, the
 // scale m / 127 and inverse 127 / m (0 for a zero or non-finite row), then
-// round(v * inverse) clamped to +-127.
-// CHECK:           %[[MAX:.*]] = scf.for %[[WN:.*]] = %c0 to %c16 step %c8 iter_args(%[[ACC:.*]] = %{{.*}}) -> (f32) {
-// CHECK-NEXT:        vector.load
-// CHECK-NEXT:        %[[V:.*]] = arith.mulf
-// CHECK-NEXT:        %[[ABS:.*]] = math.absf %[[V]] : vector<8xf32>
-// CHECK-NEXT:        %[[LANES:.*]] = vector.reduction <maximumf>, %[[ABS]] : vector<8xf32> into f32
-// CHECK-NEXT:        %[[NEXT:.*]] = arith.maximumf %[[ACC]], %[[LANES]] : f32
-// CHECK-NEXT:        scf.yield %[[NEXT]] : f32
+// round(v * inverse) clamped to +-127. The maximum is kept lane by lane, on
+// the magnitudes' bits (NaN above inf above every number), and reduced once.
+// CHECK:             %[[VBITS:.*]] = arith.bitcast %{{.*}} : vector<8xf32> to vector<8xi32>
+// CHECK-NEXT:        %[[ABSBITS:.*]] = arith.andi %[[VBITS]], %{{.*}} : vector<8xi32>
+// CHECK-NEXT:        %[[ACCBITS:.*]] = arith.bitcast %{{.*}} : vector<8xf32> to vector<8xi32>
+// CHECK-NEXT:        %[[NEXTBITS:.*]] = arith.maxui %[[ACCBITS]], %[[ABSBITS]] : vector<8xi32>
+// CHECK-NEXT:        %[[NEXT:.*]] = arith.bitcast %[[NEXTBITS]] : vector<8xi32> to vector<8xf32>
+// CHECK-NEXT:        scf.yield %[[NEXT]] : vector<8xf32>
+// CHECK-NEXT:      }
+// CHECK-NEXT:      %[[LANEBITS:.*]] = arith.bitcast %{{.*}} : vector<8xf32> to vector<8xi32>
+// CHECK-NEXT:      %[[MAXBITS:.*]] = vector.reduction <maxui>, %[[LANEBITS]] : vector<8xi32> into i32
+// CHECK-NEXT:      %[[MAX:.*]] = arith.bitcast %[[MAXBITS]] : i32 to f32
 // CHECK:           %[[ROWSCALE:.*]] = arith.divf %[[MAX]], %{{.*}} : f32
 // CHECK:           %[[INVERSE:.*]] = arith.divf %{{.*}}, %[[MAX]] : f32
 // CHECK:           memref.store %{{.*}}, %[[SCALES]][%[[SLOT]], %[[HEAD]], %[[WP:.*]]] : memref<?x2x4xf32>
 // CHECK-NEXT:      scf.for %[[EN:.*]] = %c0 to %c16 step %c8 {
-// CHECK:             arith.maximumf %{{.*}} : vector<8xf32>
-// CHECK-NEXT:        arith.minimumf
-// CHECK-NEXT:        arith.addf
+// CHECK:             arith.addf
 // CHECK-NEXT:        arith.subf
-// CHECK-NEXT:        %[[CODE:.*]] = arith.fptosi %{{.*}} : vector<8xf32> to vector<8xi8>
+// CHECK-NEXT:        arith.fptosi %{{.*}} : vector<8xf32> to vector<8xi32>
+// CHECK-NEXT:        arith.maxsi
+// CHECK-NEXT:        arith.minsi
+// CHECK-NEXT:        %[[CODE:.*]] = arith.trunci %{{.*}} : vector<8xi32> to vector<8xi8>
 // CHECK-NEXT:        vector.store %[[CODE]], %[[POOL]][%[[SLOT]], %[[HEAD]], %[[WP]], %[[EN]]] : memref<?x2x4x16xi8>, vector<8xi8>
 func.func @serial_i8(%x: memref<?x2x4xf32>, %dt: memref<?x2xf32>, %A: memref<2xf32>,
     %B: memref<?x1x16xf32>, %C: memref<?x1x16xf32>, %pool: memref<?x2x4x16xi8>,
@@ -72,7 +77,7 @@ func.func @serial_i8(%x: memref<?x2x4xf32>, %dt: memref<?x2xf32>, %A: memref<2xf
 // CHECK:               %[[CKSLOT:.*]] = arith.index_castui %[[CKRAW:.*]] : i32 to index
 // CHECK:               %[[LOCAL:.*]] = arith.subi %[[SEG_END]], %[[BEGIN]] : index
 // CHECK-NEXT:          %[[HELD:.*]] = arith.addi %[[O]], %[[LOCAL]] : index
-// CHECK:                 vector.reduction <maximumf>
+// CHECK:                 vector.reduction <maxui>
 // CHECK:               memref.store %{{.*}}, %[[SCALES]][%[[CKSLOT]], %[[HEAD:.*]], %[[ROW:.*]]] : memref<?x2x4xf32>
 // CHECK-NEXT:          scf.for %[[N:.*]] = %c0 to %c16 step %c8 {
 // CHECK:                 %[[NW:.*]] = arith.index_castui %[[N]] : index to i32
@@ -147,7 +152,7 @@ func.func @serial_f8_stochastic(%x: memref<?x2x4xf32>, %dt: memref<?x2xf32>, %A:
 // CHECK-NEXT:      %[[MAX:.*]] = scf.for %{{.*}} = %c0 to %c16 step %c1 iter_args(%{{.*}} = %{{.*}}) -> (f32) {
 // CHECK-NEXT:        memref.load %[[FINAL]]
 // CHECK:           memref.store %{{.*}}, %[[SCALES]][%[[SLOT]], %[[HEAD]], %[[P]]] : memref<?x2x4xf32>
-// CHECK:             arith.fptosi %{{.*}} : f32 to i8
+// CHECK:             arith.trunci %{{.*}} : i32 to i8
 // CHECK-NEXT:        memref.store %{{.*}}, %[[POOL]][%[[SLOT]], %[[HEAD]], %[[P]], %{{.*}}] : memref<?x2x4x16xi8>
 // CHECK:         scf.for %[[K:.*]] = %c0 to %[[W]] step %c1 {
 // CHECK:             %[[CKSLOT:.*]] = arith.index_castui
@@ -181,9 +186,9 @@ func.func @chunked_i8(%x: memref<?x2x4xf32>, %dt: memref<?x2xf32>, %A: memref<2x
 // CHECK-NEXT:    vector.load %[[POOL]][{{.*}}, %c0] : memref<?x2x4x40xf8E4M3FN>, vector<32xf8E4M3FN>
 // CHECK-NEXT:    arith.bitcast %{{.*}} : vector<32xf8E4M3FN> to vector<32xi8>
 // CHECK:         vector.maskedload %[[POOL]][{{.*}}, %c32], %{{.*}}, %{{.*}} : memref<?x2x4x40xf8E4M3FN>, vector<32xi1>, vector<32xf8E4M3FN> into vector<32xf8E4M3FN>
-// CHECK:         vector.reduction <maximumf>
+// CHECK:         vector.reduction <maxui>
 // CHECK:         vector.maskedload %{{.*}}[%{{.*}}, %c32]
-// CHECK:         vector.reduction <maximumf>
+// CHECK:         vector.reduction <maxui>
 // CHECK:         memref.store %{{.*}}, %[[SCALES]]
 // CHECK:         vector.store %{{.*}}, %[[POOL]][{{.*}}, %c0] : memref<?x2x4x40xf8E4M3FN>, vector<32xf8E4M3FN>
 // CHECK:         vector.maskedstore %[[POOL]][{{.*}}, %c32], %{{.*}}, %{{.*}} : memref<?x2x4x40xf8E4M3FN>, vector<32xi1>, vector<32xf8E4M3FN>

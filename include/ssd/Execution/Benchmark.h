@@ -33,8 +33,8 @@ namespace ssd {
 /// "decode", "verify", "prefill", "tree" or "pools" (prefill's ceiling is
 /// the FMA peak, the others' an in-place update of the bytes they move). A
 /// pools case decodes `batch` sequences through the serial form once per
-/// pool type and rounding, each against its own bytes and the f32 pool. A tree case
-/// times the serial form on `batch` draft trees of kDraftTreeNodes nodes,
+/// pool type and rounding, each against its own bytes and the f32 pool. A tree
+/// case times the serial form on `batch` draft trees of kDraftTreeNodes nodes,
 /// numbered breadth-first and depth-first, against the same call as chains
 /// of as many tokens, all with a state checkpoint per token.
 struct BenchCase {

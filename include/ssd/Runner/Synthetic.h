@@ -9,12 +9,12 @@ namespace ssd {
 
 /// A launch of `batch` sequences of `length` tokens with the signature of
 /// `like` (dtype, H, P, G, N, which optional operands exist, cache-index
-/// layout, the pool's type and rounding): each sequence reads and writes its own slot. Values follow the
-/// model ranges (x, B, C ~ N(0,1)-like, A in [-16, -1], small dt) from a fast
-/// generator, since benchmark launches reach billions of elements. With
-/// `like.checkpointInterval` set, each sequence also checkpoints every
-/// boundary it crosses (K = length / interval columns, at least 1) into
-/// slots of their own after the sequences' slots.
+/// layout, the pool's type and rounding): each sequence reads and writes its
+/// own slot. Values follow the model ranges (x, B, C ~ N(0,1)-like, A in [-16,
+/// -1], small dt) from a fast generator, since benchmark launches reach
+/// billions of elements. With `like.checkpointInterval` set, each sequence also
+/// checkpoints every boundary it crosses (K = length / interval columns, at
+/// least 1) into slots of their own after the sequences' slots.
 ScanProblem makeSyntheticProblem(const ScanProblem &like, int64_t batch,
                                  int64_t length, uint64_t seed);
 

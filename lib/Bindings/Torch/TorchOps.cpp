@@ -205,8 +205,8 @@ PoolDType poolDType(const OpArguments &args) {
   if (!ssd::parsePoolDType(std::string(*args.poolDTypeName), named))
     valueError("pool_dtype: '" + std::string(*args.poolDTypeName) +
                "' is not f32, bf16, f16, f8e4m3 or i8");
-  const bool agrees = fromTensor ? named == *fromTensor
-                                 : named == PoolDType::F8E4M3FN;
+  const bool agrees =
+      fromTensor ? named == *fromTensor : named == PoolDType::F8E4M3FN;
   if (!agrees)
     valueError("pool_dtype: '" + std::string(*args.poolDTypeName) +
                "' does not match ssm_pool's dtype " + typeName(t));
@@ -723,9 +723,9 @@ public:
          ssd::ScanKernel &kernel)
       : p(call.problem), index(call.index), pool(args.pool),
         scales(args.poolScales ? *args.poolScales : at::Tensor()),
-        seed(call.problem.roundingSeed), kernel(kernel),
-        x(args.x.contiguous()), dt(args.dt.contiguous()),
-        A(args.A.contiguous()), B(args.B.contiguous()), C(args.C.contiguous()),
+        seed(call.problem.roundingSeed), kernel(kernel), x(args.x.contiguous()),
+        dt(args.dt.contiguous()), A(args.A.contiguous()),
+        B(args.B.contiguous()), C(args.C.contiguous()),
         D(p.hasD ? args.D->contiguous() : at::Tensor()),
         dtBias(p.hasDtBias ? args.dtBias->contiguous() : at::Tensor()),
         y(at::empty({p.T, p.H, p.P}, x.options())) {}
@@ -845,18 +845,30 @@ at::Tensor chunkScanVarlen(
     const c10::optional<at::Tensor> &poolScales,
     c10::optional<c10::string_view> poolDTypeName,
     c10::string_view poolRoundingName, c10::optional<int64_t> roundingSeed) {
-  OpArguments args{x,          dt,
-                   A,          B,
-                   C,          pool,
-                   qsl,        ci,
-                   D,          dtBias,
-                   hasInit,    update,
-                   formName,   chunkSize,
-                   deviceName, ckSlots,
-                   ckOffsets,  ckInterval,
-                   invariant,  tokenParents,
-                   poolScales, poolDTypeName,
-                   poolRoundingName, roundingSeed};
+  OpArguments args{x,
+                   dt,
+                   A,
+                   B,
+                   C,
+                   pool,
+                   qsl,
+                   ci,
+                   D,
+                   dtBias,
+                   hasInit,
+                   update,
+                   formName,
+                   chunkSize,
+                   deviceName,
+                   ckSlots,
+                   ckOffsets,
+                   ckInterval,
+                   invariant,
+                   tokenParents,
+                   poolScales,
+                   poolDTypeName,
+                   poolRoundingName,
+                   roundingSeed};
   CheckedCall call = checkCall(args);
   ssd::CompileOptions options = compileOptionsFor(call);
   ssd::ScanKernel *kernel = KernelCache::get().kernelFor(call.problem, options);

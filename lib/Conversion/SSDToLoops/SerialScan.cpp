@@ -429,14 +429,17 @@ private:
     }
     e.loop(b, task.zero, task.rows, [&](ImplicitLocOpBuilder &b, Value p) {
       Value row = arith::AddIOp::create(b, task.p0, p);
+      // The maximum lane by lane, reduced once the row is done.
       auto maxLoop = scf::ForOp::create(
-          b, task.zero, e.dstate, laneStep, ValueRange{e.f32Const(b, 0.0)},
+          b, task.zero, e.dstate, laneStep,
+          ValueRange{splat(b, e.f32Const(b, 0.0))},
           [&](OpBuilder &nested, Location loc, Value n, ValueRange acc) {
             ImplicitLocOpBuilder b(loc, nested);
             scf::YieldOp::create(b, ValueRange{codec.absMax(
                                         b, acc.front(), scaledRow(b, p, n))});
           });
-      PoolCodec::RowScale r = codec.rowScale(b, maxLoop.getResult(0));
+      PoolCodec::RowScale r =
+          codec.rowScale(b, codec.rowMaximum(b, maxLoop.getResult(0)));
       codec.storeScale(b, r.scale, slot, task.head, row);
       forEachColumn(b, task, [&](ImplicitLocOpBuilder &b, Value n) {
         store(b, row, n, scaledRow(b, p, n), r.inverse);

@@ -13,7 +13,6 @@
 #include "ScanEmitter/PoolCodec.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -56,8 +55,8 @@ Value i32Like(ImplicitLocOpBuilder &b, Type like, uint32_t v) {
 /// A scalar broadcast to `like`'s shape (itself when `like` is scalar).
 Value splatLike(ImplicitLocOpBuilder &b, Type like, Value scalar) {
   if (auto vector = dyn_cast<VectorType>(like))
-    return vector::BroadcastOp::create(
-        b, vector.clone(scalar.getType()), scalar);
+    return vector::BroadcastOp::create(b, vector.clone(scalar.getType()),
+                                       scalar);
   return scalar;
 }
 
@@ -69,6 +68,23 @@ Value asBits(ImplicitLocOpBuilder &b, Value f) {
 Value asFloat(ImplicitLocOpBuilder &b, Value bits) {
   return arith::BitcastOp::create(
       b, withElement(bits.getType(), b.getF32Type()), bits);
+}
+
+/// |f| by clearing the sign bit: math.absf would become a libdevice call
+/// in convert-gpu-to-nvvm, which a kernel assembled without libdevice
+/// cannot resolve.
+Value magnitudeOf(ImplicitLocOpBuilder &b, Value f) {
+  return asFloat(b, arith::AndIOp::create(
+                        b, asBits(b, f), i32Like(b, f.getType(), 0x7fffffffu)));
+}
+
+/// The larger of two magnitudes (sign bits clear) by their bits: for
+/// non-negative floats the bit patterns order as the values do, and NaN
+/// above infinity above every number, so a NaN wins (as the row maximum
+/// must) in one integer instruction, where a NaN-propagating float maximum
+/// takes several on x86.
+Value largerMagnitude(ImplicitLocOpBuilder &b, Value lhs, Value rhs) {
+  return asFloat(b, arith::MaxUIOp::create(b, asBits(b, lhs), asBits(b, rhs)));
 }
 
 /// 2^(biased - 127) for an i32 biased exponent in [1, 254].
@@ -90,25 +106,25 @@ Value roundToEvenInteger(ImplicitLocOpBuilder &b, Value t) {
 Value stochasticInteger(ImplicitLocOpBuilder &b, Value t, Value bits) {
   Type like = t.getType();
   Type i32 = withElement(like, b.getI32Type());
-  Value low = arith::UIToFPOp::create(
-      b, like, arith::FPToUIOp::create(b, i32, t));
+  Value low =
+      arith::UIToFPOp::create(b, like, arith::FPToUIOp::create(b, i32, t));
   Value frac = arith::SubFOp::create(b, t, low);
   Value u = arith::UIToFPOp::create(
       b, like, arith::ShRUIOp::create(b, bits, i32Like(b, like, 8)));
   Value up = arith::CmpFOp::create(
       b, arith::CmpFPredicate::OLT, u,
       arith::MulFOp::create(b, frac, f32Like(b, like, 16777216.0)));
-  return arith::AddFOp::create(
-      b, low,
-      arith::SelectOp::create(b, up, f32Like(b, like, 1.0),
-                              f32Like(b, like, 0.0)));
+  return arith::AddFOp::create(b, low,
+                               arith::SelectOp::create(b, up,
+                                                       f32Like(b, like, 1.0),
+                                                       f32Like(b, like, 0.0)));
 }
 
 /// v with the sign bit of `signOf`.
 Value withSignOf(ImplicitLocOpBuilder &b, Value v, Value signOf) {
   Type like = v.getType();
-  Value sign =
-      arith::AndIOp::create(b, asBits(b, signOf), i32Like(b, like, 0x80000000u));
+  Value sign = arith::AndIOp::create(b, asBits(b, signOf),
+                                     i32Like(b, like, 0x80000000u));
   return asFloat(b, arith::OrIOp::create(b, asBits(b, v), sign));
 }
 
@@ -132,8 +148,7 @@ Value stochasticOnFloatGrid(ImplicitLocOpBuilder &b, Value a, Value bits,
   Value t = arith::SelectOp::create(b, finite,
                                     arith::MulFOp::create(b, a, inverseGap),
                                     f32Like(b, like, 0.0));
-  Value rounded =
-      arith::MulFOp::create(b, stochasticInteger(b, t, bits), gap);
+  Value rounded = arith::MulFOp::create(b, stochasticInteger(b, t, bits), gap);
   return arith::SelectOp::create(b, finite, rounded, a);
 }
 
@@ -145,7 +160,7 @@ Value scaledFinite(ImplicitLocOpBuilder &b, Value values, Value inverse) {
   Type like = values.getType();
   Value p = arith::MulFOp::create(b, values, splatLike(b, like, inverse));
   Value finite = arith::CmpFOp::create(
-      b, arith::CmpFPredicate::OLT, math::AbsFOp::create(b, p),
+      b, arith::CmpFPredicate::OLT, magnitudeOf(b, p),
       f32Like(b, like, std::numeric_limits<float>::infinity()));
   Value scaled = arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, inverse,
                                        f32Like(b, b.getF32Type(), 0.0));
@@ -249,8 +264,8 @@ Value PoolCodec::encode(ImplicitLocOpBuilder &b, Value values, Value inverse,
         b, arith::AndIOp::create(b, v, i32Like(b, like, 0xffff0000u)),
         arith::SelectOp::create(b, up, i32Like(b, like, 0x10000),
                                 i32Like(b, like, 0)));
-    Value isNaN = arith::CmpFOp::create(b, arith::CmpFPredicate::UNO, values,
-                                        values);
+    Value isNaN =
+        arith::CmpFOp::create(b, arith::CmpFPredicate::UNO, values, values);
     return arith::SelectOp::create(
         b, isNaN, nearest,
         arith::TruncFOp::create(b, stored, asFloat(b, rounded)));
@@ -258,25 +273,26 @@ Value PoolCodec::encode(ImplicitLocOpBuilder &b, Value values, Value inverse,
   case PoolStorage::F16: {
     if (!stochastic)
       return arith::TruncFOp::create(b, stored, values);
-    Value magnitude = stochasticOnFloatGrid(
-        b, math::AbsFOp::create(b, values), bits(), /*mantissa=*/10,
-        /*minExponent=*/-14);
-    return arith::TruncFOp::create(b, stored,
-                                   withSignOf(b, magnitude, values));
+    Value magnitude = stochasticOnFloatGrid(b, magnitudeOf(b, values), bits(),
+                                            /*mantissa=*/10,
+                                            /*minExponent=*/-14);
+    return arith::TruncFOp::create(b, stored, withSignOf(b, magnitude, values));
   }
   case PoolStorage::I8: {
+    // |p| <= Qmax up to the rounding of r * inv, so rounding first and
+    // clamping the integer gives the codes of clamping first.
     Value p = scaledFinite(b, values, inverse);
-    p = arith::MinimumFOp::create(
-        b, arith::MaximumFOp::create(b, p, f32Like(b, like, -127.0)),
-        f32Like(b, like, 127.0));
     Value rounded =
         stochastic
-            ? withSignOf(b,
-                         stochasticInteger(b, math::AbsFOp::create(b, p),
-                                           bits()),
-                         p)
+            ? withSignOf(b, stochasticInteger(b, magnitudeOf(b, p), bits()), p)
             : roundToEvenInteger(b, p);
-    return arith::FPToSIOp::create(b, stored, rounded);
+    Type i32 = withElement(like, b.getI32Type());
+    Value code = arith::MinSIOp::create(
+        b,
+        arith::MaxSIOp::create(b, arith::FPToSIOp::create(b, i32, rounded),
+                               i32Like(b, like, static_cast<uint32_t>(-127))),
+        i32Like(b, like, 127));
+    return arith::TruncIOp::create(b, stored, code);
   }
   case PoolStorage::F8E4M3FN:
     break;
@@ -284,27 +300,28 @@ Value PoolCodec::encode(ImplicitLocOpBuilder &b, Value values, Value inverse,
   // f8E4M3FN: saturate at 448, round on the grid of |p|'s binade (spacing
   // 2^(e - 3), e >= -6), then assemble the code from the exact result.
   Value p = scaledFinite(b, values, inverse);
-  Value a = arith::MinimumFOp::create(b, math::AbsFOp::create(b, p),
-                                      f32Like(b, like, 448.0));
+  // p is finite here: the smaller magnitude by its bits.
+  Value a =
+      asFloat(b, arith::MinUIOp::create(b, asBits(b, magnitudeOf(b, p)),
+                                        asBits(b, f32Like(b, like, 448.0))));
   Value magnitude;
   if (stochastic) {
     magnitude = stochasticOnFloatGrid(b, a, bits(), /*mantissa=*/3,
                                       /*minExponent=*/-6);
   } else {
-    Value biased = arith::ShRUIOp::create(b, asBits(b, a), i32Like(b, like, 23));
+    Value biased =
+        arith::ShRUIOp::create(b, asBits(b, a), i32Like(b, like, 23));
     Value exponent = arith::MaxUIOp::create(b, biased, i32Like(b, like, 121));
-    Value gap = powerOfTwo(
-        b, arith::SubIOp::create(b, exponent, i32Like(b, like, 3)));
+    Value gap =
+        powerOfTwo(b, arith::SubIOp::create(b, exponent, i32Like(b, like, 3)));
     Value inverseGap = powerOfTwo(
         b, arith::SubIOp::create(b, i32Like(b, like, 257), exponent));
     magnitude = arith::MulFOp::create(
-        b, roundToEvenInteger(b, arith::MulFOp::create(b, a, inverseGap)),
-        gap);
+        b, roundToEvenInteger(b, arith::MulFOp::create(b, a, inverseGap)), gap);
   }
   Type i32 = withElement(like, b.getI32Type());
-  Value isSubnormal =
-      arith::CmpFOp::create(b, arith::CmpFPredicate::OLT, magnitude,
-                            f32Like(b, like, 0x1p-6));
+  Value isSubnormal = arith::CmpFOp::create(
+      b, arith::CmpFPredicate::OLT, magnitude, f32Like(b, like, 0x1p-6));
   Value subnormalCode = arith::FPToUIOp::create(
       b, i32, arith::MulFOp::create(b, magnitude, f32Like(b, like, 512.0)));
   // A normal f32 E.mmm... is the code (E - 120).mmm after a 20-bit shift.
@@ -334,17 +351,20 @@ void PoolCodec::storeScale(ImplicitLocOpBuilder &b, Value scale, Value slot,
 
 Value PoolCodec::absMax(ImplicitLocOpBuilder &b, Value acc,
                         Value values) const {
-  Value magnitude = math::AbsFOp::create(b, values);
-  if (isa<VectorType>(magnitude.getType()))
-    magnitude = vector::ReductionOp::create(
-        b, vector::CombiningKind::MAXIMUMF, magnitude);
-  return combineAbsMax(b, acc, magnitude);
+  Value magnitude = magnitudeOf(b, values);
+  if (acc.getType() != magnitude.getType())
+    magnitude = rowMaximum(b, magnitude);
+  return largerMagnitude(b, acc, magnitude);
+}
+
+Value PoolCodec::rowMaximum(ImplicitLocOpBuilder &b, Value magnitudes) const {
+  return asFloat(b, vector::ReductionOp::create(b, vector::CombiningKind::MAXUI,
+                                                asBits(b, magnitudes)));
 }
 
 Value PoolCodec::combineAbsMax(ImplicitLocOpBuilder &b, Value lhs,
                                Value rhs) const {
-  // maximumf propagates NaN: a NaN anywhere in the row reaches rowScale.
-  return arith::MaximumFOp::create(b, lhs, rhs);
+  return largerMagnitude(b, lhs, rhs);
 }
 
 PoolCodec::RowScale PoolCodec::rowScale(ImplicitLocOpBuilder &b,
@@ -397,10 +417,10 @@ Value PoolCodec::randomBits(ImplicitLocOpBuilder &b, const PoolWriteSite &site,
       arith::ShRUIOp::create(
           b, key, arith::ConstantOp::create(b, b.getI64IntegerAttr(32))));
   for (int round = 0; round < 10; ++round) {
-    auto lo0hi0 = arith::MulUIExtendedOp::create(
-        b, i32Like(b, like, kPhiloxM0), c0);
-    auto lo1hi1 = arith::MulUIExtendedOp::create(
-        b, i32Like(b, like, kPhiloxM1), c2);
+    auto lo0hi0 =
+        arith::MulUIExtendedOp::create(b, i32Like(b, like, kPhiloxM0), c0);
+    auto lo1hi1 =
+        arith::MulUIExtendedOp::create(b, i32Like(b, like, kPhiloxM1), c2);
     Value k0Like = splatLike(b, like, k0), k1Like = splatLike(b, like, k1);
     Value next0 = arith::XOrIOp::create(
         b, arith::XOrIOp::create(b, lo1hi1.getHigh(), c1), k0Like);
@@ -412,13 +432,13 @@ Value PoolCodec::randomBits(ImplicitLocOpBuilder &b, const PoolWriteSite &site,
     c2 = next2;
     if (round < 9) {
       k0 = arith::AddIOp::create(
-          b, k0, arith::ConstantOp::create(b, b.getI32IntegerAttr(
-                                                  static_cast<int32_t>(
-                                                      kPhiloxW0))));
+          b, k0,
+          arith::ConstantOp::create(
+              b, b.getI32IntegerAttr(static_cast<int32_t>(kPhiloxW0))));
       k1 = arith::AddIOp::create(
-          b, k1, arith::ConstantOp::create(b, b.getI32IntegerAttr(
-                                                  static_cast<int32_t>(
-                                                      kPhiloxW1))));
+          b, k1,
+          arith::ConstantOp::create(
+              b, b.getI32IntegerAttr(static_cast<int32_t>(kPhiloxW1))));
     }
   }
   return c0;

@@ -1,4 +1,5 @@
-//===- PoolCodec.h - how every lowering reads and writes the pool -*- C++ -*-===//
+//===- PoolCodec.h - how every lowering reads and writes the pool -*- C++
+//-*-===//
 //
 // The one definition of the pool's storage formats that every lowering
 // (CPU serial, chunked and invariant loops; GPU serial, chunked and mixed
@@ -47,10 +48,10 @@ public:
   explicit PoolCodec(ChunkScanVarlenOp op);
 
   PoolStorage storage;
-  Type element;       // the pool's element type
-  Value scales;       // [S, H, P] f32 memref; null unless 8-bit
-  Value seed;         // 0-d i64 memref; null unless stochastic
-  bool stochastic;    // pool_rounding = stochastic
+  Type element;        // the pool's element type
+  Value scales;        // [S, H, P] f32 memref; null unless 8-bit
+  Value seed;          // 0-d i64 memref; null unless stochastic
+  bool stochastic;     // pool_rounding = stochastic
   int64_t headDim = 0; // P when static, else read from the pool at need
   Value pool;
 
@@ -75,12 +76,16 @@ public:
   /// scales[slot, head, p].
   Value loadScale(ImplicitLocOpBuilder &b, Value slot, Value head,
                   Value p) const;
-  void storeScale(ImplicitLocOpBuilder &b, Value scale, Value slot,
-                  Value head, Value p) const;
+  void storeScale(ImplicitLocOpBuilder &b, Value scale, Value slot, Value head,
+                  Value p) const;
 
-  /// max(acc, max over the lanes of |values|), NaN if any is NaN: the row
-  /// maximum, accumulated. `acc` is an f32 scalar (start from 0).
+  /// max(acc, |values|), NaN if any is NaN: the row maximum, accumulated.
+  /// `acc` is an f32 scalar (start from 0; vector values are reduced), or a
+  /// vector of values' shape kept lane by lane (start from zeros; reduce it
+  /// with rowMaximum once the row is done: one instruction per block).
   Value absMax(ImplicitLocOpBuilder &b, Value acc, Value values) const;
+  /// The largest of a vector of magnitudes (from absMax), NaN if any is.
+  Value rowMaximum(ImplicitLocOpBuilder &b, Value magnitudes) const;
   /// Combines two partial row maxima (e.g. from another thread).
   Value combineAbsMax(ImplicitLocOpBuilder &b, Value lhs, Value rhs) const;
 
