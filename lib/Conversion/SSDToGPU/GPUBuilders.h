@@ -596,6 +596,11 @@ struct SerialTiling {
   int64_t rowsPerWarp, warpsPerBlock;
 };
 
+/// Whether the serial kernel scans dstate in pieces (one token loop per
+/// piece of each row's columns) rather than with all of a row in registers.
+bool serialScansInPieces(const StaticExtents &extents,
+                         const SerialTiling &tiling, bool invariant);
+
 /// The serial form's kernels for `op` (memref form, static extents) at the
 /// builder's insertion point.
 void buildSerialScanGPU(ImplicitLocOpBuilder &b, ChunkScanVarlenOp op,

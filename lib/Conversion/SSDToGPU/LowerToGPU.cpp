@@ -14,6 +14,7 @@
 #include "ChunkedPlan.h"
 #include "GPUBuilders.h"
 #include "ScanEmitter/LoweringDriver.h"
+#include "ScanEmitter/PoolCodec.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -59,6 +60,34 @@ struct GPUScanPlan {
   std::optional<ChunkedPlan> chunked;
 };
 
+/// The pool's element type as the op spells it (i8, f8E4M3FN, ...).
+std::string poolTypeName(const PoolCodec &codec) {
+  std::string name;
+  llvm::raw_string_ostream os(name);
+  codec.element.print(os);
+  return name;
+}
+
+/// Why the chunked kernels (chunked form, or a mixed launch's long
+/// sequences) cannot write `op`'s pool yet, if they cannot: they round to
+/// nearest into f32, bf16 and f16 pools only.
+std::optional<std::string> whyNotChunkedPool(ChunkScanVarlenOp op, bool mixed) {
+  PoolCodec codec(op);
+  StringRef kernels = mixed ? "the GPU chunked kernels (of a mixed launch)"
+                            : "the GPU chunked kernels";
+  if (codec.scaled())
+    return llvm::formatv("ssd-lower-to-gpu: {0} do not store {1} pools yet; "
+                         "use form serial",
+                         kernels, poolTypeName(codec))
+        .str();
+  if (codec.stochastic)
+    return llvm::formatv("ssd-lower-to-gpu: {0} do not round the pool "
+                         "stochastically yet; use form serial",
+                         kernels)
+        .str();
+  return std::nullopt;
+}
+
 /// The plan the config of `op` records, or why the kernels cannot honour
 /// it for `op`.
 std::variant<GPUScanPlan, std::string> readGPUPlan(ChunkScanVarlenOp op) {
@@ -90,8 +119,21 @@ std::variant<GPUScanPlan, std::string> readGPUPlan(ChunkScanVarlenOp op) {
     plan.mixedMinTokens.reset();
     return plan;
   }
-  if (plan.form == Form::serial && !plan.mixedMinTokens)
+  if (plan.form == Form::serial && !plan.mixedMinTokens) {
+    PoolCodec codec(op);
+    if (codec.scaled() &&
+        serialScansInPieces(*extents, plan.serial, op.getInvariant()))
+      return llvm::formatv(
+                 "ssd-lower-to-gpu: the GPU serial kernel scans dstate (N) "
+                 "{0} in pieces (serial_rows_per_warp {1}), which do not "
+                 "store {2} pools yet (a row's scale needs all N columns)",
+                 extents->dstate, plan.serial.rowsPerWarp, poolTypeName(codec))
+          .str();
     return plan;
+  }
+  if (std::optional<std::string> reason =
+          whyNotChunkedPool(op, plan.mixedMinTokens.has_value()))
+    return *reason;
   if (!gpu->chunked)
     return std::string(
         "ssd-lower-to-gpu: the op's config records no chunked kernels' "
