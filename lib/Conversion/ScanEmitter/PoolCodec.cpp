@@ -13,7 +13,6 @@
 #include "ScanEmitter/PoolCodec.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -69,6 +68,14 @@ Value asBits(ImplicitLocOpBuilder &b, Value f) {
 Value asFloat(ImplicitLocOpBuilder &b, Value bits) {
   return arith::BitcastOp::create(
       b, withElement(bits.getType(), b.getF32Type()), bits);
+}
+
+/// |f| by clearing the sign bit: math.absf would become a libdevice call
+/// in convert-gpu-to-nvvm, which a kernel assembled without libdevice
+/// cannot resolve.
+Value magnitudeOf(ImplicitLocOpBuilder &b, Value f) {
+  return asFloat(b, arith::AndIOp::create(
+                        b, asBits(b, f), i32Like(b, f.getType(), 0x7fffffffu)));
 }
 
 /// 2^(biased - 127) for an i32 biased exponent in [1, 254].
@@ -143,7 +150,7 @@ Value scaledFinite(ImplicitLocOpBuilder &b, Value values, Value inverse) {
   Type like = values.getType();
   Value p = arith::MulFOp::create(b, values, splatLike(b, like, inverse));
   Value finite = arith::CmpFOp::create(
-      b, arith::CmpFPredicate::OLT, math::AbsFOp::create(b, p),
+      b, arith::CmpFPredicate::OLT, magnitudeOf(b, p),
       f32Like(b, like, std::numeric_limits<float>::infinity()));
   return arith::SelectOp::create(b, finite, p, f32Like(b, like, 0.0));
 }
@@ -253,11 +260,10 @@ Value PoolCodec::encode(ImplicitLocOpBuilder &b, Value values, Value inverse,
   case PoolStorage::F16: {
     if (!stochastic)
       return arith::TruncFOp::create(b, stored, values);
-    Value magnitude = stochasticOnFloatGrid(
-        b, math::AbsFOp::create(b, values), bits(), /*mantissa=*/10,
-        /*minExponent=*/-14);
-    return arith::TruncFOp::create(b, stored,
-                                   withSignOf(b, magnitude, values));
+    Value magnitude = stochasticOnFloatGrid(b, magnitudeOf(b, values), bits(),
+                                            /*mantissa=*/10,
+                                            /*minExponent=*/-14);
+    return arith::TruncFOp::create(b, stored, withSignOf(b, magnitude, values));
   }
   case PoolStorage::I8: {
     Value p = scaledFinite(b, values, inverse);
@@ -266,10 +272,7 @@ Value PoolCodec::encode(ImplicitLocOpBuilder &b, Value values, Value inverse,
         f32Like(b, like, 127.0));
     Value rounded =
         stochastic
-            ? withSignOf(b,
-                         stochasticInteger(b, math::AbsFOp::create(b, p),
-                                           bits()),
-                         p)
+            ? withSignOf(b, stochasticInteger(b, magnitudeOf(b, p), bits()), p)
             : roundToEvenInteger(b, p);
     return arith::FPToSIOp::create(b, stored, rounded);
   }
@@ -279,8 +282,8 @@ Value PoolCodec::encode(ImplicitLocOpBuilder &b, Value values, Value inverse,
   // f8E4M3FN: saturate at 448, round on the grid of |p|'s binade (spacing
   // 2^(e - 3), e >= -6), then assemble the code from the exact result.
   Value p = scaledFinite(b, values, inverse);
-  Value a = arith::MinimumFOp::create(b, math::AbsFOp::create(b, p),
-                                      f32Like(b, like, 448.0));
+  Value a =
+      arith::MinimumFOp::create(b, magnitudeOf(b, p), f32Like(b, like, 448.0));
   Value magnitude;
   if (stochastic) {
     magnitude = stochasticOnFloatGrid(b, a, bits(), /*mantissa=*/3,
@@ -329,10 +332,10 @@ void PoolCodec::storeScale(ImplicitLocOpBuilder &b, Value scale, Value slot,
 
 Value PoolCodec::absMax(ImplicitLocOpBuilder &b, Value acc,
                         Value values) const {
-  Value magnitude = math::AbsFOp::create(b, values);
+  Value magnitude = magnitudeOf(b, values);
   if (isa<VectorType>(magnitude.getType()))
-    magnitude = vector::ReductionOp::create(
-        b, vector::CombiningKind::MAXIMUMF, magnitude);
+    magnitude = vector::ReductionOp::create(b, vector::CombiningKind::MAXIMUMF,
+                                            magnitude);
   return combineAbsMax(b, acc, magnitude);
 }
 

@@ -1,0 +1,194 @@
+// Compressed state pools in the GPU kernels. The serial kernel reads an
+// 8-bit row's scale once per row and decodes its codes (sitofp or the
+// f8E4M3FN bits, times the scale); it writes an 8-bit row after taking its
+// maximum |value| over the lane's columns and then over the warp's lanes
+// (xor butterfly, maximumf), the scale (m / Qmax) stored by one lane per
+// row, every lane encoding its columns. Stochastic rounding draws Philox
+// bits from the seed, its counter's token count o + j + 1 taking o from
+// checkpoint_offsets. The kernels an 8-bit pool runs ask for 4 blocks per
+// SM, as a tree's do. What the GPU kernels do not write yet is refused in
+// one line: 8-bit pools and stochastic rounding in the chunked kernels
+// (chunked form, mixed launches) and 8-bit pools in the serial kernel's
+// pieces path (large dstate). f16 pools rounded to nearest take the
+// kernels' usual widening and truncation in both forms.
+// RUN: ssd-opt %s -ssd-plan-gpu-kernels="chip=sm_90 shared-memory-limit=101376" -ssd-lower-to-gpu -split-input-file -verify-diagnostics | FileCheck %s
+
+// CHECK-LABEL: func.func @serial_i8
+// CHECK-SAME:    %[[POOL:[^:]+]]: memref<?x4x16x128xi8>, %[[SCALES:[^:]+]]: memref<?x4x16xf32>
+// CHECK:       gpu.launch
+// CHECK:         ssd.kernel_occupancy min_blocks_per_sm = 4
+// CHECK:         memref.load %[[SCALES]][
+// CHECK:         vector.load %[[POOL]][{{.*}}] {alignment = 4 : i64} : memref<?x4x16x128xi8>, vector<4xi8>
+// CHECK-NEXT:    arith.sitofp %{{.*}} : vector<4xi8> to vector<4xf32>
+// CHECK-NEXT:    vector.broadcast
+// CHECK-NEXT:    arith.mulf
+// CHECK:         scf.for
+// CHECK:         scf.yield {{.*}} : vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>
+// CHECK:         scf.if
+// CHECK:           arith.andi %{{.*}} : i32
+// CHECK:           arith.maximumf
+// CHECK-COUNT-5:   gpu.shuffle xor
+// CHECK:           %[[QMAX:.*]] = arith.constant 1.270000e+02 : f32
+// CHECK:           arith.divf %{{.*}}, %[[QMAX]] : f32
+// CHECK:           arith.divf %[[QMAX]], %{{.*}} : f32
+// CHECK:           scf.if
+// CHECK-NEXT:        memref.store %{{.*}}, %[[SCALES]][
+// CHECK:           arith.fptosi %{{.*}} : vector<4xf32> to vector<4xi8>
+// CHECK-NEXT:      vector.store %{{.*}}, %[[POOL]][{{.*}}] {alignment = 4 : i64} : memref<?x4x16x128xi8>, vector<4xi8>
+// CHECK:       gpu.terminator
+// The contested writers' launch decodes and encodes the same way.
+// CHECK:       gpu.launch
+// CHECK:         ssd.kernel_occupancy min_blocks_per_sm = 4
+// CHECK:         memref.load %[[SCALES]][
+// CHECK:         gpu.shuffle xor
+// CHECK:         memref.store %{{.*}}, %[[SCALES]][
+// CHECK:       return
+func.func @serial_i8(%x: memref<?x4x16xbf16>, %dt: memref<?x4xbf16>, %A: memref<4xbf16>,
+    %B: memref<?x1x128xbf16>, %pool: memref<?x4x16x128xi8>, %scales: memref<?x4x16xf32>,
+    %qsl: memref<?xi32>, %init: memref<?xi1>, %ci: memref<?xi32>, %y: memref<?x4x16xbf16>) {
+  ssd.chunk_scan_varlen x(%x : memref<?x4x16xbf16>) dt(%dt : memref<?x4xbf16>) A(%A : memref<4xbf16>)
+      B(%B : memref<?x1x128xbf16>) C(%B : memref<?x1x128xbf16>) ssm_pool(%pool : memref<?x4x16x128xi8>)
+      ssm_pool_scales(%scales : memref<?x4x16xf32>) query_start_loc(%qsl : memref<?xi32>)
+      has_initial_state(%init : memref<?xi1>) cache_indices(%ci : memref<?xi32>)
+      outs(%y : memref<?x4x16xbf16>) {form = #ssd<form serial>}
+  return
+}
+
+// -----
+
+// f8E4M3FN: codes move as bytes (bitcasts), Qmax 448; checkpoints are
+// encoded as the final state is.
+// CHECK-LABEL: func.func @serial_f8
+// CHECK-SAME:    %[[POOL:[^:]+]]: memref<?x4x16x64xf8E4M3FN>, %[[SCALES:[^:]+]]: memref<?x4x16xf32>
+// CHECK:       gpu.launch
+// CHECK:         memref.load %[[SCALES]][
+// CHECK:         vector.load %[[POOL]][{{.*}}] {alignment = 2 : i64} : memref<?x4x16x64xf8E4M3FN>, vector<2xf8E4M3FN>
+// CHECK-NEXT:    arith.bitcast %{{.*}} : vector<2xf8E4M3FN> to vector<2xi8>
+// CHECK:         scf.for
+// CHECK:           scf.if
+// CHECK:             gpu.shuffle xor
+// CHECK:             arith.constant 4.480000e+02 : f32
+// CHECK:             memref.store %{{.*}}, %[[SCALES]][
+// CHECK:             arith.bitcast %{{.*}} : vector<2xi8> to vector<2xf8E4M3FN>
+// CHECK-NEXT:        vector.store %{{.*}}, %[[POOL]][{{.*}}] {alignment = 2 : i64} : memref<?x4x16x64xf8E4M3FN>, vector<2xf8E4M3FN>
+// CHECK:           scf.yield
+// CHECK:         scf.if
+// CHECK:           gpu.shuffle xor
+// CHECK:           memref.store %{{.*}}, %[[SCALES]][
+// CHECK:           vector.store %{{.*}}, %[[POOL]][
+// CHECK:       return
+func.func @serial_f8(%x: memref<?x4x16xf32>, %dt: memref<?x4xf32>, %A: memref<4xf32>,
+    %B: memref<?x1x64xf32>, %pool: memref<?x4x16x64xf8E4M3FN>, %scales: memref<?x4x16xf32>,
+    %qsl: memref<?xi32>, %init: memref<?xi1>, %ci: memref<?xi32>, %cs: memref<?x2xi32>,
+    %y: memref<?x4x16xf32>) {
+  ssd.chunk_scan_varlen x(%x : memref<?x4x16xf32>) dt(%dt : memref<?x4xf32>) A(%A : memref<4xf32>)
+      B(%B : memref<?x1x64xf32>) C(%B : memref<?x1x64xf32>) ssm_pool(%pool : memref<?x4x16x64xf8E4M3FN>)
+      ssm_pool_scales(%scales : memref<?x4x16xf32>) query_start_loc(%qsl : memref<?xi32>)
+      has_initial_state(%init : memref<?xi1>) cache_indices(%ci : memref<?xi32>)
+      checkpoint_slots(%cs : memref<?x2xi32>) checkpoint_interval(8)
+      outs(%y : memref<?x4x16xf32>) {form = #ssd<form serial>}
+  return
+}
+
+// -----
+
+// Stochastic bf16: the seed's Philox bits per element; the token count of
+// the state written starts from checkpoint_offsets[b].
+// CHECK-LABEL: func.func @serial_bf16_stochastic
+// CHECK-SAME:    %[[CO:[^:]+]]: memref<?xi32>, %[[SEED:[^:]+]]: memref<i64>
+// CHECK:       gpu.launch
+// CHECK:         memref.load %[[CO]][
+// CHECK:         scf.for
+// CHECK:           memref.load %[[SEED]][] : memref<i64>
+// CHECK:           arith.mului_extended
+// CHECK:           arith.truncf %{{.*}} : vector<4xf32> to vector<4xbf16>
+// CHECK:         memref.load %[[SEED]][] : memref<i64>
+// CHECK:       return
+func.func @serial_bf16_stochastic(%x: memref<?x4x16xbf16>, %dt: memref<?x4xbf16>, %A: memref<4xbf16>,
+    %B: memref<?x1x128xbf16>, %pool: memref<?x4x16x128xbf16>, %qsl: memref<?xi32>,
+    %ci: memref<?xi32>, %cs: memref<?x2xi32>, %co: memref<?xi32>, %seed: memref<i64>,
+    %y: memref<?x4x16xbf16>) {
+  ssd.chunk_scan_varlen x(%x : memref<?x4x16xbf16>) dt(%dt : memref<?x4xbf16>) A(%A : memref<4xbf16>)
+      B(%B : memref<?x1x128xbf16>) C(%B : memref<?x1x128xbf16>) ssm_pool(%pool : memref<?x4x16x128xbf16>)
+      query_start_loc(%qsl : memref<?xi32>) cache_indices(%ci : memref<?xi32>)
+      checkpoint_slots(%cs : memref<?x2xi32>) checkpoint_offsets(%co : memref<?xi32>)
+      checkpoint_interval(4) rounding_seed(%seed : memref<i64>) outs(%y : memref<?x4x16xbf16>)
+      {form = #ssd<form serial>, pool_rounding = #ssd<pool_rounding stochastic>}
+  return
+}
+
+// -----
+
+// f16 to nearest, chunked: the chunked kernels' usual widening and
+// truncation.
+// CHECK-LABEL: func.func @chunked_f16
+// CHECK:       arith.extf %{{.*}} : vector<2xf16> to vector<2xf32>
+// CHECK:       arith.truncf %{{.*}} : vector<2xf32> to vector<2xf16>
+// CHECK:       return
+func.func @chunked_f16(%x: memref<?x4x16xbf16>, %dt: memref<?x4xbf16>, %A: memref<4xbf16>,
+    %B: memref<?x1x32xbf16>, %pool: memref<?x4x16x32xf16>, %qsl: memref<?xi32>,
+    %init: memref<?xi1>, %ci: memref<?xi32>, %y: memref<?x4x16xbf16>) {
+  ssd.chunk_scan_varlen x(%x : memref<?x4x16xbf16>) dt(%dt : memref<?x4xbf16>) A(%A : memref<4xbf16>)
+      B(%B : memref<?x1x32xbf16>) C(%B : memref<?x1x32xbf16>) ssm_pool(%pool : memref<?x4x16x32xf16>)
+      query_start_loc(%qsl : memref<?xi32>) has_initial_state(%init : memref<?xi1>)
+      cache_indices(%ci : memref<?xi32>) outs(%y : memref<?x4x16xbf16>)
+      {form = #ssd<form chunked>, chunk_size = 64 : i64}
+  return
+}
+
+// -----
+
+func.func @chunked_i8(%x: memref<?x4x16xbf16>, %dt: memref<?x4xbf16>, %A: memref<4xbf16>,
+    %B: memref<?x1x32xbf16>, %pool: memref<?x4x16x32xi8>, %scales: memref<?x4x16xf32>,
+    %qsl: memref<?xi32>, %ci: memref<?xi32>, %y: memref<?x4x16xbf16>) {
+  // expected-error @+1 {{ssd-lower-to-gpu: the GPU chunked kernels do not store i8 pools yet; use form serial}}
+  ssd.chunk_scan_varlen x(%x : memref<?x4x16xbf16>) dt(%dt : memref<?x4xbf16>) A(%A : memref<4xbf16>)
+      B(%B : memref<?x1x32xbf16>) C(%B : memref<?x1x32xbf16>) ssm_pool(%pool : memref<?x4x16x32xi8>)
+      ssm_pool_scales(%scales : memref<?x4x16xf32>) query_start_loc(%qsl : memref<?xi32>)
+      cache_indices(%ci : memref<?xi32>) outs(%y : memref<?x4x16xbf16>)
+      {form = #ssd<form chunked>, chunk_size = 64 : i64}
+  return
+}
+
+// -----
+
+func.func @chunked_stochastic(%x: memref<?x4x16xbf16>, %dt: memref<?x4xbf16>, %A: memref<4xbf16>,
+    %B: memref<?x1x32xbf16>, %pool: memref<?x4x16x32xf16>, %qsl: memref<?xi32>,
+    %ci: memref<?xi32>, %seed: memref<i64>, %y: memref<?x4x16xbf16>) {
+  // expected-error @+1 {{ssd-lower-to-gpu: the GPU chunked kernels do not round the pool stochastically yet; use form serial}}
+  ssd.chunk_scan_varlen x(%x : memref<?x4x16xbf16>) dt(%dt : memref<?x4xbf16>) A(%A : memref<4xbf16>)
+      B(%B : memref<?x1x32xbf16>) C(%B : memref<?x1x32xbf16>) ssm_pool(%pool : memref<?x4x16x32xf16>)
+      query_start_loc(%qsl : memref<?xi32>) cache_indices(%ci : memref<?xi32>)
+      rounding_seed(%seed : memref<i64>) outs(%y : memref<?x4x16xbf16>)
+      {form = #ssd<form chunked>, chunk_size = 64 : i64, pool_rounding = #ssd<pool_rounding stochastic>}
+  return
+}
+
+// -----
+
+func.func @mixed_f8(%x: memref<?x4x16xbf16>, %dt: memref<?x4xbf16>, %A: memref<4xbf16>,
+    %B: memref<?x1x32xbf16>, %pool: memref<?x4x16x32xf8E4M3FN>, %scales: memref<?x4x16xf32>,
+    %qsl: memref<?xi32>, %ci: memref<?xi32>, %y: memref<?x4x16xbf16>) {
+  // expected-error @+1 {{ssd-lower-to-gpu: the GPU chunked kernels (of a mixed launch) do not store f8E4M3FN pools yet; use form serial}}
+  ssd.chunk_scan_varlen x(%x : memref<?x4x16xbf16>) dt(%dt : memref<?x4xbf16>) A(%A : memref<4xbf16>)
+      B(%B : memref<?x1x32xbf16>) C(%B : memref<?x1x32xbf16>) ssm_pool(%pool : memref<?x4x16x32xf8E4M3FN>)
+      ssm_pool_scales(%scales : memref<?x4x16xf32>) query_start_loc(%qsl : memref<?xi32>)
+      cache_indices(%ci : memref<?xi32>) outs(%y : memref<?x4x16xbf16>)
+      {form = #ssd<form serial>, config = #ssd.scan_config<form = serial, chunk_size = 256, mixed_min_tokens = 1024>}
+  return
+}
+
+// -----
+
+// dstate 1024 takes the serial kernel's pieces path, whose rows are
+// written a piece at a time.
+func.func @pieces_i8(%x: memref<?x4x16xf32>, %dt: memref<?x4xf32>, %A: memref<4xf32>,
+    %B: memref<?x1x1024xf32>, %pool: memref<?x4x16x1024xi8>, %scales: memref<?x4x16xf32>,
+    %qsl: memref<?xi32>, %ci: memref<?xi32>, %y: memref<?x4x16xf32>) {
+  // expected-error @+1 {{ssd-lower-to-gpu: the GPU serial kernel scans dstate (N) 1024 in pieces (serial_rows_per_warp 4), which do not store i8 pools yet (a row's scale needs all N columns)}}
+  ssd.chunk_scan_varlen x(%x : memref<?x4x16xf32>) dt(%dt : memref<?x4xf32>) A(%A : memref<4xf32>)
+      B(%B : memref<?x1x1024xf32>) C(%B : memref<?x1x1024xf32>) ssm_pool(%pool : memref<?x4x16x1024xi8>)
+      ssm_pool_scales(%scales : memref<?x4x16xf32>) query_start_loc(%qsl : memref<?xi32>)
+      cache_indices(%ci : memref<?xi32>) outs(%y : memref<?x4x16xf32>) {form = #ssd<form serial>}
+  return
+}
