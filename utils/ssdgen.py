@@ -137,6 +137,190 @@ def round_to_dtype(a, dtype):
 
 
 # ----------------------------------------------------------------------------
+# Compressed pools (docs/overview.md, "Compressed state pools")
+# ----------------------------------------------------------------------------
+# Written from the contract with NumPy's own conversions and a table of the
+# f8E4M3FN values, not from the C++ (lib/Runner/PoolFormat.cpp) or the IR
+# (PoolCodec): the checks compare them with this.
+
+POOL_DTYPES = ["f32", "bf16", "f16", "f8e4m3", "i8"]
+SCALED_POOLS = {"f8e4m3": 448.0, "i8": 127.0}
+PHILOX_M = (0xD2511F53, 0xCD9E8D57)
+PHILOX_W = (0x9E3779B9, 0xBB67AE85)
+
+
+def philox4x32_10(c0, c1, c2, c3, k0, k1):
+    """Philox4x32-10 (Random123), elementwise over uint32 arrays (or ints);
+    returns the four output words."""
+    m32 = np.uint64(0xFFFFFFFF)
+    c = [np.asarray(v, dtype=np.uint64) & m32 for v in (c0, c1, c2, c3)]
+    k = [np.uint64(int(k0) & 0xFFFFFFFF), np.uint64(int(k1) & 0xFFFFFFFF)]
+    for _ in range(10):
+        p0 = np.uint64(PHILOX_M[0]) * c[0]
+        p1 = np.uint64(PHILOX_M[1]) * c[2]
+        c = [((p1 >> np.uint64(32)) ^ c[1] ^ k[0]) & m32, p1 & m32,
+             ((p0 >> np.uint64(32)) ^ c[3] ^ k[1]) & m32, p0 & m32]
+        k = [(k[0] + np.uint64(PHILOX_W[0])) & m32,
+             (k[1] + np.uint64(PHILOX_W[1])) & m32]
+    return [v.astype(np.uint32) for v in c]
+
+
+def pool_bits(seed, slot, tokens, H, P, N):
+    """[H, P, N] random words of a write of `tokens` tokens into `slot`:
+    counter (n, h * P + p, slot, tokens), key the seed's halves."""
+    seed = int(seed) & 0xFFFFFFFFFFFFFFFF
+    n = np.broadcast_to(np.arange(N, dtype=np.uint64), (H, P, N))
+    row = np.broadcast_to(np.arange(H * P, dtype=np.uint64).reshape(H, P, 1),
+                          (H, P, N))
+    return philox4x32_10(n, row, slot, tokens, seed & 0xFFFFFFFF,
+                         seed >> 32)[0]
+
+
+def _uniform(bits):
+    """u = (bits >> 8) * 2^-24, in [0, 1)."""
+    return (bits >> np.uint32(8)).astype(np.float64) * 2.0 ** -24
+
+
+def f8_values():
+    """The 127 non-negative finite f8E4M3FN values, by code 0..126."""
+    out = []
+    for code in range(127):
+        e, m = code >> 3, code & 7
+        out.append(m * 2.0 ** -9 if e == 0 else (1 + m / 8.0) * 2.0 ** (e - 7))
+    return np.array(out)
+
+
+F8_VALUES = f8_values()
+
+
+def decode_f8(codes):
+    codes = np.asarray(codes, dtype=np.uint8)
+    mag = (codes & 0x7F).astype(np.int64)
+    v = np.where(mag == 0x7F, np.nan, F8_VALUES[np.minimum(mag, 126)])
+    return np.where(codes & 0x80, -v, v)
+
+
+def decode_pool(codes, scales, pool_dtype):
+    """What the op reads: float(code) * scale, one f32 multiplication."""
+    if pool_dtype == "i8":
+        v = codes.view(np.int8).astype(np.float32)
+    else:
+        v = decode_f8(codes.view(np.uint8)).astype(np.float32)
+    return (v * scales.astype(np.float32)[..., None]).astype(np.float32)
+
+
+def _stochastic_between(a, lo, hi, bits):
+    """lo or hi for lo <= a <= hi: hi with probability (a - lo) / (hi - lo)."""
+    gap = hi - lo
+    frac = np.where(gap > 0, (a - lo) / np.where(gap > 0, gap, 1.0), 0.0)
+    return np.where(_uniform(bits) < frac, hi, lo)
+
+
+def round_f16(v, stochastic=False, bits=None):
+    """float32 values rounded to float16 (held as float32)."""
+    v = np.asarray(v, dtype=np.float32)
+    with np.errstate(over="ignore"):
+        nearest = v.astype(np.float16).astype(np.float32)
+    if not stochastic:
+        return nearest
+    a = np.abs(v.astype(np.float64))
+    with np.errstate(over="ignore", invalid="ignore"):
+        lo = a.astype(np.float16).astype(np.float64)
+    lo = np.where(lo > a, np.nextafter(lo.astype(np.float16), np.float16(0))
+                  .astype(np.float64), lo)
+    # Past the largest float16 the grid of 2^15's binade goes on (gap 32):
+    # what rounds up from 65504 overflows.
+    with np.errstate(over="ignore"):
+        hi = np.where(lo >= 65504.0, 65536.0,
+                      np.nextafter(lo.astype(np.float16), np.float16(np.inf))
+                      .astype(np.float64))
+    lo = np.where(np.isinf(lo), 65536.0, lo)
+    r = _stochastic_between(a, lo, hi, bits)
+    with np.errstate(over="ignore"):
+        r = np.copysign(r, v).astype(np.float16).astype(np.float32)
+    return np.where(np.isfinite(v), r, nearest).astype(np.float32)
+
+
+def round_bf16(v, stochastic=False, bits=None):
+    """float32 values rounded to bf16 (held as float32)."""
+    v = np.asarray(v, dtype=np.float32)
+    nearest = _bf16_from_f32(v)
+    if not stochastic:
+        return nearest
+    u = v.view(np.uint32).astype(np.uint64)
+    up = (bits.astype(np.uint64) >> np.uint64(16)) < (u & np.uint64(0xFFFF))
+    r = ((u & np.uint64(0xFFFF0000)) + np.where(up, 0x10000, 0)
+         ).astype(np.uint32).view(np.float32)
+    return np.where(np.isnan(v), nearest, r).astype(np.float32)
+
+
+def encode_rows(r, pool_dtype, stochastic=False, bits=None):
+    """f32 rows r [..., N] of an 8-bit pool: (codes [..., N] uint8 holding
+    the pattern, scales [...] float32)."""
+    r = np.asarray(r, dtype=np.float32)
+    qmax = np.float32(SCALED_POOLS[pool_dtype])
+    with np.errstate(invalid="ignore"):
+        m = np.max(np.abs(r), axis=-1) if r.shape[-1] else \
+            np.zeros(r.shape[:-1], np.float32)
+    m = np.where(np.any(np.isnan(r), axis=-1), np.float32(np.nan), m)
+    m = m.astype(np.float32)
+    ok = np.isfinite(m) & (m > 0)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        scale = np.where(m == 0, np.float32(0),
+                         np.where(ok, m / qmax, np.float32(np.nan)))
+        inv = np.where(ok, qmax / np.where(ok, m, 1), np.float32(0))
+        p = (r * inv.astype(np.float32)[..., None]).astype(np.float32)
+    p = np.where(ok[..., None] & np.isfinite(p), p, np.float32(0))
+    a = np.minimum(np.abs(p.astype(np.float64)), float(qmax))
+    if pool_dtype == "i8":
+        q = (_stochastic_between(a, np.floor(a), np.floor(a) + 1, bits)
+             if stochastic else np.rint(a))
+        q = np.minimum(q, 127.0)
+        codes = np.where(np.signbit(p), -q, q).astype(np.int8).view(np.uint8)
+    else:
+        i = np.clip(np.searchsorted(F8_VALUES, a, side="right") - 1, 0, 126)
+        lo = F8_VALUES[i]
+        hi = F8_VALUES[np.minimum(i + 1, 126)]
+        if stochastic:
+            mag = _stochastic_between(a, lo, hi, bits)
+        else:
+            # Nearest; a tie goes to the even code (its mantissa's last bit).
+            up = (a - lo > hi - a) | ((a - lo == hi - a) & (i % 2 == 1))
+            mag = np.where(up, hi, lo)
+        code = np.searchsorted(F8_VALUES, mag).astype(np.uint8)
+        codes = code | np.where(np.signbit(p), 0x80, 0).astype(np.uint8)
+    codes = np.where(ok[..., None], codes, 0).astype(np.uint8)
+    return codes, scale.astype(np.float32)
+
+
+def store_state(state, pool_dtype, stochastic=False, bits=None):
+    """A state [H, P, N] (float64) as its pool stores it: rounded to f32,
+    then (values,) for f32, bf16, f16 or (codes, scales) for 8-bit."""
+    s = np.asarray(state, dtype=np.float64).astype(np.float32)
+    if pool_dtype in SCALED_POOLS:
+        return encode_rows(s, pool_dtype, stochastic, bits)
+    if pool_dtype == "bf16":
+        return (round_bf16(s, stochastic, bits),)
+    if pool_dtype == "f16":
+        return (round_f16(s, stochastic, bits),)
+    return (s,)
+
+
+def pool_quantum(state, pool_dtype, scales=None):
+    """The gap of the pool's grid at each value of f32 state(s) [..., N]
+    (for 8-bit pools, of the row scaled by `scales`)."""
+    a = np.abs(np.asarray(state, dtype=np.float64))
+    if pool_dtype in ("bf16", "f16"):
+        return _step(a, pool_dtype)
+    if pool_dtype == "i8":
+        return np.broadcast_to(scales[..., None].astype(np.float64), a.shape)
+    sc = scales[..., None].astype(np.float64)
+    pa = np.where(sc > 0, a / np.where(sc > 0, sc, 1), 0.0)
+    _, e = np.frexp(pa)
+    return np.ldexp(1.0, np.maximum(e - 1, -6) - 3) * sc
+
+
+# ----------------------------------------------------------------------------
 # Reading an input directory
 # ----------------------------------------------------------------------------
 
@@ -147,7 +331,8 @@ def _path(d, name):
 def load_inputs(d):
     """All files of an input dir as NumPy arrays (absent optionals: None)."""
     arrs = {}
-    for name in FLOAT_INPUTS + ["ssm_pool", "query_start_loc", "cache_indices",
+    for name in FLOAT_INPUTS + ["ssm_pool", "ssm_pool_scales",
+                                "query_start_loc", "cache_indices",
                                 "has_initial_state", "update_state",
                                 "checkpoint_slots", "checkpoint_offsets",
                                 "token_parents"]:
@@ -353,7 +538,7 @@ def generate(outdir, seqlens, H=4, P=8, N=16, G=2, slots=None, seed=0,
              checkpoint_unused=False, checkpoint_slots_dtype="int32",
              parents=None, parents_order="bfs", parents_chains=(),
              parents_chain_fraction=0.0, parents_depth=8,
-             parents_branching=4):
+             parents_branching=4, pool_dtype="f32"):
     """Writes a valid input directory; returns the arrays written.
 
     With `parents` (PARENTS_KINDS), also token_parents.npy (token_parents()
@@ -458,6 +643,22 @@ def generate(outdir, seqlens, H=4, P=8, N=16, G=2, slots=None, seed=0,
     for k in FLOAT_INPUTS + ["ssm_pool"]:
         if arrs[k] is not None:
             arrs[k] = arrs[k].astype(fdt)
+    arrs["ssm_pool_scales"] = None
+    if pool_dtype == "f16":
+        arrs["ssm_pool"] = round_f16(arrs["ssm_pool"]).astype(fdt)
+    elif pool_dtype in SCALED_POOLS:
+        # Rows of realistic states: magnitudes spread over a few orders (a
+        # generator of its own, so that the other arrays do not change), one
+        # row all zero (scale 0), stored as the op stores them (nearest).
+        pool_rng = np.random.default_rng([seed, 41])
+        rows = arrs["ssm_pool"].astype(np.float32) * np.exp(
+            pool_rng.normal(0.0, 1.5, size=(S, H, P)))[..., None]
+        if rows.size:
+            rows[0, 0, 0, :] = 0.0
+        codes, scales = encode_rows(rows.astype(np.float32), pool_dtype)
+        arrs["ssm_pool"] = codes.view(np.int8 if pool_dtype == "i8"
+                                      else np.uint8)
+        arrs["ssm_pool_scales"] = scales
 
     arrs["query_start_loc"] = np.concatenate(
         [[0], np.cumsum(seqlens)]).astype(np.int32)
@@ -543,12 +744,30 @@ def _exp(v):
 
 
 def pool_input(arrs, pool_dtype):
-    """The pool as the op sees it: float32, or rounded to bf16 on load."""
+    """The pool as the op sees it: float32, rounded to bf16 or f16 on load,
+    or an 8-bit pool's codes decoded with their scales."""
+    if pool_dtype in SCALED_POOLS:
+        if arrs.get("ssm_pool_scales") is None:
+            raise SystemExit("ssdgen: --pool-dtype %s needs "
+                             "ssm_pool_scales.npy" % pool_dtype)
+        return decode_pool(arrs["ssm_pool"], arrs["ssm_pool_scales"],
+                           pool_dtype)
     pool = arrs["ssm_pool"].astype(np.float32)
+    if pool_dtype == "f16":
+        return round_f16(pool)
     return _bf16_from_f32(pool) if pool_dtype == "bf16" else pool
 
 
-def reference(arrs, dtype, pool_dtype="f32", interval=None, f32_state=False):
+def pool_stored(arrs, pool_dtype):
+    """The pool as stored in an input dir: (values,) or (codes, scales)."""
+    if pool_dtype in SCALED_POOLS:
+        return (arrs["ssm_pool"].view(np.uint8).copy(),
+                arrs["ssm_pool_scales"].astype(np.float32).copy())
+    return (pool_input(arrs, pool_dtype).copy(),)
+
+
+def reference(arrs, dtype, pool_dtype="f32", interval=None, f32_state=False,
+              tokens=None):
     """(y, pool) in float64: docs/overview.md's recurrence on rounded inputs,
     with the checkpoints of `interval` (needed with checkpoint_slots) and,
     with token_parents, each token's state updated from its parent's.
@@ -561,7 +780,13 @@ def reference(arrs, dtype, pool_dtype="f32", interval=None, f32_state=False):
     Every operation is the C++ reference's (lib/Runner/Reference.cpp), in the
     same order (the state update, then the dot product with C summed over n
     in increasing order, then the D skip; exp and log1p from the C library),
-    so that the two agree bit for bit: the cross-checks run with --tol 0."""
+    so that the two agree bit for bit: the cross-checks run with --tol 0.
+
+    `tokens`, a dict when given, receives for each slot written the tokens
+    its state holds (the counter of stochastic rounding)."""
+    if tokens is None:
+        tokens = {}
+    offsets = arrs.get("checkpoint_offsets")
     def rounded(name):
         v = arrs[name]
         if v is None:
@@ -610,10 +835,14 @@ def reference(arrs, dtype, pool_dtype="f32", interval=None, f32_state=False):
             y[t] = acc
             if parents is not None:
                 states.append(state)
+            o = int(offsets[b]) if offsets is not None else 0
             if (b, t - int(qsl[b])) in ck:
                 pool[ck[(b, t - int(qsl[b]))]] = state
+                tokens[ck[(b, t - int(qsl[b]))]] = o + t - int(qsl[b]) + 1
         if writes:
             pool[slot] = state
+            tokens[slot] = ((int(offsets[b]) if offsets is not None else 0)
+                            + int(qsl[b + 1] - qsl[b]))
     return y, pool
 
 
@@ -624,27 +853,70 @@ def round_pool(pool, pool_dtype):
     return pool.astype(np.float32)
 
 
+def stored_reference(arrs, pool, tokens, pool_dtype, rounding="nearest",
+                     seed=None):
+    """The pool after the call as the op stores it: the input's stored pool
+    with each written slot's state rounded to f32 and stored by the
+    contract. (values,) or (codes, scales)."""
+    stored = pool_stored(arrs, pool_dtype)
+    stochastic = rounding == "stochastic"
+    _, H, P, N = arrs["ssm_pool"].shape
+    for slot, held in tokens.items():
+        bits = pool_bits(seed, slot, held, H, P, N) if stochastic else None
+        for a, v in zip(stored, store_state(pool[slot], pool_dtype,
+                                            stochastic, bits)):
+            a[slot] = v
+    return stored
+
+
+def save_pool(outdir, stored, pool_dtype):
+    if pool_dtype in SCALED_POOLS:
+        codes = stored[0].view(np.int8 if pool_dtype == "i8" else np.uint8)
+        np.save(_path(outdir, "ssm_pool"), codes)
+        np.save(_path(outdir, "ssm_pool_scales"), stored[1])
+    else:
+        np.save(_path(outdir, "ssm_pool"), stored[0].astype(np.float32))
+
+
 def write_reference(inputdir, outdir, dtype, pool_dtype="f32", interval=None,
-                    f32_state=False):
+                    f32_state=False, rounding="nearest", seed=None):
     """The reference of an input dir as ssd-run would write its outputs:
     y rounded to the model dtype, the pool to the pool dtype. Returns the
     inputs."""
     arrs = load_inputs(inputdir)
-    y, pool = reference(arrs, dtype, pool_dtype, interval, f32_state)
+    tokens = {}
+    y, pool = reference(arrs, dtype, pool_dtype, interval, f32_state, tokens)
     os.makedirs(outdir, exist_ok=True)
     np.save(_path(outdir, "y"), round_to_dtype(y, dtype))
-    np.save(_path(outdir, "ssm_pool"), round_pool(pool, pool_dtype))
+    if pool_dtype == "f32":
+        np.save(_path(outdir, "ssm_pool"), round_pool(pool, pool_dtype))
+    else:
+        save_pool(outdir, stored_reference(arrs, pool, tokens, pool_dtype,
+                                           rounding, seed), pool_dtype)
     return arrs
 
 
+def pool_label(pool_dtype, rounding="nearest"):
+    """" pool=..." as the tools print it (nothing for an f32 pool)."""
+    if pool_dtype == "f32":
+        return ""
+    return " pool=%s%s" % (pool_dtype, " rounding=stochastic"
+                           if rounding == "stochastic" else "")
+
+
 def cmd_ref(args):
+    if (args.pool_rounding == "stochastic") != (args.rounding_seed is not None):
+        raise SystemExit("ssdgen: --pool-rounding stochastic and "
+                         "--rounding-seed go together")
     arrs = write_reference(args.inputdir, args.outdir, args.dtype,
                            args.pool_dtype, args.checkpoint_interval,
-                           args.f32_state)
+                           args.f32_state, args.pool_rounding,
+                           args.rounding_seed)
     print("ssdgen ref: wrote %s (T=%d, %d sequences, dtype %s%s)"
           % (args.outdir, arrs["x"].shape[0],
              len(arrs["query_start_loc"]) - 1, args.dtype,
-             ", pool bf16" if args.pool_dtype == "bf16" else ""))
+             pool_label(args.pool_dtype, args.pool_rounding)
+             .replace(" pool=", ", pool ")))
     return 0
 
 
@@ -734,26 +1006,47 @@ def cmd_check(args):
         print("FAIL: %s" % msg)
         return 1
 
+    pool_dtype = args.pool_dtype
+    scaled = pool_dtype in SCALED_POOLS
+    rounding = getattr(args, "pool_rounding", "nearest")
+    stochastic = rounding == "stochastic"
+    if stochastic and pool_dtype == "f32":
+        return fail("--pool-rounding stochastic needs a narrow --pool-dtype")
     try:
         arrs = load_inputs(args.inputdir)
         ref_y = np.load(_path(args.refdir, "y"))
         ref_pool = np.load(_path(args.refdir, "ssm_pool"))
         out_y = np.load(_path(args.outdir, "y"))
         out_pool = np.load(_path(args.outdir, "ssm_pool"))
-    except (OSError, ValueError) as e:
+        ref_scales = out_scales = None
+        if scaled:
+            ref_scales = np.load(_path(args.refdir, "ssm_pool_scales"))
+            out_scales = np.load(_path(args.outdir, "ssm_pool_scales"))
+        in_pool = pool_input(arrs, pool_dtype)
+    except (OSError, ValueError, SystemExit) as e:
         return fail("cannot load: %s" % e)
-    in_pool = pool_input(arrs, args.pool_dtype)
 
-    for name, out, ref in [("y", out_y, ref_y), ("ssm_pool", out_pool, ref_pool)]:
-        if out.dtype != np.float32:
-            return fail("%s/%s.npy is %s, not float32" % (args.outdir, name,
-                                                          out.dtype))
+    # docs/overview.md, Files of ssd-run: an 8-bit pool is written back as
+    # its codes (uint8 f8E4M3FN patterns or int8) and float32 scales.
+    pool_file_dtype = {"i8": np.int8, "f8e4m3": np.uint8}.get(pool_dtype,
+                                                             np.float32)
+    files = [("y", out_y, ref_y, np.float32),
+             ("ssm_pool", out_pool, ref_pool, pool_file_dtype)]
+    if scaled:
+        files.append(("ssm_pool_scales", out_scales, ref_scales, np.float32))
+    for name, out, ref, want in files:
+        if out.dtype != want or ref.dtype != want:
+            return fail("%s.npy is %s (output) and %s (reference), not %s"
+                        % (name, out.dtype, ref.dtype, np.dtype(want)))
         if out.shape != ref.shape:
             return fail("%s.npy shape %s != reference %s"
                         % (name, out.shape, ref.shape))
     if out_pool.shape != in_pool.shape:
         return fail("ssm_pool.npy shape %s != input %s"
                     % (out_pool.shape, in_pool.shape))
+    if scaled and out_scales.shape != in_pool.shape[:3]:
+        return fail("ssm_pool_scales.npy shape %s != [S, H, P] = %s"
+                    % (out_scales.shape, list(in_pool.shape[:3])))
     if not np.all(np.isfinite(out_y)):
         return fail("y has %d non-finite values"
                     % int(np.sum(~np.isfinite(out_y))))
@@ -774,23 +1067,100 @@ def cmd_check(args):
         return fail(str(e))
     written = sorted({s for s, w in writers(arrs) if w} | ck_written)
     untouched = [s for s in range(in_pool.shape[0]) if s not in written]
-    if written and not np.all(np.isfinite(out_pool[written])):
+    if scaled:
+        # Untouched: codes and scales as they came in, bit for bit.
+        in_codes, in_scales = pool_stored(arrs, pool_dtype)
+        same = ((out_pool.view(np.uint8) == in_codes).reshape(
+            in_codes.shape[0], -1).all(axis=1)
+            & (out_scales.view(np.uint32) == in_scales.view(np.uint32))
+            .reshape(in_codes.shape[0], -1).all(axis=1))
+        changed = [s for s in untouched if not same[s]]
+        if changed:
+            return fail("slots %s that no writer names changed their codes or "
+                        "scales (must stay bit-identical)" % changed[:10])
+        w_codes = out_pool.view(np.uint8)[written]
+        w_scales = out_scales[written]
+        if not np.all(np.isfinite(w_scales) & (w_scales >= 0)):
+            return fail("a written pool row has a scale that is negative, "
+                        "NaN or Inf")
+        bad = (w_codes == 0x80) if pool_dtype == "i8" else \
+            ((w_codes & 0x7F) == 0x7F)
+        if np.any(bad):
+            return fail("the pool has %d %s codes that are not numbers in "
+                        "range" % (int(np.sum(bad)), pool_dtype))
+        if not stochastic:
+            # Nearest: a row's largest value is stored as +-Qmax.
+            top = 127 if pool_dtype == "i8" else 0x7E
+            mag = (np.abs(w_codes.view(np.int8).astype(np.int64))
+                   if pool_dtype == "i8" else (w_codes & 0x7F).astype(np.int64))
+            rows = w_scales > 0
+            if np.any(rows & (mag.max(axis=-1) != top)):
+                return fail("%d written rows of a nonzero scale do not store "
+                            "their largest value as +-Qmax"
+                            % int(np.sum(rows & (mag.max(axis=-1) != top))))
+        out_pool_values = decode_pool(out_pool.view(np.uint8), out_scales,
+                                      pool_dtype)
+        ref_pool_values = decode_pool(ref_pool.view(np.uint8), ref_scales,
+                                      pool_dtype)
+    else:
+        out_pool_values, ref_pool_values = out_pool, ref_pool
+    if written and not np.all(np.isfinite(out_pool_values[written])):
         return fail("a written pool slot holds NaN or Inf")
-    if args.pool_dtype == "bf16":
-        unrounded = round_to_dtype(out_pool, "bf16").view(np.uint32) != \
+    if pool_dtype in ("bf16", "f16"):
+        rounded = round_f16 if pool_dtype == "f16" else _bf16_from_f32
+        unrounded = rounded(out_pool).view(np.uint32) != \
             out_pool.view(np.uint32)
         if np.any(unrounded):
-            return fail("the pool has %d values that are not bf16 values"
-                        % int(np.sum(unrounded)))
-    same = (out_pool.view(np.uint32) == in_pool.view(np.uint32)).reshape(
-        in_pool.shape[0], -1).all(axis=1)
-    changed = [s for s in untouched if not same[s]]
+            return fail("the pool has %d values that are not %s values"
+                        % (int(np.sum(unrounded)), pool_dtype))
+    same = (out_pool_values.view(np.uint32) == in_pool.view(np.uint32)
+            ).reshape(in_pool.shape[0], -1).all(axis=1)
+    changed = [] if scaled else [s for s in untouched if not same[s]]
     if changed:
         return fail("slots %s that no writer names changed (must stay "
                     "bit-identical)" % changed[:10])
 
     y_err = _rel_err(out_y, ref_y)
-    if args.pool_dtype == "bf16" and tol > 0:
+    quantized = pool_dtype in ("f16", "f8e4m3", "i8") or stochastic
+    if quantized and tol == 0:
+        # Exact: the two references store the same bits.
+        pairs = [(out_pool.view(np.uint8), ref_pool.view(np.uint8))]
+        if scaled:
+            pairs.append((out_scales.view(np.uint8), ref_scales.view(np.uint8)))
+        identical = all(np.array_equal(a[written], b[written])
+                        for a, b in pairs)
+        pool_err = 0.0 if identical else max(
+            _slot_rel_err(out_pool_values, ref_pool_values, written), 1e-300)
+    elif quantized:
+        # Each written value against the reference's f32 state: within half
+        # a quantum of the pool's grid there (nearest) or one (stochastic),
+        # plus the tolerance; the quantum of an 8-bit row follows from the
+        # reference state's own row scale.
+        _, states = reference(arrs, args.dtype, pool_dtype,
+                              args.checkpoint_interval)
+        errs = []
+        for slot in written:
+            r = states[slot].astype(np.float32).astype(np.float64)
+            o = out_pool_values[slot].astype(np.float64)
+            scales = (encode_rows(r, pool_dtype)[1] if scaled else None)
+            q = np.maximum(pool_quantum(r, pool_dtype, scales),
+                           pool_quantum(o, pool_dtype, scales))
+            excess = np.maximum(
+                np.abs(o - r) - (1.0 if stochastic else 0.5) * q, 0.0)
+            if not r.size:
+                continue
+            if scaled:
+                # Per row, as its scale and quantum are.
+                m = np.max(np.abs(r), axis=-1)
+                worst = np.max(excess, axis=-1)
+                errs.append(float(np.max(np.where(m > 0, worst / np.where(
+                    m > 0, m, 1), worst))))
+            else:
+                scale = float(np.max(np.abs(r)))
+                worst = float(np.max(excess))
+                errs.append(worst / scale if scale > 0 else worst)
+        pool_err = max(errs, default=0.0)
+    elif pool_dtype == "bf16" and tol > 0:
         # docs/overview.md, Accuracy: a bf16 pool holds the state rounded
         # once to bf16, and so does the reference's; the tolerance applies
         # to what is left beyond those two roundings. A zero tolerance stays
@@ -809,9 +1179,9 @@ def cmd_check(args):
     suite = ""
     if bound is not None:
         y_beyond = _beyond_rounding(out_y, ref_y, args.dtype)
-        pool_beyond = max([_beyond_rounding(out_pool[s], ref_pool[s],
-                                            args.pool_dtype)
-                           for s in written], default=0.0)
+        pool_beyond = pool_err if quantized else max(
+            [_beyond_rounding(out_pool[s], ref_pool[s], pool_dtype)
+             for s in written], default=0.0)
         _log_suite_check(args, (y_beyond, pool_beyond, y_err, pool_err))
         suite = " suite=%s y_beyond=%.3e/%.1e pool_beyond=%.3e/%.1e" % (
             args.suite, y_beyond, bound[0], pool_beyond, bound[1])
@@ -825,7 +1195,7 @@ def cmd_check(args):
     print("%s dtype=%s%s y_err=%.3e pool_err=%.3e tol=%.1e%s written_slots=%d "
           "%suntouched_slots=%d (bit-identical)"
           % ("FAIL" if failures else "PASS", args.dtype,
-             " pool=bf16" if args.pool_dtype == "bf16" else "",
+             pool_label(pool_dtype, rounding),
              y_err, pool_err, tol, suite, len(written),
              "checkpoint_slots=%d " % len(ck_written) if ck_written else "",
              len(untouched)))
@@ -1461,6 +1831,10 @@ def main(argv=None):
     g.add_argument("--padding", type=_index_list, default=[],
                    help="comma-separated sequence indices to make padding, "
                         "or 'all'")
+    g.add_argument("--pool-dtype", choices=POOL_DTYPES, default="f32",
+                   help="f16: pool values rounded to float16; f8e4m3, i8: "
+                        "the pool as codes (uint8 f8E4M3FN patterns, int8) "
+                        "and ssm_pool_scales.npy")
     g.add_argument("--float16-files", action="store_true",
                    help="store every float array as float16")
     g.add_argument("--large-dt", type=float, default=0.0,
@@ -1530,8 +1904,13 @@ def main(argv=None):
     r.add_argument("inputdir")
     r.add_argument("outdir")
     r.add_argument("--dtype", choices=list(TOLERANCES), default="f32")
-    r.add_argument("--pool-dtype", choices=["f32", "bf16"], default="f32",
-                   help="pool element type (bf16: rounded on load and write)")
+    r.add_argument("--pool-dtype", choices=POOL_DTYPES, default="f32",
+                   help="pool element type (bf16, f16: rounded on load and "
+                        "write; f8e4m3, i8: codes and ssm_pool_scales.npy)")
+    r.add_argument("--pool-rounding", choices=["nearest", "stochastic"],
+                   default="nearest")
+    r.add_argument("--rounding-seed", type=int, default=None,
+                   help="with --pool-rounding stochastic (required then)")
     r.add_argument("--checkpoint-interval", type=int, default=None,
                    metavar="I", help="as ssd-run's (with checkpoint_slots.npy)")
     r.add_argument("--f32-state", action="store_true",
@@ -1546,10 +1925,15 @@ def main(argv=None):
     c.add_argument("--dtype", choices=list(TOLERANCES), default="f32")
     c.add_argument("--tol", type=float, default=None,
                    help="override the contract's tolerance for the dtype")
-    c.add_argument("--pool-dtype", choices=["f32", "bf16"], default="f32",
-                   help="pool element type of the run (bf16: the input pool "
-                        "is compared rounded to bf16, written slots must hold "
-                        "bf16 values)")
+    c.add_argument("--pool-dtype", choices=POOL_DTYPES, default="f32",
+                   help="pool element type of the run (bf16, f16: the input "
+                        "pool is compared rounded, written slots must hold "
+                        "values of the type; f8e4m3, i8: codes and scales, "
+                        "untouched ones bit-identical, written values within "
+                        "half a quantum (one when stochastic) of the NumPy "
+                        "reference's state, plus the tolerance)")
+    c.add_argument("--pool-rounding", choices=["nearest", "stochastic"],
+                   default="nearest")
     c.add_argument("--checkpoint-interval", type=int, default=None,
                    metavar="I", help="as ssd-run's (with checkpoint_slots.npy): "
                    "the checkpoints the call reaches are written slots, the "
@@ -1622,7 +2006,8 @@ def main(argv=None):
                         parents_chains=args.parents_chains,
                         parents_chain_fraction=args.parents_chain_fraction,
                         parents_depth=args.parents_depth,
-                        parents_branching=args.parents_branching)
+                        parents_branching=args.parents_branching,
+                        pool_dtype=args.pool_dtype)
         trees = ""
         if arrs["token_parents"] is not None:
             not_chains, depth, width = tree_shape(arrs["token_parents"],

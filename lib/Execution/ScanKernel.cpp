@@ -405,7 +405,7 @@ bool ScanKernel::runOnBuffers(const ScanProblem &problem,
     double seconds;
     if (!run(operands, seconds, error))
       return false;
-    for (size_t i : {operands.yIndex(), operands.poolIndex()}) {
+    for (size_t i : operands.writtenIndices()) {
       std::vector<uint8_t> &bytes = operands.bytes(i);
       if (!bytes.empty())
         std::memcpy(data[i], bytes.data(), bytes.size());

@@ -29,8 +29,14 @@ Type elementType(MLIRContext &context, const std::string &name) {
     return Float16Type::get(&context);
   if (name == "bf16")
     return BFloat16Type::get(&context);
+  if (name == "f8E4M3FN")
+    return Float8E4M3FNType::get(&context);
   if (name == "i1")
     return IntegerType::get(&context, 1);
+  if (name == "i8")
+    return IntegerType::get(&context, 8);
+  if (name == "i64")
+    return IntegerType::get(&context, 64);
   if (name == "ui32")
     return IntegerType::get(&context, 32, IntegerType::Unsigned);
   assert(name == "i32" && "an element type operandLayouts does not give");
@@ -60,10 +66,11 @@ OwningOpRef<ModuleOp> buildScanModule(MLIRContext &context,
     // is the deployment's; every other extent is the model's and stays static.
     SmallVector<int64_t> shape(o.shape.begin(), o.shape.end());
     for (size_t i = 0; i < shape.size(); ++i) {
-      bool tokenDim = (o.name == "x" || o.name == "dt" || o.name == "B" ||
-                       o.name == "C" || o.name == "outs" ||
-                       o.name == "ssm_pool" || o.name == "token_parents") &&
-                      i == 0;
+      bool tokenDim =
+          (o.name == "x" || o.name == "dt" || o.name == "B" || o.name == "C" ||
+           o.name == "outs" || o.name == "ssm_pool" ||
+           o.name == "ssm_pool_scales" || o.name == "token_parents") &&
+          i == 0;
       bool batchDim =
           o.name == "query_start_loc" || o.name == "has_initial_state" ||
           o.name == "update_state" || o.name == "checkpoint_offsets" ||
@@ -73,8 +80,9 @@ OwningOpRef<ModuleOp> buildScanModule(MLIRContext &context,
         shape[i] = ShapedType::kDynamic;
     }
     Type element = elementType(context, o.elementType);
-    // The pool is a memref in both forms: the op updates it in place.
-    if (tensors && o.name != "ssm_pool")
+    // The pool and its scales are memrefs in both forms: the op updates them
+    // in place.
+    if (tensors && o.name != "ssm_pool" && o.name != "ssm_pool_scales")
       return RankedTensorType::get(shape, element);
     return MemRefType::get(shape, element);
   };
@@ -135,7 +143,10 @@ OwningOpRef<ModuleOp> buildScanModule(MLIRContext &context,
       operand("token_parents"), operand("rounding_seed"), operand("outs"),
       /*form=*/nullptr,
       /*chunk_size=*/nullptr, interval, /*config=*/nullptr,
-      /*pool_rounding=*/nullptr);
+      p.poolRounding == PoolRounding::Stochastic
+          ? mlir::ssd::PoolRoundingAttr::get(
+                &context, mlir::ssd::PoolRounding::stochastic)
+          : nullptr);
   func::ReturnOp::create(b, loc, scan->getResults());
   if (failed(verify(*module)))
     return nullptr;

@@ -48,7 +48,7 @@ bool ssd::runOnDevice(const DeviceRuntime &runtime, HostOperands &operands,
     error = "the kernels failed: " + syncError;
     return false;
   }
-  for (size_t i : {operands.yIndex(), operands.poolIndex()})
+  for (size_t i : operands.writtenIndices())
     if (!runtime.copyToHost(operands.bytes(i).data(), device[i],
                             operands.bytes(i).size(), error))
       return false;
@@ -58,9 +58,9 @@ bool ssd::runOnDevice(const DeviceRuntime &runtime, HostOperands &operands,
 bool ssd::callCInterface(void *function, std::vector<void *> &d,
                          std::string &error) {
   // Every argument is a pointer to a descriptor; the arity is the number of
-  // operands present (8 required + y, up to 7 optional: D, dt_bias,
-  // has_initial_state, update_state, checkpoint_slots, checkpoint_offsets,
-  // token_parents).
+  // operands present (8 required + y, up to 9 optional: D, dt_bias,
+  // ssm_pool_scales, has_initial_state, update_state, checkpoint_slots,
+  // checkpoint_offsets, token_parents, rounding_seed).
   using P = void *;
   switch (d.size()) {
   case 9:
@@ -100,8 +100,20 @@ bool ssd::callCInterface(void *function, std::vector<void *> &d,
         function)(d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7], d[8], d[9],
                   d[10], d[11], d[12], d[13], d[14], d[15]);
     return true;
+  case 17:
+    reinterpret_cast<void (*)(P, P, P, P, P, P, P, P, P, P, P, P, P, P, P, P,
+                              P)>(function)(
+        d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7], d[8], d[9], d[10],
+        d[11], d[12], d[13], d[14], d[15], d[16]);
+    return true;
+  case 18:
+    reinterpret_cast<void (*)(P, P, P, P, P, P, P, P, P, P, P, P, P, P, P, P, P,
+                              P)>(function)(
+        d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7], d[8], d[9], d[10],
+        d[11], d[12], d[13], d[14], d[15], d[16], d[17]);
+    return true;
   default:
-    error = "internal error: a compiled op takes 9 to 16 operands, got " +
+    error = "internal error: a compiled op takes 9 to 18 operands, got " +
             std::to_string(d.size());
     return false;
   }

@@ -4,6 +4,7 @@
 
 #include "ssd/IR/SSDLimits.h"
 #include "ssd/Runner/Npy.h"
+#include "ssd/Runner/PoolFormat.h"
 #include "ssd/Transforms/FormSelection.h"
 
 #include <algorithm>
@@ -25,7 +26,10 @@ std::vector<OperandLayout> ssd::operandLayouts(const ScanProblem &p) {
     operands.push_back({"D", {p.H}, model});
   if (p.hasDtBias)
     operands.push_back({"dt_bias", {p.H}, model});
-  operands.push_back({"ssm_pool", {p.S, p.H, p.P, p.N}, toString(p.poolDType)});
+  operands.push_back(
+      {"ssm_pool", {p.S, p.H, p.P, p.N}, poolElementType(p.poolDType)});
+  if (isScaledPool(p.poolDType))
+    operands.push_back({"ssm_pool_scales", {p.S, p.H, p.P}, "f32"});
   operands.push_back({"query_start_loc", {p.batch + 1}, "i32"});
   if (p.hasInitialStatePresent)
     operands.push_back({"has_initial_state", {p.batch}, "i1"});
@@ -44,6 +48,8 @@ std::vector<OperandLayout> ssd::operandLayouts(const ScanProblem &p) {
     operands.push_back({"checkpoint_offsets", {p.batch}, "i32"});
   if (p.tokenParentsPresent)
     operands.push_back({"token_parents", {p.T}, "i32"});
+  if (p.poolRounding == PoolRounding::Stochastic)
+    operands.push_back({"rounding_seed", {}, "i64"});
   operands.push_back({"outs", {p.T, p.H, p.P}, model});
   return operands;
 }
@@ -57,9 +63,13 @@ std::string ssd::signatureKey(const ScanProblem &p) {
       << " update_state=" << p.updateStatePresent
       << " cache_indices=" << (p.cacheIndicesUnsigned ? "ui32" : "i32")
       << (p.cacheIndicesRow ? "[1,batch]" : "[batch]");
-  // Only a bf16 pool shows, so that every key of an f32 pool stays as it was.
-  if (p.poolDType == PoolDType::BF16)
-    key << " pool=bf16";
+  // Only a pool other than f32 shows, so that every key of an f32 pool
+  // stays as it was; likewise only stochastic rounding (an attribute of the
+  // op and one more operand).
+  if (p.poolDType != PoolDType::F32)
+    key << " pool=" << toString(p.poolDType);
+  if (p.poolRounding == PoolRounding::Stochastic)
+    key << " rounding=stochastic";
   // Likewise only a call with checkpoints shows them: K is a static extent
   // of the compiled function and the interval an attribute of its op.
   if (p.checkpointSlotsPresent)
@@ -169,10 +179,19 @@ HostOperands::HostOperands(const ScanProblem &p) : problem(p) {
       appendModelArray(buffer.bytes, p.*model->second, p.dtype);
     else if (o.name == "ssm_pool") {
       poolPosition = buffers.size();
-      if (p.poolDType == PoolDType::BF16)
-        appendModelArray(buffer.bytes, p.pool, ModelDType::BF16);
+      if (isScaledPool(p.poolDType))
+        buffer.bytes = p.poolCodes;
+      else if (p.poolDType == PoolDType::BF16 || p.poolDType == PoolDType::F16)
+        appendModelArray(buffer.bytes, p.pool,
+                         p.poolDType == PoolDType::BF16 ? ModelDType::BF16
+                                                        : ModelDType::F16);
       else
         buffer.bytes = rawBytes(p.pool);
+    } else if (o.name == "ssm_pool_scales") {
+      scalesPosition = buffers.size();
+      buffer.bytes = rawBytes(p.poolScales);
+    } else if (o.name == "rounding_seed") {
+      buffer.bytes = rawBytes(std::vector<int64_t>{p.roundingSeed});
     } else if (o.name == "query_start_loc")
       buffer.bytes = rawBytes(p.queryStartLoc);
     else if (o.name == "has_initial_state")
@@ -213,12 +232,25 @@ void HostOperands::readOutputs(std::vector<float> &y,
                                             : bf16BitsToFloat(bits);
   }
   const std::vector<uint8_t> &poolBytes = buffers[poolPosition].bytes;
-  if (problem.poolDType == PoolDType::BF16) {
+  if (isScaledPool(problem.poolDType)) {
+    const std::vector<uint8_t> &scaleBytes = buffers[scalesPosition].bytes;
+    pool.resize(poolBytes.size());
+    const size_t N = size_t(problem.N);
+    for (size_t i = 0; i < pool.size(); ++i) {
+      float scale;
+      std::memcpy(&scale, scaleBytes.data() + 4 * (i / N), 4);
+      pool[i] = decodePoolCode(problem.poolDType, poolBytes[i], scale);
+    }
+    return;
+  }
+  if (problem.poolDType == PoolDType::BF16 ||
+      problem.poolDType == PoolDType::F16) {
     pool.resize(poolBytes.size() / 2);
     for (size_t i = 0; i < pool.size(); ++i) {
       uint16_t bits;
       std::memcpy(&bits, poolBytes.data() + 2 * i, 2);
-      pool[i] = bf16BitsToFloat(bits);
+      pool[i] = problem.poolDType == PoolDType::BF16 ? bf16BitsToFloat(bits)
+                                                     : halfBitsToFloat(bits);
     }
     return;
   }
@@ -227,9 +259,33 @@ void HostOperands::readOutputs(std::vector<float> &y,
     std::memcpy(pool.data(), poolBytes.data(), poolBytes.size());
 }
 
+void HostOperands::readOutputs(std::vector<float> &y,
+                               PoolContents &pool) const {
+  if (!isScaledPool(problem.poolDType)) {
+    readOutputs(y, pool.values);
+    return;
+  }
+  std::vector<float> decoded;
+  readOutputs(y, decoded);
+  pool.codes = buffers[poolPosition].bytes;
+  const std::vector<uint8_t> &scaleBytes = buffers[scalesPosition].bytes;
+  pool.scales.resize(scaleBytes.size() / 4);
+  if (!pool.scales.empty())
+    std::memcpy(pool.scales.data(), scaleBytes.data(), scaleBytes.size());
+}
+
+std::vector<size_t> HostOperands::writtenIndices() const {
+  std::vector<size_t> written = {yPosition, poolPosition};
+  if (isScaledPool(problem.poolDType))
+    written.push_back(scalesPosition);
+  return written;
+}
+
 size_t ssd::elementBytes(const std::string &elementType) {
-  if (elementType == "i1")
+  if (elementType == "i1" || elementType == "i8" || elementType == "f8E4M3FN")
     return 1;
+  if (elementType == "i64")
+    return 8;
   if (elementType == "f16" || elementType == "bf16")
     return 2;
   return 4;

@@ -274,7 +274,7 @@ int64_t ssd::npyItemSize(const std::string &descr) {
     return 8;
   if (descr == "<f2")
     return 2;
-  if (descr == "|b1" || descr == "|u1")
+  if (descr == "|b1" || descr == "|u1" || descr == "|i1")
     return 1;
   return 0;
 }

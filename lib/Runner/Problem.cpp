@@ -3,6 +3,7 @@
 #include "ssd/Runner/Problem.h"
 #include "ssd/IR/SSDLimits.h"
 #include "ssd/Runner/Npy.h"
+#include "ssd/Runner/PoolFormat.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -79,6 +80,33 @@ const char *ssd::toString(PoolDType t) {
     if (entry.value == t)
       return entry.name;
   return "?";
+}
+
+const char *ssd::toString(PoolRounding r) {
+  for (const auto &entry : kPoolRoundingNames)
+    if (entry.value == r)
+      return entry.name;
+  return "?";
+}
+
+const char *ssd::poolElementType(PoolDType t) {
+  switch (t) {
+  case PoolDType::F32:
+    return "f32";
+  case PoolDType::BF16:
+    return "bf16";
+  case PoolDType::F16:
+    return "f16";
+  case PoolDType::F8E4M3FN:
+    return "f8E4M3FN";
+  case PoolDType::I8:
+    return "i8";
+  }
+  return "?";
+}
+
+size_t ssd::poolElementBytes(PoolDType t) {
+  return t == PoolDType::F32 ? 4 : isScaledPool(t) ? 1 : 2;
 }
 
 bool ssd::parseModelDTypeFlag(const std::string &flag, const std::string &value,
@@ -547,9 +575,9 @@ bool load(Loader &L, ModelDType dtype, PoolDType poolDType,
   out.poolDType = poolDType;
   out.checkpointInterval = checkpointInterval;
 
-  NpyArray x, dt, A, B, C, D, dtBias, pool, qsl, ci, hasInit, update, ckSlots,
-      ckOffsets, parents;
-  bool present;
+  NpyArray x, dt, A, B, C, D, dtBias, pool, scales, qsl, ci, hasInit, update,
+      ckSlots, ckOffsets, parents;
+  bool present, scalesPresent;
   if (!L.read("x.npy", false, x, present) ||
       !L.read("dt.npy", false, dt, present) ||
       !L.read("A.npy", false, A, present) ||
@@ -558,6 +586,7 @@ bool load(Loader &L, ModelDType dtype, PoolDType poolDType,
       !L.read("D.npy", true, D, out.hasD) ||
       !L.read("dt_bias.npy", true, dtBias, out.hasDtBias) ||
       !L.read("ssm_pool.npy", false, pool, present) ||
+      !L.read("ssm_pool_scales.npy", true, scales, scalesPresent) ||
       !L.read("query_start_loc.npy", false, qsl, present) ||
       !L.read("cache_indices.npy", false, ci, present) ||
       !L.read("has_initial_state.npy", true, hasInit,
@@ -636,6 +665,37 @@ bool load(Loader &L, ModelDType dtype, PoolDType poolDType,
   if (!L.expectShape("ssm_pool.npy", pool, {out.S, out.H, out.P, out.N},
                      "[S, H, P, N]", "x.npy (H, P) and B.npy (N)"))
     return false;
+  // An 8-bit pool is its codes and a scale per row; no other pool has
+  // scales, and codes are never guessed from values.
+  const bool scaled = isScaledPool(poolDType);
+  const std::string poolFlag =
+      std::string("--pool-dtype ") + toString(poolDType);
+  if (scaled && !scalesPresent)
+    return L.fail("ssm_pool_scales.npy",
+                  "missing: " + poolFlag +
+                      " needs one float32 scale per pool row, [S, H, P]");
+  if (!scaled && scalesPresent)
+    return L.fail("ssm_pool_scales.npy",
+                  "given with " + poolFlag +
+                      " (scales belong to the 8-bit pools f8e4m3 and i8)");
+  if (scaled) {
+    const char *codeDescr = poolDType == PoolDType::I8 ? "|i1" : "|u1";
+    if (pool.descr != codeDescr)
+      return L.fail("ssm_pool.npy",
+                    "dtype '" + pool.descr + "' is not " +
+                        (poolDType == PoolDType::I8
+                             ? "int8 ('|i1'), the codes of "
+                             : "uint8 ('|u1'), the f8E4M3FN bit patterns "
+                               "of ") +
+                        poolFlag);
+    if (scales.descr != "<f4")
+      return L.fail("ssm_pool_scales.npy",
+                    "dtype '" + scales.descr + "' is not float32 ('<f4')");
+    if (!L.expectRank("ssm_pool_scales.npy", scales, 3, "[S, H, P]") ||
+        !L.expectShape("ssm_pool_scales.npy", scales, {out.S, out.H, out.P},
+                       "[S, H, P]", "ssm_pool.npy"))
+      return false;
+  }
 
   if (!L.toFloats("x.npy", x, true, dtype, out.x) ||
       !L.toFloats("dt.npy", dt, true, dtype, out.dt) ||
@@ -645,11 +705,24 @@ bool load(Loader &L, ModelDType dtype, PoolDType poolDType,
       (out.hasD && !L.toFloats("D.npy", D, true, dtype, out.D)) ||
       (out.hasDtBias &&
        !L.toFloats("dt_bias.npy", dtBias, true, dtype, out.dtBias)) ||
-      !L.toFloats("ssm_pool.npy", pool, false, dtype, out.pool))
+      (!scaled && !L.toFloats("ssm_pool.npy", pool, false, dtype, out.pool)))
     return false;
-  if (poolDType == PoolDType::BF16)
+  if (poolDType == PoolDType::BF16 || poolDType == PoolDType::F16)
     for (float &v : out.pool)
-      v = roundToModelDType(v, ModelDType::BF16);
+      v = roundToModelDType(v, poolDType == PoolDType::BF16 ? ModelDType::BF16
+                                                            : ModelDType::F16);
+  if (scaled) {
+    out.poolCodes = std::move(pool.data);
+    out.poolScales.resize(size_t(scales.numElements()));
+    if (!out.poolScales.empty())
+      std::memcpy(out.poolScales.data(), scales.data.data(),
+                  scales.data.size());
+    const size_t rowLength = size_t(out.N);
+    out.pool.resize(out.poolCodes.size());
+    for (size_t i = 0; i < out.pool.size(); ++i)
+      out.pool[i] = decodePoolCode(poolDType, out.poolCodes[i],
+                                   out.poolScales[i / rowLength]);
+  }
 
   // query_start_loc: batch + 1 int32 offsets from 0 to T, never decreasing.
   if (qsl.descr != "<i4")
@@ -793,46 +866,69 @@ NpyArray floatArray(const std::vector<int64_t> &shape,
 bool ssd::writeOutputs(const std::string &dir, const ScanProblem &p,
                        const std::vector<float> &y,
                        const std::vector<float> &pool, std::string &error) {
+  PoolContents contents;
+  contents.values = pool;
+  return writeOutputs(dir, p, y, contents, error);
+}
+
+bool ssd::writeOutputs(const std::string &dir, const ScanProblem &p,
+                       const std::vector<float> &y, const PoolContents &pool,
+                       std::string &error) {
   std::string base = dir.empty() || dir.back() == '/' ? dir : dir + "/";
   std::string yPath = base + "y.npy", poolPath = base + "ssm_pool.npy";
+  const bool scaled = isScaledPool(p.poolDType);
   if (int64_t(y.size()) != p.T * p.H * p.P) {
     error = yPath + ": internal error: y has " + std::to_string(y.size()) +
             " elements, expected T*H*P = " + std::to_string(p.T * p.H * p.P);
     return false;
   }
-  if (int64_t(pool.size()) != p.S * p.H * p.P * p.N) {
+  const size_t poolElements = scaled ? pool.codes.size() : pool.values.size();
+  if (int64_t(poolElements) != p.S * p.H * p.P * p.N ||
+      (scaled && int64_t(pool.scales.size()) != p.S * p.H * p.P)) {
     error = poolPath + ": internal error: pool has " +
-            std::to_string(pool.size()) + " elements, expected S*H*P*N = " +
+            std::to_string(poolElements) + " elements, expected S*H*P*N = " +
             std::to_string(p.S * p.H * p.P * p.N);
     return false;
   }
   if (!makeDirs(dir, error))
     return false;
 
+  // Every file under a temporary name first; renamed only when all are
+  // written, and a failed rename takes back the ones already renamed.
+  std::vector<std::pair<std::string, NpyArray>> files;
+  files.emplace_back(yPath, floatArray({p.T, p.H, p.P}, y));
+  if (scaled) {
+    NpyArray codes;
+    codes.descr = p.poolDType == PoolDType::I8 ? "|i1" : "|u1";
+    codes.shape = {p.S, p.H, p.P, p.N};
+    codes.data = pool.codes;
+    files.emplace_back(poolPath, std::move(codes));
+    files.emplace_back(base + "ssm_pool_scales.npy",
+                       floatArray({p.S, p.H, p.P}, pool.scales));
+  } else {
+    files.emplace_back(poolPath, floatArray({p.S, p.H, p.P, p.N}, pool.values));
+  }
   std::string suffix = ".tmp." + std::to_string(long(::getpid()));
-  std::string yTmp = yPath + suffix, poolTmp = poolPath + suffix;
-  if (!writeNpy(yTmp, floatArray({p.T, p.H, p.P}, y), error)) {
-    std::remove(yTmp.c_str());
-    return false;
-  }
-  if (!writeNpy(poolTmp, floatArray({p.S, p.H, p.P, p.N}, pool), error)) {
-    std::remove(yTmp.c_str());
-    std::remove(poolTmp.c_str());
-    return false;
-  }
-  if (std::rename(yTmp.c_str(), yPath.c_str()) != 0) {
-    error = yPath + ": cannot rename into place (" + std::strerror(errno) + ")";
-    std::remove(yTmp.c_str());
-    std::remove(poolTmp.c_str());
-    return false;
-  }
-  if (std::rename(poolTmp.c_str(), poolPath.c_str()) != 0) {
-    error =
-        poolPath + ": cannot rename into place (" + std::strerror(errno) + ")";
-    // Do not leave a y.npy that belongs to no pool.
-    std::remove(yPath.c_str());
-    std::remove(poolTmp.c_str());
-    return false;
+  auto removeTemporaries = [&] {
+    for (auto &file : files)
+      std::remove((file.first + suffix).c_str());
+  };
+  for (auto &file : files)
+    if (!writeNpy(file.first + suffix, file.second, error)) {
+      removeTemporaries();
+      return false;
+    }
+  for (size_t i = 0; i < files.size(); ++i) {
+    const std::string &path = files[i].first;
+    if (std::rename((path + suffix).c_str(), path.c_str()) != 0) {
+      error =
+          path + ": cannot rename into place (" + std::strerror(errno) + ")";
+      // Leave no file that belongs to no other.
+      for (size_t j = 0; j < i; ++j)
+        std::remove(files[j].first.c_str());
+      removeTemporaries();
+      return false;
+    }
   }
   return true;
 }

@@ -2,8 +2,11 @@
 
 #include "ssd/Runner/Reference.h"
 
+#include "ssd/Runner/PoolFormat.h"
+
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <new>
 
@@ -13,8 +16,17 @@ double ssd::referenceSoftplus(double v) {
   return v > 20.0 ? v : std::log1p(std::exp(v));
 }
 
-bool ssd::referenceScan(const ScanProblem &p, std::vector<double> &y,
-                        std::vector<double> &pool, std::string *error) {
+namespace {
+
+/// Stores one written state: `state` ([H, P, N]) after a sequence holding
+/// `tokens` tokens, into `slot`; a null `state` is the initial state of a
+/// sequence without tokens, `initial` ([H, P, N] of p.pool, or null for
+/// zeros).
+using StateWriter = std::function<void(
+    uint32_t slot, int64_t tokens, const double *state, const float *initial)>;
+
+bool scanStates(const ScanProblem &p, std::vector<double> &y,
+                const StateWriter &write, std::string *error) {
   const int64_t H = p.H, P = p.P, N = p.N, G = p.G;
   const int64_t headsPerGroup = G > 0 ? H / G : 1;
   // One slot: [H, P, N]. Its product is not bounded by any array when no
@@ -25,7 +37,6 @@ bool ssd::referenceScan(const ScanProblem &p, std::vector<double> &y,
                             __builtin_mul_overflow(stateSize, N, &stateSize);
 
   y.assign(p.x.size(), 0.0);
-  pool.assign(p.pool.begin(), p.pool.end());
   std::unique_ptr<double[]> state;
 
   for (int64_t b = 0; b < p.batch; ++b) {
@@ -37,9 +48,9 @@ bool ssd::referenceScan(const ScanProblem &p, std::vector<double> &y,
       // needs no copy of the state; a non-writer does nothing at all.
       if (!p.writesState(b))
         continue;
-      const int64_t base = int64_t(slot) * stateSize;
-      for (int64_t i = 0; i < stateSize; ++i)
-        pool[base + i] = p.readsState(b) ? double(p.pool[base + i]) : 0.0;
+      write(slot, p.checkpointOffset(b), nullptr,
+            p.readsState(b) ? &p.pool[size_t(slot) * size_t(stateSize)]
+                            : nullptr);
       continue;
     }
 
@@ -130,16 +141,70 @@ bool ssd::referenceScan(const ScanProblem &p, std::vector<double> &y,
                                     ? p.checkpointSlots[b * p.checkpointK + k]
                                     : kPaddingSlot;
         if (target != kPaddingSlot)
-          for (int64_t i = 0; i < stateSize; ++i)
-            pool[int64_t(target) * stateSize + i] = state[i];
+          write(target, o + (t - begin) + 1, state.get(), nullptr);
       }
     }
 
     if (p.writesState(b))
-      for (int64_t i = 0; i < stateSize; ++i)
-        pool[slot * stateSize + i] = state[i];
+      write(slot, o + (end - begin), state.get(), nullptr);
   }
   return true;
+}
+
+} // namespace
+
+bool ssd::referenceScan(const ScanProblem &p, std::vector<double> &y,
+                        std::vector<double> &pool, std::string *error) {
+  pool.assign(p.pool.begin(), p.pool.end());
+  const size_t stateSize = size_t(p.H * p.P * p.N);
+  auto write = [&](uint32_t slot, int64_t, const double *state,
+                   const float *initial) {
+    double *to = &pool[size_t(slot) * stateSize];
+    for (size_t i = 0; i < stateSize; ++i)
+      to[i] = state ? state[i] : initial ? double(initial[i]) : 0.0;
+  };
+  return scanStates(p, y, write, error);
+}
+
+bool ssd::referenceScan(const ScanProblem &p, std::vector<double> &y,
+                        PoolContents &pool, std::string *error) {
+  const bool scaled = isScaledPool(p.poolDType);
+  pool = PoolContents();
+  if (scaled) {
+    pool.codes = p.poolCodes;
+    pool.scales = p.poolScales;
+  } else {
+    pool.values = p.pool;
+  }
+  const bool stochastic = p.poolRounding == PoolRounding::Stochastic;
+  const int64_t N = p.N, rows = p.H * p.P;
+  std::vector<float> row(static_cast<size_t>(N));
+  auto write = [&](uint32_t slot, int64_t tokens, const double *state,
+                   const float *initial) {
+    if (N == 0)
+      return;
+    for (int64_t r = 0; r < rows; ++r) {
+      // The op holds its state in f32: every write starts from the state
+      // rounded to f32, then follows the contract.
+      for (int64_t n = 0; n < N; ++n)
+        row[n] = state     ? float(state[r * N + n])
+                 : initial ? initial[r * N + n]
+                           : 0.0f;
+      auto bits = [&](int64_t n) {
+        return poolRandomBits(p.roundingSeed, n, r, slot, tokens);
+      };
+      const size_t at = (size_t(slot) * size_t(rows) + size_t(r)) * size_t(N);
+      if (scaled) {
+        encodePoolRow(p.poolDType, row.data(), N, stochastic, bits,
+                      &pool.codes[at], pool.scales[at / size_t(N)]);
+        continue;
+      }
+      for (int64_t n = 0; n < N; ++n)
+        pool.values[at + n] = roundPoolValue(p.poolDType, row[n], stochastic,
+                                             stochastic ? bits(n) : 0);
+    }
+  };
+  return scanStates(p, y, write, error);
 }
 
 void ssd::roundOutputs(const ScanProblem &p, const std::vector<double> &y,

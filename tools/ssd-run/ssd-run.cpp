@@ -1,7 +1,9 @@
 //===- ssd-run.cpp - run one chunk_scan_varlen op on .npy arrays ----------===//
 //
 //   ssd-run --inputs DIR --outputs DIR [--dtype f32|f16|bf16]
-//           [--pool-dtype f32|bf16] [--target cpu|cuda|gpu-emu|reference]
+//           [--pool-dtype f32|bf16|f16|f8e4m3|i8]
+//           [--pool-rounding nearest|stochastic --rounding-seed N]
+//           [--target cpu|cuda|gpu-emu|reference]
 //           [--form auto|chunked|serial] [--chunk-size N] [--static-shapes]
 //           [--print-ir] [--no-openmp] [--cpu NAME] [--chip sm_90a]
 //           [--tensor-form [--constant-weights]] [--no-fused-output]
@@ -67,6 +69,15 @@ ssd::ToolEnum<ssd::PoolDType>
     poolDType("pool-dtype", cl::desc("pool dtype"),
               cl::init(ssd::PoolDType::F32),
               mlir::ssd::EnumValues{ssd::kPoolDTypeNames}, cl::cat(category));
+ssd::ToolEnum<ssd::PoolRounding> poolRounding(
+    "pool-rounding", cl::desc("how states are rounded into a narrow pool"),
+    cl::init(ssd::PoolRounding::NearestEven),
+    mlir::ssd::EnumValues{ssd::kPoolRoundingNames}, cl::cat(category));
+ssd::ToolInt roundingSeed(
+    "rounding-seed",
+    cl::desc("with --pool-rounding stochastic (required then): the op's "
+             "rounding_seed, a signed 64-bit integer"),
+    cl::value_desc("N"), cl::cat(category));
 ssd::ToolEnum<RunTarget> target("target", cl::desc("where the op runs"),
                                 cl::init(RunTarget::CPU),
                                 mlir::ssd::EnumValues{kRunTargetNames},
@@ -135,6 +146,8 @@ int fail(const std::string &message) {
 struct Options {
   ssd::ModelDType dtype = ssd::ModelDType::F32;
   ssd::PoolDType poolDType = ssd::PoolDType::F32;
+  ssd::PoolRounding poolRounding = ssd::PoolRounding::NearestEven;
+  int64_t roundingSeed = 0;
   /// How the op is compiled (its target follows `target`).
   ssd::CompileOptions compile;
   /// I of checkpoint_slots.npy; 0 when not given.
@@ -195,6 +208,26 @@ bool readOptions(Options &o, std::string &error) {
   o.compile.invariant = invariant;
   o.dtype = dtype;
   o.poolDType = poolDType;
+  o.poolRounding = poolRounding;
+  // No default seed: a fixed one would draw the same bits on every call,
+  // which is exactly what stochastic rounding must not do to a slot
+  // rewritten call after call.
+  if (poolRounding == ssd::PoolRounding::Stochastic) {
+    if (poolDType == ssd::PoolDType::F32) {
+      error = "--pool-rounding stochastic needs a narrow pool (--pool-dtype "
+              "bf16, f16, f8e4m3 or i8): an f32 pool has nothing to round";
+      return false;
+    }
+    if (!roundingSeed.getNumOccurrences()) {
+      error = "--pool-rounding stochastic needs --rounding-seed N (the op's "
+              "rounding_seed; give each call its own)";
+      return false;
+    }
+    o.roundingSeed = roundingSeed;
+  } else if (roundingSeed.getNumOccurrences()) {
+    error = "--rounding-seed needs --pool-rounding stochastic";
+    return false;
+  }
   if (constantWeights && !tensorForm) {
     error = "--constant-weights needs --tensor-form";
     return false;
@@ -247,6 +280,8 @@ int main(int argc, char **argv) {
   if (!ssd::loadProblem(inputs, o.dtype, problem, error, o.poolDType,
                         o.checkpointInterval))
     return fail(error);
+  problem.poolRounding = o.poolRounding;
+  problem.roundingSeed = o.roundingSeed;
 
   // All before anything is compiled.
   if (target != RunTarget::Reference &&
@@ -263,19 +298,22 @@ int main(int argc, char **argv) {
     return 0;
   }
 
-  std::vector<float> y, pool;
+  std::vector<float> y;
+  ssd::PoolContents pool;
   std::string ran;
   double seconds = 0;
   const std::string targetName = mlir::ssd::enumName(kRunTargetNames, target);
   if (target == RunTarget::Reference) {
-    std::vector<double> yRef, poolRef;
+    std::vector<double> yRef;
     auto start = std::chrono::steady_clock::now();
-    if (!ssd::referenceScan(problem, yRef, poolRef, &error))
+    if (!ssd::referenceScan(problem, yRef, pool, &error))
       return fail(error);
     seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
             .count();
-    ssd::roundOutputs(problem, yRef, poolRef, y, pool);
+    y.resize(yRef.size());
+    for (size_t i = 0; i < yRef.size(); ++i)
+      y[i] = ssd::roundDoubleToModelDType(yRef[i], problem.dtype);
     ran = "reference";
   } else {
     auto kernel = ssd::ScanKernel::compile(problem, o.compile, error);
@@ -296,10 +334,14 @@ int main(int argc, char **argv) {
 
   if (!ssd::writeOutputs(outputs, problem, y, pool, error))
     return fail(error);
+  std::string poolText;
+  if (o.poolDType != ssd::PoolDType::F32)
+    poolText = std::string(" pool=") + ssd::toString(o.poolDType);
+  if (o.poolRounding == ssd::PoolRounding::Stochastic)
+    poolText += " rounding=stochastic seed=" + std::to_string(o.roundingSeed);
   std::printf("ssd-run: %s dtype=%s%s T=%lld batch=%lld H=%lld P=%lld G=%lld "
               "N=%lld time=%.3f ms\n",
-              ran.c_str(), ssd::toString(o.dtype),
-              o.poolDType == ssd::PoolDType::BF16 ? " pool=bf16" : "",
+              ran.c_str(), ssd::toString(o.dtype), poolText.c_str(),
               (long long)problem.T, (long long)problem.batch,
               (long long)problem.H, (long long)problem.P, (long long)problem.G,
               (long long)problem.N, seconds * 1e3);

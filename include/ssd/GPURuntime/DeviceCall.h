@@ -17,7 +17,8 @@ using CompiledCall =
     std::function<bool(std::vector<void *> &descriptors, std::string &error)>;
 
 /// Copies `operands` to the device of `runtime`, runs `call` on descriptors
-/// of the device copies, waits for the GPU, and copies y and the pool back.
+/// of the device copies, waits for the GPU, and copies back what the call
+/// writes (y, the pool and an 8-bit pool's scales).
 /// `seconds` is the wall time of the call and the wait. Errors recorded by
 /// the mgpu* runtime during the call are reported.
 bool runOnDevice(const DeviceRuntime &runtime, HostOperands &operands,

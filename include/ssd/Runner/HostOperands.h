@@ -32,7 +32,7 @@ struct OperandLayout {
 std::vector<OperandLayout> operandLayouts(const ScanProblem &problem);
 
 /// Bytes of one element of a memref element type of OperandLayout ("f32",
-/// "bf16", "i1", ...).
+/// "bf16", "i1", "f8E4M3FN", "i64", ...).
 size_t elementBytes(const std::string &elementType);
 
 /// StridedMemRefType-shaped descriptors (allocated and aligned pointer,
@@ -42,10 +42,11 @@ std::vector<std::vector<int64_t>>
 stridedDescriptors(const std::vector<std::vector<int64_t>> &shapes,
                    const std::vector<void *> &data);
 
-/// What a compiled function is specialised to: dtype, H, P, G, N, which
-/// optional operands are present, the cache-index layout and, with
-/// checkpoints, the slots' element type, K and the interval (T, batch and
-/// the slot count stay dynamic). Equal keys mean the same function fits.
+/// What a compiled function is specialised to: dtype, H, P, G, N, the pool
+/// type and rounding, which optional operands are present, the cache-index
+/// layout and, with checkpoints, the slots' element type, K and the interval
+/// (T, batch and the slot count stay dynamic). Equal keys mean the same
+/// function fits.
 std::string signatureKey(const ScanProblem &problem);
 
 /// The key under which an ahead-of-time compiled variant registers (and the
@@ -76,14 +77,22 @@ public:
   const std::vector<int64_t> &shape(size_t i) const { return buffers[i].shape; }
   size_t yIndex() const { return yPosition; }
   size_t poolIndex() const { return poolPosition; }
+  /// ssm_pool_scales (8-bit pools only).
+  size_t scalesIndex() const { return scalesPosition; }
+  /// The operands a call writes, which a device call copies back: y, the
+  /// pool and, for an 8-bit pool, its scales.
+  std::vector<size_t> writtenIndices() const;
 
   /// StridedMemRefType-shaped descriptors (allocated and aligned pointer,
   /// offset, sizes, row-major strides) of the operands living at `data[i]`.
   std::vector<std::vector<int64_t>>
   descriptors(const std::vector<void *> &data) const;
 
-  /// y as float32 holding model-dtype values, and the pool as float32.
+  /// y as float32 holding model-dtype values, and the pool as float32 (an
+  /// 8-bit pool decoded, code * scale).
   void readOutputs(std::vector<float> &y, std::vector<float> &pool) const;
+  /// The same with the pool as stored (8-bit codes and scales as they are).
+  void readOutputs(std::vector<float> &y, PoolContents &pool) const;
 
 private:
   struct Buffer {
@@ -92,7 +101,7 @@ private:
   };
   const ScanProblem &problem;
   std::vector<Buffer> buffers; // in operand order
-  size_t yPosition = 0, poolPosition = 0;
+  size_t yPosition = 0, poolPosition = 0, scalesPosition = 0;
 };
 
 } // namespace ssd

@@ -17,8 +17,9 @@
 namespace ssd {
 
 /// An array as stored in a .npy file: the dtype string exactly as NumPy
-/// spells it ("<f4", "<f2", "<f8", "<i4", "<u4", "|b1", "|u1"), the shape
-/// (empty for a 0-d array) and the raw little-endian element bytes in C order.
+/// spells it ("<f4", "<f2", "<f8", "<i4", "<u4", "|b1", "|u1", "|i1"), the
+/// shape (empty for a 0-d array) and the raw little-endian element bytes in C
+/// order.
 struct NpyArray {
   std::string descr;
   std::vector<int64_t> shape;

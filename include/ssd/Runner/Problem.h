@@ -22,12 +22,18 @@ namespace ssd {
 
 enum class ModelDType { F32, F16, BF16 };
 
-/// Element type of the state pool: f32, or bf16 (storage only: the op reads
-/// it widened to f32 and rounds the final state to nearest-even on write).
-/// ssm_pool.npy always holds float32 (or float16) values; with a bf16 pool
-/// they are rounded to bf16 on load, and the pool written back holds the
-/// bf16 values as float32 (docs/overview.md, "ssd-run").
-enum class PoolDType { F32, BF16 };
+/// Element type of the state pool (storage only: the op reads it as f32 and
+/// rounds what it writes; docs/overview.md, "Compressed state pools"): f32,
+/// bf16 or f16, or 8-bit codes with a float32 scale per row (f8E4M3FN, i8).
+/// For the 16-bit types ssm_pool.npy holds float32 (or float16) values,
+/// rounded to the type on load, and the pool written back holds the type's
+/// values as float32; for the 8-bit types it holds the codes (uint8 bit
+/// patterns of f8E4M3FN, or int8) beside ssm_pool_scales.npy
+/// (docs/overview.md, "Files of ssd-run").
+enum class PoolDType { F32, BF16, F16, F8E4M3FN, I8 };
+
+/// The rounding of every pool write (the op's pool_rounding).
+enum class PoolRounding { NearestEven, Stochastic };
 
 /// How the tools and the torch op spell the dtypes.
 inline constexpr mlir::ssd::EnumName<ModelDType> kModelDTypeNames[] = {
@@ -37,14 +43,35 @@ inline constexpr mlir::ssd::EnumName<ModelDType> kModelDTypeNames[] = {
 };
 inline constexpr mlir::ssd::EnumName<PoolDType> kPoolDTypeNames[] = {
     {PoolDType::F32, "f32", "float32 states"},
-    {PoolDType::BF16, "bf16",
-     "bfloat16 states, rounded to nearest even on write"},
+    {PoolDType::BF16, "bf16", "bfloat16 states"},
+    {PoolDType::F16, "f16", "float16 states"},
+    {PoolDType::F8E4M3FN, "f8e4m3",
+     "f8E4M3FN codes with a float32 scale per row"},
+    {PoolDType::I8, "i8",
+     "int8 codes (-127..127) with a float32 scale per row"},
+};
+inline constexpr mlir::ssd::EnumName<PoolRounding> kPoolRoundingNames[] = {
+    {PoolRounding::NearestEven, "nearest", "to nearest, ties to even"},
+    {PoolRounding::Stochastic, "stochastic",
+     "stochastically, with bits from --rounding-seed"},
 };
 
-/// Parses "f32" or "bf16".
+/// True for the pools of 8-bit codes with a scale per row.
+inline bool isScaledPool(PoolDType t) {
+  return t == PoolDType::F8E4M3FN || t == PoolDType::I8;
+}
+/// The pool's memref element type as MLIR spells it ("f32", "bf16", "f16",
+/// "f8E4M3FN", "i8").
+const char *poolElementType(PoolDType t);
+/// Bytes of one stored pool element.
+size_t poolElementBytes(PoolDType t);
+
+/// Parses "f32", "bf16", "f16", "f8e4m3" or "i8".
 bool parsePoolDType(const std::string &s, PoolDType &out);
-/// "f32" or "bf16".
+/// "f32", "bf16", "f16", "f8e4m3" or "i8".
 const char *toString(PoolDType t);
+/// "nearest" or "stochastic".
+const char *toString(PoolRounding r);
 
 /// Parses "f32", "f16" or "bf16".
 bool parseModelDType(const std::string &s, ModelDType &out);
@@ -73,9 +100,17 @@ struct ScanProblem {
   bool hasD = false, hasDtBias = false;
   /// [H] each, rounded to `dtype`; empty when absent.
   std::vector<float> D, dtBias;
-  /// [S,H,P,N] float32 exactly as read (f32 pool), or rounded to bf16 (bf16
-  /// pool).
+  /// [S,H,P,N] float32 exactly as read (f32 pool), rounded to bf16 or f16
+  /// (16-bit pools), or the 8-bit codes decoded (code * scale, one f32
+  /// multiplication): what the op reads.
   std::vector<float> pool;
+  /// 8-bit pools only (else empty): [S,H,P,N] codes as stored (f8E4M3FN bit
+  /// patterns or int8 two's complement) and [S,H,P] float32 scales.
+  std::vector<uint8_t> poolCodes;
+  std::vector<float> poolScales;
+  /// The op's pool_rounding and, when stochastic, its rounding_seed.
+  PoolRounding poolRounding = PoolRounding::NearestEven;
+  int64_t roundingSeed = 0;
   /// [batch+1], validated: starts at 0, non-decreasing, ends at T.
   std::vector<int32_t> queryStartLoc;
   /// [batch], as unsigned; each is kPaddingSlot or < S.
@@ -140,6 +175,10 @@ constexpr uint32_t kPaddingSlot = 0xFFFFFFFFu;
 /// `checkpointInterval` (ssd-run's --checkpoint-interval, 0 when not given)
 /// must be given exactly when checkpoint_slots.npy is present, and the
 /// checkpoint entries must pass checkCheckpointContract.
+///
+/// ssm_pool_scales.npy ([S, H, P] float32) is required with an 8-bit
+/// `poolDType` and refused with any other; ssm_pool.npy then holds uint8
+/// (f8E4M3FN bit patterns) or int8 codes.
 bool loadProblem(const std::string &dir, ModelDType dtype, ScanProblem &out,
                  std::string &error, PoolDType poolDType = PoolDType::F32,
                  int64_t checkpointInterval = 0);
@@ -194,11 +233,26 @@ bool checkCheckpointContract(const ScanProblem &p, std::string &operand,
 /// index) and the value, or the interval.
 bool checkTreeContract(const ScanProblem &p, std::string &error);
 
+/// The pool after a call, as stored: `values` [S,H,P,N] as float32 (f32,
+/// bf16 and f16 pools), or the 8-bit `codes` [S,H,P,N] and `scales`
+/// [S,H,P].
+struct PoolContents {
+  std::vector<float> values;
+  std::vector<uint8_t> codes;
+  std::vector<float> scales;
+};
+
 /// Writes y ([T,H,P]) and the pool ([S,H,P,N]) as float32 DIR/y.npy and
 /// DIR/ssm_pool.npy, creating DIR if needed. Both are written under
 /// temporary names first and renamed only when both succeeded.
 bool writeOutputs(const std::string &dir, const ScanProblem &p,
                   const std::vector<float> &y, const std::vector<float> &pool,
+                  std::string &error);
+/// The same for any pool type: an 8-bit pool is written as its codes
+/// (DIR/ssm_pool.npy, uint8 or int8) and DIR/ssm_pool_scales.npy (float32),
+/// all three files renamed into place only when all were written.
+bool writeOutputs(const std::string &dir, const ScanProblem &p,
+                  const std::vector<float> &y, const PoolContents &pool,
                   std::string &error);
 
 } // namespace ssd

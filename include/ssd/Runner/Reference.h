@@ -35,6 +35,14 @@ double referenceSoftplus(double v);
 bool referenceScan(const ScanProblem &p, std::vector<double> &y,
                    std::vector<double> &pool, std::string *error = nullptr);
 
+/// The same with the pool as the op stores it: every state written (final,
+/// checkpoint, or the initial state of a writer without tokens) is rounded
+/// to f32 and then stored by the contract of docs/overview.md ("Compressed
+/// state pools") for p.poolDType, p.poolRounding and p.roundingSeed
+/// (ssd/Runner/PoolFormat.h); `pool` starts as p's stored pool.
+bool referenceScan(const ScanProblem &p, std::vector<double> &y,
+                   PoolContents &pool, std::string *error = nullptr);
+
 /// y rounded once to the model dtype (held as float), pool rounded to
 /// float32, or once to bf16 for a bf16 pool (held as float).
 void roundOutputs(const ScanProblem &p, const std::vector<double> &y,
