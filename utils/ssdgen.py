@@ -1560,6 +1560,42 @@ def _tp_base(d):
     return a
 
 
+def _ps_base(d, pool_dtype="i8"):
+    """_base with an 8-bit pool (codes and ssm_pool_scales.npy)."""
+    return _base(d, pool_dtype=pool_dtype)
+
+
+def _bad_ps_missing(d, a):
+    _ps_base(d)
+    os.remove(_path(d, "ssm_pool_scales"))
+    return "ssm_pool_scales.npy"
+
+
+def _bad_ps_given(d, a):
+    _save(d, "ssm_pool_scales",
+          np.ones(a["ssm_pool"].shape[:3], dtype=np.float32))
+    return "ssm_pool_scales.npy"
+
+
+def _bad_ps_scales(change):
+    def make(d, a):
+        arrs = _ps_base(d)
+        _save(d, "ssm_pool_scales", change(arrs["ssm_pool_scales"]))
+        return "ssm_pool_scales.npy"
+    return make
+
+
+def _bad_ps_float_codes(d, a):
+    _save(d, "ssm_pool_scales",
+          np.ones(a["ssm_pool"].shape[:3], dtype=np.float32))
+    return "ssm_pool.npy"
+
+
+def _bad_ps_signed_codes(d, a):
+    _ps_base(d, "i8")
+    return "ssm_pool.npy"
+
+
 def _bad_tp(change):
     """A bad kind: _tp_base's directory with token_parents.npy replaced by
     change(parents)."""
@@ -1606,6 +1642,21 @@ BAD_KINDS = {
     "two-writers": (_bad_two_writers, "two writing sequences name one slot"),
     "mask-length": (_bad_mask_length, "has_initial_state has batch+1 entries"),
     "update-length": (_bad_update_length, "update_state has batch-1 entries"),
+    # Pools of 8-bit codes (run with --pool-dtype i8, except ps-given: the
+    # default f32 pool, and ps-signed-codes: f8e4m3).
+    "ps-missing": (_bad_ps_missing, "an i8 pool's ssm_pool_scales.npy is "
+                   "missing"),
+    "ps-given": (_bad_ps_given, "ssm_pool_scales.npy beside an f32 pool"),
+    "ps-shape": (_bad_ps_scales(lambda sc: sc[:, :, :-1]),
+                 "ssm_pool_scales has P-1 columns"),
+    "ps-rank": (_bad_ps_scales(lambda sc: sc.reshape(sc.shape[0], -1)),
+                "ssm_pool_scales is flattened to [S, H*P]"),
+    "ps-dtype": (_bad_ps_scales(lambda sc: sc.astype(np.float64)),
+                 "ssm_pool_scales.npy is float64"),
+    "ps-float-codes": (_bad_ps_float_codes, "a float32 ssm_pool.npy (with "
+                       "scales) run as an i8 pool"),
+    "ps-signed-codes": (_bad_ps_signed_codes, "int8 codes run as an f8e4m3 "
+                        "pool (uint8 bit patterns)"),
     # Checkpoints (run with --checkpoint-interval 1, except ck-offsets-alone).
     "ck-out-of-range": (_bad_ck_range, "a checkpoint slot equals the slot "
                                        "count"),
