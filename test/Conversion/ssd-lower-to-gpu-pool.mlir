@@ -3,14 +3,15 @@
 // f8E4M3FN bits, times the scale); it writes an 8-bit row after taking its
 // maximum |value| over the lane's columns and then over the warp's lanes
 // (xor butterfly, maximumf), the scale (m / Qmax) stored by one lane per
-// row, every lane encoding its columns. Stochastic rounding draws Philox
-// bits from the seed, its counter's token count o + j + 1 taking o from
-// checkpoint_offsets. The kernels an 8-bit pool runs ask for 4 blocks per
-// SM, as a tree's do. What the GPU kernels do not write yet is refused in
-// one line: 8-bit pools and stochastic rounding in the chunked kernels
-// (chunked form, mixed launches) and 8-bit pools in the serial kernel's
-// pieces path (large dstate). f16 pools rounded to nearest take the
-// kernels' usual widening and truncation in both forms.
+// row, every lane encoding its columns. A row stays whole in registers
+// (fewer rows per warp rather than the pieces path), up to dstate 2048.
+// Stochastic rounding draws Philox bits from the seed, its counter's token
+// count o + j + 1 taking o from checkpoint_offsets. The kernels an 8-bit
+// pool runs ask for 4 blocks per SM, as a tree's do. What the GPU kernels
+// do not write yet is refused in one line: 8-bit pools and stochastic
+// rounding in the chunked kernels (chunked form, mixed launches), 8-bit
+// rows longer than 2048. f16 pools rounded to nearest take the kernels'
+// usual widening and truncation in both forms.
 // RUN: ssd-opt %s -ssd-plan-gpu-kernels="chip=sm_90 shared-memory-limit=101376" -ssd-lower-to-gpu -split-input-file -verify-diagnostics | FileCheck %s
 
 // CHECK-LABEL: func.func @serial_i8
@@ -180,14 +181,36 @@ func.func @mixed_f8(%x: memref<?x4x16xbf16>, %dt: memref<?x4xbf16>, %A: memref<4
 
 // -----
 
-// dstate 1024 takes the serial kernel's pieces path, whose rows are
-// written a piece at a time.
-func.func @pieces_i8(%x: memref<?x4x16xf32>, %dt: memref<?x4xf32>, %A: memref<4xf32>,
+// An 8-bit row's scale needs the whole row in registers: at dstate 1024
+// the serial kernel takes 2 rows a warp (64 state values a lane), where the
+// config asks for 4 and an f32 pool would be scanned in pieces of the row.
+// The warp's first row: tile * (2 rows x 4 warps) + warp * 2.
+// CHECK-LABEL: func.func @rows_i8
+// CHECK:       gpu.launch blocks(%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}, %[[TILE:[a-z0-9_]+]]) in
+// CHECK-SAME:    threads(%{{[a-z0-9_]+}}, %[[WARP:[a-z0-9_]+]], %{{[a-z0-9_]+}}) in
+// CHECK:         %[[RW:.*]] = arith.constant 8 : index
+// CHECK-NEXT:    arith.muli %[[TILE]], %[[RW]] : index
+// CHECK-NEXT:    %[[R:.*]] = arith.constant 2 : index
+// CHECK-NEXT:    arith.muli %[[WARP]], %[[R]] : index
+// CHECK:       return
+func.func @rows_i8(%x: memref<?x4x16xf32>, %dt: memref<?x4xf32>, %A: memref<4xf32>,
     %B: memref<?x1x1024xf32>, %pool: memref<?x4x16x1024xi8>, %scales: memref<?x4x16xf32>,
     %qsl: memref<?xi32>, %ci: memref<?xi32>, %y: memref<?x4x16xf32>) {
-  // expected-error @+1 {{ssd-lower-to-gpu: the GPU serial kernel scans dstate (N) 1024 in pieces (serial_rows_per_warp 4), which do not store i8 pools yet (a row's scale needs all N columns)}}
   ssd.chunk_scan_varlen x(%x : memref<?x4x16xf32>) dt(%dt : memref<?x4xf32>) A(%A : memref<4xf32>)
       B(%B : memref<?x1x1024xf32>) C(%B : memref<?x1x1024xf32>) ssm_pool(%pool : memref<?x4x16x1024xi8>)
+      ssm_pool_scales(%scales : memref<?x4x16xf32>) query_start_loc(%qsl : memref<?xi32>)
+      cache_indices(%ci : memref<?xi32>) outs(%y : memref<?x4x16xf32>) {form = #ssd<form serial>}
+  return
+}
+
+// -----
+
+func.func @rows_too_long_i8(%x: memref<?x4x16xf32>, %dt: memref<?x4xf32>, %A: memref<4xf32>,
+    %B: memref<?x1x4096xf32>, %pool: memref<?x4x16x4096xi8>, %scales: memref<?x4x16xf32>,
+    %qsl: memref<?xi32>, %ci: memref<?xi32>, %y: memref<?x4x16xf32>) {
+  // expected-error @+1 {{ssd-lower-to-gpu: the GPU serial kernel keeps each row of an 8-bit pool (i8) in registers (its scale needs all N columns), which holds dstate (N) up to 2048, got 4096}}
+  ssd.chunk_scan_varlen x(%x : memref<?x4x16xf32>) dt(%dt : memref<?x4xf32>) A(%A : memref<4xf32>)
+      B(%B : memref<?x1x4096xf32>) C(%B : memref<?x1x4096xf32>) ssm_pool(%pool : memref<?x4x16x4096xi8>)
       ssm_pool_scales(%scales : memref<?x4x16xf32>) query_start_loc(%qsl : memref<?xi32>)
       cache_indices(%ci : memref<?xi32>) outs(%y : memref<?x4x16xf32>) {form = #ssd<form serial>}
   return

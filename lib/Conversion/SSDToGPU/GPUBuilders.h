@@ -597,9 +597,12 @@ struct SerialTiling {
 };
 
 /// Whether the serial kernel scans dstate in pieces (one token loop per
-/// piece of each row's columns) rather than with all of a row in registers.
+/// piece of each row's columns) rather than with all of a row in registers;
+/// `wholeRows` (an 8-bit pool): after lowering its rows per warp to avoid
+/// pieces where it can.
 bool serialScansInPieces(const StaticExtents &extents,
-                         const SerialTiling &tiling, bool invariant);
+                         const SerialTiling &tiling, bool invariant,
+                         bool wholeRows);
 
 /// The serial form's kernels for `op` (memref form, static extents) at the
 /// builder's insertion point.

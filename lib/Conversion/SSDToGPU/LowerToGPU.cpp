@@ -122,12 +122,13 @@ std::variant<GPUScanPlan, std::string> readGPUPlan(ChunkScanVarlenOp op) {
   if (plan.form == Form::serial && !plan.mixedMinTokens) {
     PoolCodec codec(op);
     if (codec.scaled() &&
-        serialScansInPieces(*extents, plan.serial, op.getInvariant()))
+        serialScansInPieces(*extents, plan.serial, op.getInvariant(),
+                            /*wholeRows=*/true))
       return llvm::formatv(
-                 "ssd-lower-to-gpu: the GPU serial kernel scans dstate (N) "
-                 "{0} in pieces (serial_rows_per_warp {1}), which do not "
-                 "store {2} pools yet (a row's scale needs all N columns)",
-                 extents->dstate, plan.serial.rowsPerWarp, poolTypeName(codec))
+                 "ssd-lower-to-gpu: the GPU serial kernel keeps each row of an "
+                 "8-bit pool ({0}) in registers (its scale needs all N "
+                 "columns), which holds dstate (N) up to 2048, got {1}",
+                 poolTypeName(codec), extents->dstate)
           .str();
     return plan;
   }

@@ -124,6 +124,19 @@
 // dstate 2048, the largest it takes (no pieces: their sum over the pieces
 // is another order than the canonical one).
 //
+// A compressed pool (docs/overview.md, "Compressed state pools") moves
+// through PoolCodec: a lane decodes the elements it loads (an 8-bit row's
+// scale loaded once per row) and encodes those it stores. An 8-bit row's
+// scale needs the row's maximum before any code: each lane takes it over
+// its columns, an xor butterfly of shuffles over the warp (a row never
+// leaves its warp), lane r stores row r's scale, and every lane encodes
+// its columns. The pieces path never holds a whole row, so an 8-bit pool
+// lowers the rows per warp instead, as the invariant kernel does (down to
+// one row a warp at dstate 2048; longer rows are refused). Stochastic
+// rounding's counter takes the tokens the written state holds: o + j + 1
+// for a checkpoint after local token j (o = checkpoint_offsets[b], 0
+// without them), o + len for the final state.
+//
 // In a mixed launch (makeSerialPart with a per-sequence threshold) the
 // blocks of sequences of at least that many tokens return at once: the
 // chunked kernels, launched between the two serial launches, run them. The
@@ -177,6 +190,8 @@ public:
       rowsPerWarp = std::clamp<int64_t>(kRegisterPathStateValues /
                                             std::max<int64_t>(columnGroups, 1),
                                         1, rowsPerWarp);
+    } else if (codec.scaled()) {
+      rowsPerWarp = rowsForWholeRows(rowsPerWarp, vectorWidth, columnGroups);
     }
   }
 
@@ -377,10 +392,19 @@ private:
   /// it takes 83 to 100, none spilled. The kernels of an 8-bit pool ask
   /// too: left to itself ptxas gave the i8 pool's scan kernel 72 registers
   /// and spilled 4 bytes (Mamba2-2.7B shapes with checkpoints, sm_80).
+  /// Long 8-bit rows (more than 32 state values a lane: dstate above 512
+  /// at the default tiling, rows per warp lowered to keep whole rows) ask
+  /// for 2, a cap of 255: at 128 the stochastic i8 kernels spilled 36 to
+  /// 80 bytes at dstate 1024 (sm_80 and sm_90a).
   static constexpr int64_t kTreeBlocksPerSM = 4;
+  static constexpr int64_t kLongRowBlocksPerSM = 2;
   void requestTreeOccupancy(ImplicitLocOpBuilder &b) {
-    if (parents || codec.scaled())
-      KernelOccupancyOp::create(b, kTreeBlocksPerSM);
+    if (!parents && !codec.scaled())
+      return;
+    bool longRows =
+        codec.scaled() && rowsPerWarp * columnGroups * vectorWidth > 32;
+    KernelOccupancyOp::create(b, longRows ? kLongRowBlocksPerSM
+                                          : kTreeBlocksPerSM);
   }
 
   /// Most state values (f32) a lane keeps in registers across the token
@@ -412,6 +436,15 @@ private:
   }
 
 public:
+  /// Rows per warp for an 8-bit pool, whose row scale needs all N columns
+  /// at once, which a piece never holds: fewer rows, as the invariant
+  /// kernel takes, where that keeps whole rows in registers (down to one
+  /// row a warp at dstate 2048); `rows` where no piece is needed anyway.
+  static int64_t rowsForWholeRows(int64_t rows, int64_t width, int64_t groups) {
+    if (!scansInPieces(rows, width, groups))
+      return rows;
+    return std::max<int64_t>(1, kRegisterPathStateValues / (groups * width));
+  }
   static bool scansInPieces(int64_t rows, int64_t width, int64_t groups) {
     return rows * groups * width > kRegisterPathStateValues &&
            groups > pieceColumnGroups(rows, width);
@@ -970,13 +1003,16 @@ std::unique_ptr<SerialPart> mlir::ssd::detail::makeSerialPart(
 
 bool mlir::ssd::detail::serialScansInPieces(const StaticExtents &extents,
                                             const SerialTiling &tiling,
-                                            bool invariant) {
+                                            bool invariant, bool wholeRows) {
   // The invariant kernel lowers its rows per warp instead.
   if (invariant)
     return false;
   int64_t width = serialVectorWidth(extents.dstate, invariant);
-  return SerialScanGPUBuilder::scansInPieces(
-      tiling.rowsPerWarp, width, llvm::divideCeil(extents.dstate, 32 * width));
+  int64_t groups = llvm::divideCeil(extents.dstate, 32 * width);
+  int64_t rows = tiling.rowsPerWarp;
+  if (wholeRows)
+    rows = SerialScanGPUBuilder::rowsForWholeRows(rows, width, groups);
+  return SerialScanGPUBuilder::scansInPieces(rows, width, groups);
 }
 
 void mlir::ssd::detail::buildSerialScanGPU(ImplicitLocOpBuilder &b,
