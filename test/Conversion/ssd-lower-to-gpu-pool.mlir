@@ -8,10 +8,11 @@
 // Stochastic rounding draws Philox bits from the seed, its counter's token
 // count o + j + 1 taking o from checkpoint_offsets. The kernels an 8-bit
 // pool runs ask for 4 blocks per SM, as a tree's do. What the GPU kernels
-// do not write yet is refused in one line: 8-bit pools and stochastic
-// rounding in the chunked kernels (chunked form, mixed launches), 8-bit
-// rows longer than 2048. f16 pools rounded to nearest take the kernels'
-// usual widening and truncation in both forms.
+// do not write yet is refused in one line: 8-bit pools in the chunked
+// kernels (chunked form, mixed launches), 8-bit rows longer than 2048. The
+// chunked kernels round f16 and bf16 pools stochastically with the same
+// counters; rounded to nearest, f16 pools take the kernels' usual widening
+// and truncation in both forms.
 // RUN: ssd-opt %s -ssd-plan-gpu-kernels="chip=sm_90 shared-memory-limit=101376" -ssd-lower-to-gpu -split-input-file -verify-diagnostics | FileCheck %s
 
 // CHECK-LABEL: func.func @serial_i8
@@ -153,10 +154,20 @@ func.func @chunked_i8(%x: memref<?x4x16xbf16>, %dt: memref<?x4xbf16>, %A: memref
 
 // -----
 
+// Stochastic f16, chunked (a bf16 model: fused state passing, whose lanes
+// store pairs of state columns): Philox bits for each pair.
+// CHECK-LABEL: func.func @chunked_stochastic
+// CHECK-SAME:    %[[POOL:[^:]+]]: memref<?x4x16x32xf16>
+// CHECK-SAME:    %[[SEED:[^:]+]]: memref<i64>
+// CHECK:       gpu.launch
+// CHECK:         memref.load %[[SEED]][] : memref<i64>
+// CHECK:         arith.mului_extended %{{.*}} : vector<2xi32>
+// CHECK:         arith.truncf %{{.*}} : vector<2xf32> to vector<2xf16>
+// CHECK-NEXT:    vector.store %{{.*}}, %[[POOL]][{{.*}}] {alignment = 4 : i64} : memref<?x4x16x32xf16>, vector<2xf16>
+// CHECK:       return
 func.func @chunked_stochastic(%x: memref<?x4x16xbf16>, %dt: memref<?x4xbf16>, %A: memref<4xbf16>,
     %B: memref<?x1x32xbf16>, %pool: memref<?x4x16x32xf16>, %qsl: memref<?xi32>,
     %ci: memref<?xi32>, %seed: memref<i64>, %y: memref<?x4x16xbf16>) {
-  // expected-error @+1 {{ssd-lower-to-gpu: the GPU chunked kernels do not round the pool stochastically yet; use form serial}}
   ssd.chunk_scan_varlen x(%x : memref<?x4x16xbf16>) dt(%dt : memref<?x4xbf16>) A(%A : memref<4xbf16>)
       B(%B : memref<?x1x32xbf16>) C(%B : memref<?x1x32xbf16>) ssm_pool(%pool : memref<?x4x16x32xf16>)
       query_start_loc(%qsl : memref<?xi32>) cache_indices(%ci : memref<?xi32>)

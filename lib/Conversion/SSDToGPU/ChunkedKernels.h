@@ -28,6 +28,7 @@
 
 #include "ChunkedPlan.h"
 #include "GPUBuilders.h"
+#include "ScanEmitter/PoolCodec.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -65,6 +66,7 @@ struct ChunkedContext {
   bool fused, fusedOutput;
   FragmentLoads loads;
   ChunkScanVarlenOp op;
+  PoolCodec codec; // the pool's format and rounding
   Type modelType, mmaType;
 
   // Host-side extents.
@@ -310,9 +312,11 @@ protected:
       ValueRange acc,
       function_ref<void(ImplicitLocOpBuilder &, Value, Value, Value, Value)>
           body);
+  /// `tokensHeld`: how many tokens the state holds, stochastic rounding's
+  /// counter where `memref` is the pool (null otherwise).
   void storePair(ImplicitLocOpBuilder &b, Value memref,
                  SmallVector<Value> indices, Value extent, Value first,
-                 Value second, bool pairs);
+                 Value second, bool pairs, Value tokensHeld = Value());
   std::pair<Value, Value> loadPair(ImplicitLocOpBuilder &b, Value memref,
                                    SmallVector<Value> indices, int64_t extent);
 
@@ -343,6 +347,14 @@ protected:
                         ValueRange indices);
   void storeStateVector(ImplicitLocOpBuilder &b, Value value, Value memref,
                         ValueRange indices);
+  /// A state vector into the pool at (slot, head, p, n), rounded as the op
+  /// asks: stochastically with `tokensHeld` (the tokens the state holds)
+  /// as the counter, else as storeStateVector rounds.
+  void storePoolVector(ImplicitLocOpBuilder &b, Value value, ValueRange indices,
+                       Value tokensHeld);
+  /// Tokens sequence `seq` held before the call (checkpoint_offsets[seq],
+  /// 0 without them); null unless the pool is rounded stochastically.
+  Value tokensBefore(ImplicitLocOpBuilder &b, Value seq);
 };
 
 /// The output tile, y for some rows of a chunk and one head (OutputTile.cpp):
@@ -499,6 +511,7 @@ private:
     Checkpoints::Sequence boundaries;
     Value begin, len, firstChunk; // tokens begin..begin + len
     Value a, group;               // A_h and the head's group
+    Value tokensBefore;           // o, for stochastic rounding (else null)
   };
   CheckpointedSequence checkpointedSequence(ImplicitLocOpBuilder &b, Value seq,
                                             const SequenceInfo &s, Value head);

@@ -69,8 +69,8 @@ std::string poolTypeName(const PoolCodec &codec) {
 }
 
 /// Why the chunked kernels (chunked form, or a mixed launch's long
-/// sequences) cannot write `op`'s pool yet, if they cannot: they round to
-/// nearest into f32, bf16 and f16 pools only.
+/// sequences) cannot write `op`'s pool yet, if they cannot: they write
+/// f32, bf16 and f16 pools (to nearest or stochastically), no 8-bit ones.
 std::optional<std::string> whyNotChunkedPool(ChunkScanVarlenOp op, bool mixed) {
   PoolCodec codec(op);
   StringRef kernels = mixed ? "the GPU chunked kernels (of a mixed launch)"
@@ -79,11 +79,6 @@ std::optional<std::string> whyNotChunkedPool(ChunkScanVarlenOp op, bool mixed) {
     return llvm::formatv("ssd-lower-to-gpu: {0} do not store {1} pools yet; "
                          "use form serial",
                          kernels, poolTypeName(codec))
-        .str();
-  if (codec.stochastic)
-    return llvm::formatv("ssd-lower-to-gpu: {0} do not round the pool "
-                         "stochastically yet; use form serial",
-                         kernels)
         .str();
   return std::nullopt;
 }

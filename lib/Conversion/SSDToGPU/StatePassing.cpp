@@ -54,6 +54,26 @@ void ChunkedKernelParts::storeStateVector(ImplicitLocOpBuilder &b, Value value,
               v * element.getIntOrFloatBitWidth() / 8);
 }
 
+void ChunkedKernelParts::storePoolVector(ImplicitLocOpBuilder &b, Value value,
+                                         ValueRange indices, Value tokensHeld) {
+  if (!codec.stochastic)
+    return storeStateVector(b, value, e.pool, indices);
+  PoolWriteSite site{indices[0], indices[1], indices[2], indices[3],
+                     tokensHeld};
+  Value stored = codec.encode(b, value, /*inverse=*/Value(), site);
+  vectorStore(b, stored, e.pool, indices,
+              stateVector() * codec.element.getIntOrFloatBitWidth() / 8);
+}
+
+Value ChunkedKernelParts::tokensBefore(ImplicitLocOpBuilder &b, Value seq) {
+  if (!codec.stochastic)
+    return Value();
+  Value offsets = op.getCheckpointOffsets();
+  if (!offsets)
+    return idx(b, 0);
+  return toIndex(b, load(b, offsets, {seq}));
+}
+
 StatePassingBuilder::CheckpointedSequence
 StatePassingBuilder::checkpointedSequence(ImplicitLocOpBuilder &b, Value seq,
                                           const SequenceInfo &s, Value head) {
@@ -64,6 +84,7 @@ StatePassingBuilder::checkpointedSequence(ImplicitLocOpBuilder &b, Value seq,
   c.firstChunk = toIndex(b, load(b, chunkBegin, {seq}));
   c.a = e.loadF32(b, e.A, {head});
   c.group = e.groupOf(b, head);
+  c.tokensBefore = tokensBefore(b, seq);
   return c;
 }
 
@@ -102,7 +123,10 @@ void StatePassingBuilder::emitChunkCheckpoints(ImplicitLocOpBuilder &b,
     Value writes, slot;
     std::tie(writes, slot) = checkpoints.slotAfter(b, e, c.boundaries, j);
     e.ifThen(b, writes, [&](ImplicitLocOpBuilder &b) {
-      storeStateVector(b, state, e.pool, {slot, head, p, n});
+      // After local token j the state holds o + j + 1 tokens.
+      Value held =
+          c.tokensBefore ? add(b, add(b, c.tokensBefore, j), 1) : Value();
+      storePoolVector(b, state, {slot, head, p, n}, held);
     });
   };
   // The chunk's tokens: local j = jFirst .. jFirst + len - 1.
