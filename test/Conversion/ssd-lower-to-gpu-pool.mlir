@@ -8,11 +8,11 @@
 // Stochastic rounding draws Philox bits from the seed, its counter's token
 // count o + j + 1 taking o from checkpoint_offsets. The kernels an 8-bit
 // pool runs ask for 4 blocks per SM, as a tree's do. What the GPU kernels
-// do not write yet is refused in one line: 8-bit pools in the chunked
-// kernels (chunked form, mixed launches), 8-bit rows longer than 2048. The
-// chunked kernels round f16 and bf16 pools stochastically with the same
-// counters; rounded to nearest, f16 pools take the kernels' usual widening
-// and truncation in both forms.
+// do not write yet is refused in one line: 8-bit rows longer than 2048 in
+// the serial kernel, and in the chunked kernels rows that do not lie in
+// aligned lanes of one warp (N / 4 up to 32). The chunked kernels round
+// every pool as the serial kernel does, with the same counters; rounded to
+// nearest, f16 pools take the kernels' usual widening and truncation.
 // RUN: ssd-opt %s -ssd-plan-gpu-kernels="chip=sm_90 shared-memory-limit=101376" -ssd-lower-to-gpu -split-input-file -verify-diagnostics | FileCheck %s
 
 // CHECK-LABEL: func.func @serial_i8
@@ -140,10 +140,29 @@ func.func @chunked_f16(%x: memref<?x4x16xbf16>, %dt: memref<?x4xbf16>, %A: memre
 
 // -----
 
+// i8, chunked: the plan leaves the fused modes off (the fused chunk kernel
+// holds no row's scale). State passing decodes the initial state; the
+// output kernel takes a row's maximum over the N / 4 = 8 lanes that hold
+// it (xor 4, 2, 1), the row's first lane stores the scale.
+// CHECK-LABEL: func.func @chunked_i8
+// CHECK-SAME:    %[[POOL:[^:]+]]: memref<?x4x16x32xi8>, %[[SCALES:[^:]+]]: memref<?x4x16xf32>
+// CHECK:       memref.load %[[SCALES]][
+// CHECK-NEXT:  vector.load %[[POOL]][{{.*}}] {alignment = 4 : i64} : memref<?x4x16x32xi8>, vector<4xi8>
+// CHECK:       %[[C4:.*]] = arith.constant 4 : i32
+// CHECK:       gpu.shuffle xor %{{.*}}, %[[C4]]
+// CHECK:       %[[C2:.*]] = arith.constant 2 : i32
+// CHECK:       gpu.shuffle xor %{{.*}}, %[[C2]]
+// CHECK:       %[[C1:.*]] = arith.constant 1 : i32
+// CHECK:       gpu.shuffle xor %{{.*}}, %[[C1]]
+// CHECK-NOT:   gpu.shuffle
+// CHECK:       arith.divf
+// CHECK:       memref.store %{{.*}}, %[[SCALES]][
+// CHECK:       arith.fptosi %{{.*}} : vector<4xf32> to vector<4xi8>
+// CHECK-NEXT:  vector.store %{{.*}}, %[[POOL]][{{.*}}] {alignment = 4 : i64} : memref<?x4x16x32xi8>, vector<4xi8>
+// CHECK:       return
 func.func @chunked_i8(%x: memref<?x4x16xbf16>, %dt: memref<?x4xbf16>, %A: memref<4xbf16>,
     %B: memref<?x1x32xbf16>, %pool: memref<?x4x16x32xi8>, %scales: memref<?x4x16xf32>,
     %qsl: memref<?xi32>, %ci: memref<?xi32>, %y: memref<?x4x16xbf16>) {
-  // expected-error @+1 {{ssd-lower-to-gpu: the GPU chunked kernels do not store i8 pools yet; use form serial}}
   ssd.chunk_scan_varlen x(%x : memref<?x4x16xbf16>) dt(%dt : memref<?x4xbf16>) A(%A : memref<4xbf16>)
       B(%B : memref<?x1x32xbf16>) C(%B : memref<?x1x32xbf16>) ssm_pool(%pool : memref<?x4x16x32xi8>)
       ssm_pool_scales(%scales : memref<?x4x16xf32>) query_start_loc(%qsl : memref<?xi32>)
@@ -178,15 +197,33 @@ func.func @chunked_stochastic(%x: memref<?x4x16xbf16>, %dt: memref<?x4xbf16>, %A
 
 // -----
 
+// A mixed launch of an f8E4M3FN pool: the serial kernel's rows and the
+// chunked kernels' lanes each take their rows' maxima.
+// CHECK-LABEL: func.func @mixed_f8
+// CHECK-COUNT-2: arith.constant 4.480000e+02 : f32
+// CHECK:       return
 func.func @mixed_f8(%x: memref<?x4x16xbf16>, %dt: memref<?x4xbf16>, %A: memref<4xbf16>,
     %B: memref<?x1x32xbf16>, %pool: memref<?x4x16x32xf8E4M3FN>, %scales: memref<?x4x16xf32>,
     %qsl: memref<?xi32>, %ci: memref<?xi32>, %y: memref<?x4x16xbf16>) {
-  // expected-error @+1 {{ssd-lower-to-gpu: the GPU chunked kernels (of a mixed launch) do not store f8E4M3FN pools yet; use form serial}}
   ssd.chunk_scan_varlen x(%x : memref<?x4x16xbf16>) dt(%dt : memref<?x4xbf16>) A(%A : memref<4xbf16>)
       B(%B : memref<?x1x32xbf16>) C(%B : memref<?x1x32xbf16>) ssm_pool(%pool : memref<?x4x16x32xf8E4M3FN>)
       ssm_pool_scales(%scales : memref<?x4x16xf32>) query_start_loc(%qsl : memref<?xi32>)
       cache_indices(%ci : memref<?xi32>) outs(%y : memref<?x4x16xbf16>)
       {form = #ssd<form serial>, config = #ssd.scan_config<form = serial, chunk_size = 256, mixed_min_tokens = 1024>}
+  return
+}
+
+// -----
+
+func.func @chunked_wide_i8(%x: memref<?x4x16xbf16>, %dt: memref<?x4xbf16>, %A: memref<4xbf16>,
+    %B: memref<?x1x256xbf16>, %pool: memref<?x4x16x256xi8>, %scales: memref<?x4x16xf32>,
+    %qsl: memref<?xi32>, %ci: memref<?xi32>, %y: memref<?x4x16xbf16>) {
+  // expected-error @+1 {{ssd-lower-to-gpu: the GPU chunked kernels store i8 pools only where a state row lies in aligned lanes of one warp (dstate N / 4, or N when N is not a multiple of 4, a power of two up to 32, and head_dim times that a multiple of 32), got head_dim (P) 16, dstate (N) 256; use form serial}}
+  ssd.chunk_scan_varlen x(%x : memref<?x4x16xbf16>) dt(%dt : memref<?x4xbf16>) A(%A : memref<4xbf16>)
+      B(%B : memref<?x1x256xbf16>) C(%B : memref<?x1x256xbf16>) ssm_pool(%pool : memref<?x4x16x256xi8>)
+      ssm_pool_scales(%scales : memref<?x4x16xf32>) query_start_loc(%qsl : memref<?xi32>)
+      cache_indices(%ci : memref<?xi32>) outs(%y : memref<?x4x16xbf16>)
+      {form = #ssd<form chunked>, chunk_size = 64 : i64}
   return
 }
 

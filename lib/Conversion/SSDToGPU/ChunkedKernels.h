@@ -349,9 +349,14 @@ protected:
                         ValueRange indices);
   /// A state vector into the pool at (slot, head, p, n), rounded as the op
   /// asks: stochastically with `tokensHeld` (the tokens the state holds)
-  /// as the counter, else as storeStateVector rounds.
+  /// as the counter, else as storeStateVector rounds. An 8-bit row takes
+  /// its scale from the row's N / v threads, aligned lanes of one warp
+  /// (chunkedRowLanes), which must all store together.
   void storePoolVector(ImplicitLocOpBuilder &b, Value value, ValueRange indices,
                        Value tokensHeld);
+  /// The pool's state vector at (slot, head, p, n) as f32 (an 8-bit row's
+  /// codes times its scale).
+  Value loadPoolVector(ImplicitLocOpBuilder &b, ValueRange indices);
   /// Tokens sequence `seq` held before the call (checkpoint_offsets[seq],
   /// 0 without them); null unless the pool is rounded stochastically.
   Value tokensBefore(ImplicitLocOpBuilder &b, Value seq);

@@ -105,8 +105,8 @@ void OutputKernelBuilder::emit(ImplicitLocOpBuilder &b) {
               final = ifValues(f, empty, [&](ImplicitLocOpBuilder &f) {
                         return ifValues(
                             f, s.readsInitial, [&](ImplicitLocOpBuilder &f) {
-                              return SmallVector<Value>{loadStateVector(
-                                  f, e.pool, {s.slot, head2, p, n})};
+                              return SmallVector<Value>{
+                                  loadPoolVector(f, {s.slot, head2, p, n})};
                             });
                       }).front();
               Value ended =

@@ -56,13 +56,54 @@ void ChunkedKernelParts::storeStateVector(ImplicitLocOpBuilder &b, Value value,
 
 void ChunkedKernelParts::storePoolVector(ImplicitLocOpBuilder &b, Value value,
                                          ValueRange indices, Value tokensHeld) {
-  if (!codec.stochastic)
+  if (!codec.stochastic && !codec.scaled())
     return storeStateVector(b, value, e.pool, indices);
   PoolWriteSite site{indices[0], indices[1], indices[2], indices[3],
                      tokensHeld};
-  Value stored = codec.encode(b, value, /*inverse=*/Value(), site);
+  Value inverse;
+  if (codec.scaled()) {
+    // The row's maximum: this thread's v values, then the row's other
+    // threads, aligned lanes of this warp (an xor butterfly within them).
+    const int64_t v = stateVector(), lanes = chunkedRowLanes(x);
+    assert(lanes && "refused by readGPUPlan");
+    Value m = f32(b, 0.0);
+    for (int64_t q = 0; q < v; ++q)
+      m = codec.absMax(
+          b, m, vector::ExtractOp::create(b, value, ArrayRef<int64_t>{q}));
+    for (int32_t offset = lanes / 2; offset >= 1; offset /= 2)
+      m = codec.combineAbsMax(
+          b, m,
+          gpu::ShuffleOp::create(b, m, offset, 32, gpu::ShuffleMode::XOR)
+              .getShuffleResult());
+    PoolCodec::RowScale row = codec.rowScale(b, m);
+    inverse = row.inverse;
+    e.ifThen(b, eq(b, site.n, idx(b, 0)), [&](ImplicitLocOpBuilder &b) {
+      codec.storeScale(b, row.scale, site.slot, site.head, site.p);
+    });
+  }
+  Value stored = codec.encode(b, value, inverse, site);
   vectorStore(b, stored, e.pool, indices,
               stateVector() * codec.element.getIntOrFloatBitWidth() / 8);
+}
+
+Value ChunkedKernelParts::loadPoolVector(ImplicitLocOpBuilder &b,
+                                         ValueRange indices) {
+  if (!codec.scaled())
+    return loadStateVector(b, e.pool, indices);
+  const int64_t v = stateVector();
+  Value scale = codec.loadScale(b, indices[0], indices[1], indices[2]);
+  Value codes =
+      vectorLoad(b, VectorType::get({v}, codec.element), e.pool, indices, v);
+  return codec.decode(b, codes, scale);
+}
+
+int64_t mlir::ssd::detail::chunkedRowLanes(const StaticExtents &x) {
+  const int64_t v = x.dstate % kStateVector == 0 ? kStateVector : 1;
+  const int64_t lanes = x.dstate / v;
+  if (lanes < 1 || lanes > 32 || !llvm::isPowerOf2_64(lanes) ||
+      (x.headDim * lanes) % 32 != 0)
+    return 0;
+  return lanes;
 }
 
 Value ChunkedKernelParts::tokensBefore(ImplicitLocOpBuilder &b, Value seq) {
@@ -158,6 +199,12 @@ void StatePassingBuilder::emit(ImplicitLocOpBuilder &b) {
   launchKernel(
       b, e, {seqBound, idx(b, x.heads), idx(b, parts)}, {kChunkThreads, 1, 1},
       [&](ImplicitLocOpBuilder &b, const KernelContext &k) {
+        // An 8-bit pool's checkpoints (row maxima, codes): left to itself
+        // ptxas gave this kernel 80 registers and spilled 4 bytes (i8,
+        // Mamba2-2.7B shapes with checkpoints, sm_90a); 2 blocks per SM
+        // allow 128.
+        if (codec.scaled())
+          KernelOccupancyOp::create(b, 2);
         Value entry = k.block.x, head = k.block.y;
         Value element =
             mul(b, add(b, mul(b, k.block.z, kChunkThreads), k.thread.x), v);
@@ -173,7 +220,7 @@ void StatePassingBuilder::emit(ImplicitLocOpBuilder &b) {
             Value initial =
                 ifValues(b, s.readsInitial, [&](ImplicitLocOpBuilder &b) {
                   return SmallVector<Value>{
-                      loadStateVector(b, e.pool, {s.slot, head, p, n})};
+                      loadPoolVector(b, {s.slot, head, p, n})};
                 }).front();
             Value firstChunk = toIndex(b, load(b, chunkBegin, {seq}));
             Value endChunk = toIndex(b, load(b, chunkBegin, {add(b, seq, 1)}));
