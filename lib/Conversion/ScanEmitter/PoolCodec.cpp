@@ -145,13 +145,18 @@ Value stochasticOnFloatGrid(ImplicitLocOpBuilder &b, Value a, Value bits,
 }
 
 /// value * inverse with every non-finite product (a NaN or infinite row,
-/// whose inverse is 0) as 0, so that conversions never see one.
+/// whose inverse is 0) as 0, so that conversions never see one; a row
+/// whose inverse is 0 (also m == 0) gives +0 throughout, so that its -0
+/// values store code 0, not f8E4M3FN's 0x80.
 Value scaledFinite(ImplicitLocOpBuilder &b, Value values, Value inverse) {
   Type like = values.getType();
   Value p = arith::MulFOp::create(b, values, splatLike(b, like, inverse));
   Value finite = arith::CmpFOp::create(
       b, arith::CmpFPredicate::OLT, magnitudeOf(b, p),
       f32Like(b, like, std::numeric_limits<float>::infinity()));
+  Value scaled = arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, inverse,
+                                       f32Like(b, inverse.getType(), 0.0));
+  finite = arith::AndIOp::create(b, finite, splatLike(b, like, scaled));
   return arith::SelectOp::create(b, finite, p, f32Like(b, like, 0.0));
 }
 
