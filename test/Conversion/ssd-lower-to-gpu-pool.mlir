@@ -143,18 +143,19 @@ func.func @chunked_f16(%x: memref<?x4x16xbf16>, %dt: memref<?x4xbf16>, %A: memre
 // i8, chunked: the plan leaves the fused modes off (the fused chunk kernel
 // holds no row's scale). State passing decodes the initial state; the
 // output kernel takes a row's maximum over the N / 4 = 8 lanes that hold
-// it (xor 4, 2, 1), the row's first lane stores the scale.
+// it (xor 4, 2, 1; shfl.sync's mask names those lanes only), the row's
+// first lane stores the scale.
 // CHECK-LABEL: func.func @chunked_i8
 // CHECK-SAME:    %[[POOL:[^:]+]]: memref<?x4x16x32xi8>, %[[SCALES:[^:]+]]: memref<?x4x16xf32>
 // CHECK:       memref.load %[[SCALES]][
 // CHECK-NEXT:  vector.load %[[POOL]][{{.*}}] {alignment = 4 : i64} : memref<?x4x16x32xi8>, vector<4xi8>
 // CHECK:       %[[C4:.*]] = arith.constant 4 : i32
-// CHECK:       gpu.shuffle xor %{{.*}}, %[[C4]]
+// CHECK:       nvvm.shfl.sync bfly %[[MASK:[^,]+]], %{{.*}}, %[[C4]]
 // CHECK:       %[[C2:.*]] = arith.constant 2 : i32
-// CHECK:       gpu.shuffle xor %{{.*}}, %[[C2]]
+// CHECK:       nvvm.shfl.sync bfly %[[MASK]], %{{.*}}, %[[C2]]
 // CHECK:       %[[C1:.*]] = arith.constant 1 : i32
-// CHECK:       gpu.shuffle xor %{{.*}}, %[[C1]]
-// CHECK-NOT:   gpu.shuffle
+// CHECK:       nvvm.shfl.sync bfly %[[MASK]], %{{.*}}, %[[C1]]
+// CHECK-NOT:   nvvm.shfl.sync
 // CHECK:       arith.divf
 // CHECK:       memref.store %{{.*}}, %[[SCALES]][
 // CHECK:       arith.fptosi %{{.*}} : vector<4xf32> to vector<4xi8>
@@ -218,7 +219,7 @@ func.func @mixed_f8(%x: memref<?x4x16xbf16>, %dt: memref<?x4xbf16>, %A: memref<4
 func.func @chunked_wide_i8(%x: memref<?x4x16xbf16>, %dt: memref<?x4xbf16>, %A: memref<4xbf16>,
     %B: memref<?x1x256xbf16>, %pool: memref<?x4x16x256xi8>, %scales: memref<?x4x16xf32>,
     %qsl: memref<?xi32>, %ci: memref<?xi32>, %y: memref<?x4x16xbf16>) {
-  // expected-error @+1 {{ssd-lower-to-gpu: the GPU chunked kernels store i8 pools only where a state row lies in aligned lanes of one warp (dstate N / 4, or N when N is not a multiple of 4, a power of two up to 32, and head_dim times that a multiple of 32), got head_dim (P) 16, dstate (N) 256; use form serial}}
+  // expected-error @+1 {{ssd-lower-to-gpu: the GPU chunked kernels store i8 pools only where a state row lies in aligned lanes of one warp (dstate N / 4, or N when N is not a multiple of 4, a power of two up to 32), got dstate (N) 256; use form serial}}
   ssd.chunk_scan_varlen x(%x : memref<?x4x16xbf16>) dt(%dt : memref<?x4xbf16>) A(%A : memref<4xbf16>)
       B(%B : memref<?x1x256xbf16>) C(%B : memref<?x1x256xbf16>) ssm_pool(%pool : memref<?x4x16x256xi8>)
       ssm_pool_scales(%scales : memref<?x4x16xf32>) query_start_loc(%qsl : memref<?xi32>)

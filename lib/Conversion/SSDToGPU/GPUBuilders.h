@@ -635,8 +635,7 @@ struct ChunkedPlan;
 /// Threads of the chunked form's state passing and output kernels that
 /// hold one state row (N / v, v state elements a thread): an 8-bit row's
 /// scale is combined over them with shuffles, so they must be aligned
-/// lanes of one warp (a power of two up to 32) and every warp whole
-/// (P N / v a multiple of 32); 0 where that does not hold.
+/// lanes of one warp (a power of two up to 32); 0 where they are not.
 int64_t chunkedRowLanes(const StaticExtents &x);
 
 /// The chunked form's kernels of `plan` (ChunkedPlan.h) for `op` (memref

@@ -108,10 +108,9 @@ std::optional<std::string> whyNotChunkedPool(ChunkScanVarlenOp op,
     return llvm::formatv(
                "ssd-lower-to-gpu: {0} store {1} pools only where a state "
                "row lies in aligned lanes of one warp (dstate N / 4, or N "
-               "when N is not a multiple of 4, a power of two up to 32, "
-               "and head_dim times that a multiple of 32), got head_dim "
-               "(P) {2}, dstate (N) {3}; use form serial",
-               kernels, poolTypeName(codec), x.headDim, x.dstate)
+               "when N is not a multiple of 4, a power of two up to 32), "
+               "got dstate (N) {2}; use form serial",
+               kernels, poolTypeName(codec), x.dstate)
         .str();
   return std::nullopt;
 }

@@ -22,6 +22,7 @@
 #include "ChunkedKernels.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include <optional>
@@ -64,17 +65,26 @@ void ChunkedKernelParts::storePoolVector(ImplicitLocOpBuilder &b, Value value,
   if (codec.scaled()) {
     // The row's maximum: this thread's v values, then the row's other
     // threads, aligned lanes of this warp (an xor butterfly within them).
+    // The shuffles name only the row's lanes: a warp's last rows may be
+    // all its active lanes (the kernels' threads past P x N return).
     const int64_t v = stateVector(), lanes = chunkedRowLanes(x);
     assert(lanes && "refused by readGPUPlan");
     Value m = f32(b, 0.0);
     for (int64_t q = 0; q < v; ++q)
       m = codec.absMax(
           b, m, vector::ExtractOp::create(b, value, ArrayRef<int64_t>{q}));
+    Value lane = arith::AndIOp::create(
+        b, toI32(b, gpu::ThreadIdOp::create(b, gpu::Dimension::x)), i32(b, 31));
+    Value first = arith::AndIOp::create(b, lane, i32(b, ~int32_t(lanes - 1)));
+    Value rowMask = arith::ShLIOp::create(
+        b, i32(b, static_cast<int32_t>((uint64_t(1) << lanes) - 1)), first);
     for (int32_t offset = lanes / 2; offset >= 1; offset /= 2)
       m = codec.combineAbsMax(
           b, m,
-          gpu::ShuffleOp::create(b, m, offset, 32, gpu::ShuffleMode::XOR)
-              .getShuffleResult());
+          NVVM::ShflOp::create(
+              b, b.getF32Type(), rowMask, m, i32(b, offset), i32(b, 0x1f),
+              NVVM::ShflKindAttr::get(b.getContext(), NVVM::ShflKind::bfly),
+              UnitAttr()));
     PoolCodec::RowScale row = codec.rowScale(b, m);
     inverse = row.inverse;
     e.ifThen(b, eq(b, site.n, idx(b, 0)), [&](ImplicitLocOpBuilder &b) {
@@ -100,8 +110,7 @@ Value ChunkedKernelParts::loadPoolVector(ImplicitLocOpBuilder &b,
 int64_t mlir::ssd::detail::chunkedRowLanes(const StaticExtents &x) {
   const int64_t v = x.dstate % kStateVector == 0 ? kStateVector : 1;
   const int64_t lanes = x.dstate / v;
-  if (lanes < 1 || lanes > 32 || !llvm::isPowerOf2_64(lanes) ||
-      (x.headDim * lanes) % 32 != 0)
+  if (lanes < 1 || lanes > 32 || !llvm::isPowerOf2_64(lanes))
     return 0;
   return lanes;
 }
