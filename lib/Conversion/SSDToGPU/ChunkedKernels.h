@@ -28,6 +28,7 @@
 
 #include "ChunkedPlan.h"
 #include "GPUBuilders.h"
+#include "ScanEmitter/PoolCodec.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -65,6 +66,7 @@ struct ChunkedContext {
   bool fused, fusedOutput;
   FragmentLoads loads;
   ChunkScanVarlenOp op;
+  PoolCodec codec; // the pool's format and rounding
   Type modelType, mmaType;
 
   // Host-side extents.
@@ -310,9 +312,11 @@ protected:
       ValueRange acc,
       function_ref<void(ImplicitLocOpBuilder &, Value, Value, Value, Value)>
           body);
+  /// `tokensHeld`: how many tokens the state holds, stochastic rounding's
+  /// counter where `memref` is the pool (null otherwise).
   void storePair(ImplicitLocOpBuilder &b, Value memref,
                  SmallVector<Value> indices, Value extent, Value first,
-                 Value second, bool pairs);
+                 Value second, bool pairs, Value tokensHeld = Value());
   std::pair<Value, Value> loadPair(ImplicitLocOpBuilder &b, Value memref,
                                    SmallVector<Value> indices, int64_t extent);
 
@@ -343,6 +347,19 @@ protected:
                         ValueRange indices);
   void storeStateVector(ImplicitLocOpBuilder &b, Value value, Value memref,
                         ValueRange indices);
+  /// A state vector into the pool at (slot, head, p, n), rounded as the op
+  /// asks: stochastically with `tokensHeld` (the tokens the state holds)
+  /// as the counter, else as storeStateVector rounds. An 8-bit row takes
+  /// its scale from the row's N / v threads, aligned lanes of one warp
+  /// (chunkedRowLanes), which must all store together.
+  void storePoolVector(ImplicitLocOpBuilder &b, Value value, ValueRange indices,
+                       Value tokensHeld);
+  /// The pool's state vector at (slot, head, p, n) as f32 (an 8-bit row's
+  /// codes times its scale).
+  Value loadPoolVector(ImplicitLocOpBuilder &b, ValueRange indices);
+  /// Tokens sequence `seq` held before the call (checkpoint_offsets[seq],
+  /// 0 without them); null unless the pool is rounded stochastically.
+  Value tokensBefore(ImplicitLocOpBuilder &b, Value seq);
 };
 
 /// The output tile, y for some rows of a chunk and one head (OutputTile.cpp):
@@ -499,6 +516,7 @@ private:
     Checkpoints::Sequence boundaries;
     Value begin, len, firstChunk; // tokens begin..begin + len
     Value a, group;               // A_h and the head's group
+    Value tokensBefore;           // o, for stochastic rounding (else null)
   };
   CheckpointedSequence checkpointedSequence(ImplicitLocOpBuilder &b, Value seq,
                                             const SequenceInfo &s, Value head);

@@ -53,7 +53,7 @@ ChunkedContext::ChunkedContext(ImplicitLocOpBuilder &b, ChunkScanVarlenOp op,
     : e(b, op, MathFlavor::NVVMApprox), checkpoints(b, op), plan(plan),
       x(plan.x), L(plan.chunkSize), minSequence(minSequence),
       async(plan.asyncCopies), fused(plan.fused), fusedOutput(plan.fusedOutput),
-      loads(plan.fragmentLoads), op(op) {
+      loads(plan.fragmentLoads), op(op), codec(op) {
   modelType = cast<MemRefType>(op.getX().getType()).getElementType();
   mmaType = mmaElementType(b.getContext(), plan.element);
   // State checkpoints are written by launch 2 (emitChunkCheckpoints), or,

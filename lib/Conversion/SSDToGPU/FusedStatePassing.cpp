@@ -123,13 +123,19 @@ void ChunkKernelBuilder::passState(ImplicitLocOpBuilder &b,
         [&](ImplicitLocOpBuilder &b) -> Value { return idx(b, 0); });
   // A checkpoint at the chunk's last token (every boundary is one here,
   // the config's verifier): the state this block publishes, one more store.
-  Value checkpointWrites, checkpointSlot;
+  // Stochastic rounding's counters (null otherwise): the final state holds
+  // o + len tokens, the checkpoint after local token `last` o + last + 1.
+  Value before = tokensBefore(b, seq);
+  Value finalHeld = before ? add(b, before, sub(b, s.end, s.begin)) : Value();
+  Value checkpointWrites, checkpointSlot, checkpointHeld;
   if (checkpoints) {
     Value first = mul(b, j, L);
     Value last =
         sub(b, minu(b, sub(b, s.end, s.begin), add(b, first, L)), idx(b, 1));
     std::tie(checkpointWrites, checkpointSlot) =
         checkpoints.slotAfter(b, e, checkpoints.sequence(b, e, seq), last);
+    if (before)
+      checkpointHeld = add(b, add(b, before, last), 1);
   }
   // The update runs on the fragments: each lane takes its accumulator
   // pairs (two adjacent state columns) and moves their S_prev, chain and
@@ -201,8 +207,10 @@ void ChunkKernelBuilder::passState(ImplicitLocOpBuilder &b,
             Value u0 = fadd(b, fmul(b, decay, state[0]), dS0);
             Value u1 = fadd(b, fmul(b, decay, state[1]), dS1);
             auto storeTo = [&](ImplicitLocOpBuilder &b, Value memref,
-                               SmallVector<Value> indices) {
-              storePair(b, memref, indices, idx(b, N), u0, u1, N % 2 == 0);
+                               SmallVector<Value> indices,
+                               Value held = Value()) {
+              storePair(b, memref, indices, idx(b, N), u0, u1, N % 2 == 0,
+                        held);
             };
             e.ifThen(
                 b, both(b, isLast, s.writesState),
@@ -210,7 +218,7 @@ void ChunkKernelBuilder::passState(ImplicitLocOpBuilder &b,
                   auto ifDirect = scf::IfOp::create(b, direct, true);
                   ImplicitLocOpBuilder d(b.getLoc(), b.getContext());
                   d.setInsertionPoint(ifDirect.thenBlock()->getTerminator());
-                  storeTo(d, e.pool, {s.slot, head, p, col});
+                  storeTo(d, e.pool, {s.slot, head, p, col}, finalHeld);
                   d.setInsertionPoint(ifDirect.elseBlock()->getTerminator());
                   storeTo(d, finals, {finalEntry, head, p, col});
                 });
@@ -220,7 +228,8 @@ void ChunkKernelBuilder::passState(ImplicitLocOpBuilder &b,
                      });
             if (checkpoints)
               e.ifThen(b, checkpointWrites, [&](ImplicitLocOpBuilder &b) {
-                storeTo(b, e.pool, {checkpointSlot, head, p, col});
+                storeTo(b, e.pool, {checkpointSlot, head, p, col},
+                        checkpointHeld);
               });
           });
         });

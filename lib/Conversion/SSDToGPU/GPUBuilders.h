@@ -596,6 +596,14 @@ struct SerialTiling {
   int64_t rowsPerWarp, warpsPerBlock;
 };
 
+/// Whether the serial kernel scans dstate in pieces (one token loop per
+/// piece of each row's columns) rather than with all of a row in registers;
+/// `wholeRows` (an 8-bit pool): after lowering its rows per warp to avoid
+/// pieces where it can.
+bool serialScansInPieces(const StaticExtents &extents,
+                         const SerialTiling &tiling, bool invariant,
+                         bool wholeRows);
+
 /// The serial form's kernels for `op` (memref form, static extents) at the
 /// builder's insertion point.
 void buildSerialScanGPU(ImplicitLocOpBuilder &b, ChunkScanVarlenOp op,
@@ -623,6 +631,12 @@ std::unique_ptr<SerialPart> makeSerialPart(ImplicitLocOpBuilder &b,
                                            int64_t minChunkedSequence);
 
 struct ChunkedPlan;
+
+/// Threads of the chunked form's state passing and output kernels that
+/// hold one state row (N / v, v state elements a thread): an 8-bit row's
+/// scale is combined over them with shuffles, so they must be aligned
+/// lanes of one warp (a power of two up to 32); 0 where they are not.
+int64_t chunkedRowLanes(const StaticExtents &x);
 
 /// The chunked form's kernels of `plan` (ChunkedPlan.h) for `op` (memref
 /// form, static extents) at the builder's insertion point.

@@ -14,6 +14,7 @@
 #include "ChunkedPlan.h"
 #include "GPUBuilders.h"
 #include "ScanEmitter/LoweringDriver.h"
+#include "ScanEmitter/PoolCodec.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -59,6 +60,61 @@ struct GPUScanPlan {
   std::optional<ChunkedPlan> chunked;
 };
 
+/// The pool's element type as the op spells it (i8, f8E4M3FN, ...).
+std::string poolTypeName(const PoolCodec &codec) {
+  std::string name;
+  llvm::raw_string_ostream os(name);
+  codec.element.print(os);
+  return name;
+}
+
+/// Why the serial kernel cannot write `op`'s pool, if it cannot: it keeps
+/// an 8-bit row whole in registers, up to dstate 2048.
+std::optional<std::string> whyNotSerialPool(ChunkScanVarlenOp op,
+                                            const StaticExtents &x,
+                                            const SerialTiling &tiling) {
+  PoolCodec codec(op);
+  if (codec.scaled() &&
+      serialScansInPieces(x, tiling, op.getInvariant(), /*wholeRows=*/true))
+    return llvm::formatv(
+               "ssd-lower-to-gpu: the GPU serial kernel keeps each row of an "
+               "8-bit pool ({0}) in registers (its scale needs all N "
+               "columns), which holds dstate (N) up to 2048, got {1}",
+               poolTypeName(codec), x.dstate)
+        .str();
+  return std::nullopt;
+}
+
+/// Why the chunked kernels of `plan` (chunked form, or a mixed launch's
+/// long sequences) cannot write `op`'s pool, if they cannot: an 8-bit row's
+/// scale is combined over the lanes that hold the row in state passing
+/// and the output kernel, which the fused chunk kernel does not have.
+std::optional<std::string> whyNotChunkedPool(ChunkScanVarlenOp op,
+                                             const StaticExtents &x,
+                                             const ChunkedPlan &plan,
+                                             bool mixed) {
+  PoolCodec codec(op);
+  if (!codec.scaled())
+    return std::nullopt;
+  StringRef kernels = mixed ? "the GPU chunked kernels (of a mixed launch)"
+                            : "the GPU chunked kernels";
+  if (plan.fused)
+    return llvm::formatv("ssd-lower-to-gpu: {0} store {1} pools unfused "
+                         "only (the fused chunk kernel holds no row's "
+                         "scale); plan them with fused-state-passing=false",
+                         kernels, poolTypeName(codec))
+        .str();
+  if (!chunkedRowLanes(x))
+    return llvm::formatv(
+               "ssd-lower-to-gpu: {0} store {1} pools only where a state "
+               "row lies in aligned lanes of one warp (dstate N / 4, or N "
+               "when N is not a multiple of 4, a power of two up to 32), "
+               "got dstate (N) {2}; use form serial",
+               kernels, poolTypeName(codec), x.dstate)
+        .str();
+  return std::nullopt;
+}
+
 /// The plan the config of `op` records, or why the kernels cannot honour
 /// it for `op`.
 std::variant<GPUScanPlan, std::string> readGPUPlan(ChunkScanVarlenOp op) {
@@ -90,6 +146,12 @@ std::variant<GPUScanPlan, std::string> readGPUPlan(ChunkScanVarlenOp op) {
     plan.mixedMinTokens.reset();
     return plan;
   }
+  // The serial kernels run the serial form and a mixed launch's short
+  // sequences.
+  if (plan.form == Form::serial)
+    if (std::optional<std::string> reason =
+            whyNotSerialPool(op, *extents, plan.serial))
+      return *reason;
   if (plan.form == Form::serial && !plan.mixedMinTokens)
     return plan;
   if (!gpu->chunked)
@@ -109,6 +171,9 @@ std::variant<GPUScanPlan, std::string> readGPUPlan(ChunkScanVarlenOp op) {
                gpu->chunked->sharedMemory, chunked.maxSharedMemory(),
                extents->headDim, extents->dstate, config.getChunkSize())
         .str();
+  if (std::optional<std::string> reason = whyNotChunkedPool(
+          op, *extents, chunked, plan.mixedMinTokens.has_value()))
+    return *reason;
   plan.chunked = chunked;
   return plan;
 }

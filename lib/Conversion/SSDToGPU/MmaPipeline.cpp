@@ -323,14 +323,25 @@ void ChunkedKernelParts::forEachAccumulatorPair(
 /// so the pair is aligned), else one or two scalar stores.
 void ChunkedKernelParts::storePair(ImplicitLocOpBuilder &b, Value memref,
                                    SmallVector<Value> indices, Value extent,
-                                   Value first, Value second, bool pairs) {
+                                   Value first, Value second, bool pairs,
+                                   Value tokensHeld) {
   Value col = indices.back();
   Value bothIn = ult(b, add(b, col, 1), extent);
   Type element = cast<MemRefType>(memref.getType()).getElementType();
+  // The pool, rounded stochastically: the codec rounds, with the element's
+  // own bits (its column in the counter).
+  bool stochastic = memref == e.pool && codec.stochastic;
+  auto siteAt = [&](Value n) {
+    return PoolWriteSite{indices[0], indices[1], indices[2], n, tokensHeld};
+  };
   auto storeScalar = [&](ImplicitLocOpBuilder &b, Value v, Value at) {
     SmallVector<Value> i(indices);
     i.back() = at;
-    e.storeRounded(b, v, memref, i);
+    if (stochastic)
+      memref::StoreOp::create(
+          b, codec.encode(b, v, /*inverse=*/Value(), siteAt(at)), memref, i);
+    else
+      e.storeRounded(b, v, memref, i);
   };
   if (pairs) {
     auto ifBoth = scf::IfOp::create(b, TypeRange{}, bothIn, true);
@@ -338,7 +349,9 @@ void ChunkedKernelParts::storePair(ImplicitLocOpBuilder &b, Value memref,
     t.setInsertionPoint(ifBoth.thenBlock()->getTerminator());
     Value v = vector::FromElementsOp::create(
         t, VectorType::get({2}, t.getF32Type()), ValueRange{first, second});
-    if (!element.isF32())
+    if (stochastic)
+      v = codec.encode(t, v, /*inverse=*/Value(), siteAt(col));
+    else if (!element.isF32())
       v = arith::TruncFOp::create(t, VectorType::get({2}, element), v);
     vectorStore(t, v, memref, indices, 2 * element.getIntOrFloatBitWidth() / 8);
     t.setInsertionPoint(ifBoth.elseBlock()->getTerminator());

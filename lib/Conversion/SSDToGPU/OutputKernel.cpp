@@ -105,8 +105,8 @@ void OutputKernelBuilder::emit(ImplicitLocOpBuilder &b) {
               final = ifValues(f, empty, [&](ImplicitLocOpBuilder &f) {
                         return ifValues(
                             f, s.readsInitial, [&](ImplicitLocOpBuilder &f) {
-                              return SmallVector<Value>{loadStateVector(
-                                  f, e.pool, {s.slot, head2, p, n})};
+                              return SmallVector<Value>{
+                                  loadPoolVector(f, {s.slot, head2, p, n})};
                             });
                       }).front();
               Value ended =
@@ -120,7 +120,11 @@ void OutputKernelBuilder::emit(ImplicitLocOpBuilder &b) {
             } else {
               final = loadStateVector(f, finals, {entry, head2, p, n});
             }
-            storeStateVector(f, final, e.pool, {s.slot, head2, p, n});
+            // The final state holds o + len tokens.
+            Value held = tokensBefore(f, seq);
+            if (held)
+              held = add(f, held, sub(f, s.end, s.begin));
+            storePoolVector(f, final, {s.slot, head2, p, n}, held);
           });
         });
       },

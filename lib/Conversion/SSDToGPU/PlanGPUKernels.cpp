@@ -14,6 +14,7 @@
 #include "ChunkedPlan.h"
 #include "GPUBuilders.h"
 #include "ScanEmitter/LoweringDriver.h"
+#include "ScanEmitter/PoolCodec.h"
 
 #include "ssd/IR/SSDOps.h"
 #include "ssd/Support/OptionRange.h"
@@ -38,13 +39,17 @@ constexpr llvm::StringLiteral kPassName = "ssd-plan-gpu-kernels";
 /// a chunk's state in the block that publishes it, which can store a
 /// checkpoint that ends the chunk but has no walk to one inside it: an op
 /// with checkpoints elsewhere (Checkpoints::atChunkEndsOnly) takes the
-/// three launches, where state passing writes them (StatePassing.cpp).
+/// three launches, where state passing writes them (StatePassing.cpp). So
+/// does an 8-bit pool: the fused chunk kernel spreads a row over its mma
+/// fragments, where no row's scale is at hand; state passing and the
+/// output kernel hold a row in lanes of one warp.
 ChunkedKernelRequest requestOf(ChunkScanVarlenOp op,
                                const SSDPlanGPUKernelsOptions &options,
                                int64_t chunkSize) {
   ChunkedKernelRequest request;
-  const bool fusable =
-      !op.getCheckpointSlots() || Checkpoints::atChunkEndsOnly(op, chunkSize);
+  const bool fusable = (!op.getCheckpointSlots() ||
+                        Checkpoints::atChunkEndsOnly(op, chunkSize)) &&
+                       !PoolCodec(op).scaled();
   request.fusedStatePassing = options.fusedStatePassing && fusable;
   request.fusedOutput = options.fusedOutput && fusable;
   request.headsPerBlock = options.headsPerBlock;

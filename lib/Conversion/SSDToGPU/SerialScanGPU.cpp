@@ -124,6 +124,19 @@
 // dstate 2048, the largest it takes (no pieces: their sum over the pieces
 // is another order than the canonical one).
 //
+// A compressed pool (docs/overview.md, "Compressed state pools") moves
+// through PoolCodec: a lane decodes the elements it loads (an 8-bit row's
+// scale loaded once per row) and encodes those it stores. An 8-bit row's
+// scale needs the row's maximum before any code: each lane takes it over
+// its columns, an xor butterfly of shuffles over the warp (a row never
+// leaves its warp), lane r stores row r's scale, and every lane encodes
+// its columns. The pieces path never holds a whole row, so an 8-bit pool
+// lowers the rows per warp instead, as the invariant kernel does (down to
+// one row a warp at dstate 2048; longer rows are refused). Stochastic
+// rounding's counter takes the tokens the written state holds: o + j + 1
+// for a checkpoint after local token j (o = checkpoint_offsets[b], 0
+// without them), o + len for the final state.
+//
 // In a mixed launch (makeSerialPart with a per-sequence threshold) the
 // blocks of sequences of at least that many tokens return at once: the
 // chunked kernels, launched between the two serial launches, run them. The
@@ -133,9 +146,11 @@
 
 #include "GPUBuilders.h"
 #include "ScanEmitter/CanonicalMath.h"
+#include "ScanEmitter/PoolCodec.h"
 #include "ssd/IR/SSDOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -147,22 +162,26 @@ using namespace mlir::ssd::detail::ir;
 
 namespace {
 
+/// Columns a lane owns side by side (V): 4 (2, 1) when N is a multiple of
+/// 128 (64, neither); 1 in the invariant kernel, whose lane l owns columns
+/// l + 32 j.
+int64_t serialVectorWidth(int64_t dstate, bool invariant) {
+  return invariant ? 1 : dstate % 128 == 0 ? 4 : dstate % 64 == 0 ? 2 : 1;
+}
+
 class SerialScanGPUBuilder : public SerialPart {
 public:
   SerialScanGPUBuilder(ImplicitLocOpBuilder &b, ChunkScanVarlenOp op,
                        const StaticExtents &x, const SerialTiling &tiling,
                        int64_t minChunkedSequence)
-      : e(b, op, MathFlavor::NVVMApprox), checkpoints(b, op), x(x), op(op),
-        rowsPerWarp(tiling.rowsPerWarp), warps(tiling.warpsPerBlock),
+      : e(b, op, MathFlavor::NVVMApprox), checkpoints(b, op), codec(op), x(x),
+        op(op), rowsPerWarp(tiling.rowsPerWarp), warps(tiling.warpsPerBlock),
         minChunkedSequence(minChunkedSequence),
         mayShareSlots(static_cast<bool>(e.hasInitialState)),
         invariant(op.getInvariant()), parents(op.getTokenParents()) {
     // Invariant: lane l owns columns l + 32 j, so that its partial sum is
     // the canonical one of columns n = l mod 32, in increasing n.
-    vectorWidth = invariant             ? 1
-                  : x.dstate % 128 == 0 ? 4
-                  : x.dstate % 64 == 0  ? 2
-                                        : 1;
+    vectorWidth = serialVectorWidth(x.dstate, invariant);
     columnGroups = llvm::divideCeil(x.dstate, 32 * vectorWidth);
     // The invariant kernel has no pieces path (their sum over pieces is
     // another order): fewer rows per warp keep its state in registers.
@@ -171,6 +190,8 @@ public:
       rowsPerWarp = std::clamp<int64_t>(kRegisterPathStateValues /
                                             std::max<int64_t>(columnGroups, 1),
                                         1, rowsPerWarp);
+    } else if (codec.scaled()) {
+      rowsPerWarp = rowsForWholeRows(rowsPerWarp, vectorWidth, columnGroups);
     }
   }
 
@@ -263,6 +284,7 @@ public:
 private:
   ScanEmitter e;
   Checkpoints checkpoints;
+  PoolCodec codec;
   StaticExtents x;
   ChunkScanVarlenOp op;
   int64_t rowsPerWarp, warps;
@@ -325,6 +347,30 @@ private:
                             indices);
   }
 
+  /// State values rounded by the codec (8-bit codes, stochastic rounding)
+  /// into the pool at `site`.
+  void storeCodes(ImplicitLocOpBuilder &b, Value value, Value inverse,
+                  const PoolWriteSite &site) {
+    Value stored = codec.encode(b, value, inverse, site);
+    // Canonical NaNs in the invariant kernel, chosen after the rounding as
+    // canonical::storedValue does (8-bit codes hold no NaN).
+    if (invariant && !codec.scaled()) {
+      Value isNaN =
+          arith::CmpFOp::create(b, arith::CmpFPredicate::UNO, value, value);
+      auto type = cast<VectorType>(stored.getType());
+      Value quiet = arith::ConstantOp::create(
+          b,
+          DenseElementsAttr::get(
+              type, APFloat::getQNaN(
+                        cast<FloatType>(codec.element).getFloatSemantics())));
+      stored = select(b, isNaN, quiet, stored);
+    }
+    int64_t bytes = codec.element.getIntOrFloatBitWidth() / 8;
+    vector::StoreOp::create(
+        b, stored, e.pool, ValueRange{site.slot, site.head, site.p, site.n},
+        /*nontemporal=*/false, llvm::MaybeAlign(vectorWidth * bytes));
+  }
+
   void storeColumns(ImplicitLocOpBuilder &b, Value value, Value memref,
                     ValueRange indices) {
     Type element = cast<MemRefType>(memref.getType()).getElementType();
@@ -343,11 +389,22 @@ private:
   /// itself ptxas gave the tree kernels 64 to 96 registers and spilled 12
   /// to 24 bytes in three of the four at Mamba2-2.7B shapes (bf16, sm_80
   /// and sm_90a, ptxas 13.0), whatever its register limit; with the request
-  /// it takes 83 to 100, none spilled.
+  /// it takes 83 to 100, none spilled. The kernels of an 8-bit pool ask
+  /// too: left to itself ptxas gave the i8 pool's scan kernel 72 registers
+  /// and spilled 4 bytes (Mamba2-2.7B shapes with checkpoints, sm_80).
+  /// Long 8-bit rows (more than 32 state values a lane: dstate above 512
+  /// at the default tiling, rows per warp lowered to keep whole rows) ask
+  /// for 2, a cap of 255: at 128 the stochastic i8 kernels spilled 36 to
+  /// 80 bytes at dstate 1024 (sm_80 and sm_90a).
   static constexpr int64_t kTreeBlocksPerSM = 4;
+  static constexpr int64_t kLongRowBlocksPerSM = 2;
   void requestTreeOccupancy(ImplicitLocOpBuilder &b) {
-    if (parents)
-      KernelOccupancyOp::create(b, kTreeBlocksPerSM);
+    if (!parents && !codec.scaled())
+      return;
+    bool longRows =
+        codec.scaled() && rowsPerWarp * columnGroups * vectorWidth > 32;
+    KernelOccupancyOp::create(b, longRows ? kLongRowBlocksPerSM
+                                          : kTreeBlocksPerSM);
   }
 
   /// Most state values (f32) a lane keeps in registers across the token
@@ -366,17 +423,34 @@ private:
 
   /// Column groups (32 V columns each) of one piece of the state.
   int64_t pieceColumnGroups() const {
-    return std::max<int64_t>(1,
-                             kPieceStateValues / (rowsPerWarp * vectorWidth));
+    return pieceColumnGroups(rowsPerWarp, vectorWidth);
+  }
+  static int64_t pieceColumnGroups(int64_t rows, int64_t width) {
+    return std::max<int64_t>(1, kPieceStateValues / (rows * width));
   }
   /// Whether dstate is scanned in pieces, each with its own token loop, the
   /// sums of C S carried in `rowSums`: past the register path's budget,
   /// when there are several pieces.
   bool scansInPieces() const {
-    return rowsPerWarp * columnGroups * vectorWidth >
-               kRegisterPathStateValues &&
-           columnGroups > pieceColumnGroups();
+    return scansInPieces(rowsPerWarp, vectorWidth, columnGroups);
   }
+
+public:
+  /// Rows per warp for an 8-bit pool, whose row scale needs all N columns
+  /// at once, which a piece never holds: fewer rows, as the invariant
+  /// kernel takes, where that keeps whole rows in registers (down to one
+  /// row a warp at dstate 2048); `rows` where no piece is needed anyway.
+  static int64_t rowsForWholeRows(int64_t rows, int64_t width, int64_t groups) {
+    if (!scansInPieces(rows, width, groups))
+      return rows;
+    return std::max<int64_t>(1, kRegisterPathStateValues / (groups * width));
+  }
+  static bool scansInPieces(int64_t rows, int64_t width, int64_t groups) {
+    return rows * groups * width > kRegisterPathStateValues &&
+           groups > pieceColumnGroups(rows, width);
+  }
+
+private:
   bool rowsNeedGuard() const { return x.headDim % (rowsPerWarp * warps) != 0; }
 
   /// Where one warp's part of the scan lives: its sequence and head, rows
@@ -386,6 +460,9 @@ private:
   struct WarpScan {
     SequenceInfo s;
     Value head, group, a, lane, always, firstRow, dSkip;
+    // Tokens the sequence held before the call (o = checkpoint_offsets[b],
+    // 0 without it), for stochastic rounding's counter; null otherwise.
+    Value tokensBefore;
     SmallVector<Value> rows, rowValid, columns, columnValid;
     bool rowsGuarded = false, columnsGuarded = false;
   };
@@ -402,6 +479,12 @@ private:
     w.always = boolean(b, true);
     w.firstRow = add(b, mul(b, tile, R * warps), mul(b, warp, R));
     w.rowsGuarded = rowsNeedGuard();
+    if (codec.stochastic) {
+      Value offsets = op.getCheckpointOffsets();
+      w.tokensBefore = offsets
+                           ? toIndex(b, memref::LoadOp::create(b, offsets, seq))
+                           : idx(b, 0);
+    }
     for (int64_t r = 0; r < R; ++r) {
       w.rows.push_back(add(b, w.firstRow, r));
       w.rowValid.push_back(w.rowsGuarded ? ult(b, w.rows.back(), x.headDim)
@@ -432,32 +515,118 @@ private:
   SmallVector<Value> loadInitialState(ImplicitLocOpBuilder &b,
                                       const WarpScan &w) {
     SmallVector<Value> initial;
-    for (auto [row, rowValid] : llvm::zip_equal(w.rows, w.rowValid))
+    for (auto [row, rowValid] : llvm::zip_equal(w.rows, w.rowValid)) {
+      if (!codec.scaled()) {
+        for (auto [column, columnValid] :
+             llvm::zip_equal(w.columns, w.columnValid))
+          initial.push_back(loadColumns(
+              b, both(b, w.s.readsInitial, both(b, rowValid, columnValid)),
+              e.pool, {w.s.slot, w.head, row, column}, /*guarded=*/true));
+        continue;
+      }
+      // An 8-bit row: its scale once, then every code times it.
+      Value rowReads = both(b, w.s.readsInitial, rowValid);
+      Value rowIndex = row;
+      Value scale = e.ifElse(
+          b, rowReads, e.f32,
+          [&](ImplicitLocOpBuilder &b) {
+            return codec.loadScale(b, w.s.slot, w.head, rowIndex);
+          },
+          [&](ImplicitLocOpBuilder &b) { return f32(b, 0.0); });
       for (auto [column, columnValid] :
            llvm::zip_equal(w.columns, w.columnValid))
-        initial.push_back(loadColumns(
-            b, both(b, w.s.readsInitial, both(b, rowValid, columnValid)),
-            e.pool, {w.s.slot, w.head, row, column}, /*guarded=*/true));
+        initial.push_back(loadCodes(b, both(b, rowReads, columnValid),
+                                    {w.s.slot, w.head, rowIndex, column},
+                                    scale));
+    }
     return initial;
   }
 
+  /// V codes of an 8-bit pool at `indices` decoded with the row's `scale`,
+  /// as vector<Vxf32>, or zeros where !valid (no access).
+  Value loadCodes(ImplicitLocOpBuilder &b, Value valid, ValueRange indices,
+                  Value scale) {
+    auto f32v = VectorType::get({vectorWidth}, b.getF32Type());
+    return e.ifElse(
+        b, valid, f32v,
+        [&](ImplicitLocOpBuilder &b) {
+          Value codes = vector::LoadOp::create(
+              b, VectorType::get({vectorWidth}, codec.element), e.pool, indices,
+              /*nontemporal=*/false, llvm::MaybeAlign(vectorWidth));
+          return codec.decode(b, codes, scale);
+        },
+        [&](ImplicitLocOpBuilder &b) {
+          return arith::ConstantOp::create(
+                     b, f32v,
+                     DenseElementsAttr::get(f32v, b.getF32FloatAttr(0.0)))
+              .getResult();
+        });
+  }
+
   /// Stores state values (as loadInitialState orders them) into pool[slot]:
-  /// the final state and the checkpoints.
+  /// the final state and the checkpoints. `tokensHeld` (index): how many
+  /// tokens the state holds, the stochastic rounding's counter (null when
+  /// rounding to nearest).
   void storeState(ImplicitLocOpBuilder &b, const WarpScan &w, ValueRange values,
-                  Value slot) {
+                  Value slot, Value tokensHeld) {
     const int64_t J = w.columns.size();
+    // Each row of an 8-bit pool needs its maximum over all N columns before
+    // any code: a row lies in one warp (the register path holds all of
+    // it), so each lane's maximum over its columns, then a butterfly.
+    SmallVector<Value> inverses;
+    if (codec.scaled()) {
+      assert((!scansInPieces() || x.headDim == 0) && "refused by readGPUPlan");
+      SmallVector<Value> rowScales;
+      for (int64_t r = 0; r < rowsPerWarp; ++r) {
+        Value m = f32(b, 0.0);
+        for (int64_t j = 0; j < J; ++j)
+          for (int64_t q = 0; q < vectorWidth; ++q) {
+            Value v = vector::ExtractOp::create(b, values[r * J + j],
+                                                ArrayRef<int64_t>{q});
+            Value next = codec.absMax(b, m, v);
+            m = w.columnValid[j] == w.always
+                    ? next
+                    : select(b, w.columnValid[j], next, m);
+          }
+        for (int32_t offset : {16, 8, 4, 2, 1})
+          m = codec.combineAbsMax(
+              b, m,
+              gpu::ShuffleOp::create(b, m, offset, 32, gpu::ShuffleMode::XOR)
+                  .getShuffleResult());
+        PoolCodec::RowScale row = codec.rowScale(b, m);
+        rowScales.push_back(row.scale);
+        inverses.push_back(row.inverse);
+      }
+      // Lane r stores row r's scale, as y is stored.
+      Value mine = lanesRowValue(b, w, rowScales);
+      LaneRow stored = lanesRow(b, w);
+      e.ifThen(b, stored.stores, [&](ImplicitLocOpBuilder &b) {
+        codec.storeScale(b, mine, slot, w.head, stored.row);
+      });
+    }
     for (int64_t r = 0; r < rowsPerWarp; ++r)
       for (int64_t j = 0; j < J; ++j) {
         Value value = values[r * J + j];
         auto store = [&](ImplicitLocOpBuilder &b) {
-          storeColumns(b, value, e.pool,
-                       {slot, w.head, w.rows[r], w.columns[j]});
+          if (!codec.scaled() && !codec.stochastic)
+            return storeColumns(b, value, e.pool,
+                                {slot, w.head, w.rows[r], w.columns[j]});
+          PoolWriteSite site{slot, w.head, w.rows[r], w.columns[j], tokensHeld};
+          storeCodes(b, value, codec.scaled() ? inverses[r] : Value(), site);
         };
         if (w.rowValid[r] == w.always && w.columnValid[j] == w.always)
           store(b);
         else
           e.ifThen(b, both(b, w.rowValid[r], w.columnValid[j]), store);
       }
+  }
+
+  /// How many tokens a final state holds, o + len (null unless rounding is
+  /// stochastic).
+  Value finalTokens(ImplicitLocOpBuilder &b, const WarpScan &w) {
+    if (!w.tokensBefore)
+      return Value();
+    return add(b, w.tokensBefore, sub(b, w.s.end, w.s.begin));
   }
 
   /// x[t, h, p_r] widened to f32 (0 for a row past head_dim).
@@ -698,8 +867,13 @@ private:
     Value writes, slot;
     std::tie(writes, slot) =
         checkpoints.slotAfter(b, e, *sequence, sub(b, t, w.s.begin));
-    e.ifThen(b, writes,
-             [&](ImplicitLocOpBuilder &b) { storeState(b, w, state, slot); });
+    e.ifThen(b, writes, [&](ImplicitLocOpBuilder &b) {
+      // After local token j the state holds o + j + 1 tokens.
+      Value held = w.tokensBefore
+                       ? add(b, add(b, w.tokensBefore, sub(b, t, w.s.begin)), 1)
+                       : Value();
+      storeState(b, w, state, slot, held);
+    });
   }
 
   /// The recurrence of sequence `seq`, head `head`, rows of P-tile `tile`,
@@ -741,7 +915,7 @@ private:
         });
 
     e.ifThen(b, w.s.writesState, [&](ImplicitLocOpBuilder &b) {
-      storeState(b, w, tokenLoop.getResults(), w.s.slot);
+      storeState(b, w, tokenLoop.getResults(), w.s.slot, finalTokens(b, w));
     });
   }
 
@@ -786,7 +960,8 @@ private:
                 scf::YieldOp::create(b, step.next);
               });
           e.ifThen(b, pw.s.writesState, [&](ImplicitLocOpBuilder &b) {
-            storeState(b, pw, tokenLoop.getResults(), pw.s.slot);
+            storeState(b, pw, tokenLoop.getResults(), pw.s.slot,
+                       finalTokens(b, pw));
           });
         });
   }
@@ -824,6 +999,20 @@ std::unique_ptr<SerialPart> mlir::ssd::detail::makeSerialPart(
     const SerialTiling &tiling, int64_t minChunkedSequence) {
   return std::make_unique<SerialScanGPUBuilder>(b, op, extents, tiling,
                                                 minChunkedSequence);
+}
+
+bool mlir::ssd::detail::serialScansInPieces(const StaticExtents &extents,
+                                            const SerialTiling &tiling,
+                                            bool invariant, bool wholeRows) {
+  // The invariant kernel lowers its rows per warp instead.
+  if (invariant)
+    return false;
+  int64_t width = serialVectorWidth(extents.dstate, invariant);
+  int64_t groups = llvm::divideCeil(extents.dstate, 32 * width);
+  int64_t rows = tiling.rowsPerWarp;
+  if (wholeRows)
+    rows = SerialScanGPUBuilder::rowsForWholeRows(rows, width, groups);
+  return SerialScanGPUBuilder::scansInPieces(rows, width, groups);
 }
 
 void mlir::ssd::detail::buildSerialScanGPU(ImplicitLocOpBuilder &b,

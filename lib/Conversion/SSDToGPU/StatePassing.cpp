@@ -22,6 +22,7 @@
 #include "ChunkedKernels.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include <optional>
@@ -54,6 +55,75 @@ void ChunkedKernelParts::storeStateVector(ImplicitLocOpBuilder &b, Value value,
               v * element.getIntOrFloatBitWidth() / 8);
 }
 
+void ChunkedKernelParts::storePoolVector(ImplicitLocOpBuilder &b, Value value,
+                                         ValueRange indices, Value tokensHeld) {
+  if (!codec.stochastic && !codec.scaled())
+    return storeStateVector(b, value, e.pool, indices);
+  PoolWriteSite site{indices[0], indices[1], indices[2], indices[3],
+                     tokensHeld};
+  Value inverse;
+  if (codec.scaled()) {
+    // The row's maximum: this thread's v values, then the row's other
+    // threads, aligned lanes of this warp (an xor butterfly within them).
+    // The shuffles name only the row's lanes: a warp's last rows may be
+    // all its active lanes (the kernels' threads past P x N return).
+    const int64_t v = stateVector(), lanes = chunkedRowLanes(x);
+    assert(lanes && "refused by readGPUPlan");
+    Value m = f32(b, 0.0);
+    for (int64_t q = 0; q < v; ++q)
+      m = codec.absMax(
+          b, m, vector::ExtractOp::create(b, value, ArrayRef<int64_t>{q}));
+    Value lane = arith::AndIOp::create(
+        b, toI32(b, gpu::ThreadIdOp::create(b, gpu::Dimension::x)), i32(b, 31));
+    Value first = arith::AndIOp::create(b, lane, i32(b, ~int32_t(lanes - 1)));
+    Value rowMask = arith::ShLIOp::create(
+        b, i32(b, static_cast<int32_t>((uint64_t(1) << lanes) - 1)), first);
+    for (int32_t offset = lanes / 2; offset >= 1; offset /= 2)
+      m = codec.combineAbsMax(
+          b, m,
+          NVVM::ShflOp::create(
+              b, b.getF32Type(), rowMask, m, i32(b, offset), i32(b, 0x1f),
+              NVVM::ShflKindAttr::get(b.getContext(), NVVM::ShflKind::bfly),
+              UnitAttr()));
+    PoolCodec::RowScale row = codec.rowScale(b, m);
+    inverse = row.inverse;
+    e.ifThen(b, eq(b, site.n, idx(b, 0)), [&](ImplicitLocOpBuilder &b) {
+      codec.storeScale(b, row.scale, site.slot, site.head, site.p);
+    });
+  }
+  Value stored = codec.encode(b, value, inverse, site);
+  vectorStore(b, stored, e.pool, indices,
+              stateVector() * codec.element.getIntOrFloatBitWidth() / 8);
+}
+
+Value ChunkedKernelParts::loadPoolVector(ImplicitLocOpBuilder &b,
+                                         ValueRange indices) {
+  if (!codec.scaled())
+    return loadStateVector(b, e.pool, indices);
+  const int64_t v = stateVector();
+  Value scale = codec.loadScale(b, indices[0], indices[1], indices[2]);
+  Value codes =
+      vectorLoad(b, VectorType::get({v}, codec.element), e.pool, indices, v);
+  return codec.decode(b, codes, scale);
+}
+
+int64_t mlir::ssd::detail::chunkedRowLanes(const StaticExtents &x) {
+  const int64_t v = x.dstate % kStateVector == 0 ? kStateVector : 1;
+  const int64_t lanes = x.dstate / v;
+  if (lanes < 1 || lanes > 32 || !llvm::isPowerOf2_64(lanes))
+    return 0;
+  return lanes;
+}
+
+Value ChunkedKernelParts::tokensBefore(ImplicitLocOpBuilder &b, Value seq) {
+  if (!codec.stochastic)
+    return Value();
+  Value offsets = op.getCheckpointOffsets();
+  if (!offsets)
+    return idx(b, 0);
+  return toIndex(b, load(b, offsets, {seq}));
+}
+
 StatePassingBuilder::CheckpointedSequence
 StatePassingBuilder::checkpointedSequence(ImplicitLocOpBuilder &b, Value seq,
                                           const SequenceInfo &s, Value head) {
@@ -64,6 +134,7 @@ StatePassingBuilder::checkpointedSequence(ImplicitLocOpBuilder &b, Value seq,
   c.firstChunk = toIndex(b, load(b, chunkBegin, {seq}));
   c.a = e.loadF32(b, e.A, {head});
   c.group = e.groupOf(b, head);
+  c.tokensBefore = tokensBefore(b, seq);
   return c;
 }
 
@@ -102,7 +173,10 @@ void StatePassingBuilder::emitChunkCheckpoints(ImplicitLocOpBuilder &b,
     Value writes, slot;
     std::tie(writes, slot) = checkpoints.slotAfter(b, e, c.boundaries, j);
     e.ifThen(b, writes, [&](ImplicitLocOpBuilder &b) {
-      storeStateVector(b, state, e.pool, {slot, head, p, n});
+      // After local token j the state holds o + j + 1 tokens.
+      Value held =
+          c.tokensBefore ? add(b, add(b, c.tokensBefore, j), 1) : Value();
+      storePoolVector(b, state, {slot, head, p, n}, held);
     });
   };
   // The chunk's tokens: local j = jFirst .. jFirst + len - 1.
@@ -134,6 +208,12 @@ void StatePassingBuilder::emit(ImplicitLocOpBuilder &b) {
   launchKernel(
       b, e, {seqBound, idx(b, x.heads), idx(b, parts)}, {kChunkThreads, 1, 1},
       [&](ImplicitLocOpBuilder &b, const KernelContext &k) {
+        // An 8-bit pool's checkpoints (row maxima, codes): left to itself
+        // ptxas gave this kernel 80 registers and spilled 4 bytes (i8,
+        // Mamba2-2.7B shapes with checkpoints, sm_90a); 2 blocks per SM
+        // allow 128.
+        if (codec.scaled())
+          KernelOccupancyOp::create(b, 2);
         Value entry = k.block.x, head = k.block.y;
         Value element =
             mul(b, add(b, mul(b, k.block.z, kChunkThreads), k.thread.x), v);
@@ -149,7 +229,7 @@ void StatePassingBuilder::emit(ImplicitLocOpBuilder &b) {
             Value initial =
                 ifValues(b, s.readsInitial, [&](ImplicitLocOpBuilder &b) {
                   return SmallVector<Value>{
-                      loadStateVector(b, e.pool, {s.slot, head, p, n})};
+                      loadPoolVector(b, {s.slot, head, p, n})};
                 }).front();
             Value firstChunk = toIndex(b, load(b, chunkBegin, {seq}));
             Value endChunk = toIndex(b, load(b, chunkBegin, {add(b, seq, 1)}));

@@ -1,5 +1,4 @@
-//===- PoolCodec.h - how every lowering reads and writes the pool -*- C++
-//-*-===//
+//===- PoolCodec.h - every lowering's pool reads and writes -*- C++ -*-===//
 //
 // The one definition of the pool's storage formats that every lowering
 // (CPU serial, chunked and invariant loops; GPU serial, chunked and mixed
