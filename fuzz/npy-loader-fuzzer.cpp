@@ -12,7 +12,7 @@
 //                   3 f32), bit 2 bf16 pool, bits 3-7 the checkpoint
 //                   interval (ssd-run's --checkpoint-interval; 0: none)
 //   then records    [file index: 1 byte][length: 4 bytes, little-endian]
-//                   [bytes]; index % 15 names the file (kFiles); a later
+//                   [bytes]; index % 15 names the file (FuzzNpy.h); a later
 //                   record of a file replaces an earlier one; a record cut
 //                   short by the end of the input keeps what is there.
 //
@@ -26,6 +26,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FuzzNpy.h"
 #include "ssd/Runner/HostOperands.h"
 #include "ssd/Runner/Problem.h"
 #include "ssd/Runner/Reference.h"
@@ -41,27 +42,10 @@
 
 namespace {
 
-const char *const kFiles[] = {"x.npy",
-                              "dt.npy",
-                              "A.npy",
-                              "B.npy",
-                              "C.npy",
-                              "D.npy",
-                              "dt_bias.npy",
-                              "ssm_pool.npy",
-                              "query_start_loc.npy",
-                              "cache_indices.npy",
-                              "has_initial_state.npy",
-                              "update_state.npy",
-                              "checkpoint_slots.npy",
-                              "checkpoint_offsets.npy",
-                              "token_parents.npy"};
-constexpr size_t kFileCount = sizeof(kFiles) / sizeof(kFiles[0]);
+constexpr size_t kFileCount = ssd_fuzz::kNpyFileCount;
 
 [[noreturn]] void violated(const char *what, const std::string &detail) {
-  std::fprintf(stderr, "npy-loader-fuzzer: property violated: %s: %s\n", what,
-               detail.c_str());
-  std::abort();
+  ssd_fuzz::violated("npy-loader-fuzzer", what, detail);
 }
 
 void require(bool ok, const char *what, const std::string &detail = "") {
@@ -162,31 +146,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       data[0] & 4 ? ssd::PoolDType::BF16 : ssd::PoolDType::F32;
   const int64_t checkpointInterval = data[0] >> 3;
 
-  std::map<std::string, std::vector<uint8_t>> files;
-  size_t pos = 1;
-  while (pos < size) {
-    const char *name = kFiles[data[pos] % kFileCount];
-    uint32_t length = 0;
-    for (int i = 0; i < 4; ++i)
-      if (pos + 1 + i < size)
-        length |= uint32_t(data[pos + 1 + i]) << (8 * i);
-    pos += 5;
-    size_t available = pos < size ? size - pos : 0;
-    size_t taken = std::min<size_t>(length, available);
-    files[name].assign(data + std::min(pos, size),
-                       data + std::min(pos, size) + taken);
-    pos += taken;
-  }
+  std::map<std::string, std::vector<uint8_t>> files =
+      ssd_fuzz::readRecords(data, size, 1, kFileCount);
 
   ssd::ScanProblem p;
   std::string error;
   if (!ssd::loadProblemFromMemory(files, "in", dtype, p, error, poolDType,
                                   checkpointInterval)) {
-    require(!error.empty(), "rejection without a message");
-    require(error.find('\n') == std::string::npos,
-            "rejection message of more than one line", error);
-    require(error.compare(0, 3, "in/") == 0,
-            "rejection message does not name a file", error);
+    ssd_fuzz::checkRejection("npy-loader-fuzzer", error);
     return 0;
   }
   checkValidated(p);

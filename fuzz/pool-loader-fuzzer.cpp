@@ -12,7 +12,7 @@
 //                   checkpoint interval (0: none)
 //   bytes 1-8       the rounding seed (int64, little-endian)
 //   then records    [file index: 1 byte][length: 4 bytes, little-endian]
-//                   [bytes]; index % 16 names the file (kFiles)
+//                   [bytes]; index % 16 names the file (FuzzNpy.h)
 //
 // Properties checked (a violation aborts, which libFuzzer reports):
 //   - a rejection is exactly one line naming a file of the set ("in/...");
@@ -25,6 +25,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FuzzNpy.h"
 #include "ssd/Runner/HostOperands.h"
 #include "ssd/Runner/Npy.h"
 #include "ssd/Runner/PoolFormat.h"
@@ -43,28 +44,10 @@
 
 namespace {
 
-const char *const kFiles[] = {"x.npy",
-                              "dt.npy",
-                              "A.npy",
-                              "B.npy",
-                              "C.npy",
-                              "D.npy",
-                              "dt_bias.npy",
-                              "ssm_pool.npy",
-                              "query_start_loc.npy",
-                              "cache_indices.npy",
-                              "has_initial_state.npy",
-                              "update_state.npy",
-                              "checkpoint_slots.npy",
-                              "checkpoint_offsets.npy",
-                              "token_parents.npy",
-                              "ssm_pool_scales.npy"};
-constexpr size_t kFileCount = sizeof(kFiles) / sizeof(kFiles[0]);
+constexpr size_t kFileCount = ssd_fuzz::kPoolFileCount;
 
 [[noreturn]] void violated(const char *what, const std::string &detail) {
-  std::fprintf(stderr, "pool-loader-fuzzer: property violated: %s: %s\n", what,
-               detail.c_str());
-  std::abort();
+  ssd_fuzz::violated("pool-loader-fuzzer", what, detail);
 }
 
 void require(bool ok, const char *what, const std::string &detail = "") {
@@ -93,31 +76,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   for (int i = 0; i < 8; ++i)
     seed |= uint64_t(data[1 + i]) << (8 * i);
 
-  std::map<std::string, std::vector<uint8_t>> files;
-  size_t pos = 9;
-  while (pos < size) {
-    const char *name = kFiles[data[pos] % kFileCount];
-    uint32_t length = 0;
-    for (int i = 0; i < 4; ++i)
-      if (pos + 1 + i < size)
-        length |= uint32_t(data[pos + 1 + i]) << (8 * i);
-    pos += 5;
-    size_t available = pos < size ? size - pos : 0;
-    size_t taken = std::min<size_t>(length, available);
-    files[name].assign(data + std::min(pos, size),
-                       data + std::min(pos, size) + taken);
-    pos += taken;
-  }
+  std::map<std::string, std::vector<uint8_t>> files =
+      ssd_fuzz::readRecords(data, size, 9, kFileCount);
 
   ssd::ScanProblem p;
   std::string error;
   if (!ssd::loadProblemFromMemory(files, "in", ssd::ModelDType::F32, p, error,
                                   poolDType, checkpointInterval)) {
-    require(!error.empty(), "rejection without a message");
-    require(error.find('\n') == std::string::npos,
-            "rejection message of more than one line", error);
-    require(error.compare(0, 3, "in/") == 0,
-            "rejection message does not name a file", error);
+    ssd_fuzz::checkRejection("pool-loader-fuzzer", error);
     return 0;
   }
   const bool scaled = ssd::isScaledPool(poolDType);

@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ScanEmitter/CanonicalMath.h"
+#include "ScanEmitter/LaneConstants.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -35,9 +36,7 @@ float f32FromBits(uint32_t bits) { return llvm::bit_cast<float>(bits); }
 
 /// A constant of `type` (f32, i32 or a vector of either) holding `value`.
 Value splat(ImplicitLocOpBuilder &b, Type type, TypedAttr value) {
-  if (auto vector = dyn_cast<VectorType>(type))
-    return arith::ConstantOp::create(b, DenseElementsAttr::get(vector, value));
-  return arith::ConstantOp::create(b, value);
+  return constantOfShape(b, type, value);
 }
 
 Value splatF32(ImplicitLocOpBuilder &b, Type type, float value) {
@@ -51,9 +50,7 @@ Value splatI32(ImplicitLocOpBuilder &b, Type type, int32_t value) {
 /// i32 or a vector of i32 of the same shape as `floatType`: the type the bit
 /// operations on its values work in.
 Type bitsType(ImplicitLocOpBuilder &b, Type floatType) {
-  if (auto vector = dyn_cast<VectorType>(floatType))
-    return vector.clone(b.getI32Type());
-  return b.getI32Type();
+  return withElementType(floatType, b.getI32Type());
 }
 
 /// 2^n for integer n with -126 <= n <= 127, built from its exponent field.

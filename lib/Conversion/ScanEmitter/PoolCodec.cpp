@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ScanEmitter/PoolCodec.h"
+#include "ScanEmitter/LaneConstants.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -30,26 +31,12 @@ namespace {
 constexpr uint32_t kPhiloxM0 = 0xD2511F53u, kPhiloxM1 = 0xCD9E8D57u;
 constexpr uint32_t kPhiloxW0 = 0x9E3779B9u, kPhiloxW1 = 0xBB67AE85u;
 
-/// `like` with element type `element` (a vector stays a vector).
-Type withElement(Type like, Type element) {
-  if (auto vector = dyn_cast<VectorType>(like))
-    return vector.clone(element);
-  return element;
-}
-
-Value constantLike(ImplicitLocOpBuilder &b, Type like, TypedAttr scalar) {
-  Type type = withElement(like, scalar.getType());
-  if (auto vector = dyn_cast<VectorType>(type))
-    return arith::ConstantOp::create(b, DenseElementsAttr::get(vector, scalar));
-  return arith::ConstantOp::create(b, scalar);
-}
-
 Value f32Like(ImplicitLocOpBuilder &b, Type like, double v) {
-  return constantLike(b, like, b.getF32FloatAttr(v));
+  return constantOfShape(b, like, b.getF32FloatAttr(v));
 }
 
 Value i32Like(ImplicitLocOpBuilder &b, Type like, uint32_t v) {
-  return constantLike(b, like, b.getI32IntegerAttr(static_cast<int32_t>(v)));
+  return constantOfShape(b, like, b.getI32IntegerAttr(static_cast<int32_t>(v)));
 }
 
 /// A scalar broadcast to `like`'s shape (itself when `like` is scalar).
@@ -61,13 +48,13 @@ Value splatLike(ImplicitLocOpBuilder &b, Type like, Value scalar) {
 }
 
 Value asBits(ImplicitLocOpBuilder &b, Value f) {
-  return arith::BitcastOp::create(b, withElement(f.getType(), b.getI32Type()),
-                                  f);
+  return arith::BitcastOp::create(
+      b, withElementType(f.getType(), b.getI32Type()), f);
 }
 
 Value asFloat(ImplicitLocOpBuilder &b, Value bits) {
   return arith::BitcastOp::create(
-      b, withElement(bits.getType(), b.getF32Type()), bits);
+      b, withElementType(bits.getType(), b.getF32Type()), bits);
 }
 
 /// |f| by clearing the sign bit: math.absf would become a libdevice call
@@ -105,7 +92,7 @@ Value roundToEvenInteger(ImplicitLocOpBuilder &b, Value t) {
 /// uniform bits. Both sides of the comparison are exact in f32.
 Value stochasticInteger(ImplicitLocOpBuilder &b, Value t, Value bits) {
   Type like = t.getType();
-  Type i32 = withElement(like, b.getI32Type());
+  Type i32 = withElementType(like, b.getI32Type());
   Value low =
       arith::UIToFPOp::create(b, like, arith::FPToUIOp::create(b, i32, t));
   Value frac = arith::SubFOp::create(b, t, low);
@@ -194,7 +181,7 @@ double PoolCodec::qmax() const {
 Value PoolCodec::decode(ImplicitLocOpBuilder &b, Value stored,
                         Value scale) const {
   Type like = stored.getType();
-  Type f32 = withElement(like, b.getF32Type());
+  Type f32 = withElementType(like, b.getF32Type());
   switch (storage) {
   case PoolStorage::F32:
     return stored;
@@ -210,8 +197,9 @@ Value PoolCodec::decode(ImplicitLocOpBuilder &b, Value stored,
   // f8E4M3FN: sign, 4 exponent bits (bias 7), 3 mantissa bits; exponent 0
   // holds the subnormals m * 2^-9; S.1111.111 is NaN; no infinities.
   Value code = arith::ExtUIOp::create(
-      b, withElement(like, b.getI32Type()),
-      arith::BitcastOp::create(b, withElement(like, b.getI8Type()), stored));
+      b, withElementType(like, b.getI32Type()),
+      arith::BitcastOp::create(b, withElementType(like, b.getI8Type()),
+                               stored));
   Value sign = arith::AndIOp::create(b, code, i32Like(b, f32, 0x80));
   Value magnitude = arith::AndIOp::create(b, code, i32Like(b, f32, 0x7f));
   Value signBit = arith::ShLIOp::create(b, sign, i32Like(b, f32, 24));
@@ -244,7 +232,7 @@ Value PoolCodec::encode(ImplicitLocOpBuilder &b, Value values, Value inverse,
   int64_t lanes = 0;
   if (auto vector = dyn_cast<VectorType>(like))
     lanes = vector.getNumElements();
-  Type stored = withElement(like, element);
+  Type stored = withElementType(like, element);
   auto bits = [&] { return randomBits(b, site, lanes); };
   switch (storage) {
   case PoolStorage::F32:
@@ -286,7 +274,7 @@ Value PoolCodec::encode(ImplicitLocOpBuilder &b, Value values, Value inverse,
         stochastic
             ? withSignOf(b, stochasticInteger(b, magnitudeOf(b, p), bits()), p)
             : roundToEvenInteger(b, p);
-    Type i32 = withElement(like, b.getI32Type());
+    Type i32 = withElementType(like, b.getI32Type());
     Value code = arith::MinSIOp::create(
         b,
         arith::MaxSIOp::create(b, arith::FPToSIOp::create(b, i32, rounded),
@@ -319,7 +307,7 @@ Value PoolCodec::encode(ImplicitLocOpBuilder &b, Value values, Value inverse,
     magnitude = arith::MulFOp::create(
         b, roundToEvenInteger(b, arith::MulFOp::create(b, a, inverseGap)), gap);
   }
-  Type i32 = withElement(like, b.getI32Type());
+  Type i32 = withElementType(like, b.getI32Type());
   Value isSubnormal = arith::CmpFOp::create(
       b, arith::CmpFPredicate::OLT, magnitude, f32Like(b, like, 0x1p-6));
   Value subnormalCode = arith::FPToUIOp::create(
@@ -336,7 +324,7 @@ Value PoolCodec::encode(ImplicitLocOpBuilder &b, Value values, Value inverse,
   code = arith::OrIOp::create(b, code, sign);
   return arith::BitcastOp::create(
       b, stored,
-      arith::TruncIOp::create(b, withElement(like, b.getI8Type()), code));
+      arith::TruncIOp::create(b, withElementType(like, b.getI8Type()), code));
 }
 
 Value PoolCodec::loadScale(ImplicitLocOpBuilder &b, Value slot, Value head,
