@@ -10,6 +10,9 @@
 #ifndef SSD_FUZZ_FUZZNPY_H
 #define SSD_FUZZ_FUZZNPY_H
 
+#include "ssd/Runner/HostOperands.h"
+#include "ssd/Runner/Problem.h"
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -83,6 +86,31 @@ inline void checkRejection(const char *target, const std::string &error) {
     violated(target, "rejection message of more than one line", error);
   if (error.compare(0, 3, "in/") != 0)
     violated(target, "rejection message does not name a file", error);
+}
+
+/// Whether the reference is cheap enough to run on `p` for every input
+/// (batch + tokens x state + slots x state below 2^22).
+inline bool smallEnoughForTheReference(const ssd::ScanProblem &p) {
+  double state = double(p.H) * double(p.P) * double(p.N);
+  double work = double(p.batch) + double(p.T) * state + double(p.S) * state;
+  return work <= double(1 << 22);
+}
+
+/// The host operands of an accepted problem have the layout's count and
+/// each its shape's bytes.
+inline void checkHostOperands(const char *target, const ssd::ScanProblem &p,
+                              ssd::HostOperands &operands) {
+  std::vector<ssd::OperandLayout> layouts = ssd::operandLayouts(p);
+  if (layouts.size() != operands.size())
+    violated(target, "operand count", "");
+  for (size_t i = 0; i < layouts.size(); ++i) {
+    int64_t count = 1;
+    for (int64_t extent : layouts[i].shape)
+      count *= extent;
+    if (operands.bytes(i).size() !=
+        size_t(count) * ssd::elementBytes(layouts[i].elementType))
+      violated(target, "host operand bytes", layouts[i].name);
+  }
 }
 
 } // namespace ssd_fuzz

@@ -102,21 +102,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                               : ssd::PoolRounding::NearestEven;
   p.roundingSeed = int64_t(seed);
 
-  double state = double(p.H) * double(p.P) * double(p.N);
-  double work = double(p.batch) + double(p.T) * state + double(p.S) * state;
-  if (work > double(1 << 22))
+  if (!ssd_fuzz::smallEnoughForTheReference(p))
     return 0;
   ssd::HostOperands operands(p);
-  std::vector<ssd::OperandLayout> layouts = ssd::operandLayouts(p);
-  require(layouts.size() == operands.size(), "operand count");
-  for (size_t i = 0; i < layouts.size(); ++i) {
-    int64_t count = 1;
-    for (int64_t extent : layouts[i].shape)
-      count *= extent;
-    require(operands.bytes(i).size() ==
-                size_t(count) * ssd::elementBytes(layouts[i].elementType),
-            "host operand bytes", layouts[i].name);
-  }
+  ssd_fuzz::checkHostOperands("pool-loader-fuzzer", p, operands);
 
   std::vector<double> y;
   ssd::PoolContents pool;
