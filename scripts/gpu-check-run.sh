@@ -19,8 +19,9 @@ if grep -q "no CUDA driver\|no CUDA device" grid.log; then
   exit 1
 fi
 passed=0; failed=0
-while read -r name dtype form; do
-  if line=$($python ssdgen.py check "cases/$name/in" "cases/$name/ref" "cases/$name/$form" --dtype "$dtype" 2>&1); then
+# A fourth field: the pool's flags of ssdgen check (compressed pools).
+while read -r name dtype form pool; do
+  if line=$($python ssdgen.py check "cases/$name/in" "cases/$name/ref" "cases/$name/$form" --dtype "$dtype" $pool 2>&1); then
     passed=$((passed + 1))
   else
     failed=$((failed + 1))

@@ -141,6 +141,30 @@ pack() {
       --chunk-size "$chunk" --chip "$chips" --format "$format" -o "$out/$name.o" "$out/compile-$dtype.log"
     objects+=("$out/$name.o")
   done
+  # Compressed pools (docs/overview.md "Compressed state pools"): each with
+  # variants of its own (the pool type and rounding are in the key), serial,
+  # chunked and auto against the reference; a fourth field of checks.txt
+  # gives ssdgen check the pool's flags. name|dtype|ssdgen flags|pool flags
+  local pool_grid=(
+    "bf16-pool-i8|bf16|--H 4 --P 64 --N 128 --G 1 --seqlens 1,1,1,1,100,300 --initial mixed --pool-dtype i8 --seed 51|--pool-dtype i8"
+    "f32-pool-f8e4m3|f32|--H 4 --P 16 --N 32 --G 2 --seqlens 0,1,63,64,65,150 --pool-dtype f8e4m3 --seed 52|--pool-dtype f8e4m3"
+    "bf16-pool-f16-stochastic|bf16|--H 4 --P 64 --N 128 --G 1 --seqlens 1,1,9,130 --initial all --pool-dtype f16 --seed 53|--pool-dtype f16 --pool-rounding stochastic --rounding-seed 5"
+    "bf16-pool-i8-stochastic|bf16|--H 4 --P 16 --N 32 --G 2 --seqlens 1,3,70 --initial all --pool-dtype i8 --seed 54|--pool-dtype i8 --pool-rounding stochastic --rounding-seed 6"
+  )
+  for entry in "${pool_grid[@]}"; do
+    IFS='|' read -r name dtype flags pool <<< "$entry"
+    $gen gen "$out/cases/$name/in" $flags > /dev/null
+    echo "--inputs cases/$name/in --outputs cases/$name/ref --dtype $dtype --target reference $pool" >> "$out/cases.txt"
+    for form in serial chunked auto; do
+      echo "--inputs cases/$name/in --outputs cases/$name/$form --dtype $dtype --target cuda --form $form --chunk-size $chunk $pool" >> "$out/cases.txt"
+      echo "$name $dtype $form ${pool/ --rounding-seed [0-9]*/}" >> "$out/checks.txt"
+    done
+    # ssd-compile takes the pool type and rounding; the seed is an operand.
+    compile --inputs "$out/cases/$name/in" --dtype "$dtype" --forms serial,chunked,auto \
+      ${pool/ --rounding-seed [0-9]*/} --chunk-size "$chunk" --chip "$chips" --format "$format" \
+      -o "$out/$name.o" "$out/compile-$dtype.log"
+    objects+=("$out/$name.o")
+  done
   compile --inputs "$out/like/granite" --dtype bf16 --forms auto,chunked,serial \
     --chunk-size 256 --chip "$chips" --format "$format" -o "$out/bench.o" "$out/compile-bench.log"
   objects+=("$out/bench.o")
