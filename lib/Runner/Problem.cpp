@@ -119,6 +119,15 @@ bool ssd::parsePoolDTypeFlag(const std::string &flag, const std::string &value,
   return mlir::ssd::parseEnumFlag(kPoolDTypeNames, flag, value, out, error);
 }
 
+bool ssd::checkPoolRoundingFlags(PoolDType pool, PoolRounding rounding,
+                                 std::string &error) {
+  if (rounding != PoolRounding::Stochastic || pool != PoolDType::F32)
+    return true;
+  error = "--pool-rounding stochastic needs a narrow pool (--pool-dtype "
+          "bf16, f16, f8e4m3 or i8): an f32 pool has nothing to round";
+  return false;
+}
+
 bool ssd::checkLimits(const ScanProblem &p, std::string &error) {
   struct Limit {
     const char *name;

@@ -198,11 +198,8 @@ bool poolOptions(const Options &o, ssd::PoolDType &poolDType,
   seed = 0;
   if (rounding != ssd::PoolRounding::Stochastic)
     return true;
-  if (poolDType == ssd::PoolDType::F32) {
-    error = "--pool-rounding stochastic needs a narrow pool (--pool-dtype "
-            "bf16, f16, f8e4m3 or i8): an f32 pool has nothing to round";
+  if (!ssd::checkPoolRoundingFlags(poolDType, rounding, error))
     return false;
-  }
   errno = 0;
   char *end = nullptr;
   long long n = std::strtoll(o.roundingSeed.c_str(), &end, 10);

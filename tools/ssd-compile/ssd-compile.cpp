@@ -231,12 +231,8 @@ bool readOptions(Options &o, std::string &error) {
             "holds its own ops)";
     return false;
   }
-  if (poolRounding == ssd::PoolRounding::Stochastic &&
-      poolDType == ssd::PoolDType::F32) {
-    error = "--pool-rounding stochastic needs a narrow pool (--pool-dtype "
-            "bf16, f16, f8e4m3 or i8): an f32 pool has nothing to round";
+  if (!ssd::checkPoolRoundingFlags(poolDType, poolRounding, error))
     return false;
-  }
   o.forms.clear();
   for (mlir::ssd::FormChoice f : forms)
     o.forms.push_back(mlir::ssd::enumName(mlir::ssd::kFormChoiceNames, f));

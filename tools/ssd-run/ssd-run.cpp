@@ -212,12 +212,9 @@ bool readOptions(Options &o, std::string &error) {
   // No default seed: a fixed one would draw the same bits on every call,
   // which is exactly what stochastic rounding must not do to a slot
   // rewritten call after call.
+  if (!ssd::checkPoolRoundingFlags(poolDType, poolRounding, error))
+    return false;
   if (poolRounding == ssd::PoolRounding::Stochastic) {
-    if (poolDType == ssd::PoolDType::F32) {
-      error = "--pool-rounding stochastic needs a narrow pool (--pool-dtype "
-              "bf16, f16, f8e4m3 or i8): an f32 pool has nothing to round";
-      return false;
-    }
     if (!roundingSeed.getNumOccurrences()) {
       error = "--pool-rounding stochastic needs --rounding-seed N (the op's "
               "rounding_seed; give each call its own)";

@@ -83,6 +83,10 @@ bool parseModelDTypeFlag(const std::string &flag, const std::string &value,
                          ModelDType &out, std::string &error);
 bool parsePoolDTypeFlag(const std::string &flag, const std::string &value,
                         PoolDType &out, std::string &error);
+/// The tools' --pool-dtype and --pool-rounding together: false with the
+/// one-line error when stochastic rounding is asked of an f32 pool.
+bool checkPoolRoundingFlags(PoolDType pool, PoolRounding rounding,
+                            std::string &error);
 /// Rounds to the nearest value of the model dtype (ties to even) and returns
 /// it widened back to float.
 float roundToModelDType(float v, ModelDType t);
