@@ -23,6 +23,10 @@
 // CHECK:         %[[P0:.*]] = arith.muli %[[TILE]], %c8 : index
 // CHECK:         %[[ROWS:.*]] = arith.minui %{{.*}}, %c8 : index
 // CHECK:         %[[STATE:.*]] = memref.alloca() {alignment = 64 : i64} : memref<8x8xf32>
+// A one-token sequence that writes no boundary takes the decode pass (pool
+// to pool); every other runs the segments.
+// CHECK:         %[[TOKENS:.*]] = arith.subi %[[END]], %[[BEGIN]] : index
+// CHECK-NEXT:    arith.cmpi eq, %[[TOKENS]], %c1 : index
 // W = min((phase + tokens) / I, limit) boundaries are written; the token
 // loops run once per segment: W segments that end after a boundary token,
 // and the rest of the sequence. The loop carries the tile's scale and the

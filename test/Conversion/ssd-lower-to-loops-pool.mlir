@@ -1,7 +1,8 @@
 // Compressed pools in ssd-lower-to-loops: every pool read decodes (an 8-bit
 // row's scale loaded once per row), every pool write of an 8-bit row takes
 // the row's maximum over all N columns, stores its scale and encodes each
-// element; Philox only with stochastic rounding, its counter the element,
+// element (a row without a usable scale: zeros); decode goes from the
+// stored row through the update in one pass; Philox only with stochastic rounding, its counter the element,
 // the slot and the tokens the written state holds. f32 and bf16 pools are
 // covered by the other ssd-lower-to-loops tests (unchanged IR).
 // RUN: ssd-opt %s -ssd-lower-to-loops="serial-p-tile=8 vector-width=8" -canonicalize -split-input-file | FileCheck %s
@@ -10,7 +11,56 @@
 // CHECK-LABEL: func.func @serial_i8
 // CHECK-SAME:    %[[POOL:[a-z0-9]+]]: memref<?x2x4x16xi8>, %[[SCALES:[a-z0-9]+]]: memref<?x2x4xf32>
 // CHECK-NOT:   arith.mului_extended
-// The initial state: row p's scale once, then code * scale per column block.
+// Decode (a one-token sequence), two rows at a time: their scales, then one
+// pass that decodes each column block of each row (code * scale), updates
+// it, takes its dot product with C, keeps S' in the tile and the lanes'
+// maxima of |S'|...
+// CHECK:           %[[DSCALE:.*]] = memref.load %[[SCALES]][%[[DSLOT:.*]], %[[DHEAD:.*]], %[[DP:.*]]] : memref<?x2x4xf32>
+// CHECK-NEXT:      %[[DSCALE1:.*]] = memref.load %[[SCALES]][%[[DSLOT]], %[[DHEAD]], %[[DP1:.*]]] : memref<?x2x4xf32>
+// CHECK-NEXT:      scf.for %[[DN:.*]] = %c0 to %c16 step %c8 iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>) {
+// CHECK-NEXT:        %[[DB:.*]] = vector.load
+// CHECK-NEXT:        %[[DC:.*]] = vector.load
+// CHECK-NEXT:        %[[DCODES:.*]] = vector.load %[[POOL]][%[[DSLOT]], %[[DHEAD]], %[[DP]], %[[DN]]] : memref<?x2x4x16xi8>, vector<8xi8>
+// CHECK-NEXT:        %[[DWIDE:.*]] = arith.sitofp %[[DCODES]] : vector<8xi8> to vector<8xf32>
+// CHECK-NEXT:        %[[DSPLAT:.*]] = vector.broadcast %[[DSCALE]] : f32 to vector<8xf32>
+// CHECK-NEXT:        %[[DINITIAL:.*]] = arith.mulf %[[DWIDE]], %[[DSPLAT]] : vector<8xf32>
+// CHECK-NEXT:        %[[DSTATE:.*]] = vector.fma %{{.*}}, %[[DB]], %[[DINITIAL]] : vector<8xf32>
+// CHECK-NEXT:        vector.fma %[[DSTATE]], %[[DC]], %{{.*}} : vector<8xf32>
+// CHECK-NEXT:        vector.store %[[DSTATE]], %{{.*}}[%{{.*}}, %[[DN]]] : memref<4x16xf32>, vector<8xf32>
+// CHECK:             arith.maxui
+// CHECK:             vector.load %[[POOL]][%[[DSLOT]], %[[DHEAD]], %[[DP1]], %[[DN]]] : memref<?x2x4x16xi8>, vector<8xi8>
+// CHECK:             arith.maxui
+// ... then, if the sequence writes, the scale from the row's maximum times
+// the tile's scale s (max |fl(s v)| = fl(s max |v|)), and codes from the
+// tile row, round(s S' * inverse) with no clamp (|s S' * inverse| stays
+// below 127.5), or zeros throughout a row without a usable inverse.
+// CHECK:             %[[DMAXBITS:.*]] = vector.reduction <maxui>, %{{.*}} : vector<8xi32> into i32
+// CHECK-NEXT:        %[[DMAXV:.*]] = arith.bitcast %[[DMAXBITS]] : i32 to f32
+// CHECK-NEXT:        %[[DMAX:.*]] = arith.mulf %{{.*}}, %[[DMAXV]] : f32
+// CHECK:             arith.divf %[[DMAX]], %{{.*}} : f32
+// CHECK:             arith.divf %{{.*}}, %[[DMAX]] : f32
+// CHECK-NEXT:        %[[DINVERSE:.*]] = arith.select
+// CHECK-NEXT:        %[[ABOVEZERO:.*]] = arith.cmpf ogt, %[[DINVERSE]], %{{.*}} : f32
+// CHECK-NEXT:        %[[BELOWINF:.*]] = arith.cmpf olt, %[[DINVERSE]], %{{.*}} : f32
+// CHECK-NEXT:        %[[INRANGE:.*]] = arith.andi %[[ABOVEZERO]], %[[BELOWINF]] : i1
+// CHECK-NEXT:        memref.store %{{.*}}, %[[SCALES]][%[[DSLOT]], %[[DHEAD]], %[[DP]]] : memref<?x2x4xf32>
+// CHECK-NEXT:        scf.if %[[INRANGE]] {
+// CHECK-NEXT:          scf.for %[[DEN:.*]] = %c0 to %c16 step %c8 {
+// CHECK-NEXT:            %[[DV:.*]] = vector.load %{{.*}}[%{{.*}}, %[[DEN]]] : memref<4x16xf32>, vector<8xf32>
+// CHECK-NEXT:            %[[DSV:.*]] = arith.mulf %{{.*}}, %[[DV]] : vector<8xf32>
+// CHECK-NEXT:            %[[DINVSPLAT:.*]] = vector.broadcast %[[DINVERSE]] : f32 to vector<8xf32>
+// CHECK-NEXT:            %[[DPROD:.*]] = arith.mulf %[[DSV]], %[[DINVSPLAT]] : vector<8xf32>
+// CHECK-NEXT:            %[[DSUM:.*]] = arith.addf %[[DPROD]], %{{.*}} : vector<8xf32>
+// CHECK-NEXT:            %[[DSUMBITS:.*]] = arith.bitcast %[[DSUM]] : vector<8xf32> to vector<8xi32>
+// CHECK-NEXT:            %[[DINT:.*]] = arith.subi %[[DSUMBITS]], %{{.*}} : vector<8xi32>
+// CHECK-NEXT:            %[[DCODE:.*]] = arith.trunci %[[DINT]] : vector<8xi32> to vector<8xi8>
+// CHECK-NEXT:            vector.store %[[DCODE]], %[[POOL]][%[[DSLOT]], %[[DHEAD]], %[[DP]], %[[DEN]]] : memref<?x2x4x16xi8>, vector<8xi8>
+// CHECK-NEXT:          }
+// CHECK-NEXT:        } else {
+// CHECK-NEXT:          scf.for %[[DZN:.*]] = %c0 to %c16 step %c8 {
+// CHECK-NEXT:            vector.store %[[ZEROCODES:.*]], %[[POOL]][%[[DSLOT]], %[[DHEAD]], %[[DP]], %[[DZN]]] : memref<?x2x4x16xi8>, vector<8xi8>
+// The general path's initial state: row p's scale once, then code * scale
+// per column block.
 // CHECK:           %[[SCALE:.*]] = memref.load %[[SCALES]][%[[SLOT:.*]], %[[HEAD:.*]], %[[P:.*]]] : memref<?x2x4xf32>
 // CHECK-NEXT:      scf.for %[[N:.*]] = %c0 to %c16 step %c8 {
 // CHECK-NEXT:        %[[CODES:.*]] = vector.load %[[POOL]][%[[SLOT]], %[[HEAD]], %[[P]], %[[N]]] : memref<?x2x4x16xi8>, vector<8xi8>
@@ -18,10 +68,10 @@
 // CHECK-NEXT:        %[[SPLAT:.*]] = vector.broadcast %[[SCALE]] : f32 to vector<8xf32>
 // CHECK-NEXT:        %[[VALUES:.*]] = arith.mulf %[[WIDE]], %[[SPLAT]] : vector<8xf32>
 // CHECK-NEXT:        vector.store %[[VALUES]], %{{.*}}[%[[P]], %[[N]]] : memref<4x16xf32>, vector<8xf32>
-// The final state, per row: the maximum of |s S'| over all N columns, the
-// scale m / 127 and inverse 127 / m (0 for a zero or non-finite row), then
-// round(v * inverse) clamped to +-127. The maximum is kept lane by lane, on
-// the magnitudes' bits (NaN above inf above every number), and reduced once.
+// Its final state, per row: the maximum of |S'| over all N columns, kept
+// lane by lane on the magnitudes' bits (NaN above inf above every number)
+// and reduced once, times s; the scale m / 127 and inverse 127 / m (0 for a
+// zero or non-finite row); then the codes as above.
 // CHECK:             %[[VBITS:.*]] = arith.bitcast %{{.*}} : vector<8xf32> to vector<8xi32>
 // CHECK-NEXT:        %[[ABSBITS:.*]] = arith.andi %[[VBITS]], %{{.*}} : vector<8xi32>
 // CHECK-NEXT:        %[[ACCBITS:.*]] = arith.bitcast %{{.*}} : vector<8xf32> to vector<8xi32>
@@ -31,18 +81,18 @@
 // CHECK-NEXT:      }
 // CHECK-NEXT:      %[[LANEBITS:.*]] = arith.bitcast %{{.*}} : vector<8xf32> to vector<8xi32>
 // CHECK-NEXT:      %[[MAXBITS:.*]] = vector.reduction <maxui>, %[[LANEBITS]] : vector<8xi32> into i32
-// CHECK-NEXT:      %[[MAX:.*]] = arith.bitcast %[[MAXBITS]] : i32 to f32
+// CHECK-NEXT:      %[[MAXV:.*]] = arith.bitcast %[[MAXBITS]] : i32 to f32
+// CHECK-NEXT:      %[[MAX:.*]] = arith.mulf %{{.*}}, %[[MAXV]] : f32
 // CHECK:           %[[ROWSCALE:.*]] = arith.divf %[[MAX]], %{{.*}} : f32
 // CHECK:           %[[INVERSE:.*]] = arith.divf %{{.*}}, %[[MAX]] : f32
 // CHECK:           memref.store %{{.*}}, %[[SCALES]][%[[SLOT]], %[[HEAD]], %[[WP:.*]]] : memref<?x2x4xf32>
-// CHECK-NEXT:      scf.for %[[EN:.*]] = %c0 to %c16 step %c8 {
-// CHECK:             arith.addf
-// CHECK-NEXT:        arith.subf
-// CHECK-NEXT:        arith.fptosi %{{.*}} : vector<8xf32> to vector<8xi32>
-// CHECK-NEXT:        arith.maxsi
-// CHECK-NEXT:        arith.minsi
-// CHECK-NEXT:        %[[CODE:.*]] = arith.trunci %{{.*}} : vector<8xi32> to vector<8xi8>
-// CHECK-NEXT:        vector.store %[[CODE]], %[[POOL]][%[[SLOT]], %[[HEAD]], %[[WP]], %[[EN]]] : memref<?x2x4x16xi8>, vector<8xi8>
+// CHECK-NEXT:      scf.if
+// CHECK-NEXT:        scf.for %[[EN:.*]] = %c0 to %c16 step %c8 {
+// CHECK:               arith.addf
+// CHECK-NEXT:          arith.bitcast
+// CHECK-NEXT:          arith.subi
+// CHECK-NEXT:          %[[CODE:.*]] = arith.trunci %{{.*}} : vector<8xi32> to vector<8xi8>
+// CHECK-NEXT:          vector.store %[[CODE]], %[[POOL]][%[[SLOT]], %[[HEAD]], %[[WP]], %[[EN]]] : memref<?x2x4x16xi8>, vector<8xi8>
 func.func @serial_i8(%x: memref<?x2x4xf32>, %dt: memref<?x2xf32>, %A: memref<2xf32>,
     %B: memref<?x1x16xf32>, %C: memref<?x1x16xf32>, %pool: memref<?x2x4x16xi8>,
     %scales: memref<?x2x4xf32>, %qsl: memref<?xi32>, %his: memref<?xi1>, %ci: memref<?xi32>,
@@ -79,7 +129,8 @@ func.func @serial_i8(%x: memref<?x2x4xf32>, %dt: memref<?x2xf32>, %A: memref<2xf
 // CHECK-NEXT:          %[[HELD:.*]] = arith.addi %[[O]], %[[LOCAL]] : index
 // CHECK:                 vector.reduction <maxui>
 // CHECK:               memref.store %{{.*}}, %[[SCALES]][%[[CKSLOT]], %[[HEAD:.*]], %[[ROW:.*]]] : memref<?x2x4xf32>
-// CHECK-NEXT:          scf.for %[[N:.*]] = %c0 to %c16 step %c8 {
+// CHECK-NEXT:          scf.if
+// CHECK-NEXT:            scf.for %[[N:.*]] = %c0 to %c16 step %c8 {
 // CHECK:                 %[[NW:.*]] = arith.index_castui %[[N]] : index to i32
 // CHECK-NEXT:            %[[NV:.*]] = vector.broadcast %[[NW]] : i32 to vector<8xi32>
 // CHECK-NEXT:            %[[C0:.*]] = arith.addi %[[NV]], %{{.*}} : vector<8xi32>

@@ -77,10 +77,13 @@
 // reads decode each state vector (an 8-bit row's scale loaded once per row),
 // and every write of s S' (final state, checkpoint) goes through the codec,
 // an 8-bit row in two passes over its columns, the first for the row's
-// maximum (its scale) and the second for the codes. With stochastic
+// maximum (its scale) and the second for the codes, with one branch per row
+// for rows that have no usable scale (all codes 0). With stochastic
 // rounding an element's bits count the tokens the written state holds,
-// o + (its end - the sequence's begin), o = checkpoint_offsets[b]. Only an
-// f32 pool takes the pool-to-pool decode pass (it stores no rounding).
+// o + (its end - the sequence's begin), o = checkpoint_offsets[b]. Decode
+// goes from pool to pool in one pass over the stored row (an 8-bit row's
+// codes in a second pass over its row of the tile, which is still in L1),
+// the same values as the general path.
 //
 // Work is O(T H P N) with no redundant flops (for a chain; a tree adds the
 // replays above), and the state of a task is one P-tile x N block that stays in
@@ -118,6 +121,11 @@ static constexpr int64_t kPrefetchTokens = 4;
 /// rows of a block halve (a weight and an accumulator per row and token stay
 /// in registers) and prefill ran 1.35x faster; three and four did not gain.
 static constexpr int64_t kTokensPerPass = 2;
+
+/// Rows that emitNarrowDecode takes side by side. One row at a time is a
+/// chain of dependent FMAs, maxima and a division per row; two let the core
+/// overlap them.
+static constexpr int64_t kDecodeRows = 2;
 
 /// The scale s of the tile is folded back into it outside [2^-32, 2^32].
 static constexpr double kMinScale = 0x1p-32;
@@ -210,12 +218,11 @@ struct BlockRows {
 ///   after each written checkpoint boundary: pool[checkpoint slot] = s S'
 ///   if writes: pool[slot] = s S'
 ///
-/// and a one-token sequence with an f32 pool (decode) in one pool-to-pool
-/// pass. emitTask and emitSequence follow the first lines, emitTokens and
-/// emitSingleTokens the scale, emitTile and emitRows the two FMAs. With
-/// token_parents, emitTreeTokens splits the tokens into runs of children of
-/// the token before, each started by emitReplay unless its first token
-/// continues the tile.
+/// and a one-token sequence (decode) from pool to pool in one pass. emitTask
+/// and emitSequence follow the first lines, emitTokens and emitSingleTokens the
+/// scale, emitTile and emitRows the two FMAs. With token_parents,
+/// emitTreeTokens splits the tokens into runs of children of the token before,
+/// each started by emitReplay unless its first token continues the tile.
 class SerialScanBuilder {
 public:
   SerialScanBuilder(ImplicitLocOpBuilder &b, ChunkScanVarlenOp op,
@@ -277,14 +284,15 @@ private:
     emitZeroState(b, task);
     task.lastToken = arith::SubIOp::create(
         b, arith::MaxUIOp::create(b, task.s.end, e.index(b, 1)), e.index(b, 1));
-    if (!f32Pool) {
-      emitSequence(b, task);
-    } else {
+    {
       scf::IfOp::create(
           b, emitTakesDecode(b, task),
           [&](OpBuilder &nested, Location loc) {
             ImplicitLocOpBuilder inner(loc, nested);
-            emitDecode(inner, task);
+            if (f32Pool)
+              emitDecode(inner, task);
+            else
+              emitNarrowDecode(inner, task);
             scf::YieldOp::create(inner);
           },
           [&](OpBuilder &nested, Location loc) {
@@ -403,48 +411,75 @@ private:
     });
   }
 
-  /// pool[slot, h, p-tile, :] = factor S', rounded to the pool's type; an
+  /// pool[slot, h, p-tile, :] = scale S', rounded to the pool's type; an
   /// 8-bit row first takes its maximum over all N columns for its scale.
   /// `held`: the tokens the state holds (stochastic rounding only).
   void emitStoreScaledState(ImplicitLocOpBuilder &b, const Task &task,
-                            Value factor, Value slot, Value held) {
+                            Value scale, Value slot, Value held) {
+    Value factor = splat(b, scale);
     auto scaledRow = [&](ImplicitLocOpBuilder &b, Value p, Value n) -> Value {
       Value v =
           vector::LoadOp::create(b, vecType, task.state(), ValueRange{p, n});
       return arith::MulFOp::create(b, factor, v);
     };
-    auto store = [&](ImplicitLocOpBuilder &b, Value row, Value n, Value v,
-                     Value inverse) {
-      PoolWriteSite site{slot, task.head, row, n, held};
-      vector::StoreOp::create(b, codec.encode(b, v, inverse, site), e.pool,
-                              ValueRange{slot, task.head, row, n});
-    };
     if (!codec.scaled()) {
-      forEachStateVector(b, task,
-                         [&](ImplicitLocOpBuilder &b, Value p, Value n) {
-                           Value row = arith::AddIOp::create(b, task.p0, p);
-                           store(b, row, n, scaledRow(b, p, n), Value());
-                         });
+      forEachStateVector(
+          b, task, [&](ImplicitLocOpBuilder &b, Value p, Value n) {
+            Value row = arith::AddIOp::create(b, task.p0, p);
+            PoolWriteSite site{slot, task.head, row, n, held};
+            vector::StoreOp::create(
+                b, codec.encode(b, scaledRow(b, p, n), Value(), site), e.pool,
+                ValueRange{slot, task.head, row, n});
+          });
       return;
     }
     e.loop(b, task.zero, task.rows, [&](ImplicitLocOpBuilder &b, Value p) {
-      Value row = arith::AddIOp::create(b, task.p0, p);
       // The maximum lane by lane, reduced once the row is done.
       auto maxLoop = scf::ForOp::create(
           b, task.zero, e.dstate, laneStep,
           ValueRange{splat(b, e.f32Const(b, 0.0))},
           [&](OpBuilder &nested, Location loc, Value n, ValueRange acc) {
             ImplicitLocOpBuilder b(loc, nested);
-            scf::YieldOp::create(b, ValueRange{codec.absMax(
-                                        b, acc.front(), scaledRow(b, p, n))});
+            Value v = vector::LoadOp::create(b, vecType, task.state(),
+                                             ValueRange{p, n});
+            scf::YieldOp::create(b,
+                                 ValueRange{codec.absMax(b, acc.front(), v)});
           });
-      PoolCodec::RowScale r =
-          codec.rowScale(b, codec.rowMaximum(b, maxLoop.getResult(0)));
-      codec.storeScale(b, r.scale, slot, task.head, row);
-      forEachColumn(b, task, [&](ImplicitLocOpBuilder &b, Value n) {
-        store(b, row, n, scaledRow(b, p, n), r.inverse);
-      });
+      emitEncodeRow(b, task, scale, maxLoop.getResult(0), slot, p, held,
+                    scaledRow);
     });
+  }
+
+  /// Row p of the tile into an 8-bit pool's slot: its scale from the lane
+  /// by lane maxima of |S'| (`magnitudes`), then `values(p, n)` (scale S'
+  /// of column block n) as codes. The maximum is taken before the scaling:
+  /// rounding is monotone and odd, so max |fl(s v)| = fl(s max |v|) for the
+  /// tile's scale s > 0. One branch per row replaces encode's guard of
+  /// every element.
+  void emitEncodeRow(
+      ImplicitLocOpBuilder &b, const Task &task, Value scale, Value magnitudes,
+      Value slot, Value p, Value held,
+      function_ref<Value(ImplicitLocOpBuilder &, Value, Value)> values) {
+    Value row = arith::AddIOp::create(b, task.p0, p);
+    Value maximum =
+        arith::MulFOp::create(b, scale, codec.rowMaximum(b, magnitudes));
+    PoolCodec::RowScale r = codec.rowScale(b, maximum);
+    codec.storeScale(b, r.scale, slot, task.head, row);
+    auto storeCodes = [&](bool inRange) {
+      return [&, inRange](ImplicitLocOpBuilder &b) -> SmallVector<Value> {
+        forEachColumn(b, task, [&](ImplicitLocOpBuilder &b, Value n) {
+          PoolWriteSite site{slot, task.head, row, n, held};
+          Value codes =
+              inRange ? codec.encodeInRange(b, values(b, p, n), r.inverse, site)
+                      : codec.zeroCodes(b, vecType);
+          vector::StoreOp::create(b, codes, e.pool,
+                                  ValueRange{slot, task.head, row, n});
+        });
+        return {};
+      };
+    };
+    e.ifElseValues(b, r.inRange, TypeRange{}, storeCodes(true),
+                   storeCodes(false));
   }
 
   /// index: the tokens a state written after the token before `end`
@@ -601,13 +636,13 @@ private:
   /// accumulators.
   void emitOutputs(ImplicitLocOpBuilder &b, const Task &task,
                    ArrayRef<TokenStep> steps, const BlockRows &block,
-                   scf::ForOp columns, int64_t count) {
+                   ValueRange dots, int64_t count) {
     for (auto [k, step] : llvm::enumerate(steps))
       for (int64_t r = 0; r < count; ++r) {
         size_t i = k * count + r;
-        Value dot = vector::ReductionOp::create(b, vector::CombiningKind::ADD,
-                                                columns.getResult(i),
-                                                arith::FastMathFlags::reassoc);
+        Value dot =
+            vector::ReductionOp::create(b, vector::CombiningKind::ADD, dots[i],
+                                        arith::FastMathFlags::reassoc);
         Value out = arith::MulFOp::create(b, step.scale, dot);
         if (e.D)
           out = arith::AddFOp::create(
@@ -634,7 +669,7 @@ private:
     emitPrefetches(b, task, steps, p);
     BlockRows block = emitBlockRows(b, task, steps, p, count, false);
     scf::ForOp columns = emitColumns(b, task, steps, pass, block, count);
-    emitOutputs(b, task, steps, block, columns, count);
+    emitOutputs(b, task, steps, block, columns.getResults(), count);
   }
 
   /// The whole tile through the steps' tokens, in blocks of rows that keep a
@@ -925,7 +960,7 @@ private:
           e.ifThen(b, isBoundary, [&](ImplicitLocOpBuilder &b) {
             checkpoints.ifSlot(
                 b, task.seq, k, [&](ImplicitLocOpBuilder &b, Value slot) {
-                  emitStoreScaledState(b, task, splat(b, scale), slot,
+                  emitStoreScaledState(b, task, scale, slot,
                                        held(b, task, segmentEnd));
                 });
           });
@@ -943,9 +978,8 @@ private:
       scale = emitSpan(b, task, task.s.begin, task.s.end, scale);
     else
       scale = emitCheckpointSegments(b, task, scale);
-    Value finalScale = splat(b, scale);
     e.ifThen(b, task.s.writesState, [&](ImplicitLocOpBuilder &b) {
-      emitStoreScaledState(b, task, finalScale, task.s.slot,
+      emitStoreScaledState(b, task, scale, task.s.slot,
                            held(b, task, task.s.end));
     });
   }
@@ -1005,6 +1039,130 @@ private:
         TilePass{arith::SelectOp::create(b, s.readsInitial, poolRows, tileRows),
                  arith::SelectOp::create(b, s.writesState, poolRows, tileRows),
                  step.scale, /*rowsAtOnce=*/1});
+  }
+
+  /// A one-token sequence (decode) with a narrow pool, kDecodeRows rows at
+  /// a time in address order: one pass over the rows' stored elements
+  /// decodes each vector, updates it and takes its dot product with C. bf16
+  /// and f16 vectors are encoded and stored back in the same pass; an 8-bit
+  /// row keeps S' in its row of the tile (L1) and the lane by lane maxima of
+  /// |S'|, then its scale is formed and a second pass over the tile row
+  /// writes the codes. Every value is the one emitSequence computes: the
+  /// same decode, the same two FMAs in the same order, the same rounding of
+  /// s S'.
+  void emitNarrowDecode(ImplicitLocOpBuilder &b, const Task &task) {
+    const SequenceInfo &s = task.s;
+    Decayed decayed = emitDecay(b, task, s.begin, e.f32Const(b, 1.0));
+    TokenStep step{s.begin, decayed.d, decayed.scale, inverse(b, decayed.scale),
+                   0};
+    emitWidenRows(b, task, s.begin, 0);
+    NarrowDecode decode{step, splat(b, step.scale), held(b, task, s.end),
+                        splat(b, e.f32Const(b, 0.0))};
+    Value blockedRows = arith::SubIOp::create(
+        b, task.rows,
+        arith::RemUIOp::create(b, task.rows, e.index(b, kDecodeRows)));
+    scf::ForOp::create(
+        b, task.zero, blockedRows, e.index(b, kDecodeRows), ValueRange{},
+        [&](OpBuilder &nested, Location loc, Value p, ValueRange) {
+          ImplicitLocOpBuilder inner(loc, nested);
+          emitNarrowDecodeRows(inner, task, decode, p, kDecodeRows);
+          scf::YieldOp::create(inner);
+        });
+    e.loop(b, blockedRows, task.rows, [&](ImplicitLocOpBuilder &b, Value p) {
+      emitNarrowDecodeRows(b, task, decode, p, 1);
+    });
+  }
+
+  /// What every row of emitNarrowDecode shares.
+  struct NarrowDecode {
+    TokenStep step;
+    Value factor; // s, splat
+    Value held;   // tokens the state holds (stochastic rounding only)
+    Value zeros;  // f32 vector
+  };
+
+  /// Rows p .. p + count - 1 of emitNarrowDecode. Each row's dot product
+  /// and maximum are FMA and max chains through its column blocks; rows
+  /// side by side give the core independent chains to overlap.
+  void emitNarrowDecodeRows(ImplicitLocOpBuilder &b, const Task &task,
+                            const NarrowDecode &decode, Value p,
+                            int64_t count) {
+    const SequenceInfo &s = task.s;
+    const TokenStep &step = decode.step;
+    bool scaled = codec.scaled();
+    BlockRows block = emitBlockRows(b, task, {step}, p, count, false);
+    SmallVector<Value> rows;
+    for (int64_t r = 0; r < count; ++r)
+      rows.push_back(arith::AddIOp::create(b, task.p0, block.rowIndex[r]));
+    // Carried: count dot products, then (8-bit) count lane maxima.
+    SmallVector<Type> carried(scaled ? 2 * count : count, vecType);
+    // One column pass: S' from the stored rows (fromPool) or zeros, and
+    // s S' into the pool (toPool: bf16, f16) or into the tile.
+    auto columnPass = [&](bool fromPool, bool toPool) {
+      return [&, fromPool, toPool](ImplicitLocOpBuilder &b) {
+        SmallVector<Value> rowScales(count);
+        if (fromPool && scaled)
+          for (int64_t r = 0; r < count; ++r)
+            rowScales[r] = codec.loadScale(b, s.slot, task.head, rows[r]);
+        SmallVector<Value> init(carried.size(), decode.zeros);
+        auto columns = scf::ForOp::create(
+            b, task.zero, e.dstate, laneStep, init,
+            [&](OpBuilder &nested, Location loc, Value n, ValueRange acc) {
+              ImplicitLocOpBuilder b(loc, nested);
+              Value bv = rowVector(b, task, step, 0, n);
+              Value cv = rowVector(b, task, step, 1, n);
+              SmallVector<Value> next(acc.begin(), acc.end());
+              for (int64_t r = 0; r < count; ++r) {
+                SmallVector<Value, 4> at{s.slot, task.head, rows[r], n};
+                Value v = fromPool ? loadPoolVector(b, at, rowScales[r])
+                                   : decode.zeros;
+                v = vector::FMAOp::create(b, block.weights[r], bv, v);
+                next[r] = vector::FMAOp::create(b, v, cv, acc[r]);
+                if (toPool) {
+                  PoolWriteSite site{s.slot, task.head, rows[r], n,
+                                     decode.held};
+                  vector::StoreOp::create(
+                      b,
+                      codec.encode(b,
+                                   arith::MulFOp::create(b, decode.factor, v),
+                                   Value(), site),
+                      e.pool, at);
+                } else if (scaled) {
+                  vector::StoreOp::create(b, v, task.state(),
+                                          ValueRange{block.rowIndex[r], n});
+                  next[count + r] = codec.absMax(b, acc[count + r], v);
+                }
+              }
+              scf::YieldOp::create(b, next);
+            });
+        return SmallVector<Value>(columns.getResults());
+      };
+    };
+    auto fromSource = [&](bool fromPool) {
+      return [&, fromPool](ImplicitLocOpBuilder &b) -> SmallVector<Value> {
+        if (scaled)
+          return columnPass(fromPool, false)(b);
+        return e.ifElseValues(b, s.writesState, carried,
+                              columnPass(fromPool, true),
+                              columnPass(fromPool, false));
+      };
+    };
+    SmallVector<Value> results = e.ifElseValues(
+        b, s.readsInitial, carried, fromSource(true), fromSource(false));
+    emitOutputs(b, task, {step}, block, ValueRange(results).take_front(count),
+                count);
+    if (!scaled)
+      return;
+    e.ifThen(b, s.writesState, [&](ImplicitLocOpBuilder &b) {
+      for (int64_t r = 0; r < count; ++r)
+        emitEncodeRow(b, task, step.scale, results[count + r], s.slot,
+                      block.rowIndex[r], decode.held,
+                      [&](ImplicitLocOpBuilder &b, Value p, Value n) -> Value {
+                        Value v = vector::LoadOp::create(
+                            b, vecType, task.state(), ValueRange{p, n});
+                        return arith::MulFOp::create(b, decode.factor, v);
+                      });
+    });
   }
 };
 

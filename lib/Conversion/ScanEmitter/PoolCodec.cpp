@@ -266,15 +266,57 @@ Value PoolCodec::encode(ImplicitLocOpBuilder &b, Value values, Value inverse,
                                             /*minExponent=*/-14);
     return arith::TruncFOp::create(b, stored, withSignOf(b, magnitude, values));
   }
-  case PoolStorage::I8: {
+  case PoolStorage::I8:
+  case PoolStorage::F8E4M3FN:
+    break;
+  }
+  return encodeScaled(b, scaledFinite(b, values, inverse), site,
+                      /*withinQmax=*/false);
+}
+
+Value PoolCodec::encodeInRange(ImplicitLocOpBuilder &b, Value values,
+                               Value inverse, const PoolWriteSite &site) const {
+  if (!scaled())
+    return encode(b, values, inverse, site);
+  Value p =
+      arith::MulFOp::create(b, values, splatLike(b, values.getType(), inverse));
+  return encodeScaled(b, p, site, /*withinQmax=*/true);
+}
+
+Value PoolCodec::zeroCodes(ImplicitLocOpBuilder &b, Type like) const {
+  Type stored = withElementType(like, element);
+  if (isa<FloatType>(element))
+    return constantOfShape(b, stored, b.getFloatAttr(element, 0.0));
+  return constantOfShape(b, stored, b.getIntegerAttr(element, 0));
+}
+
+Value PoolCodec::encodeScaled(ImplicitLocOpBuilder &b, Value p,
+                              const PoolWriteSite &site,
+                              bool withinQmax) const {
+  Type like = p.getType();
+  int64_t lanes = 0;
+  if (auto vector = dyn_cast<VectorType>(like))
+    lanes = vector.getNumElements();
+  Type stored = withElementType(like, element);
+  Type i32 = withElementType(like, b.getI32Type());
+  if (storage == PoolStorage::I8) {
+    if (withinQmax && !stochastic) {
+      // |p| < 127.5 rounds to at most 127: the rounding addition of
+      // roundToEvenInteger leaves magic + round(p) in a binade of spacing
+      // 1, whose bits are magic's plus round(p).
+      Value sum = arith::AddFOp::create(b, p, f32Like(b, like, 12582912.0));
+      Value code = arith::SubIOp::create(b, asBits(b, sum),
+                                         i32Like(b, like, 0x4B400000u));
+      return arith::TruncIOp::create(b, stored, code);
+    }
     // |p| <= Qmax up to the rounding of r * inv, so rounding first and
     // clamping the integer gives the codes of clamping first.
-    Value p = scaledFinite(b, values, inverse);
     Value rounded =
-        stochastic
-            ? withSignOf(b, stochasticInteger(b, magnitudeOf(b, p), bits()), p)
-            : roundToEvenInteger(b, p);
-    Type i32 = withElementType(like, b.getI32Type());
+        stochastic ? withSignOf(b,
+                                stochasticInteger(b, magnitudeOf(b, p),
+                                                  randomBits(b, site, lanes)),
+                                p)
+                   : roundToEvenInteger(b, p);
     Value code = arith::MinSIOp::create(
         b,
         arith::MaxSIOp::create(b, arith::FPToSIOp::create(b, i32, rounded),
@@ -282,20 +324,16 @@ Value PoolCodec::encode(ImplicitLocOpBuilder &b, Value values, Value inverse,
         i32Like(b, like, 127));
     return arith::TruncIOp::create(b, stored, code);
   }
-  case PoolStorage::F8E4M3FN:
-    break;
-  }
   // f8E4M3FN: saturate at 448, round on the grid of |p|'s binade (spacing
   // 2^(e - 3), e >= -6), then assemble the code from the exact result.
-  Value p = scaledFinite(b, values, inverse);
   // p is finite here: the smaller magnitude by its bits.
   Value a =
       asFloat(b, arith::MinUIOp::create(b, asBits(b, magnitudeOf(b, p)),
                                         asBits(b, f32Like(b, like, 448.0))));
   Value magnitude;
   if (stochastic) {
-    magnitude = stochasticOnFloatGrid(b, a, bits(), /*mantissa=*/3,
-                                      /*minExponent=*/-6);
+    magnitude = stochasticOnFloatGrid(b, a, randomBits(b, site, lanes),
+                                      /*mantissa=*/3, /*minExponent=*/-6);
   } else {
     Value biased =
         arith::ShRUIOp::create(b, asBits(b, a), i32Like(b, like, 23));
@@ -307,7 +345,6 @@ Value PoolCodec::encode(ImplicitLocOpBuilder &b, Value values, Value inverse,
     magnitude = arith::MulFOp::create(
         b, roundToEvenInteger(b, arith::MulFOp::create(b, a, inverseGap)), gap);
   }
-  Type i32 = withElementType(like, b.getI32Type());
   Value isSubnormal = arith::CmpFOp::create(
       b, arith::CmpFPredicate::OLT, magnitude, f32Like(b, like, 0x1p-6));
   Value subnormalCode = arith::FPToUIOp::create(
@@ -372,6 +409,12 @@ PoolCodec::RowScale PoolCodec::rowScale(ImplicitLocOpBuilder &b,
   row.inverse = arith::SelectOp::create(
       b, arith::AndIOp::create(b, finite, positive),
       arith::DivFOp::create(b, qmaxValue, maxAbs), zero);
+  // m below Qmax / FLT_MAX (about 4e-37) leaves an infinite inverse.
+  row.inRange = arith::AndIOp::create(
+      b, arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, row.inverse, zero),
+      arith::CmpFOp::create(
+          b, arith::CmpFPredicate::OLT, row.inverse,
+          f32Like(b, f32, std::numeric_limits<float>::infinity())));
   return row;
 }
 

@@ -18,6 +18,9 @@
 //   RowScale r = rowScale(m); storeScale(r.scale, ...) once per row,
 //   code = encode(value, r.inverse, site) per element.
 // Other formats take encode(value, /*inverse=*/nullptr, site) alone.
+// A loop that writes a whole row at once may branch on r.inRange instead:
+// encodeInRange(value, r.inverse, site) when it holds, zeroCodes otherwise,
+// the same codes with no per-element guard.
 //
 //===----------------------------------------------------------------------===//
 
@@ -91,14 +94,33 @@ public:
   struct RowScale {
     Value scale;   // stored with the row
     Value inverse; // what encode multiplies by
+    Value inRange; // i1: 0 < inverse < inf, so encodeInRange applies
   };
   /// m == 0: (0, 0); m not finite: (NaN, 0); else (m / Qmax, Qmax / m).
   RowScale rowScale(ImplicitLocOpBuilder &b, Value maxAbs) const;
+
+  /// encode(values, inverse, site) for a row whose RowScale is inRange and
+  /// whose values are the ones its maximum was taken over. Then every
+  /// |value * inverse| <= Qmax (1 + 2^-24)^2: finite, so none needs the
+  /// per-element guard of encode, and (nearest) rounding to at most Qmax,
+  /// so i8 codes need no clamp. Other formats: encode itself.
+  Value encodeInRange(ImplicitLocOpBuilder &b, Value values, Value inverse,
+                      const PoolWriteSite &site) const;
+  /// The codes encode writes throughout a row whose RowScale is not
+  /// inRange (m == 0, m not finite, or Qmax / m overflowing): +0, in
+  /// `like`'s shape as stored elements.
+  Value zeroCodes(ImplicitLocOpBuilder &b, Type like) const;
 
   /// Philox4x32-10 word 0 for each lane's element (i32, or a vector of i32
   /// with `lanes` lanes for columns n .. n + lanes - 1; lanes 0 = scalar).
   Value randomBits(ImplicitLocOpBuilder &b, const PoolWriteSite &site,
                    int64_t lanes) const;
+
+private:
+  /// The 8-bit codes of p = value * inverse, finite; `withinQmax`: also
+  /// |p| <= Qmax (1 + 2^-24)^2 (see encodeInRange).
+  Value encodeScaled(ImplicitLocOpBuilder &b, Value p,
+                     const PoolWriteSite &site, bool withinQmax) const;
 };
 
 } // namespace detail

@@ -228,6 +228,23 @@ Value ScanEmitter::ifElse(
   return ifOp.getResult(0);
 }
 
+SmallVector<Value> ScanEmitter::ifElseValues(
+    ImplicitLocOpBuilder &b, Value cond, TypeRange types,
+    function_ref<SmallVector<Value>(ImplicitLocOpBuilder &)> thenValues,
+    function_ref<SmallVector<Value>(ImplicitLocOpBuilder &)> elseValues) const {
+  auto ifOp = scf::IfOp::create(b, types, cond, /*withElseRegion=*/true);
+  ImplicitLocOpBuilder inner(b.getLoc(), b.getContext());
+  for (auto [block, values] : {std::pair(ifOp.thenBlock(), thenValues),
+                               std::pair(ifOp.elseBlock(), elseValues)}) {
+    // Without results the builder has already terminated the blocks.
+    if (!block->empty())
+      block->getTerminator()->erase();
+    inner.setInsertionPointToStart(block);
+    scf::YieldOp::create(inner, values(inner));
+  }
+  return SmallVector<Value>(ifOp.getResults());
+}
+
 WriterOrder ScanEmitter::planWriterOrder(ImplicitLocOpBuilder &b) const {
   WriterOrder order;
   Type i32 = b.getI32Type();

@@ -141,6 +141,12 @@ public:
   Value ifElse(ImplicitLocOpBuilder &b, Value cond, Type type,
                function_ref<Value(ImplicitLocOpBuilder &)> thenValue,
                function_ref<Value(ImplicitLocOpBuilder &)> elseValue) const;
+  /// ifElse with any number of results (none: an if-else for effects).
+  SmallVector<Value> ifElseValues(
+      ImplicitLocOpBuilder &b, Value cond, TypeRange types,
+      function_ref<SmallVector<Value>(ImplicitLocOpBuilder &)> thenValues,
+      function_ref<SmallVector<Value>(ImplicitLocOpBuilder &)> elseValues)
+      const;
 };
 
 } // namespace detail
