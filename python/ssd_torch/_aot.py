@@ -194,6 +194,11 @@ class KernelLibrary:
         as it is; an int is written into a buffer kept per device (a fill on
         the stream, no allocation)."""
         if isinstance(value, torch.Tensor):
+            if value.dtype != torch.int64 or value.dim() != 0 or \
+                    value.device != torch.device(device):
+                _value_error("rounding_seed: a tensor must be a 0-d int64 on x's "
+                             "device %s, got %s %s on %s" % (
+                                 device, _shape(value), _type(value), value.device))
             return value
         buf = self._seeds.get(device)
         if buf is None:
@@ -227,16 +232,21 @@ class KernelLibrary:
         wr = (c.c_uint8 * n)(*written)
         needed = c.c_int64(0)
         ws = self.workspace(device, stream)
-        for _ in range(2):
-            rc = self._lib.ssd_kernels_launch(
-                id, n, data, r, sz, st, eb, wr, c.c_void_p(ws.data_ptr()), ws.numel(),
-                stream, c.byref(needed), self._error, len(self._error))
-            if rc != 1:
-                break
-            ws = self.workspace(device, stream, needed.value)
+        # One launch at a time per library: ctypes releases the GIL, and the
+        # runtime keeps the first error of the process's calls.
+        with self._lock:
+            for _ in range(2):
+                rc = self._lib.ssd_kernels_launch(
+                    id, n, data, r, sz, st, eb, wr, c.c_void_p(ws.data_ptr()),
+                    ws.numel(), stream, c.byref(needed), self._error,
+                    len(self._error))
+                if rc != 1:
+                    break
+                ws = self.workspace(device, stream, needed.value)
+            error = self._error.value.decode()
         if rc != 0:
             raise RuntimeError("ssd.chunk_scan_varlen_: " + (
-                self._error.value.decode() if rc < 0 else
+                error if rc < 0 else
                 "the workspace asked for %d bytes twice" % needed.value))
 
 
@@ -532,7 +542,13 @@ def chunk_scan_varlen_(x, dt, A, B, C, ssm_pool, query_start_loc, cache_indices,
     written.extend([0] * len(extra))
     operands.append(y)
     written.append(1)
-    lib.launch(variant, operands, written, device, stream)
+    if on_cuda:
+        # The runtime makes the device's primary context current on this
+        # thread; torch's current device is restored after.
+        with torch.cuda.device(device):
+            lib.launch(variant, operands, written, device, stream)
+    else:
+        lib.launch(variant, operands, written, device, stream)
     # As the CPU op does: autograd and torch's in-place checks see the pool
     # (and the scales) as modified; a metadata-only in-place op, no launch.
     for t in (ssm_pool, ssm_pool_scales if scaled else None):

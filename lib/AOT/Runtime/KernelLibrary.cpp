@@ -123,8 +123,7 @@ SSD_KERNELS_EXPORT int64_t ssd_kernels_select(const char *key, char *error,
                                               size_t size) {
   std::string why;
   if (!ssd::aot::lookup(key)) {
-    putError("no variant compiled for '" + std::string(key) + "'", error,
-             size);
+    putError("no variant compiled for '" + std::string(key) + "'", error, size);
     return -1;
   }
   const ssd::aot::Variant *v = ssd::aot::select(key, why);
@@ -179,7 +178,8 @@ SSD_KERNELS_EXPORT int ssd_kernels_check_indices(const int64_t *extents,
   p.T = extents[0], p.S = extents[1], p.batch = extents[2];
   p.checkpointK = extents[3], p.checkpointInterval = extents[4];
   p.hasInitialStatePresent = extents[5], p.updateStatePresent = extents[6];
-  p.checkpointSlotsPresent = extents[7], p.checkpointOffsetsPresent = extents[8];
+  p.checkpointSlotsPresent = extents[7],
+  p.checkpointOffsetsPresent = extents[8];
   p.tokenParentsPresent = extents[9];
   const size_t batch = size_t(p.batch);
   auto *q = static_cast<const int32_t *>(index[0]);
@@ -231,13 +231,11 @@ SSD_KERNELS_EXPORT int ssd_kernels_check_indices(const int64_t *extents,
 /// its workspace needs more than `workspaceBytes` (`*workspaceNeeded`;
 /// nothing ran), -1 with a one-line error (nothing ran, or a launch
 /// failed).
-SSD_KERNELS_EXPORT int
-ssd_kernels_launch(int64_t id, int64_t operands, void *const *data,
-                   const int64_t *ranks, const int64_t *sizes,
-                   const int64_t *strides, const int64_t *elementBytes,
-                   const uint8_t *written, void *workspace,
-                   int64_t workspaceBytes, uint64_t stream,
-                   int64_t *workspaceNeeded, char *error, size_t size) {
+SSD_KERNELS_EXPORT int ssd_kernels_launch(
+    int64_t id, int64_t operands, void *const *data, const int64_t *ranks,
+    const int64_t *sizes, const int64_t *strides, const int64_t *elementBytes,
+    const uint8_t *written, void *workspace, int64_t workspaceBytes,
+    uint64_t stream, int64_t *workspaceNeeded, char *error, size_t size) {
   const ssd::aot::Variant *v = nullptr;
   {
     Selected &s = selected();
