@@ -335,7 +335,7 @@ def chunk_scan_varlen_(x, dt, A, B, C, ssm_pool, query_start_loc, cache_indices,
     lib = _library_for(kernels, x)
     on_cuda = lib.target == "cuda"
     for name, t in named:
-        if t.device != x.device or (t.device.type == "cuda") != on_cuda:
+        if t.device != x.device or t.device.type != ("cuda" if on_cuda else "cpu"):
             raise RuntimeError(
                 "%s: tensors on %s are not supported by the kernel library %s "
                 "(--target %s: %s tensors%s)" % (
