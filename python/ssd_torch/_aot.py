@@ -80,7 +80,13 @@ class KernelLibrary:
         if cuda_index is not None:
             os.environ["SSD_CUDA_DEVICE"] = str(cuda_index)
         try:
-            lib = ctypes.CDLL(self.path)
+            if cuda_index is None:
+                lib = ctypes.CDLL(self.path)
+            else:
+                # The runtime makes that context current on this thread;
+                # torch's current device is restored after.
+                with torch.cuda.device(cuda_index):
+                    lib = ctypes.CDLL(self.path)
         except OSError as e:
             raise RuntimeError("kernels: cannot load %s: %s" % (self.path, e)) from None
         finally:
