@@ -160,7 +160,7 @@ class KernelLibrary:
                 raise RuntimeError(
                     "ssd.chunk_scan_varlen_: the kernel library %s has no variant "
                     "'%s'; build one that does with: %s"
-                    % (self.path, key, _build_command(key, self.target)))
+                    % (self.path, key, _build_command(key, self.path)))
             raise RuntimeError("ssd.chunk_scan_varlen_: " + text)
         self._ids[key] = found
         return found
@@ -256,9 +256,9 @@ class KernelLibrary:
                 "the workspace asked for %d bytes twice" % needed.value))
 
 
-def _build_command(key, target):
+def _build_command(key, library):
     from .kernels import build_command
-    return build_command(key, target)
+    return build_command(key, library)
 
 
 _libraries = {}

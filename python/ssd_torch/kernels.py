@@ -2,7 +2,8 @@
 
     python3 -m ssd_torch.kernels build -o libssd_kernels.so \\
         --variant 'dtype=bf16 H=8 P=64 G=1 N=128 D=1 dt_bias=1 ... form=auto chunk=256' \\
-        [--variant ...] [--target cuda|gpu-emu] [--chip sm_80,sm_90a] [--format fatbin]
+        [--variant ...] [--variants-of LIBRARY] [--target cuda|gpu-emu] \\
+        [--chip sm_80,sm_90a] [--format fatbin]
     python3 -m ssd_torch.kernels list libssd_kernels.so
 
 A variant is the key under which ssd-compile registers a compiled op (its
@@ -176,10 +177,14 @@ def _find_cxx():
     raise SystemExit("ssd_torch.kernels: no C++ compiler to link with (set CXX)")
 
 
-def build_command(key, target="cuda", output="libssd_kernels.so"):
-    """The command line that builds a library holding `key`."""
-    return ("python3 -m ssd_torch.kernels build -o %s --target %s --variant '%s'"
-            % (output, target, key))
+def build_command(key, library=None, target="cuda"):
+    """The command line that builds a library holding `key`: `library` again
+    with `key` added when it is given, else a library of `key` alone."""
+    if library:
+        return ("python3 -m ssd_torch.kernels build -o %s --variants-of %s "
+                "--variant '%s'" % (library, library, key))
+    return ("python3 -m ssd_torch.kernels build -o libssd_kernels.so --target %s "
+            "--variant '%s'" % (target, key))
 
 
 def build(variants, output, target="cuda", chips=None, binary_format=None,
@@ -245,7 +250,10 @@ def build(variants, output, target="cuda", chips=None, binary_format=None,
             device_libs = [lib("libSSDAotEmulatorDevice.a"),
                            lib("libSSDGPUEmulatorRuntime.so")]
             runtime_flags = ["-Wl,-rpath," + os.path.abspath(libs), "-ldl"]
-        link = ([_find_cxx(), "-shared", "-o", output] + objects +
+        # Linked beside `output` and renamed onto it: a process that has the
+        # old library loaded keeps its mapping of the old file.
+        partial = "%s.tmp-%d" % (output, os.getpid())
+        link = ([_find_cxx(), "-shared", "-o", partial] + objects +
                 ["-Wl,--whole-archive", lib("libSSDAotKernelLibrary.a"),
                  "-Wl,--no-whole-archive"] + device_libs +
                 [lib("libSSDRunner.a"), "-Wl,--version-script=" + script,
@@ -255,7 +263,10 @@ def build(variants, output, target="cuda", chips=None, binary_format=None,
                              universal_newlines=True)
         if run.returncode:
             sys.stderr.write(" ".join(link) + "\n" + run.stdout)
+            if os.path.exists(partial):
+                os.remove(partial)
             raise SystemExit("ssd_torch.kernels: linking %s failed (above)" % output)
+        os.replace(partial, output)
     return sorted(registered)
 
 
@@ -279,7 +290,11 @@ def main(argv=None):
     b.add_argument("--variant", action="append", default=[],
                    help="a variant key (repeatable)")
     b.add_argument("--variants-file", help="a file of variant keys, one a line")
-    b.add_argument("--target", choices=["cuda", "gpu-emu"], default="cuda")
+    b.add_argument("--variants-of", metavar="LIBRARY",
+                   help="the variants of an existing kernel library too, with "
+                   "its target, chips and format unless given")
+    b.add_argument("--target", choices=["cuda", "gpu-emu"],
+                   help="the kernels' runtime (default cuda)")
     b.add_argument("--chip", help="ssd-compile --chip (default sm_80,sm_90a "
                    "for cuda)")
     b.add_argument("--format", help="ssd-compile --format (default fatbin for "
@@ -288,8 +303,8 @@ def main(argv=None):
     b.add_argument("--ssd-compile")
     b.add_argument("--lib-dir")
     b.add_argument("-v", "--verbose", action="store_true")
-    l = sub.add_parser("list", help="the variants of a kernel library")
-    l.add_argument("library")
+    lister = sub.add_parser("list", help="the variants of a kernel library")
+    lister.add_argument("library")
     args = parser.parse_args(argv)
     if args.command == "list":
         for key, chip, fmt, target in _list(args.library):
@@ -302,19 +317,30 @@ def main(argv=None):
     if args.variants_file:
         with open(args.variants_file) as f:
             keys += [line.strip() for line in f if line.strip()]
+    target, chips, fmt = args.target, args.chip, args.format
+    if args.variants_of:
+        listed = _list(args.variants_of)
+        if not listed:
+            raise SystemExit("ssd_torch.kernels: %s holds no variants" % args.variants_of)
+        keys += [row[0] for row in listed if row[0] not in keys]
+        target = target or listed[0][3]
+        if not chips:
+            chips = ",".join(sorted({row[1] for row in listed}))
+        if not fmt and target == "cuda":
+            fmt = listed[0][2]
     if not keys:
         raise SystemExit("ssd_torch.kernels: build needs at least one --variant")
-    chips, fmt = args.chip, args.format
-    if args.target == "cuda":
+    target = target or "cuda"
+    if target == "cuda":
         chips = chips or "sm_80,sm_90a"
         fmt = fmt or "fatbin"
     try:
-        built = build(keys, args.output, args.target, chips, fmt, args.build_dir,
+        built = build(keys, args.output, target, chips, fmt, args.build_dir,
                       args.ssd_compile, args.lib_dir, args.verbose)
     except ValueError as e:
         raise SystemExit("ssd_torch.kernels: %s" % e)
     print("ssd_torch.kernels: %s: %d variant(s) for %s%s" % (
-        args.output, len(built), args.target, " " + chips if chips else ""))
+        args.output, len(built), target, " " + chips if chips else ""))
     return 0
 
 

@@ -189,19 +189,36 @@ def test_errors_are_the_cpu_ops(case, library):
     assert torch.equal(pool, before)
 
 
-def test_missing_variant_names_the_command(library):
+def test_missing_variant_names_the_command(library, tmp_path):
+    # A copy: the command rebuilds the library it names.
+    copy = str(tmp_path / "lib.so")
+    shutil.copy(library, copy)
     a = make_inputs([2, 3], H=2, seed=4)
     before = a["ssm_pool"].clone()
     with pytest.raises(RuntimeError) as info:
-        run(a, {}, kernels=library, form="serial", chunk_size=8)
+        run(a, {}, kernels=copy, form="serial", chunk_size=8)
     text = str(info.value)
     key = ("dtype=f32 H=2 P=8 G=2 N=16 D=1 dt_bias=1 has_initial_state=0 "
            "update_state=0 cache_indices=i32[batch] form=serial chunk=8")
-    assert "has no variant '%s'" % key in text, text
-    assert ("python3 -m ssd_torch.kernels build -o libssd_kernels.so --target "
-            "gpu-emu --variant '%s'" % key) in text, text
-    assert "\n" not in text
+    command = ("python3 -m ssd_torch.kernels build -o %s --variants-of %s "
+               "--variant '%s'" % (copy, copy, key))
+    assert text == ("ssd.chunk_scan_varlen_: the kernel library %s has no variant "
+                    "'%s'; build one that does with: %s" % (copy, key, command)), text
     assert torch.equal(a["ssm_pool"], before)
+    # The command as printed: the library again, with the variant added.
+    out = subprocess.run(["sh", "-c", command.replace("python3", sys.executable, 1)],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         universal_newlines=True)
+    assert out.returncode == 0, out.stdout
+    # Under a new name: this process keeps the library it loaded as `copy`.
+    rebuilt = str(tmp_path / "rebuilt.so")
+    shutil.copy(copy, rebuilt)
+    keys = {row[0] for row in kernels._list(rebuilt)}
+    assert keys == set(VARIANTS.values()) | {key}
+    ahead = run(a, {}, kernels=rebuilt, form="serial", chunk_size=8)
+    emulated = run(a, {}, device="gpu-emu", form="serial", chunk_size=8)
+    for e, h in zip(emulated, ahead):
+        assert torch.equal(bits(e), bits(h))
 
 
 def test_chip_selection_error(library, tmp_path, monkeypatch):
