@@ -7,7 +7,8 @@
 # gives P/include/ssd/** (headers, generated .inc and .td files), P/lib/*.a
 # (the ssd libraries, with libSSDAotRunner.a, libSSDAotCudaDevice.a or
 # libSSDAotEmulatorDevice.a (the runtime an AOT executable uses), libSSDCudaRuntime.a and
-# libSSDRunner.a for ahead-of-time executables), libSSDCAPI.so (the C API,
+# libSSDRunner.a for ahead-of-time executables, libSSDAotKernelLibrary.a for
+# the torch op's kernel libraries), libSSDCAPI.so (the C API,
 # headers in P/include/ssd-c), libSSDGPUEmulatorRuntime.so
 # (the GPU emulator), P/lib/SSDPlugin.so (mlir-opt
 # plugin), P/bin/ssd-opt, ssd-run, ssd-runner, ssd-bench, ssd-compile, and
@@ -30,7 +31,8 @@ set(SSD_INSTALL_CMAKE_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/SSD")
 get_property(ssd_mlir_libraries GLOBAL PROPERTY MLIR_ALL_LIBS)
 set(SSD_INSTALLED_LIBRARIES)
 foreach(lib ${ssd_mlir_libraries} SSDRunner SSDCudaRuntime SSDAotRunner
-    SSDAotCudaDevice SSDAotEmulatorDevice SSDGPUEmulatorRuntime SSDCAPI)
+    SSDAotCudaDevice SSDAotEmulatorDevice SSDAotKernelLibrary
+    SSDGPUEmulatorRuntime SSDCAPI)
   if(TARGET ${lib})
     get_target_property(imported ${lib} IMPORTED)
     get_target_property(source_dir ${lib} SOURCE_DIR)

@@ -219,11 +219,43 @@ echo "== invariant serial kernel (same model): decode, then prefill"
 ./ssd-aot-run --bench decode --like like/granite --dtype bf16 --form serial --chunk-size 256 --reps 10 --invariant 2>&1 | tee decode-invariant.log
 ./ssd-aot-run --bench prefill --like like/granite --dtype bf16 --form serial --chunk-size 256 --reps 2 --max-tokens 8192 --invariant 2>&1 | tee prefill-invariant.log
 
+echo "== torch op on CUDA tensors (ssd_torch's Python path, the packed kernel library)"
+# scripts/gpu-check-torch.py: the op against the reference (checkpoints,
+# masks, an int8 pool with stochastic rounding), inside a CUDA graph, its
+# one-line errors, and its times beside ssd-aot-run's above.
+before_torch_passed=$passed; before_torch_failed=$failed
+torch_summary="left out at pack time (no ptxas)"
+if [ -d torch ]; then
+  torch_python=
+  for candidate in python3 /usr/bin/python3; do
+    if "$candidate" -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)' 2> /dev/null; then
+      torch_python=$candidate; break
+    fi
+  done
+  if [ -z "$torch_python" ]; then
+    torch_summary="skipped (no python3 with a CUDA torch)"
+    echo "$torch_summary"
+  else
+    SSD_TORCH_NO_EXTENSION=1 PYTHONPATH=torch "$torch_python" torch/gpu-check-torch.py \
+      torch/libssd_kernels.so "$(cat torch/granite-key.txt)" prefill.log decode.log 2>&1 | tee torch.log
+    tp=$(sed -n 's/^torch: \([0-9]*\) passed, \([0-9]*\) failed.*/\1/p' torch.log)
+    tf=$(sed -n 's/^torch: \([0-9]*\) passed, \([0-9]*\) failed.*/\2/p' torch.log)
+    if [ -z "$tp" ]; then
+      failed=$((failed + 1))
+      echo "FAIL the torch leg did not finish (torch.log)"
+    else
+      passed=$((passed + tp)); failed=$((failed + tf))
+    fi
+    torch_summary="$((passed - before_torch_passed)) passed, $((failed - before_torch_failed)) failed"
+  fi
+fi
+
 echo "== summary"
 echo "grid: $grid_passed passed, $grid_failed failed"
 echo "emulator vs GPU: $emu_summary ($emu_passed passed, $emu_failed failed)"
 echo "invariant vs CPU bits: $inv_passed passed, $inv_failed failed"
 echo "mixer: $((passed - before_mixer_passed)) passed, $((failed - before_mixer_failed)) failed"
+echo "torch op on CUDA tensors: $torch_summary"
 echo "time: $(( $(date +%s) - start )) s"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -17,8 +17,9 @@
 #                                        (probes bit for bit, scans by their
 #                                        max relative difference), then the
 #                                        Mamba-2 mixer example (mixer-aot), the
-#                                        prefill and decode benchmarks, and
-#                                        prints a summary. About 2-4 minutes
+#                                        prefill and decode benchmarks, the
+#                                        torch op on CUDA tensors (with a CUDA
+#                                        torch there), and prints a summary. About 2-4 minutes
 #                                        on an H200.
 #   bash scripts/gpu-check.sh            both, on a machine that has both.
 set -euo pipefail
@@ -55,7 +56,8 @@ pack() {
   local gen="$python $root/utils/ssdgen.py"
   local probes="$python $root/tools/ssd-aot-run/probes/probes.py"
   for tool in bin/ssd-compile bin/ssd-run lib/libSSDAotRunner.a lib/libSSDAotCudaDevice.a \
-              lib/libSSDAotEmulatorDevice.a lib/libSSDGPUEmulatorRuntime.so; do
+              lib/libSSDAotEmulatorDevice.a lib/libSSDGPUEmulatorRuntime.so \
+              lib/libSSDAotKernelLibrary.a; do
     [ -e "$build/$tool" ] || { echo "gpu-check: build first (bash scripts/test.sh or ninja -C build): no $tool" >&2; exit 1; }
   done
   rm -rf "$out"
@@ -318,10 +320,37 @@ pack() {
     mixer_note="; mixer left out: no libdevice under CUDA_HOME=$cuda_home for its exp"
     echo "gpu-check: no CUDA toolkit (no $cuda_home/nvvm/libdevice): the mixer example is left out" >&2
   fi
+  # The torch leg (docs/python.md, "CUDA tensors"): ssd_torch's Python
+  # files (not its compiled extension, which is built against this
+  # machine's torch) and a kernel library for its checks and the
+  # benchmark's signature, run by a CUDA torch there. Its kernels are fat
+  # binaries, so without ptxas the leg is left out.
+  local torch_note=""
+  if [ "$format" = fatbin ]; then
+    local granite_key
+    granite_key=$(sed -n 's/^ssd-compile: \(.* form=auto chunk=256\) -> .*/\1/p' "$out/compile-bench.log" | head -1)
+    mkdir -p "$out/torch/ssd_torch"
+    cp "$root"/python/ssd_torch/{__init__,_aot,kernels}.py "$out/torch/ssd_torch/"
+    cp "$root/test/python/reference.py" "$root/scripts/gpu-check-torch.py" "$out/torch/"
+    echo "$granite_key" > "$out/torch/granite-key.txt"
+    local sig="H=4 P=64 G=1 N=128 D=1 dt_bias=1 has_initial_state=1"
+    if ! $python "$root/python/ssd_torch/kernels.py" build -o "$out/torch/libssd_kernels.so" \
+         --target cuda --chip "$chips" --format "$format" --build-dir "$build" \
+         --variant "dtype=bf16 $sig update_state=1 cache_indices=i32[batch] checkpoint_slots=i32[batch,4] checkpoint_offsets=1 checkpoint_interval=32 form=auto chunk=64" \
+         --variant "dtype=bf16 $sig update_state=0 cache_indices=i32[batch] pool=i8 rounding=stochastic form=auto chunk=64" \
+         --variant "$granite_key" > "$out/compile-torch.log" 2>&1; then
+      cat "$out/compile-torch.log" >&2
+      echo "gpu-check: building the torch leg's kernel library failed" >&2
+      exit 1
+    fi
+  else
+    torch_note="; torch leg left out: no ptxas for its fat binaries"
+    echo "gpu-check: no ptxas/fatbinary: the torch leg is left out" >&2
+  fi
   rm -f "$out"/*.o
   cp "$root/utils/ssdgen.py" "$root/utils/ssdgen_invariance.py" "$out/"
   cp "$root/scripts/gpu-check-run.sh" "$out/run.sh"
-  echo "gpu-check: packed $(du -sh "$out" | cut -f1) into $out ($format kernels for $chips$mixer_note); run: bash $out/run.sh"
+  echo "gpu-check: packed $(du -sh "$out" | cut -f1) into $out ($format kernels for $chips$mixer_note$torch_note); run: bash $out/run.sh"
 }
 
 case "${1:-all}" in

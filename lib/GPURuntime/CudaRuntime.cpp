@@ -19,7 +19,9 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -125,6 +127,11 @@ struct ThreadStreams {
   CUstream caller = nullptr;
   CUstream own = nullptr;
   std::map<CUstream, std::pair<CUdeviceptr, size_t>> workspaces;
+  /// The caller's workspace (DeviceRuntime::setWorkspace), used instead of
+  /// `workspaces` while `requested` is set.
+  CUdeviceptr callerWorkspace = 0;
+  size_t callerWorkspaceBytes = 0;
+  int64_t *requested = nullptr;
 };
 thread_local ThreadStreams threadStreams;
 
@@ -225,7 +232,21 @@ void initializeOnce() {
     s.initError = "no CUDA device found";
     return;
   }
-  if ((result = d.cuDeviceGet(&s.device, 0)) != CUDA_SUCCESS ||
+  // SSD_CUDA_DEVICE picks the device (an ordinal, as torch's cuda:N counts
+  // them): modules load at start-up, into this device's primary context,
+  // the one the CUDA runtime (torch) uses too.
+  int ordinal = 0;
+  if (const char *v = std::getenv("SSD_CUDA_DEVICE"); v && *v) {
+    char *end = nullptr;
+    long n = std::strtol(v, &end, 10);
+    if (*end || n < 0 || n >= count) {
+      s.initError = "SSD_CUDA_DEVICE='" + std::string(v) +
+                    "' is not a device ordinal below " + std::to_string(count);
+      return;
+    }
+    ordinal = int(n);
+  }
+  if ((result = d.cuDeviceGet(&s.device, ordinal)) != CUDA_SUCCESS ||
       (result = d.cuDevicePrimaryCtxRetain(&s.context, s.device)) !=
           CUDA_SUCCESS ||
       (result = d.cuCtxSetCurrent(s.context)) != CUDA_SUCCESS) {
@@ -366,8 +387,21 @@ void _mlir_ciface_ssdGPUWorkspace(void *result, int64_t bytes) {
   std::fill(descriptor, descriptor + 5, 0);
   if (!ready())
     return;
+  ThreadStreams &t = threadStreams;
+  if (t.requested) {
+    int64_t want = bytes < 0 ? 0 : bytes;
+    *t.requested = std::max(*t.requested, want);
+    if (size_t(want) > t.callerWorkspaceBytes) {
+      recordError(ssd::describeWorkspaceTooSmall(want, t.callerWorkspaceBytes));
+      return;
+    }
+    descriptor[0] = descriptor[1] = static_cast<int64_t>(t.callerWorkspace);
+    descriptor[3] = want;
+    descriptor[4] = 1;
+    return;
+  }
   CUstream stream = currentStream();
-  auto &[pointer, size] = threadStreams.workspaces[stream];
+  auto &[pointer, size] = t.workspaces[stream];
   size_t needed = std::max<size_t>(bytes < 0 ? 0 : size_t(bytes), 256);
   if (size < needed) {
     Driver &d = state().driver;
@@ -448,22 +482,25 @@ void mgpuMemFree(void *ptr, void *stream) {
   check(state().driver.cuMemFree(devicePointer(ptr)), "cuMemFree");
 }
 
+// After a recorded failure (a workspace request the caller's buffer cannot
+// hold, a layout check) copies and sets are skipped like launches: their
+// addresses may be a null workspace.
 void mgpuMemcpy(void *dst, void *src, size_t sizeBytes, void *stream) {
-  if (sizeBytes && ready())
+  if (sizeBytes && ready() && !errorRecorded())
     check(state().driver.cuMemcpyAsync(devicePointer(dst), devicePointer(src),
                                        sizeBytes, stream),
           "cuMemcpyAsync");
 }
 
 void mgpuMemset32(void *dst, unsigned int value, size_t count, void *stream) {
-  if (count && ready())
+  if (count && ready() && !errorRecorded())
     check(state().driver.cuMemsetD32Async(devicePointer(dst), value, count,
                                           stream),
           "cuMemsetD32Async");
 }
 
 void mgpuMemset16(void *dst, unsigned short value, size_t count, void *stream) {
-  if (count && ready())
+  if (count && ready() && !errorRecorded())
     check(state().driver.cuMemsetD16Async(devicePointer(dst), value, count,
                                           stream),
           "cuMemsetD16Async");
@@ -586,6 +623,13 @@ void setStream(void *stream) {
   threadStreams.caller = static_cast<CUstream>(stream);
 }
 
+void setWorkspace(void *device, size_t bytes, int64_t *requested) {
+  ThreadStreams &t = threadStreams;
+  t.callerWorkspace = devicePointer(device);
+  t.callerWorkspaceBytes = requested ? bytes : 0;
+  t.requested = requested;
+}
+
 bool synchronize(std::string &error) {
   if (!initialize(error))
     return false;
@@ -613,7 +657,7 @@ const DeviceRuntime &deviceRuntime() {
   static const DeviceRuntime runtime{
       "cuda",         initialize, describeDevice,     allocate,    release,
       copyToDevice,   copyToHost, copyDeviceToDevice, synchronize, takeError,
-      runtimeSymbols, setStream,  computeCapability};
+      runtimeSymbols, setStream,  computeCapability,  setWorkspace};
   return runtime;
 }
 

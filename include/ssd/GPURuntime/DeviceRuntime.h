@@ -141,7 +141,25 @@ struct DeviceRuntime {
   /// choose a chip's compiled variant by. The GPU emulator pretends to be
   /// the device SSD_GPU_EMULATOR_COMPUTE_CAPABILITY names (docs/gpu.md).
   int (*computeCapability)();
+  /// Calls from this thread take their workspace from the caller's device
+  /// buffer `device` of `bytes` instead of the runtime's per-stream cache,
+  /// and store each request's size in `*requested` (the largest of the
+  /// call's requests): an embedder that owns its memory (the torch op's
+  /// kernel libraries, whose buffer comes from torch's allocator) and must
+  /// not allocate or wait inside a call (CUDA graph capture). A request
+  /// above `bytes` records an error and the call launches, copies and sets
+  /// nothing; the caller grows its buffer to `*requested` and calls again.
+  /// Null `device` and `requested` restore the cache.
+  void (*setWorkspace)(void *device, size_t bytes, int64_t *requested);
 };
+
+/// The error a runtime records for a workspace request above the caller's
+/// buffer (setWorkspace).
+inline std::string describeWorkspaceTooSmall(int64_t requested, size_t bytes) {
+  return "workspace: the call needs " + std::to_string(requested) +
+         " bytes, the caller's buffer holds " + std::to_string(bytes) +
+         "; no kernel of the call ran";
+}
 
 namespace cuda {
 const DeviceRuntime &deviceRuntime();

@@ -305,8 +305,9 @@ void checkEveryTensor(const OpArguments &args) {
       valueError(std::string(name) + ": undefined tensor");
     if (!t->device().is_cpu())
       runtimeError(std::string(name) + ": tensors on " + t->device().str() +
-                   " are not supported (CPU tensors only; the CUDA path is "
-                   "not built, docs/python.md)");
+                   " are not supported (CPU tensors only; CUDA tensors run "
+                   "through a kernel library, device=\"aot\", "
+                   "docs/python.md)");
     if (t->requires_grad() && at::GradMode::is_enabled())
       valueError(std::string(name) +
                  ": requires grad; chunk_scan_varlen_ is forward only (call "

@@ -55,6 +55,9 @@ std::vector<std::pair<const char *, void *>> runtimeSymbols();
 /// unless the host asked not to. After an error, launches and copies are
 /// skipped until the host takes it.
 void reportError(const std::string &message);
+
+/// DeviceRuntime::setWorkspace (Workspace.cpp).
+void setCallerWorkspace(void *device, size_t bytes, int64_t *requested);
 bool hasError();
 
 //===----------------------------------------------------------------------===//

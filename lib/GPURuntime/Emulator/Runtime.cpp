@@ -798,6 +798,7 @@ const ssd::DeviceRuntime &ssd::emulator::deviceRuntime() {
       [] {
         const char *cc = std::getenv("SSD_GPU_EMULATOR_COMPUTE_CAPABILITY");
         return cc && *cc ? std::atoi(cc) : 90;
-      }};
+      },
+      setCallerWorkspace};
   return runtime;
 }

@@ -21,6 +21,11 @@ namespace {
 struct ThreadWorkspace {
   void *pointer = nullptr;
   uint64_t bytes = 0;
+  /// The caller's buffer (DeviceRuntime::setWorkspace), used instead while
+  /// `requested` is set.
+  void *caller = nullptr;
+  uint64_t callerBytes = 0;
+  int64_t *requested = nullptr;
 };
 thread_local ThreadWorkspace workspace;
 
@@ -32,6 +37,18 @@ extern "C" void _mlir_ciface_ssdGPUWorkspace(void *result, int64_t bytes) {
   std::string error;
   if (!initialize(error)) {
     reportError(error);
+    return;
+  }
+  if (workspace.requested) {
+    int64_t want = bytes < 0 ? 0 : bytes;
+    *workspace.requested = std::max(*workspace.requested, want);
+    if (uint64_t(want) > workspace.callerBytes) {
+      reportError(ssd::describeWorkspaceTooSmall(want, workspace.callerBytes));
+      return;
+    }
+    descriptor[0] = descriptor[1] = reinterpret_cast<int64_t>(workspace.caller);
+    descriptor[3] = want;
+    descriptor[4] = 1;
     return;
   }
   uint64_t needed = std::max<uint64_t>(bytes < 0 ? 0 : uint64_t(bytes), 256);
@@ -58,4 +75,11 @@ extern "C" void _mlir_ciface_ssdGPUWorkspace(void *result, int64_t bytes) {
 extern "C" void ssdGPUMisalignedOperand(int32_t operand, int32_t dim,
                                         int64_t value, int64_t alignment) {
   reportError(ssd::describeMisaligned(operand, dim, value, alignment));
+}
+
+void ssd::emulator::setCallerWorkspace(void *device, size_t bytes,
+                                       int64_t *requested) {
+  workspace.caller = device;
+  workspace.callerBytes = requested ? bytes : 0;
+  workspace.requested = requested;
 }
