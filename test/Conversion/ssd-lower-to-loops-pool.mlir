@@ -11,13 +11,15 @@
 // CHECK-LABEL: func.func @serial_i8
 // CHECK-SAME:    %[[POOL:[a-z0-9]+]]: memref<?x2x4x16xi8>, %[[SCALES:[a-z0-9]+]]: memref<?x2x4xf32>
 // CHECK-NOT:   arith.mului_extended
-// Decode (a one-token sequence), two rows at a time: their scales, then one
-// pass that decodes each column block of each row (code * scale), updates
-// it, takes its dot product with C, keeps S' in the tile and the lanes'
-// maxima of |S'|...
+// Decode (a one-token sequence), four rows at a time: their scales, then
+// one pass that decodes each column block of each row (code * scale),
+// updates it, takes its dot product with C, keeps S' in the tile and the
+// lanes' maxima of |S'|...
 // CHECK:           %[[DSCALE:.*]] = memref.load %[[SCALES]][%[[DSLOT:.*]], %[[DHEAD:.*]], %[[DP:.*]]] : memref<?x2x4xf32>
 // CHECK-NEXT:      %[[DSCALE1:.*]] = memref.load %[[SCALES]][%[[DSLOT]], %[[DHEAD]], %[[DP1:.*]]] : memref<?x2x4xf32>
-// CHECK-NEXT:      scf.for %[[DN:.*]] = %c0 to %c16 step %c8 iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>) {
+// CHECK-NEXT:      memref.load %[[SCALES]]
+// CHECK-NEXT:      memref.load %[[SCALES]]
+// CHECK-NEXT:      scf.for %[[DN:.*]] = %c0 to %c16 step %c8 iter_args({{.*}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>) {
 // CHECK-NEXT:        %[[DB:.*]] = vector.load
 // CHECK-NEXT:        %[[DC:.*]] = vector.load
 // CHECK-NEXT:        %[[DCODES:.*]] = vector.load %[[POOL]][%[[DSLOT]], %[[DHEAD]], %[[DP]], %[[DN]]] : memref<?x2x4x16xi8>, vector<8xi8>

@@ -123,9 +123,10 @@ static constexpr int64_t kPrefetchTokens = 4;
 static constexpr int64_t kTokensPerPass = 2;
 
 /// Rows that emitNarrowDecode takes side by side. One row at a time is a
-/// chain of dependent FMAs, maxima and a division per row; two let the core
-/// overlap them.
-static constexpr int64_t kDecodeRows = 2;
+/// chain of dependent FMAs, maxima and two divisions per row; with several
+/// the core overlaps them: 2 rows decoded an i8 pool 7% faster than 1, 4
+/// another 5% (Zen 4, AVX-512, 8 sequences in cache).
+static constexpr int64_t kDecodeRows = 4;
 
 /// The scale s of the tile is folded back into it outside [2^-32, 2^32].
 static constexpr double kMinScale = 0x1p-32;
