@@ -222,12 +222,33 @@ func.func @mixed_f8(%x: memref<?x4x16xbf16>, %dt: memref<?x4xbf16>, %A: memref<4
 
 // -----
 
+// An i8 pool with rows of 256 (longer than 32 lanes x 4) in the chunked
+// kernels: state passing and the output kernel take 8 state elements a
+// lane, so one warp holds a row and its maximum takes the full butterfly.
+// CHECK-LABEL: func.func @chunked_wide_i8
+// CHECK:       vector.load %{{.*}} : memref<?x4x16x256xi8>, vector<8xi8>
+// CHECK:       nvvm.shfl.sync bfly %{{.*}}, %{{.*}}, %c16_i32
+// CHECK:       vector<8xi8>
+// CHECK:       return
 func.func @chunked_wide_i8(%x: memref<?x4x16xbf16>, %dt: memref<?x4xbf16>, %A: memref<4xbf16>,
     %B: memref<?x1x256xbf16>, %pool: memref<?x4x16x256xi8>, %scales: memref<?x4x16xf32>,
     %qsl: memref<?xi32>, %ci: memref<?xi32>, %y: memref<?x4x16xbf16>) {
-  // expected-error @+1 {{ssd-lower-to-gpu: the GPU chunked kernels store i8 pools only where a state row lies in aligned lanes of one warp (dstate N / 4, or N when N is not a multiple of 4, a power of two up to 32), got dstate (N) 256; use form serial}}
   ssd.chunk_scan_varlen x(%x : memref<?x4x16xbf16>) dt(%dt : memref<?x4xbf16>) A(%A : memref<4xbf16>)
       B(%B : memref<?x1x256xbf16>) C(%B : memref<?x1x256xbf16>) ssm_pool(%pool : memref<?x4x16x256xi8>)
+      ssm_pool_scales(%scales : memref<?x4x16xf32>) query_start_loc(%qsl : memref<?xi32>)
+      cache_indices(%ci : memref<?xi32>) outs(%y : memref<?x4x16xbf16>)
+      {form = #ssd<form chunked>, chunk_size = 64 : i64}
+  return
+}
+
+// -----
+
+func.func @chunked_too_wide_i8(%x: memref<?x4x16xbf16>, %dt: memref<?x4xbf16>, %A: memref<4xbf16>,
+    %B: memref<?x1x384xbf16>, %pool: memref<?x4x16x384xi8>, %scales: memref<?x4x16xf32>,
+    %qsl: memref<?xi32>, %ci: memref<?xi32>, %y: memref<?x4x16xbf16>) {
+  // expected-error @+1 {{ssd-lower-to-gpu: the GPU chunked kernels store i8 pools only where one warp holds a state row (dstate N / 4, or N when N is not a multiple of 4, a power of two up to 32; or N 256 or 512, at N / 32 elements a lane), got dstate (N) 384; use form serial}}
+  ssd.chunk_scan_varlen x(%x : memref<?x4x16xbf16>) dt(%dt : memref<?x4xbf16>) A(%A : memref<4xbf16>)
+      B(%B : memref<?x1x384xbf16>) C(%B : memref<?x1x384xbf16>) ssm_pool(%pool : memref<?x4x16x384xi8>)
       ssm_pool_scales(%scales : memref<?x4x16xf32>) query_start_loc(%qsl : memref<?xi32>)
       cache_indices(%ci : memref<?xi32>) outs(%y : memref<?x4x16xbf16>)
       {form = #ssd<form chunked>, chunk_size = 64 : i64}

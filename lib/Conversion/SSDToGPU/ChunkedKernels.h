@@ -129,11 +129,9 @@ struct ChunkedContext {
     assert(plan.stateParts == 1 && "the fused output needs one state part");
     return x.heads / x.groups;
   }
-  /// Elements of the state per thread in launches 2 and 3: 4 consecutive
-  /// elements of a row (16-byte accesses) when N allows.
-  int64_t stateVector() const {
-    return x.dstate % kStateVector == 0 ? kStateVector : 1;
-  }
+  /// Elements of the state per thread in launches 2 and 3 (see
+  /// chunkedStateVector).
+  int64_t stateVector() const { return chunkedStateVector(x, codec.scaled()); }
 
 private:
   /// Entries of `finals` the call needs (declareWorkspace).

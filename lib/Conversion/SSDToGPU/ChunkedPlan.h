@@ -31,6 +31,10 @@ inline constexpr int64_t kPanelCols = 64;
 inline constexpr int64_t kMaxAccumulators = 64;
 /// State elements per thread in state passing and the final stores.
 inline constexpr int64_t kStateVector = 4;
+/// Most state elements a thread of launches 2 and 3 holds so that one warp
+/// holds a whole row of an 8-bit pool (dstate 512): 16 f32 registers a
+/// vector, three vectors live in state passing.
+inline constexpr int64_t kMaxWholeRowStateVector = 16;
 
 inline int64_t roundUp(int64_t v, int64_t m) {
   return llvm::divideCeil(v, m) * m;

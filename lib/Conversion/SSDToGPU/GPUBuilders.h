@@ -632,10 +632,18 @@ std::unique_ptr<SerialPart> makeSerialPart(ImplicitLocOpBuilder &b,
 
 struct ChunkedPlan;
 
-/// Threads of the chunked form's state passing and output kernels that
-/// hold one state row (N / v, v state elements a thread): an 8-bit row's
-/// scale is combined over them with shuffles, so they must be aligned
-/// lanes of one warp (a power of two up to 32); 0 where they are not.
+/// Elements of the state per thread in the chunked form's state passing
+/// and output kernels: 4 consecutive elements of a row (16-byte accesses)
+/// when N allows, else 1. An 8-bit pool (`wholeRows`) needs each row's
+/// maximum over all its columns, combined with shuffles within one warp:
+/// a row longer than 32 lanes x 4 takes N / 32 elements a thread (8 or 16:
+/// dstate 256 or 512) so that one warp holds it.
+int64_t chunkedStateVector(const StaticExtents &x, bool wholeRows);
+
+/// Threads of those kernels that hold one row of an 8-bit pool (N / v at
+/// chunkedStateVector's v): its scale is combined over them with
+/// shuffles, so they must be aligned lanes of one warp (a power of two up
+/// to 32); 0 where they are not.
 int64_t chunkedRowLanes(const StaticExtents &x);
 
 /// The chunked form's kernels of `plan` (ChunkedPlan.h) for `op` (memref

@@ -106,10 +106,10 @@ std::optional<std::string> whyNotChunkedPool(ChunkScanVarlenOp op,
         .str();
   if (!chunkedRowLanes(x))
     return llvm::formatv(
-               "ssd-lower-to-gpu: {0} store {1} pools only where a state "
-               "row lies in aligned lanes of one warp (dstate N / 4, or N "
-               "when N is not a multiple of 4, a power of two up to 32), "
-               "got dstate (N) {2}; use form serial",
+               "ssd-lower-to-gpu: {0} store {1} pools only where one warp "
+               "holds a state row (dstate N / 4, or N when N is not a "
+               "multiple of 4, a power of two up to 32; or N 256 or 512, at "
+               "N / 32 elements a lane), got dstate (N) {2}; use form serial",
                kernels, poolTypeName(codec), x.dstate)
         .str();
   return std::nullopt;
