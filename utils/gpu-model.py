@@ -2,6 +2,8 @@
 """A modelled H200 time for the GPU kernels, from the GPU emulator's counts.
 
   utils/gpu-model.py [--build build] [--cases prefill,decode] [--keep DIR]
+      [--costs-dir DIR]   (keep each case's counters there; a later run
+      with the same DIR models them without running the emulator)
   utils/gpu-model.py --from-costs FILE --tokens T   (FILE: the counters that
       ssd-run --emulator-costs printed; '-' for stdin)
   utils/gpu-model.py --from-costs FILE --seqlens 512,300 --P 64 --N 128
@@ -22,9 +24,17 @@ shapes and turns the emulator's per-kernel counts into a time:
     dram   = DRAM sectors * 32 B / HBM bandwidth (reads of data the launch
              wrote shortly before are L2 hits, not DRAM: docs/gpu.md,
              "Cost counters")
-    l2     = sectors of global loads, stores, atomics and cp.async copies
-             * 32 B / L2 bandwidth (every one of them crosses L1 <-> L2)
+    l2     = (sectors of global loads, stores, atomics and cp.async copies
+             - DRAM sectors) * 32 B / L2 bandwidth: the L2 hits (every
+             sector crosses L1 <-> L2; those from or to DRAM at the rate
+             HBM moves them, which the dram term charges)
     shared = shared-memory wavefronts / (SMs * clock) / fill
+    issue  = the SM cycles of the kernel's warp instructions (the
+             emulator's `issue` counts per class) at 4 issues per SM per
+             clock for all classes, and at each pipe's rate for its own
+             (PIPES), whichever is more, / clock / fill
+  clock    = 1.98 GHz for every term that counts SM cycles (tensor at
+             4,096 dense flops per SM per clock, shared, issue)
   fill     = the share of the 132 SMs a launch's blocks occupy
   overlap  = min(1, resident warps per SM / WARPS_TO_OVERLAP), resident
              warps from registers and shared memory per block (ptxas -v,
@@ -39,9 +49,9 @@ The first model (still printed, as "max-of-3") took only the largest of
 tensor, dram and shared at the dense peak, with L2 free and every SM full
 and overlapping perfectly; it flattered kernels that spend L2 bandwidth or
 run few warps. The terms are still optimistic in what they leave out
-(instruction issue, latency within a block, the output's wait for C·Bᵀ
-tiles), so the tokens/s
-printed are a ceiling for these kernels, not a measurement; the GPU check
+(latency within a block, the output's wait for C·Bᵀ tiles, instructions
+the LLVM IR does not show), so the tokens/s printed (with the L2 at 5.5,
+7.5 and 10 TB/s) are a ceiling for these kernels, not a measurement; the GPU check
 (scripts/gpu-check.sh) measures the real thing. Every constant and its
 source is below and in docs/performance.md. The model time is linear in the
 tokens of a prefill (every chunk does the same work), so the long-prefill
@@ -106,14 +116,20 @@ L2_OTHER_BYTES_PER_S = (7.5e12, 10e12)
 # throughput table, compute capability 9.0, in results per clock per SM;
 # which pipe runs what: Nsight Compute's Kernel Profiling Guide, "Pipelines"):
 #   xu      16 lanes: 32-bit reciprocal, rsqrt, log2, exp2, sine, cosine
-#           (the table's row: 16) and type conversions ("all other type
-#           conversions": 16), both on the XU pipe
+#           (the table's row: 16)
 #   fma    128 lanes of 32-bit floating-point add, multiply, multiply-add;
 #           integer multiplies and multiply-adds (IMAD, the address
 #           arithmetic) run on its heavy half, 64 lanes (the table's 32-bit
 #           integer multiply: 64): a cycle of the pipe per 4 fp32 or 2 imad
 #           warp instructions
 #   alu     64 lanes: other 32-bit integer add, shift, compare, logic
+#           (the table: 64), and the conversions, which in these kernels
+#           are nearly all f32 -> bf16/f16 packs (cvt.rn.bf16x2.f32): the
+#           table's 16 a clock for "other type conversions" would put them
+#           on the XU pipe, but Nsight Compute on the H200 measured that
+#           pipe 8% busy in the chunk kernel, which its ex2 alone account
+#           for (7.7% from the emulator's counts), and the ALU pipe 34%
+#           (33% from the counts without the packs, 35% with)
 #   shuffle 32 lanes: warp shuffle
 #   lsu     32 lanes: loads and stores, shared and global (the whitepaper's
 #           SM drawing: 8 LD/ST units per partition, 32 per SM), i.e. one
@@ -126,9 +142,9 @@ ISSUE_CLASSES = ("sfu", "fp32", "imad", "int", "convert", "shuffle",
                  "shared", "global", "barrier", "tensor", "branch")
 ISSUES_PER_SM_CLOCK = 4
 # pipe: {class: warp instructions per SM per clock}
-PIPES = {"xu": {"sfu": 16 / 32, "convert": 16 / 32},
+PIPES = {"xu": {"sfu": 16 / 32},
          "fma": {"fp32": 128 / 32, "imad": 64 / 32},
-         "alu": {"int": 64 / 32},
+         "alu": {"int": 64 / 32, "convert": 64 / 32},
          "shuffle": {"shuffle": 32 / 32},
          "lsu": {"shared": 32 / 32, "global": 32 / 32}}
 # The kernels use mma.sync (the Ampere warp-level instruction) and, on
