@@ -85,7 +85,7 @@ SMS = 132
 # instruction issue): 1.98 GHz, the GH100's maximum boost clock (NVIDIA's
 # H100 SXM5 specification, 1,980 MHz; the H200 SXM is the same chip at the
 # same clocks). NVIDIA's 989 TFLOP/s dense bf16 peak is 4,096 flops per SM
-# per clock (1,024 dense FMA per tensor core, four per SM: the H100
+# per clock (512 dense FMA per tensor core, four per SM: the H100
 # whitepaper) x 132 SMs at 1.83 GHz; at the model's clock the same SMs give
 # 4,096 x 132 x 1.98 GHz = 1,070.5 TFLOP/s (the emulator's bound, CostTable.cpp,
 # uses the same). A chip that runs tensor work below the boost clock takes

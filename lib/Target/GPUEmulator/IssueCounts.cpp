@@ -136,9 +136,10 @@ void countCall(Counts &counts, CallBase &call) {
   }
   switch (callee->getIntrinsicID()) {
   case Intrinsic::not_intrinsic:
-    // libdevice (__nv_expf, ...): a range reduction around one SFU
-    // approximation.
-    if (name.starts_with("__nv_")) {
+    // libdevice (__nv_expf, ...; declarations the rewrite turns into
+    // runtime calls): a range reduction around one SFU approximation. A
+    // function with a body counts its own blocks.
+    if (name.starts_with("__nv_") && callee->isDeclaration()) {
       add(counts, IssueClass::Sfu, 1);
       add(counts, IssueClass::Fp32, 4);
     } else {
