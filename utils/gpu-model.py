@@ -2,6 +2,8 @@
 """A modelled H200 time for the GPU kernels, from the GPU emulator's counts.
 
   utils/gpu-model.py [--build build] [--cases prefill,decode] [--keep DIR]
+      [--costs-dir DIR]   (keep each case's counters there; a later run
+      with the same DIR models them without running the emulator)
   utils/gpu-model.py --from-costs FILE --tokens T   (FILE: the counters that
       ssd-run --emulator-costs printed; '-' for stdin)
   utils/gpu-model.py --from-costs FILE --seqlens 512,300 --P 64 --N 128
@@ -22,9 +24,17 @@ shapes and turns the emulator's per-kernel counts into a time:
     dram   = DRAM sectors * 32 B / HBM bandwidth (reads of data the launch
              wrote shortly before are L2 hits, not DRAM: docs/gpu.md,
              "Cost counters")
-    l2     = sectors of global loads, stores, atomics and cp.async copies
-             * 32 B / L2 bandwidth (every one of them crosses L1 <-> L2)
+    l2     = (sectors of global loads, stores, atomics and cp.async copies
+             - DRAM sectors) * 32 B / L2 bandwidth: the L2 hits (every
+             sector crosses L1 <-> L2; those from or to DRAM at the rate
+             HBM moves them, which the dram term charges)
     shared = shared-memory wavefronts / (SMs * clock) / fill
+    issue  = the SM cycles of the kernel's warp instructions (the
+             emulator's `issue` counts per class) at 4 issues per SM per
+             clock for all classes, and at each pipe's rate for its own
+             (PIPES), whichever is more, / clock / fill
+  clock    = 1.98 GHz for every term that counts SM cycles (tensor at
+             4,096 dense flops per SM per clock, shared, issue)
   fill     = the share of the 132 SMs a launch's blocks occupy
   overlap  = min(1, resident warps per SM / WARPS_TO_OVERLAP), resident
              warps from registers and shared memory per block (ptxas -v,
@@ -39,9 +49,9 @@ The first model (still printed, as "max-of-3") took only the largest of
 tensor, dram and shared at the dense peak, with L2 free and every SM full
 and overlapping perfectly; it flattered kernels that spend L2 bandwidth or
 run few warps. The terms are still optimistic in what they leave out
-(instruction issue, latency within a block, the output's wait for C·Bᵀ
-tiles), so the tokens/s
-printed are a ceiling for these kernels, not a measurement; the GPU check
+(latency within a block, the output's wait for C·Bᵀ tiles, instructions
+the LLVM IR does not show), so the tokens/s printed (with the L2 at 5.5,
+7.5 and 10 TB/s) are a ceiling for these kernels, not a measurement; the GPU check
 (scripts/gpu-check.sh) measures the real thing. Every constant and its
 source is below and in docs/performance.md. The model time is linear in the
 tokens of a prefill (every chunk does the same work), so the long-prefill
@@ -64,23 +74,79 @@ from gpu_objects import objects
 HERE = os.path.dirname(os.path.abspath(__file__))
 SSDGEN = os.path.join(HERE, "ssdgen.py")
 
-# H200 SXM: the peaks the emulator's bounds use (989 TFLOP/s dense bf16,
-# 4.8 TB/s HBM3e, 132 SMs at 1.98 GHz: NVIDIA's H200 datasheet and the H100
-# whitepaper's SM), and a kernel launch on a stream already busy with the
-# previous kernel (CUDA graph-free launch overhead, a commonly measured
-# 2-4 us; the low end, as a bound).
+# H200 SXM: 132 SMs (the H100 whitepaper's SXM5 configuration of GH100, which
+# the H200 keeps), 4.8 TB/s HBM3e (NVIDIA's H200 datasheet), and a kernel
+# launch on a stream already busy with the previous kernel (CUDA graph-free
+# launch overhead, a commonly measured 2-4 us; the low end, as a bound).
 LAUNCH_US = 2.0
 HBM_BYTES_PER_S = 4.8e12
-TENSOR_FLOPS_PER_S = 989e12
 SMS = 132
+# One clock for every term that counts SM cycles (tensor, shared memory,
+# instruction issue): 1.98 GHz, the GH100's maximum boost clock (NVIDIA's
+# H100 SXM5 specification, 1,980 MHz; the H200 SXM is the same chip at the
+# same clocks). NVIDIA's 989 TFLOP/s dense bf16 peak is 4,096 flops per SM
+# per clock (512 dense FMA per tensor core, four per SM: the H100
+# whitepaper) x 132 SMs at 1.83 GHz; at the model's clock the same SMs give
+# 4,096 x 132 x 1.98 GHz = 1,070.5 TFLOP/s (the emulator's bound, CostTable.cpp,
+# uses the same). A chip that runs tensor work below the boost clock takes
+# longer than this: a bound, as every term here.
+CLOCK_HZ = 1.98e9
+TENSOR_FLOPS_PER_SM_CLOCK = 4096
+TENSOR_FLOPS_PER_S = TENSOR_FLOPS_PER_SM_CLOCK * SMS * CLOCK_HZ
 # L2 <-> SM bandwidth: NVIDIA publishes none for GH100. Public
 # microbenchmarks of H100 put L2 read bandwidth between about 5.5 TB/s (Chips
 # and Cheese, "Nvidia's H100: Funny L2, and Tons of Bandwidth", 2023, on the
 # 114-SM PCIe part) and about 10 TB/s (vendor-adjacent estimates for SXM);
 # the model takes the low end, so a kernel that fits under it fits on the
-# real chip. L2_HIGH_BYTES_PER_S is printed beside it.
+# real chip, and prints the call at 7.5 and 10 TB/s beside it
+# (L2_OTHER_BYTES_PER_S). These are rates of L2 hits: a sector that comes
+# from DRAM crosses the L2 too, but at the rate HBM delivers it (the dram
+# term), under the L2's own traffic, so the l2 term charges the sectors
+# that did not come from (or go to) DRAM: the instructions' sectors less
+# the launch's DRAM sectors (l2_hit_bytes).
 L2_BYTES_PER_S = 5.5e12
-L2_HIGH_BYTES_PER_S = 10e12
+L2_OTHER_BYTES_PER_S = (7.5e12, 10e12)
+# Instruction issue (the emulator's `issue` counters: warp-level
+# instructions per class, docs/gpu.md "Cost counters"). An SM has four
+# schedulers that each issue one warp instruction per clock (the H100
+# whitepaper's SM: four partitions, each with a warp scheduler and
+# dispatch unit of 32 threads/clock), so every class shares 4 issues per SM
+# per clock; each pipe also has its own rate, its lanes per SM per clock
+# over 32 (the CUDA C++ Programming Guide, "Arithmetic Instructions",
+# throughput table, compute capability 9.0, in results per clock per SM;
+# which pipe runs what: Nsight Compute's Kernel Profiling Guide, "Pipelines"):
+#   xu      16 lanes: 32-bit reciprocal, rsqrt, log2, exp2, sine, cosine
+#           (the table's row: 16)
+#   fma    128 lanes of 32-bit floating-point add, multiply, multiply-add;
+#           integer multiplies and multiply-adds (IMAD, the address
+#           arithmetic) run on its heavy half, 64 lanes (the table's 32-bit
+#           integer multiply: 64): a cycle of the pipe per 4 fp32 or 2 imad
+#           warp instructions
+#   alu     64 lanes: other 32-bit integer add, shift, compare, logic
+#           (the table: 64), and the conversions, which in these kernels
+#           are nearly all f32 -> bf16/f16 packs (cvt.rn.bf16x2.f32): the
+#           table's 16 a clock for "other type conversions" would put them
+#           on the XU pipe, but Nsight Compute on the H200 measured that
+#           pipe 8% busy in the chunk kernel, which its ex2 alone account
+#           for (7.7% from the emulator's counts), and the ALU pipe 34%
+#           (33% from the counts without the packs, 35% with)
+#   shuffle 32 lanes: warp shuffle
+#   lsu     32 lanes: loads and stores, shared and global (the whitepaper's
+#           SM drawing: 8 LD/ST units per partition, 32 per SM), i.e. one
+#           warp instruction per SM per clock; the bytes they move are the
+#           shared and l2 terms' business
+# Barriers, tensor instructions and branches take an issue slot and no
+# pipe of their own here (mma's pipe is the tensor term; a barrier's cost
+# is its wait, a latency the model does not price).
+ISSUE_CLASSES = ("sfu", "fp32", "imad", "int", "convert", "shuffle",
+                 "shared", "global", "barrier", "tensor", "branch")
+ISSUES_PER_SM_CLOCK = 4
+# pipe: {class: warp instructions per SM per clock}
+PIPES = {"xu": {"sfu": 16 / 32},
+         "fma": {"fp32": 128 / 32, "imad": 64 / 32},
+         "alu": {"int": 64 / 32, "convert": 64 / 32},
+         "shuffle": {"shuffle": 32 / 32},
+         "lsu": {"shared": 32 / 32, "global": 32 / 32}}
 # The kernels use mma.sync (the Ampere warp-level instruction) and, on
 # sm_90a, some wgmma; the 989 TFLOP/s dense peak is what Hopper's warpgroup
 # wgmma reaches. mma.sync is taken to reach 60% of it (an assumption in the
@@ -201,6 +267,7 @@ BOUNDS = re.compile(
 DRAM = re.compile(r"dram: read sectors (\d+) written sectors (\d+)")
 MMA_FLOPS = re.compile(r"^(wgmma|mma) flops: (\d+)")
 L2 = re.compile(r"l2: read sectors (\d+)")
+ISSUE = re.compile(r"issue \(warp instructions\):((?: [a-z0-9]+ \d+)+)$")
 
 
 def parse_costs(text):
@@ -214,7 +281,7 @@ def parse_costs(text):
                             "threads": int(m.group(4) or 0),
                             "bounds": (0.0, 0.0, 0.0), "dram": 0, "l2": 0,
                             "l2_traffic": 0, "mma flops": 0,
-                            "wgmma flops": 0})
+                            "wgmma flops": 0, "issue": {}})
             continue
         if not kernels:
             continue
@@ -233,10 +300,18 @@ def parse_costs(text):
         m = L2.search(line)
         if m:
             kernels[-1]["l2"] = 32 * int(m.group(1))
+        m = ISSUE.search(line)
+        if m:
+            fields = m.group(1).split()
+            kernels[-1]["issue"] = {name: int(count) for name, count
+                                    in zip(fields[::2], fields[1::2])}
     return kernels
 
 
-def run_case(build, work, case, invariant=False):
+def run_case(build, work, case, invariant=False, costs_dir=None):
+    """(kernels, inputs) of one case. With `costs_dir`, the counters
+    ssd-run printed are kept there (<case>.costs) and used again by a later
+    run with the same directory instead of running the emulator again."""
     name, H, P, N, G, seqlens, form, dtype = case[:8]
     tag = re.sub(r"[^a-z0-9]+", "-", name.lower())
     inputs = os.path.join(work, tag, "in")
@@ -247,6 +322,13 @@ def run_case(build, work, case, invariant=False):
                     "--initial", "all", "--update", "all", "--seed", "7"]
                    + extra_gen_args(case),
                    check=True, stdout=subprocess.DEVNULL)
+    saved = (os.path.join(costs_dir, tag + ("-invariant" if invariant else "")
+                          + ".costs") if costs_dir else None)
+    if saved and os.path.exists(saved):
+        with open(saved) as f:
+            kernels = parse_costs(f.read())
+        if kernels:
+            return kernels, inputs
     run = subprocess.run([os.path.join(build, "bin", "ssd-run"),
                           "--inputs", inputs, "--outputs", outputs,
                           "--target", "gpu-emu", "--form", form,
@@ -259,6 +341,10 @@ def run_case(build, work, case, invariant=False):
     kernels = parse_costs(run.stdout + run.stderr)
     if not kernels:
         sys.exit(f"gpu-model: {name}: no cost counters in ssd-run's output")
+    if saved:
+        os.makedirs(costs_dir, exist_ok=True)
+        with open(saved, "w") as f:
+            f.write(run.stdout + run.stderr)
     return kernels, inputs
 
 
@@ -352,21 +438,47 @@ def chain_kernel(kernels, chain):
     return with_blocks[0] if with_blocks else None
 
 
+def l2_hit_bytes(kernel):
+    """Bytes the l2 term charges: the instructions' sectors less those the
+    launch moved to or from DRAM (each DRAM sector crosses the L2 once at
+    least; its time is the dram term's)."""
+    return max(0, kernel["l2_traffic"] - kernel["dram"])
+
+
+def issue_terms(kernel, fill=1.0):
+    """(us, what binds) of one kernel's instruction issue: the SM cycles
+    its warp instructions need, at four issues per SM per clock for all
+    classes together and at each pipe's rate for its classes, spread over
+    the SMs its blocks fill."""
+    counts = kernel.get("issue") or {}
+    if not counts or fill <= 0:
+        return 0.0, "-"
+    cycles = {"dispatch": sum(counts.values())
+              / (SMS * ISSUES_PER_SM_CLOCK)}
+    for pipe, rates in PIPES.items():
+        cycles[pipe] = sum(counts.get(c, 0) / rate
+                           for c, rate in rates.items()) / SMS
+    binding = max(cycles, key=cycles.get)
+    return cycles[binding] / CLOCK_HZ / fill * 1e6, binding
+
+
 def kernel_terms(kernel, resources, l2_bytes_per_s=None):
     """The modelled terms (us) of one kernel and its time."""
     tensor, dram, shared = kernel["bounds"]
     fill, warps, _, _ = occupancy(kernel, resources)
     if fill <= 0:
-        return {"tensor": 0, "dram": dram, "l2": 0, "shared": 0}, dram
+        return {"tensor": 0, "dram": dram, "l2": 0, "shared": 0,
+                "issue": 0}, dram
     # The bound prices every flop at the dense peak; mma.sync's share at
     # MMA_SYNC_FRACTION of it.
     flops = kernel["mma flops"]
     wgmma_share = kernel["wgmma flops"] / flops if flops else 0.0
     tensor = tensor * (wgmma_share + (1 - wgmma_share) / MMA_SYNC_FRACTION)
     terms = {"tensor": tensor / fill, "dram": dram,
-             "l2": kernel["l2_traffic"]
+             "l2": l2_hit_bytes(kernel)
              / (l2_bytes_per_s or L2_BYTES_PER_S) * 1e6,
-             "shared": shared / fill}
+             "shared": shared / fill,
+             "issue": issue_terms(kernel, fill)[0]}
     overlap = min(1.0, warps / WARPS_TO_OVERLAP)
     top = max(terms.values())
     return terms, top + (1 - overlap) * (sum(terms.values()) - top)
@@ -392,6 +504,10 @@ def max_of_three(kernels):
     return sum(max(k["bounds"]) for k in kernels) + launches * LAUNCH_US
 
 
+# Columns of the table of runs.
+COLUMNS = 19 + len(L2_OTHER_BYTES_PER_S)
+
+
 def summarize(kernels, tokens, resources=None, chain=None,
               shape_given=False):
     resources = resources or {}
@@ -409,20 +525,35 @@ def summarize(kernels, tokens, resources=None, chain=None,
         terms, time = kernel_terms(k, resources)
         fill, warps, registers, assumed = occupancy(k, resources)
         print("  %s: launches %d, terms (us) tensor %.3f dram %.3f l2 %.3f "
-              "shared %.3f; SM fill %.2f, %d warps/SM (%d registers%s); "
-              "%.3f us%s"
+              "shared %.3f issue %.3f; SM fill %.2f, %d warps/SM (%d "
+              "registers%s); %.3f us%s"
               % (k["name"], k["launches"], terms["tensor"], terms["dram"],
-                 terms["l2"], terms["shared"], fill, warps, registers,
-                 ", assumed" if assumed else "", time,
+                 terms["l2"], terms["shared"], terms["issue"], fill, warps,
+                 registers, ", assumed" if assumed else "", time,
                  "; runs the chain: %.3f us" % max(time, chain.us)
                  if i == chained else ""))
+        if k["issue"]:
+            print("    issue: %d warp instructions (%s), %.1f per token; "
+                  "bound by %s"
+                  % (sum(k["issue"].values()),
+                     " ".join("%s %d" % (c, k["issue"].get(c, 0))
+                              for c in ISSUE_CLASSES),
+                     sum(k["issue"].values()) / tokens,
+                     issue_terms(k, fill)[1]))
     print("launches %d, model %.2f us, %.2fM tokens/s (max-of-3 model %.2f "
-          "us), DRAM %.1f KB/token, L2 traffic %.1f KB/token, L2 reads of "
-          "data written in the launch %.1f KB/token"
+          "us), DRAM %.1f KB/token, L2 traffic %.1f KB/token (L2 hits "
+          "charged %.1f), L2 reads of data written in the launch %.1f "
+          "KB/token"
           % (launches, model, tokens / model, max_of_three(kernels),
              sum(k["dram"] for k in kernels) / tokens / 1024,
              sum(k["l2_traffic"] for k in kernels) / tokens / 1024,
+             sum(l2_hit_bytes(k) for k in kernels) / tokens / 1024,
              sum(k["l2"] for k in kernels) / tokens / 1024))
+    print("L2 at " + ", ".join(
+        "%.1f TB/s: %.2fM tokens/s"
+        % (rate / 1e12,
+           tokens / call_model(kernels, resources, rate, chain)[1])
+        for rate in (L2_BYTES_PER_S,) + L2_OTHER_BYTES_PER_S))
 
 
 def ptxas_resources(build, inputs, form, dtype, ptxas, chip="sm_90a",
@@ -518,7 +649,8 @@ def floor_terms(H, P, N, G, dtype, m, c=1, chunk=CHUNK_SIZE):
             pieces (causal half, (L + 1) / 2 a token, the model element)
             written once per group and read once per block; the state
             chain's f32 P x N read and written once per c chunks and
-            head.
+            head. The time charges the L2 hits, these bytes less the DRAM
+            bytes (which cross the L2 at the dram term's rate).
     x_resident_bytes: the block's m heads' x for a whole chunk, which
             "read once" keeps in shared memory; where that is more than a
             block may have, x is read twice (once for dS, once for y) and
@@ -539,7 +671,7 @@ def floor_terms(H, P, N, G, dtype, m, c=1, chunk=CHUNK_SIZE):
           + pieces * (blocks + G)
           + 2 * P * N * 4 * H / (L * c))
     return Floor(flops / TENSOR_FLOPS_PER_S, dram / HBM_BYTES_PER_S,
-                 l2 / L2_BYTES_PER_S, l2, x_resident)
+                 (l2 - dram) / L2_BYTES_PER_S, l2, x_resident)
 
 
 def overlapped(terms, warps):
@@ -595,6 +727,10 @@ def main():
                     help="comma-separated: " + ",".join(CASES))
     ap.add_argument("--keep", default=None,
                     help="keep inputs and outputs under this directory")
+    ap.add_argument("--costs-dir", default=None,
+                    help="keep each case's counters here and use them "
+                    "again instead of running the emulator (delete a file "
+                    "to run its case again)")
     ap.add_argument("--from-costs", default=None,
                     help="model one run from its printed counters")
     ap.add_argument("--tokens", type=int, default=0,
@@ -692,11 +828,14 @@ def main():
           % (L2_BYTES_PER_S / 1e12, MMA_SYNC_FRACTION * 100,
              ptxas if ptxas else "nowhere (no ptxas: 255 assumed)"))
     header = ("| case | launches | tensor us | dram us | l2 us | shared us | "
-              "chain us | warps/SM | max-of-3 us | max-of-3 Mtok/s | model us | "
-              "model Mtok/s | model Mtok/s at L2 %.0f TB/s | DRAM KB/token | "
-              "x ideal | L2 KB/token | bound by |" % (L2_HIGH_BYTES_PER_S / 1e12))
+              "issue us | warp instructions/token | chain us | warps/SM | "
+              "max-of-3 us | max-of-3 Mtok/s | model us | model Mtok/s | " +
+              " | ".join("model Mtok/s at L2 %.1f TB/s" % (rate / 1e12)
+                         for rate in L2_OTHER_BYTES_PER_S) +
+              " | DRAM KB/token | x ideal | L2 KB/token | L2 hits KB/token | "
+              "bound by |")
     print(header)
-    print("|" + "---|" * 17)
+    print("|" + "---|" * COLUMNS)
     runs = {}
     mode = " invariant" if args.invariant else ""
     for group in args.cases.split(","):
@@ -705,7 +844,7 @@ def main():
             if args.only and name not in args.only.split(","):
                 continue
             kernels, inputs = run_case(args.build, work, case,
-                                       args.invariant)
+                                       args.invariant, args.costs_dir)
             resources = (ptxas_resources(args.build, inputs, form, dtype, ptxas,
                                          invariant=args.invariant,
                                          run_args=extra_run_args(case))
@@ -716,12 +855,20 @@ def main():
                                "serial" if args.invariant else form, dtype)
             launches, model = call_model(kernels, resources, chain=chain)
             old = max_of_three(kernels)
-            terms = {"tensor": 0.0, "dram": 0.0, "l2": 0.0, "shared": 0.0}
+            terms = {"tensor": 0.0, "dram": 0.0, "l2": 0.0, "shared": 0.0,
+                     "issue": 0.0}
+            # The pipe (or the dispatch) that binds the issue of the kernel
+            # with the most issue time.
+            issue_pipe, issue_top = "-", 0.0
             for k in kernels:
                 for key, value in kernel_terms(k, resources)[0].items():
                     terms[key] += value
-            model_high = call_model(kernels, resources, L2_HIGH_BYTES_PER_S,
-                                    chain)[1]
+                us, pipe = issue_terms(k, occupancy(k, resources)[0])
+                if us > issue_top:
+                    issue_pipe, issue_top = pipe, us
+            others = [call_model(kernels, resources, rate, chain)[1]
+                      for rate in L2_OTHER_BYTES_PER_S]
+            instructions = sum(sum(k["issue"].values()) for k in kernels)
             chain_us = "%.2f" % chain.us if chain else "-"
             warps = "/".join(
                 "%d%s" % (occupancy(k, resources)[1],
@@ -730,6 +877,7 @@ def main():
             tokens = sum(seqlens)
             dram_bytes = sum(k["dram"] for k in kernels)
             l2_bytes = sum(k["l2_traffic"] for k in kernels)
+            l2_hits = sum(l2_hit_bytes(k) for k in kernels)
             ideal = ideal_bytes(H, P, N, G, seqlens, dtype,
                                 pool_state_bytes(case))
             limiter = max(terms.items(), key=lambda kv: kv[1])[0]
@@ -737,15 +885,19 @@ def main():
                 limiter = "launches"
             if chain and chain.us > max(terms.values()):
                 limiter = "chain"
+            if limiter == "issue":
+                limiter = "issue (%s)" % issue_pipe
             print(f"| {name} ({form}{mode}, {dtype}) | {launches} | "
                   f"{terms['tensor']:.2f} | {terms['dram']:.2f} | "
                   f"{terms['l2']:.2f} | {terms['shared']:.2f} | "
+                  f"{terms['issue']:.2f} | {instructions / tokens:.0f} | "
                   f"{chain_us} | {warps} | "
                   f"{old:.2f} | {tokens / old:.1f} | {model:.2f} | "
-                  f"{tokens / model:.1f} | {tokens / model_high:.1f} | "
+                  f"{tokens / model:.1f} | "
+                  + " | ".join(f"{tokens / m:.1f}" for m in others) + " | "
                   f"{dram_bytes / tokens / 1024:.1f} | "
                   f"{dram_bytes / ideal:.2f} | {l2_bytes / tokens / 1024:.1f} | "
-                  f"{limiter} |")
+                  f"{l2_hits / tokens / 1024:.1f} | {limiter} |")
             if group == "prefill":
                 # A shape run at two lengths (same batch): the 64k-token row
                 # on the line through them, so per-call and per-sequence
@@ -771,12 +923,12 @@ def main():
                         total = max(total, chain64.us + launches * LAUNCH_US)
                     print(f"| {key[0]} {batch}x{t // batch} ({form}{mode}, "
                           f"{dtype}), extrapolated from the two rows above | "
-                          f"{launches} | | | | | "
+                          f"{launches} | | | | | | | "
                           f"{'%.1f' % chain64.us if chain64 else ''} | | "
                           f"{total_old:.1f} | "
                           f"{t / total_old:.1f} | {total:.1f} | "
-                          f"{t / total:.1f} | | {dram64 / t / 1024:.1f} | "
-                          f"{dram64 / ideal64:.2f} | | |")
+                          f"{t / total:.1f} | | | {dram64 / t / 1024:.1f} | "
+                          f"{dram64 / ideal64:.2f} | | | |")
             if (group == "prefill" and len(seqlens) == 1
                     and not any(c[0].split(" ")[0] == name.split(" ")[0]
                                 and c[5] != seqlens and c[7] == dtype
@@ -788,9 +940,9 @@ def main():
                     if chain_t:
                         total = max(total, chain_t.us + launches * LAUNCH_US)
                     print(f"| {name.split(' ')[0]} 1x{t} ({form}{mode}, {dtype}), "
-                          f"extrapolated | {launches} | | | | | "
+                          f"extrapolated | {launches} | | | | | | | "
                           f"{'%.1f' % chain_t.us if chain_t else ''} | | | | "
-                          f"{total:.1f} | {t / total:.1f} | | | | | |")
+                          f"{total:.1f} | {t / total:.1f} | | | | | | | |")
             if group == "verify":
                 runs[name] = model
                 chains = runs.get("granite-4 verify 16x16 chains")
@@ -799,7 +951,7 @@ def main():
                     print(f"|   draft trees take {bfs / chains:.2f}x "
                           f"(breadth-first) and {model / chains:.2f}x "
                           f"(depth-first) the chains' modelled time |"
-                          + " |" * 16)
+                          + " |" * (COLUMNS - 1))
             if group in ("decode", "pools"):
                 ideal = len(seqlens) * H * P * N * 2 * pool_state_bytes(case)
                 copy_us = ideal / HBM_BYTES_PER_S * 1e6
@@ -807,7 +959,7 @@ def main():
                       f" modelled DRAM traffic {dram_bytes / ideal:.2f}x that;"
                       f" a copy of those bytes at HBM peak takes "
                       f"{copy_us:.2f} us, the model {model:.2f} us "
-                      f"({copy_us / model:.0%}) |" + " |" * 16)
+                      f"({copy_us / model:.0%}) |" + " |" * (COLUMNS - 1))
     if not args.keep:
         import shutil
         shutil.rmtree(work, ignore_errors=True)

@@ -20,6 +20,11 @@
 //                            runtime is looked up by the dynamic linker)
 //   __ssdemu_entry_<kernel>  void(void **params): the kernel, taking its
 //                            arguments the way cuLaunchKernel does
+//   __ssdemu_issue           uint32_t array: the number of counted basic
+//                            blocks B, then per block kIssueClasses
+//                            instruction counts (IssueClass), for the cost
+//                            model's instruction issue (a kernel object
+//                            without it counts none)
 //   __ssdemu_kinfo_<kernel>  C string "params=<codes>;shared=<static bytes>;
 //                            maxntid=<x>,<y>,<z>;
 //                            buffers=<name>@<offset>+<bytes>,..."
@@ -39,7 +44,7 @@ namespace ssd {
 namespace emulator {
 
 /// Bumped whenever anything below changes meaning.
-constexpr uint32_t kABIVersion = 7;
+constexpr uint32_t kABIVersion = 8;
 
 /// Symbol names and prefixes of a kernel object.
 constexpr const char *kModuleInfoSymbol = "__ssdemu_module";
@@ -47,6 +52,7 @@ constexpr const char *kSitesSymbol = "__ssdemu_sites";
 constexpr const char *kImportPrefix = "__ssdemu_import_";
 constexpr const char *kEntryPrefix = "__ssdemu_entry_";
 constexpr const char *kKernelInfoPrefix = "__ssdemu_kinfo_";
+constexpr const char *kIssueSymbol = "__ssdemu_issue";
 
 /// The runtime entry points a kernel object may import, with their C
 /// signatures (`site` is an index into __ssdemu_sites):
@@ -109,6 +115,10 @@ constexpr const char *kKernelInfoPrefix = "__ssdemu_kinfo_";
 ///   void     wgmma_commit(uint32_t site)
 ///   void     wgmma_wait(uint32_t site, uint32_t pendingGroups)
 ///            (wgmma.fence / commit_group / wait_group N, .sync.aligned)
+///   uint32_t *issue_counts()
+///            this thread's execution counters of the basic blocks of
+///            __ssdemu_issue: block b's is at [b * kIssueLanes] (the lanes of
+///            a warp interleaved); the code adds 1 on entering a block
 #define SSD_EMULATOR_IMPORTS(X)                                                \
   X(sreg)                                                                      \
   X(barrier)                                                                   \
@@ -133,7 +143,8 @@ constexpr const char *kKernelInfoPrefix = "__ssdemu_kinfo_";
   X(proxy_fence)                                                               \
   X(wgmma_fence)                                                               \
   X(wgmma_commit)                                                              \
-  X(wgmma_wait)
+  X(wgmma_wait)                                                                \
+  X(issue_counts)
 
 enum class SpecialRegister : uint32_t {
   TidX,
@@ -264,6 +275,28 @@ enum class MathOp : uint32_t {
   Trunc,
   Round,
 };
+
+/// Classes of instructions for the cost model's instruction issue, by the
+/// SM pipe that executes them (docs/gpu.md, "Cost counters"). The
+/// rewriter counts each basic block's instructions of the kernel's LLVM IR
+/// (as optimized for the GPU, before the rewrite) per class; the runtime
+/// counts how often each warp executed each block (the most any of its
+/// lanes did) and multiplies.
+enum class IssueClass : uint32_t {
+  Sfu,     ///< ex2/lg2/rcp/sqrt/rsqrt/sin/cos/tanh approximations (MUFU)
+  Fp32,    ///< f32 add/mul/fma/min/max/compare; f16/bf16 per pair; f64 x2
+  Imad,    ///< integer multiplies and multiply-adds (address arithmetic)
+  Int,     ///< other integer and logic ops, compares, select; i64 x2
+  Convert, ///< conversions between float types and to/from integers
+  Shuffle, ///< shfl.sync, vote
+  Shared,  ///< shared-memory loads, stores, atomics, ldmatrix, cp.async
+  Global,  ///< global-memory loads, stores, atomics
+  Barrier, ///< bar.sync / barrier0, bar.warp.sync, fences
+  Tensor,  ///< mma.sync, wgmma.mma_async (per warp)
+  Branch,  ///< conditional branches, switches, calls
+};
+constexpr unsigned kIssueClasses = 11;
+constexpr uint32_t kIssueLanes = 32; ///< the interleave of issue_counts
 
 /// Shared memory a kernel may use without the dynamic-size opt-in, and the
 /// per-block maximum with it by compute capability: the limit of the chip

@@ -41,6 +41,7 @@
 #define SSD_GPURUNTIME_EMULATORREPORTS_H
 
 #include "ssd/GPURuntime/DeviceRuntime.h"
+#include "ssd/GPURuntime/EmulatorABI.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -116,6 +117,11 @@ struct CostCounters {
   /// synchronisation that its warp's accesses were grouped early (grouping
   /// is then exact only for convergent code).
   uint64_t earlyGroupings = 0;
+  /// Warp-level instructions issued, per IssueClass: per warp and basic
+  /// block, the most times any of its lanes ran the block, times the
+  /// block's instructions of the class (0 from kernel objects without the
+  /// table, or with SSD_GPU_EMULATOR_COSTS=off).
+  uint64_t issue[kIssueClasses] = {};
 
   SSD_RUNTIME_EXPORT void add(const CostCounters &o);
 };

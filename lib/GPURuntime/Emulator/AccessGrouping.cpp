@@ -180,6 +180,38 @@ void groupDivergent(Worker &w, Thread *lanes, uint32_t withRecords,
 
 void beginL2Window() { l2Window().beginLaunch(); }
 
+void resetIssueCounts(Worker &w) {
+  const size_t size = size_t((w.threadCount + kIssueLanes - 1) / kIssueLanes) *
+                      w.kernel->issueBlocks * kIssueLanes;
+  if (w.issueCounts.size() < size)
+    w.issueCounts.resize(size);
+  std::fill_n(w.issueCounts.begin(), size, 0);
+}
+
+// A warp issues a basic block's instructions once for all its lanes that
+// run it together: the k-th time each lane enters the block is one issue,
+// so the warp issues it as often as its busiest lane entered it (exact for
+// the SIMT execution of structured control flow; lanes that ran a block a
+// different number of times are taken to have shared their first visits).
+void countIssue(Worker &w) {
+  const Kernel &k = *w.kernel;
+  if (!k.issueTable || !k.issueBlocks)
+    return;
+  const unsigned warps = (w.threadCount + kIssueLanes - 1) / kIssueLanes;
+  const uint32_t *counts = w.issueCounts.data();
+  for (unsigned warp = 0; warp < warps; ++warp)
+    for (uint32_t b = 0; b < k.issueBlocks; ++b, counts += kIssueLanes) {
+      uint32_t most = 0;
+      for (unsigned lane = 0; lane < kIssueLanes; ++lane)
+        most = std::max(most, counts[lane]);
+      if (!most)
+        continue;
+      const uint32_t *perClass = k.issueTable + size_t(b) * kIssueClasses;
+      for (unsigned c = 0; c < kIssueClasses; ++c)
+        w.cost.issue[c] += uint64_t(most) * perClass[c];
+    }
+}
+
 /// Groups the accesses the lanes of `warp` buffered since its last
 /// synchronisation into warp-level instructions, counts them and drops them.
 /// Convergent code (every lane's j-th access at the same call site) is

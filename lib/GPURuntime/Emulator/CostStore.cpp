@@ -45,6 +45,8 @@ void CostCounters::add(const CostCounters &o) {
   dramWriteSectors += o.dramWriteSectors;
   l2ReadSectors += o.l2ReadSectors;
   earlyGroupings += o.earlyGroupings;
+  for (unsigned i = 0; i < kIssueClasses; ++i)
+    issue[i] += o.issue[i];
 }
 
 namespace {

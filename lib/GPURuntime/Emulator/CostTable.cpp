@@ -18,12 +18,16 @@ using namespace ssd::emulator;
 
 namespace {
 
-/// H200 SXM peaks for the lower bounds: 132 SMs at 1.98 GHz, 989 dense
-/// bf16/f16 tensor TFLOP/s, 4.8 TB/s HBM3e, one shared-memory wavefront
-/// (128 bytes) per SM per clock.
-constexpr double kTensorFlopsPerSecond = 989e12;
+/// H200 SXM peaks for the lower bounds, at one clock for every unit: 132
+/// SMs at 1.98 GHz (the GH100's maximum boost clock); 4,096 dense bf16/f16
+/// tensor flops per SM per clock (NVIDIA's 989 TFLOP/s is this at 1.83
+/// GHz), 1,070 TFLOP/s at 1.98; 4.8 TB/s HBM3e; one shared-memory
+/// wavefront (128 bytes) per SM per clock.
+constexpr double kClock = 1.98e9;
+constexpr double kSMs = 132;
+constexpr double kTensorFlopsPerSecond = 4096 * kSMs * kClock;
 constexpr double kDramBytesPerSecond = 4.8e12;
-constexpr double kWavefrontsPerSecond = 132 * 1.98e9;
+constexpr double kWavefrontsPerSecond = kSMs * kClock;
 
 const char *mmaName(unsigned index) {
   switch (MmaKind(index + 1)) {
@@ -127,6 +131,18 @@ std::string ssd::emulator::formatCosts(const std::vector<KernelCost> &costs) {
             1e6 * 32.0 * double(c.dramReadSectors + c.dramWriteSectors) /
                 kDramBytesPerSecond,
             1e6 * double(wavefronts) / kWavefrontsPerSecond);
+    static const char *const issueNames[kIssueClasses] = {
+        "sfu",    "fp32",   "imad",    "int",    "convert", "shuffle",
+        "shared", "global", "barrier", "tensor", "branch"};
+    uint64_t issued = 0;
+    for (uint64_t n : c.issue)
+      issued += n;
+    if (issued) {
+      out += "  issue (warp instructions):";
+      for (unsigned i = 0; i < kIssueClasses; ++i)
+        appendf(out, " %s %" PRIu64, issueNames[i], c.issue[i]);
+      out += '\n';
+    }
   }
   return out;
 }

@@ -141,6 +141,10 @@ struct Kernel {
   std::vector<SharedBufferInfo> buffers;
   int computeCapability = 0;
   const std::vector<std::string> *sites = nullptr;
+  /// The module's __ssdemu_issue: per counted basic block kIssueClasses
+  /// instruction counts (null, 0: none).
+  const uint32_t *issueTable = nullptr;
+  uint32_t issueBlocks = 0;
 };
 
 struct LaunchConfig {

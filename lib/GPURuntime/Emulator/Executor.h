@@ -419,6 +419,9 @@ struct Worker {
   uint32_t parkedLanes[kMaxThreadsPerBlock / kWarpSize] = {};
   uint32_t recordLanes[kMaxThreadsPerBlock / kWarpSize] = {};
   AccessRecord *recordSlab = nullptr; ///< kRecordLimit per thread
+  /// Instruction issue: per warp, per counted basic block of the kernel,
+  /// per lane, the times the lane entered the block (issue_counts).
+  std::vector<uint32_t> issueCounts;
   DivergentScratch divergent;
   /// wgmma.mma_async (Wgmma.cpp): per warp and per warpgroup, sized when a
   /// block first uses it.
@@ -515,6 +518,11 @@ void installAlternateSignalStack();
 void groupWarpAccesses(Worker &w, unsigned warp);
 void groupAllAccesses(Worker &w);
 void park(Worker &w, Thread &t);
+/// Sizes and clears the block's issue counters (issue_counts).
+void resetIssueCounts(Worker &w);
+/// Adds the finished block's warp-level instructions per IssueClass to the
+/// worker's costs.
+void countIssue(Worker &w);
 /// Starts the L2 window of a launch (SSD_GPU_EMULATOR_COSTS=full).
 void beginL2Window();
 

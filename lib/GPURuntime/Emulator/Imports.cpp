@@ -483,6 +483,14 @@ void importCpAsyncWait(uint32_t, uint32_t pendingGroups) {
 
 void *importSharedBase() { return worker().shared; }
 
+uint32_t *importIssueCounts() {
+  Worker &w = worker();
+  const unsigned t = w.current->index;
+  return w.issueCounts.data() +
+         (size_t(t / kIssueLanes) * w.kernel->issueBlocks * kIssueLanes +
+          t % kIssueLanes);
+}
+
 float importMathF32(uint32_t op, float x) { return mathF32(MathOp(op), x); }
 double importMathF64(uint32_t op, double x) { return mathF64(MathOp(op), x); }
 
@@ -519,6 +527,7 @@ void *importAddress(const std::string &name) {
       {"global", reinterpret_cast<void *>(&importGlobal)},
       {"shared", reinterpret_cast<void *>(&importShared)},
       {"shared_base", reinterpret_cast<void *>(&importSharedBase)},
+      {"issue_counts", reinterpret_cast<void *>(&importIssueCounts)},
       {"math_f32", reinterpret_cast<void *>(&importMathF32)},
       {"math_f64", reinterpret_cast<void *>(&importMathF64)},
       {"trap", reinterpret_cast<void *>(&importTrap)},

@@ -97,6 +97,8 @@ void runLaunch(const Kernel &kernel, const LaunchConfig &config,
         break;
       w.dispatch = b;
       runBlock(w, order(b));
+      if (!w.aborted && w.costLevel != CostLevel::Off)
+        countIssue(w);
       flushSyncWrites(w);
       if (w.aborted) {
         stop = true;

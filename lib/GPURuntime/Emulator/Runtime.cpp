@@ -236,6 +236,7 @@ struct LoadedModule {
   std::string name; ///< the gpu.module's
   size_t kernelCount = 0;
   std::vector<std::string> sites;
+  const uint32_t *issue = nullptr; ///< __ssdemu_issue
   std::map<std::string, std::unique_ptr<Kernel>> kernels;
 };
 
@@ -321,6 +322,8 @@ LoadedModule *loadModule(const void *data, size_t size) {
   if (auto *sites =
           static_cast<const char *>(dlsym(module->handle, kSitesSymbol)))
     module->sites = split(sites, '\n');
+  module->issue =
+      static_cast<const uint32_t *>(dlsym(module->handle, kIssueSymbol));
   // Fill the import slots; an import this runtime does not know is a
   // version mismatch.
   const char *names[] = {
@@ -382,6 +385,10 @@ Kernel *findKernel(LoadedModule &module, const char *name) {
                                                : module.name + "::" + name;
   kernel->computeCapability = module.computeCapability;
   kernel->sites = &module.sites;
+  if (module.issue) {
+    kernel->issueBlocks = module.issue[0];
+    kernel->issueTable = module.issue + 1;
+  }
   Kernel *result = kernel.get();
   module.kernels[name] = std::move(kernel);
   return result;

@@ -596,6 +596,7 @@ void runBlock(Worker &w, uint64_t linearBlock) {
   std::fill(std::begin(w.recordLanes), std::end(w.recordLanes), 0);
   w.unwrittenReads.clear();
   resetWgmma(w);
+  resetIssueCounts(w);
   std::fill(std::begin(w.recentRanges), std::end(w.recentRanges), nullptr);
   w.raceOn = activeSync->raceCheck && w.dispatch <= stamp::kMaxDispatch;
   w.stampBase = stamp::make(activeSync->tag, w.dispatch, 0, 0);

@@ -181,6 +181,19 @@ private:
   bool rewriteWgmmaAsm(CallBase &call, StringRef text);
   void checkAccumulatorUses(Value *results, Value *producer);
   bool rewriteLibdevice(CallBase &call, StringRef name);
+
+  //===------------------------------------------------------------------===//
+  // Instruction issue (IssueCounts.cpp)
+  //===------------------------------------------------------------------===//
+
+  /// The basic blocks of the module's functions, in order, and their
+  /// instructions per IssueClass (kIssueClasses per block), counted before
+  /// the rewrite.
+  SmallVector<llvm::BasicBlock *> issueBlocks;
+  SmallVector<uint32_t> issueTable;
+  void countIssue();
+  /// Adds the blocks' counter increments and the __ssdemu_issue table.
+  void instrumentIssue();
 };
 
 } // namespace emulator

@@ -40,8 +40,12 @@ bool KernelRewriter::run(std::string &message) {
   for (Function &f : module)
     if (!f.isDeclaration() && f.getCallingConv() == CallingConv::PTX_Kernel)
       kernels.push_back(&f);
+  countIssue();
   markEndlessLoops();
-  if (!layOutSharedMemory() || !rewriteInstructions() || !finish())
+  if (!layOutSharedMemory() || !rewriteInstructions())
+    return fail(message);
+  instrumentIssue();
+  if (!finish())
     return fail(message);
   std::string verifierOutput;
   raw_string_ostream os(verifierOutput);
@@ -84,6 +88,7 @@ FunctionType *KernelRewriter::importType(StringRef name) {
       .Case("wgmma_fence", FunctionType::get(voidTy, {i32}, false))
       .Case("wgmma_commit", FunctionType::get(voidTy, {i32}, false))
       .Case("wgmma_wait", FunctionType::get(voidTy, {i32, i32}, false))
+      .Case("issue_counts", FunctionType::get(ptr, {}, false))
       .Default(nullptr);
 }
 
