@@ -35,11 +35,20 @@
 // CHECK:           arith.divf %[[QMAX]], %{{.*}} : f32
 // CHECK:           scf.if
 // CHECK-NEXT:        memref.store %{{.*}}, %[[SCALES]][
-// CHECK:           arith.fptosi %{{.*}} : vector<4xf32> to vector<4xi32>
-// CHECK:           arith.maxsi
-// CHECK:           arith.minsi
-// CHECK:           arith.trunci %{{.*}} : vector<4xi32> to vector<4xi8>
-// CHECK-NEXT:      vector.store %{{.*}}, %[[POOL]][{{.*}}] {alignment = 4 : i64} : memref<?x4x16x128xi8>, vector<4xi8>
+// The row's codes behind one branch on its scale (the same in every lane):
+// in range, round(v * inverse) read off the bits of v * inverse + 1.5 2^23
+// (no per-element guard, no clamp); else zeros.
+// CHECK:           scf.if
+// CHECK:             arith.mulf
+// CHECK-NEXT:        arith.constant dense<0x4B400000> : vector<4xf32>
+// CHECK-NEXT:        arith.addf
+// CHECK-NEXT:        arith.bitcast %{{.*}} : vector<4xf32> to vector<4xi32>
+// CHECK-NEXT:        arith.constant
+// CHECK-NEXT:        arith.subi
+// CHECK-NEXT:        arith.trunci %{{.*}} : vector<4xi32> to vector<4xi8>
+// CHECK-NEXT:        vector.store %{{.*}}, %[[POOL]][{{.*}}] {alignment = 4 : i64} : memref<?x4x16x128xi8>, vector<4xi8>
+// CHECK:           } else {
+// CHECK:             vector.store %{{.*}}, %[[POOL]][{{.*}}] {alignment = 4 : i64} : memref<?x4x16x128xi8>, vector<4xi8>
 // CHECK:       gpu.terminator
 // The contested writers' launch decodes and encodes the same way.
 // CHECK:       gpu.launch

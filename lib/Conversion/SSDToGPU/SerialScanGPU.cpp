@@ -350,8 +350,9 @@ private:
   /// State values rounded by the codec (8-bit codes, stochastic rounding)
   /// into the pool at `site`.
   void storeCodes(ImplicitLocOpBuilder &b, Value value, Value inverse,
-                  const PoolWriteSite &site) {
-    Value stored = codec.encode(b, value, inverse, site);
+                  const PoolWriteSite &site, bool inRange = false) {
+    Value stored = inRange ? codec.encodeInRange(b, value, inverse, site)
+                           : codec.encode(b, value, inverse, site);
     // Canonical NaNs in the invariant kernel, chosen after the rounding as
     // canonical::storedValue does (8-bit codes hold no NaN).
     if (invariant && !codec.scaled()) {
@@ -573,7 +574,7 @@ private:
     // Each row of an 8-bit pool needs its maximum over all N columns before
     // any code: a row lies in one warp (the register path holds all of
     // it), so each lane's maximum over its columns, then a butterfly.
-    SmallVector<Value> inverses;
+    SmallVector<Value> inverses, inRanges;
     if (codec.scaled()) {
       assert((!scansInPieces() || x.headDim == 0) && "refused by readGPUPlan");
       SmallVector<Value> rowScales;
@@ -596,6 +597,7 @@ private:
         PoolCodec::RowScale row = codec.rowScale(b, m);
         rowScales.push_back(row.scale);
         inverses.push_back(row.inverse);
+        inRanges.push_back(row.inRange);
       }
       // Lane r stores row r's scale, as y is stored.
       Value mine = lanesRowValue(b, w, rowScales);
@@ -604,21 +606,49 @@ private:
         codec.storeScale(b, mine, slot, w.head, stored.row);
       });
     }
-    for (int64_t r = 0; r < rowsPerWarp; ++r)
+    // An 8-bit row branches once on its scale (the same in all its lanes):
+    // in range, codes without encode's guard of every element; otherwise
+    // zeros, the codes encode gives such a row.
+    enum class Codes { Encode, InRange, Zero };
+    auto storeRow = [&](ImplicitLocOpBuilder &b, int64_t r, Codes codes) {
       for (int64_t j = 0; j < J; ++j) {
         Value value = values[r * J + j];
         auto store = [&](ImplicitLocOpBuilder &b) {
           if (!codec.scaled() && !codec.stochastic)
             return storeColumns(b, value, e.pool,
                                 {slot, w.head, w.rows[r], w.columns[j]});
+          if (codes == Codes::Zero) {
+            int64_t bytes = codec.element.getIntOrFloatBitWidth() / 8;
+            vector::StoreOp::create(
+                b, codec.zeroCodes(b, value.getType()), e.pool,
+                ValueRange{slot, w.head, w.rows[r], w.columns[j]},
+                /*nontemporal=*/false, llvm::MaybeAlign(vectorWidth * bytes));
+            return;
+          }
           PoolWriteSite site{slot, w.head, w.rows[r], w.columns[j], tokensHeld};
-          storeCodes(b, value, codec.scaled() ? inverses[r] : Value(), site);
+          storeCodes(b, value, codec.scaled() ? inverses[r] : Value(), site,
+                     codes == Codes::InRange);
         };
         if (w.rowValid[r] == w.always && w.columnValid[j] == w.always)
           store(b);
         else
           e.ifThen(b, both(b, w.rowValid[r], w.columnValid[j]), store);
       }
+    };
+    for (int64_t r = 0; r < rowsPerWarp; ++r) {
+      if (!codec.scaled()) {
+        storeRow(b, r, Codes::Encode);
+        continue;
+      }
+      auto codesOf = [&](Codes codes) {
+        return [&, codes](ImplicitLocOpBuilder &b) -> SmallVector<Value> {
+          storeRow(b, r, codes);
+          return {};
+        };
+      };
+      e.ifElseValues(b, inRanges[r], TypeRange{}, codesOf(Codes::InRange),
+                     codesOf(Codes::Zero));
+    }
   }
 
   /// How many tokens a final state holds, o + len (null unless rounding is
