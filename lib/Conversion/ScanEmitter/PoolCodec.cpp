@@ -330,31 +330,45 @@ Value PoolCodec::encodeScaled(ImplicitLocOpBuilder &b, Value p,
   Value a =
       asFloat(b, arith::MinUIOp::create(b, asBits(b, magnitudeOf(b, p)),
                                         asBits(b, f32Like(b, like, 448.0))));
-  Value magnitude;
+  Value code;
   if (stochastic) {
-    magnitude = stochasticOnFloatGrid(b, a, randomBits(b, site, lanes),
-                                      /*mantissa=*/3, /*minExponent=*/-6);
+    Value magnitude = stochasticOnFloatGrid(b, a, randomBits(b, site, lanes),
+                                            /*mantissa=*/3, /*minExponent=*/-6);
+    Value isSubnormal = arith::CmpFOp::create(
+        b, arith::CmpFPredicate::OLT, magnitude, f32Like(b, like, 0x1p-6));
+    Value subnormalCode = arith::FPToUIOp::create(
+        b, i32, arith::MulFOp::create(b, magnitude, f32Like(b, like, 512.0)));
+    // A normal f32 E.mmm... is the code (E - 120).mmm after a 20-bit shift.
+    Value normalCode = arith::SubIOp::create(
+        b,
+        arith::ShRUIOp::create(b, asBits(b, magnitude), i32Like(b, like, 20)),
+        i32Like(b, like, 120u << 3));
+    code = arith::SelectOp::create(b, isSubnormal, subnormalCode, normalCode);
   } else {
-    Value biased =
-        arith::ShRUIOp::create(b, asBits(b, a), i32Like(b, like, 23));
-    Value exponent = arith::MaxUIOp::create(b, biased, i32Like(b, like, 121));
-    Value gap =
-        powerOfTwo(b, arith::SubIOp::create(b, exponent, i32Like(b, like, 3)));
-    Value inverseGap = powerOfTwo(
-        b, arith::SubIOp::create(b, i32Like(b, like, 257), exponent));
-    magnitude = arith::MulFOp::create(
-        b, roundToEvenInteger(b, arith::MulFOp::create(b, a, inverseGap)), gap);
+    // To nearest, ties to even, on a's bits. Below 2^-6 the grid is
+    // 2^-9: round(a * 512) by the 1.5 * 2^23 addition (8 is the smallest
+    // normal's code). Above, the code is (E - 120).mmm of a's bits rounded
+    // at bit 20: adding 2^19 - 1 and bit 20 rounds ties to even, a carry
+    // moves into the exponent as the next binade's code, and a <= 448
+    // never reaches the NaN code.
+    Value bits = asBits(b, a);
+    Value sum = arith::AddFOp::create(
+        b, arith::MulFOp::create(b, a, f32Like(b, like, 512.0)),
+        f32Like(b, like, 12582912.0));
+    Value subnormalCode =
+        arith::SubIOp::create(b, asBits(b, sum), i32Like(b, like, 0x4B400000u));
+    Value evenBit = arith::AndIOp::create(
+        b, arith::ShRUIOp::create(b, bits, i32Like(b, like, 20)),
+        i32Like(b, like, 1));
+    Value rounded = arith::AddIOp::create(
+        b, arith::AddIOp::create(b, bits, i32Like(b, like, 0x7FFFFu)), evenBit);
+    Value normalCode = arith::SubIOp::create(
+        b, arith::ShRUIOp::create(b, rounded, i32Like(b, like, 20)),
+        i32Like(b, like, 120u << 3));
+    Value isSubnormal = arith::CmpIOp::create(
+        b, arith::CmpIPredicate::ult, bits, i32Like(b, like, 0x3C800000u));
+    code = arith::SelectOp::create(b, isSubnormal, subnormalCode, normalCode);
   }
-  Value isSubnormal = arith::CmpFOp::create(
-      b, arith::CmpFPredicate::OLT, magnitude, f32Like(b, like, 0x1p-6));
-  Value subnormalCode = arith::FPToUIOp::create(
-      b, i32, arith::MulFOp::create(b, magnitude, f32Like(b, like, 512.0)));
-  // A normal f32 E.mmm... is the code (E - 120).mmm after a 20-bit shift.
-  Value normalCode = arith::SubIOp::create(
-      b, arith::ShRUIOp::create(b, asBits(b, magnitude), i32Like(b, like, 20)),
-      i32Like(b, like, 120u << 3));
-  Value code =
-      arith::SelectOp::create(b, isSubnormal, subnormalCode, normalCode);
   Value sign = arith::AndIOp::create(
       b, arith::ShRUIOp::create(b, asBits(b, p), i32Like(b, like, 24)),
       i32Like(b, like, 0x80));
