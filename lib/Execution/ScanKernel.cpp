@@ -98,7 +98,10 @@ mlir::ssd::Form ssd::formThatRuns(const ScanProblem &problem,
   request.form = options.form;
   request.chunkSize = options.chunkSize;
   request.thresholds = {select.minChunkedTokens, select.minChunkedTokensPerSeq,
-                        select.serialForDenseCheckpoints};
+                        select.serialForDenseCheckpoints,
+                        select.serialForUnchunkedPools};
+  if (isScaledPool(problem.poolDType))
+    request.scaledPoolDstate = problem.N;
   request.tokens = problem.T;
   request.batch = problem.batch;
   if (problem.checkpointSlotsPresent)

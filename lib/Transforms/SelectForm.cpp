@@ -126,13 +126,17 @@ struct SSDSelectFormPass
     request.chunkSize = op.getChunkSizeAttr() ? op.getChunkSizeAttr().getInt()
                                               : int64_t(chunkSize);
     request.thresholds = {minChunkedTokens, minChunkedTokensPerSeq,
-                          serialForDenseCheckpoints};
+                          serialForDenseCheckpoints, serialForUnchunkedPools};
     // An op marked by hand stays invariant whatever the option says.
     request.invariant = invariant || op.getInvariant();
     request.tree = static_cast<bool>(op.getTokenParents());
     if (std::optional<uint64_t> value = op.getCheckpointInterval())
       request.checkpointInterval = static_cast<int64_t>(
           std::min<uint64_t>(*value, std::numeric_limits<int64_t>::max()));
+    // The verifier holds scales exactly for the 8-bit pools.
+    int64_t dstate = cast<ShapedType>(op.getSsmPool().getType()).getDimSize(3);
+    if (op.getSsmPoolScales() && !ShapedType::isDynamic(dstate))
+      request.scaledPoolDstate = dstate;
     int64_t tokens = cast<ShapedType>(op.getX().getType()).getDimSize(0);
     int64_t offsets =
         cast<ShapedType>(op.getQueryStartLoc().getType()).getDimSize(0);

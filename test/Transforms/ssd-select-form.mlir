@@ -2,6 +2,7 @@
 // RUN: ssd-opt %s -ssd-select-form="form=chunked chunk-size=64" -split-input-file | FileCheck %s --check-prefix=FORCED
 // RUN: ssd-opt %s -ssd-select-form="min-chunked-tokens=8 min-chunked-tokens-per-seq=4" -split-input-file | FileCheck %s --check-prefix=LOW
 // RUN: ssd-opt %s -ssd-select-form="serial-for-dense-checkpoints=false" -split-input-file | FileCheck %s --check-prefix=GPU
+// RUN: ssd-opt %s -ssd-select-form="serial-for-unchunked-pools=true" -split-input-file | FileCheck %s --check-prefix=POOLS
 // RUN: ssd-opt %s -ssd-select-form="invariant=true" -split-input-file -verify-diagnostics | FileCheck %s --check-prefix=INV
 // RUN: not ssd-opt %s -ssd-select-form="form=fastest" -split-input-file 2>&1 | FileCheck %s --check-prefix=BADFORM
 // RUN: not ssd-opt %s -ssd-select-form="chunk-size=0" -split-input-file 2>&1 | FileCheck %s --check-prefix=BADCHUNK
@@ -257,5 +258,74 @@ func.func @pinned_chunked_kernels(%x: memref<8x4x2xf32>, %dt: memref<8x4xf32>, %
       B(%B : memref<8x1x16xf32>) C(%B : memref<8x1x16xf32>) ssm_pool(%pool : memref<16x4x2x16xf32>)
       query_start_loc(%qsl : memref<9xi32>) cache_indices(%ci : memref<8xi32>) outs(%y : memref<8x4x2xf32>)
       {form = #ssd<form chunked>, chunk_size = 64, config = #ssd.scan_config<form = chunked, chunk_size = 64, chip = "sm_90a", serial_rows_per_warp = 2, serial_warps_per_block = 8, fusion = none, output_rows = 64, state_parts = 1, heads_per_block = 1, matmul = wgmma, fragment_loads = scalar, staging = registers, blocks_per_sm = 0, shared_memory = 24576>}
+  return
+}
+
+// -----
+
+// An 8-bit pool whose rows no warp holds (dstate 384): the GPU chunked
+// kernels cannot encode it, so with serial-for-unchunked-pools (the GPU
+// pipelines) auto keeps the op serial, with neither a runtime branch nor a
+// mixed launch's threshold. Without the option (the CPU) the shape decides.
+// CHECK-LABEL: func.func @unchunked_pool_dynamic
+// CHECK:       scf.if
+// POOLS-LABEL: func.func @unchunked_pool_dynamic
+// POOLS-NOT:   scf.if
+// POOLS:       {config = #ssd.scan_config<form = serial, chunk_size = 256>, form = #ssd<form serial>}
+// POOLS-NOT:   scf.if
+func.func @unchunked_pool_dynamic(%x: memref<?x4x2xf32>, %dt: memref<?x4xf32>, %A: memref<4xf32>,
+    %B: memref<?x1x384xf32>, %pool: memref<16x4x2x384xi8>, %scales: memref<16x4x2xf32>,
+    %qsl: memref<?xi32>, %ci: memref<?xi32>, %y: memref<?x4x2xf32>) {
+  ssd.chunk_scan_varlen x(%x : memref<?x4x2xf32>) dt(%dt : memref<?x4xf32>) A(%A : memref<4xf32>)
+      B(%B : memref<?x1x384xf32>) C(%B : memref<?x1x384xf32>) ssm_pool(%pool : memref<16x4x2x384xi8>)
+      ssm_pool_scales(%scales : memref<16x4x2xf32>)
+      query_start_loc(%qsl : memref<?xi32>) cache_indices(%ci : memref<?xi32>) outs(%y : memref<?x4x2xf32>)
+  return
+}
+
+// -----
+
+// A static long prefill with such a pool (f8E4M3FN, dstate 1024) stays
+// serial too; a row one warp holds (dstate 256, next function) and a pool
+// of another type (f32, dstate 384, the last) still follow the shape.
+// CHECK-LABEL: func.func @unchunked_pool_static
+// CHECK:       form = #ssd<form chunked>
+// POOLS-LABEL: func.func @unchunked_pool_static
+// POOLS:       {config = #ssd.scan_config<form = serial, chunk_size = 256>, form = #ssd<form serial>}
+func.func @unchunked_pool_static(%x: memref<131072x4x2xf32>, %dt: memref<131072x4xf32>, %A: memref<4xf32>,
+    %B: memref<131072x1x1024xf32>, %pool: memref<16x4x2x1024xf8E4M3FN>, %scales: memref<16x4x2xf32>,
+    %qsl: memref<2xi32>, %ci: memref<1xi32>, %y: memref<131072x4x2xf32>) {
+  ssd.chunk_scan_varlen x(%x : memref<131072x4x2xf32>) dt(%dt : memref<131072x4xf32>) A(%A : memref<4xf32>)
+      B(%B : memref<131072x1x1024xf32>) C(%B : memref<131072x1x1024xf32>)
+      ssm_pool(%pool : memref<16x4x2x1024xf8E4M3FN>) ssm_pool_scales(%scales : memref<16x4x2xf32>)
+      query_start_loc(%qsl : memref<2xi32>) cache_indices(%ci : memref<1xi32>) outs(%y : memref<131072x4x2xf32>)
+  return
+}
+
+// -----
+
+// POOLS-LABEL: func.func @chunked_pool_row_in_a_warp
+// POOLS:       scf.if
+// POOLS-NEXT:    ssd.chunk_scan_varlen {{.*}}form = #ssd<form chunked>
+func.func @chunked_pool_row_in_a_warp(%x: memref<?x4x2xf32>, %dt: memref<?x4xf32>, %A: memref<4xf32>,
+    %B: memref<?x1x256xf32>, %pool: memref<16x4x2x256xi8>, %scales: memref<16x4x2xf32>,
+    %qsl: memref<?xi32>, %ci: memref<?xi32>, %y: memref<?x4x2xf32>) {
+  ssd.chunk_scan_varlen x(%x : memref<?x4x2xf32>) dt(%dt : memref<?x4xf32>) A(%A : memref<4xf32>)
+      B(%B : memref<?x1x256xf32>) C(%B : memref<?x1x256xf32>) ssm_pool(%pool : memref<16x4x2x256xi8>)
+      ssm_pool_scales(%scales : memref<16x4x2xf32>)
+      query_start_loc(%qsl : memref<?xi32>) cache_indices(%ci : memref<?xi32>) outs(%y : memref<?x4x2xf32>)
+  return
+}
+
+// -----
+
+// POOLS-LABEL: func.func @unscaled_pool_follows_the_shape
+// POOLS:       scf.if
+func.func @unscaled_pool_follows_the_shape(%x: memref<?x4x2xf32>, %dt: memref<?x4xf32>, %A: memref<4xf32>,
+    %B: memref<?x1x384xf32>, %pool: memref<16x4x2x384xf32>,
+    %qsl: memref<?xi32>, %ci: memref<?xi32>, %y: memref<?x4x2xf32>) {
+  ssd.chunk_scan_varlen x(%x : memref<?x4x2xf32>) dt(%dt : memref<?x4xf32>) A(%A : memref<4xf32>)
+      B(%B : memref<?x1x384xf32>) C(%B : memref<?x1x384xf32>) ssm_pool(%pool : memref<16x4x2x384xf32>)
+      query_start_loc(%qsl : memref<?xi32>) cache_indices(%ci : memref<?xi32>) outs(%y : memref<?x4x2xf32>)
   return
 }

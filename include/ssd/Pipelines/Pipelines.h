@@ -88,6 +88,11 @@ struct SSDFormPipelineOptionsBase : public PassPipelineOptions<Derived> {
       llvm::cl::desc("auto keeps an op serial when its checkpoint_interval is "
                      "below the chunk size"),
       llvm::cl::init(Thresholds.serialForDenseCheckpoints)};
+  Option<bool> serialForUnchunkedPools{
+      *this, "serial-for-unchunked-pools",
+      llvm::cl::desc("auto keeps an op serial when its pool holds 8-bit rows "
+                     "the GPU chunked kernels cannot encode"),
+      llvm::cl::init(Thresholds.serialForUnchunkedPools)};
   Option<bool> invariant{
       *this, "invariant",
       llvm::cl::desc("mark every op invariant: bit-identical results however "
@@ -101,6 +106,7 @@ struct SSDFormPipelineOptionsBase : public PassPipelineOptions<Derived> {
             minChunkedTokens,
             minChunkedTokensPerSeq,
             serialForDenseCheckpoints,
+            serialForUnchunkedPools,
             invariant};
   }
 };

@@ -58,6 +58,11 @@ struct FormThresholds {
   /// most a chunk long, against the serial kernel's walk over the whole
   /// sequence, so there the launch shape still decides.
   bool serialForDenseCheckpoints = true;
+  /// The GPU chunked kernels encode an 8-bit pool's row only where one warp
+  /// holds it (gpuChunkedRowLanes); where they cannot, the GPU pipelines keep
+  /// such ops serial (and never mixed) rather than build kernels that fail.
+  /// The CPU's chunked form writes any row.
+  bool serialForUnchunkedPools = false;
 
   /// True when a launch of `tokens` tokens over `batch` sequences should run
   /// the chunked form: long launches of long sequences. Decode (one token per
@@ -74,6 +79,10 @@ struct FormThresholds {
     return serialForDenseCheckpoints && interval && *interval < chunkSize;
   }
 
+  /// True when an op whose pool holds 8-bit rows of `scaledPoolDstate`
+  /// columns (nullopt: another pool type) must stay serial.
+  bool poolKeepsSerial(std::optional<int64_t> scaledPoolDstate) const;
+
   /// Per sequence, the same rule as for a launch of that one sequence: a
   /// sequence of at least this many tokens is worth the chunked form even
   /// when the rest of its launch is not.
@@ -87,14 +96,57 @@ struct FormThresholds {
   }
 };
 
+/// State elements a thread of the GPU chunked kernels' state passing and
+/// final stores holds, four unless dstate is not a multiple of four.
+inline constexpr int64_t kGPUChunkedStateVector = 4;
+/// Most state elements such a thread holds so that one warp holds a whole
+/// row of an 8-bit pool (dstate 512): 16 f32 registers a vector, three
+/// vectors live in state passing.
+inline constexpr int64_t kGPUMaxWholeRowStateVector = 16;
+
+/// State elements a thread of those kernels holds: with `wholeRows` (an
+/// 8-bit pool, whose row scale is a maximum over the row), dstate / 32 where
+/// four a lane would spread a row of up to 512 over more than one warp.
+inline int64_t gpuChunkedStateVector(int64_t dstate, bool wholeRows) {
+  const int64_t v =
+      dstate % kGPUChunkedStateVector == 0 ? kGPUChunkedStateVector : 1;
+  const int64_t wide = dstate / 32;
+  const bool wideIsPowerOf2 = wide > 0 && (wide & (wide - 1)) == 0;
+  if (wholeRows && dstate / v > 32 && dstate % 32 == 0 && wideIsPowerOf2 &&
+      wide <= kGPUMaxWholeRowStateVector)
+    return wide;
+  return v;
+}
+
+/// Threads of those kernels that hold one row of an 8-bit pool: its scale
+/// is combined over them with shuffles, so they must be aligned lanes of
+/// one warp (a power of two up to 32); 0 where they are not (dstate 384,
+/// 1024, ...).
+inline int64_t gpuChunkedRowLanes(int64_t dstate) {
+  if (dstate < 1)
+    return 0;
+  const int64_t lanes = dstate / gpuChunkedStateVector(dstate, true);
+  if (lanes < 1 || lanes > 32 || (lanes & (lanes - 1)) != 0)
+    return 0;
+  return lanes;
+}
+
+inline bool
+FormThresholds::poolKeepsSerial(std::optional<int64_t> scaledPoolDstate) const {
+  return serialForUnchunkedPools && scaledPoolDstate &&
+         gpuChunkedRowLanes(*scaledPoolDstate) == 0;
+}
+
 /// The rule's thresholds on the host CPU (the defaults above).
 inline constexpr FormThresholds kCPUFormThresholds{};
 
 /// Thresholds of `auto` for the GPU pipelines. Not yet measured on a GPU:
 /// chunked once a launch has 1024 tokens and its sequences average 256, where
 /// the serial kernel's token loop (one step per token per sequence) stops
-/// being hidden by parallelism over heads and sequences.
-inline constexpr FormThresholds kGPUFormThresholds{1024, 256, false};
+/// being hidden by parallelism over heads and sequences. Dense checkpoints
+/// do not keep an op serial there; 8-bit pools the chunked kernels cannot
+/// encode do.
+inline constexpr FormThresholds kGPUFormThresholds{1024, 256, false, true};
 
 } // namespace ssd
 } // namespace mlir

@@ -35,6 +35,15 @@ def SSDSelectForm : Pass<"ssd-select-form"> {
     pipelines turn it off: there the walks run in parallel over chunks, each
     at most a chunk long, while the serial kernel walks whole sequences.
 
+    8-bit pools (i8, f8E4M3FN) weigh in on the GPU: the chunked kernels
+    take a row's scale as the maximum over the lanes of one warp, so they
+    encode rows of dstate a power of two up to 128, 256 or 512 only. With
+    `serial-for-unchunked-pools` (the GPU pipelines' default) an op with an
+    8-bit pool of any other dstate stays serial, without a mixed launch's
+    threshold and without a runtime branch, rather than get chunked kernels
+    the lowering refuses. Pinning `form = chunked` on such an op still
+    fails there, in one line.
+
     Ops that already carry a form are left alone, so a graph compiler can pin
     the form of some ops and let the pass choose for the rest.
 
@@ -101,6 +110,11 @@ def SSDSelectForm : Pass<"ssd-select-form"> {
            /*default=*/"::mlir::ssd::kCPUFormThresholds.serialForDenseCheckpoints",
            "auto keeps an op serial when its checkpoint_interval is below the "
            "chunk size (true on the CPU; the GPU pipelines pass false)">,
+    Option<"serialForUnchunkedPools", "serial-for-unchunked-pools", "bool",
+           /*default=*/"::mlir::ssd::kCPUFormThresholds.serialForUnchunkedPools",
+           "auto keeps an op serial, never mixed, when its pool holds 8-bit "
+           "rows the GPU chunked kernels cannot encode (false on the CPU; "
+           "the GPU pipelines pass true)">,
     Option<"invariant", "invariant", "bool", /*default=*/"false",
            "mark every op invariant (bit-identical results however it is "
            "batched, split or lowered) and record it in its config">

@@ -35,6 +35,9 @@ struct ScanRequest {
   /// The op has token_parents (a draft tree): only the serial form, never
   /// mixed with chunked launches, serves it.
   bool tree = false;
+  /// The op's dstate when its pool holds 8-bit rows with a scale each
+  /// (FormThresholds::poolKeepsSerial), else nullopt.
+  std::optional<int64_t> scaledPoolDstate;
 };
 
 /// The decision for one op.
@@ -62,7 +65,8 @@ struct ScanPlan {
 };
 
 /// The rule of FormSelection.h applied once: a forced form wins; under
-/// `auto`, a tree is serial and never mixes, dense checkpoints keep an op
+/// `auto`, a tree is serial and never mixes, so is an 8-bit pool the
+/// target's chunked kernels cannot write, dense checkpoints keep an op
 /// serial (where the thresholds say so), a static shape decides by
 /// FormThresholds::choosesChunked, and a serial launch that may hold a long
 /// sequence may mix unless the op is invariant.
@@ -77,7 +81,7 @@ inline ScanPlan planScan(const ScanRequest &request) {
         request.form == FormChoice::Chunked ? Form::chunked : Form::serial;
     return plan;
   }
-  if (request.tree) {
+  if (request.tree || rule.poolKeepsSerial(request.scaledPoolDstate)) {
     plan.form = Form::serial;
     return plan;
   }

@@ -11,6 +11,7 @@
 #define SSD_LIB_CONVERSION_SSDTOGPU_CHUNKEDPLAN_H
 
 #include "GPUBuilders.h"
+#include "ssd/Transforms/FormSelection.h"
 
 namespace mlir {
 namespace ssd {
@@ -29,12 +30,9 @@ inline constexpr int64_t kPanelCols = 64;
 /// Most f32 accumulators per thread in a matmul tile; wider chunk-state
 /// tiles are split over several blocks (state parts).
 inline constexpr int64_t kMaxAccumulators = 64;
-/// State elements per thread in state passing and the final stores.
-inline constexpr int64_t kStateVector = 4;
-/// Most state elements a thread of launches 2 and 3 holds so that one warp
-/// holds a whole row of an 8-bit pool (dstate 512): 16 f32 registers a
-/// vector, three vectors live in state passing.
-inline constexpr int64_t kMaxWholeRowStateVector = 16;
+/// State elements per thread in state passing and the final stores (the
+/// rule of auto reads the same numbers: FormSelection.h).
+inline constexpr int64_t kStateVector = kGPUChunkedStateVector;
 
 inline int64_t roundUp(int64_t v, int64_t m) {
   return llvm::divideCeil(v, m) * m;

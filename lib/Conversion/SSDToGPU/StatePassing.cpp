@@ -109,20 +109,11 @@ Value ChunkedKernelParts::loadPoolVector(ImplicitLocOpBuilder &b,
 
 int64_t mlir::ssd::detail::chunkedStateVector(const StaticExtents &x,
                                               bool wholeRows) {
-  const int64_t v = x.dstate % kStateVector == 0 ? kStateVector : 1;
-  const int64_t wide = x.dstate / 32;
-  if (wholeRows && x.dstate / v > 32 && x.dstate % 32 == 0 &&
-      llvm::isPowerOf2_64(wide) && wide <= kMaxWholeRowStateVector)
-    return wide;
-  return v;
+  return gpuChunkedStateVector(x.dstate, wholeRows);
 }
 
 int64_t mlir::ssd::detail::chunkedRowLanes(const StaticExtents &x) {
-  const int64_t v = chunkedStateVector(x, /*wholeRows=*/true);
-  const int64_t lanes = x.dstate / v;
-  if (lanes < 1 || lanes > 32 || !llvm::isPowerOf2_64(lanes))
-    return 0;
-  return lanes;
+  return gpuChunkedRowLanes(x.dstate);
 }
 
 Value ChunkedKernelParts::tokensBefore(ImplicitLocOpBuilder &b, Value seq) {
