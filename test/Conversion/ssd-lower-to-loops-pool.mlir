@@ -36,16 +36,25 @@
 // the tile's scale s (max |fl(s v)| = fl(s max |v|)), and codes from the
 // tile row, round(s S' * inverse) with no clamp (|s S' * inverse| stays
 // below 127.5), or zeros throughout a row without a usable inverse.
-// CHECK:             %[[DMAXBITS:.*]] = vector.reduction <maxui>, %{{.*}} : vector<8xi32> into i32
-// CHECK-NEXT:        %[[DMAXV:.*]] = arith.bitcast %[[DMAXBITS]] : i32 to f32
-// CHECK-NEXT:        %[[DMAX:.*]] = arith.mulf %{{.*}}, %[[DMAXV]] : f32
-// CHECK:             arith.divf %[[DMAX]], %{{.*}} : f32
-// CHECK:             arith.divf %{{.*}}, %[[DMAX]] : f32
-// CHECK-NEXT:        %[[DINVERSE:.*]] = arith.select
-// CHECK-NEXT:        %[[ABOVEZERO:.*]] = arith.cmpf ogt, %[[DINVERSE]], %{{.*}} : f32
-// CHECK-NEXT:        %[[BELOWINF:.*]] = arith.cmpf olt, %[[DINVERSE]], %{{.*}} : f32
-// CHECK-NEXT:        %[[INRANGE:.*]] = arith.andi %[[ABOVEZERO]], %[[BELOWINF]] : i1
-// CHECK-NEXT:        memref.store %{{.*}}, %[[SCALES]][%[[DSLOT]], %[[DHEAD]], %[[DP]]] : memref<?x2x4xf32>
+// The four rows' maxima reduce side by side (row r in lane r; a maximum
+// of bits needs no order), and their scales and inverses are one vector
+// division each.
+// CHECK:             vector.shuffle %{{.*}}, %{{.*}} [0, 1, 2, 3, 8, 9, 10, 11] : vector<8xi32>, vector<8xi32>
+// CHECK:             vector.shuffle %{{.*}}, %{{.*}} [1, 3, 5, 7] : vector<8xi32>, vector<8xi32>
+// CHECK-NEXT:        %[[DMAXBITS:.*]] = arith.maxui %{{.*}}, %{{.*}} : vector<4xi32>
+// CHECK-NEXT:        %[[DMAXV:.*]] = arith.bitcast %[[DMAXBITS]] : vector<4xi32> to vector<4xf32>
+// CHECK-NEXT:        %[[DS:.*]] = vector.broadcast %{{.*}} : f32 to vector<4xf32>
+// CHECK-NEXT:        %[[DMAX:.*]] = arith.mulf %[[DS]], %[[DMAXV]] : vector<4xf32>
+// CHECK:             %[[DSCALE4:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : vector<4xi1>, vector<4xf32>
+// CHECK:             arith.divf %{{.*}}, %[[DMAX]] : vector<4xf32>
+// CHECK-NEXT:        %[[DINVERSE4:.*]] = arith.select
+// CHECK-NEXT:        %[[ABOVEZERO:.*]] = arith.cmpf ogt, %[[DINVERSE4]], %{{.*}} : vector<4xf32>
+// CHECK-NEXT:        %[[BELOWINF:.*]] = arith.cmpf olt, %[[DINVERSE4]], %{{.*}} : vector<4xf32>
+// CHECK-NEXT:        %[[INRANGE4:.*]] = arith.andi %[[ABOVEZERO]], %[[BELOWINF]] : vector<4xi1>
+// CHECK-NEXT:        %[[DROWSCALE:.*]] = vector.extract %[[DSCALE4]][0] : f32 from vector<4xf32>
+// CHECK-NEXT:        %[[DINVERSE:.*]] = vector.extract %[[DINVERSE4]][0] : f32 from vector<4xf32>
+// CHECK-NEXT:        %[[INRANGE:.*]] = vector.extract %[[INRANGE4]][0] : i1 from vector<4xi1>
+// CHECK-NEXT:        memref.store %[[DROWSCALE]], %[[SCALES]][%[[DSLOT]], %[[DHEAD]], %[[DP]]] : memref<?x2x4xf32>
 // CHECK-NEXT:        scf.if %[[INRANGE]] {
 // CHECK-NEXT:          scf.for %[[DEN:.*]] = %c0 to %c16 step %c8 {
 // CHECK-NEXT:            %[[DV:.*]] = vector.load %{{.*}}[%{{.*}}, %[[DEN]]] : memref<4x16xf32>, vector<8xf32>

@@ -149,8 +149,19 @@ func.func @serial(%x: memref<?x4x32xbf16>, %dt: memref<?x4xbf16>, %A: memref<4xb
 // CHECK:                   %[[NEW:.*]] = vector.fma %[[WV]], %[[BV]], %[[OLD]] : vector<16xf32>
 // CHECK:                   vector.fma %[[NEW]], %[[CV]], %[[ACC]] : vector<16xf32>
 // CHECK:                   vector.store %[[NEW]], %[[TILE]]
-// y = scale (S' . C) + D x, reduced as a tree.
-// CHECK:                 %[[DOT:.*]] = vector.reduction <add>, %{{.*}} fastmath<reassoc> : vector<16xf32> into f32
+// y = scale (S' . C) + D x: the block's 16 dot products reduced side by
+// side, each by the halving tree a reassociable vector.reduction becomes
+// (lane i plus lane i + 8, then + 4, + 2, + 1): pairs of rows share a
+// vector, then each step halves every row's segment; row r ends in lane r.
+// CHECK:                 vector.shuffle %{{.*}}, %{{.*}} [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23] : vector<16xf32>, vector<16xf32>
+// CHECK-NEXT:            vector.shuffle %{{.*}}, %{{.*}} [8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31] : vector<16xf32>, vector<16xf32>
+// CHECK-NEXT:            arith.addf %{{.*}}, %{{.*}} : vector<16xf32>
+// CHECK:                 vector.shuffle %{{.*}}, %{{.*}} [0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27] : vector<16xf32>, vector<16xf32>
+// CHECK:                 vector.shuffle %{{.*}}, %{{.*}} [0, 1, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29] : vector<16xf32>, vector<16xf32>
+// CHECK:                 vector.shuffle %{{.*}}, %{{.*}} [0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30] : vector<16xf32>, vector<16xf32>
+// CHECK-NEXT:            vector.shuffle %{{.*}}, %{{.*}} [1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31] : vector<16xf32>, vector<16xf32>
+// CHECK-NEXT:            %[[SUMS:.*]] = arith.addf %{{.*}}, %{{.*}} : vector<16xf32>
+// CHECK-NEXT:            %[[DOT:.*]] = vector.extract %[[SUMS]][0] : f32 from vector<16xf32>
 // CHECK:                 %[[Y:.*]] = arith.mulf %[[SCALE]], %[[DOT]] : f32
 // CHECK:                 arith.addf %[[Y]]
 // A pair within the range: blocks of 8 rows (a weight and an accumulator
@@ -171,7 +182,8 @@ func.func @serial(%x: memref<?x4x32xbf16>, %dt: memref<?x4xbf16>, %A: memref<4xb
 // CHECK:                 %[[NEW2:.*]] = vector.fma %{{.*}}, %[[B1]], %[[MID]] : vector<16xf32>
 // CHECK:                 vector.fma %[[NEW2]], %[[C1]], %{{.*}} : vector<16xf32>
 // CHECK:                 vector.store %[[NEW2]], %[[TILE]]
-// CHECK:               %[[DOT0:.*]] = vector.reduction <add>
+// CHECK:               %[[SUMS0:.*]] = arith.addf %{{.*}}, %{{.*}} : vector<8xf32>
+// CHECK-NEXT:          %[[DOT0:.*]] = vector.extract %[[SUMS0]][0] : f32 from vector<8xf32>
 // CHECK:               arith.mulf %[[SCALE0]], %[[DOT0]] : f32
 // CHECK:             scf.yield %[[SCALE1]] : f32
 // An odd last token goes alone.
@@ -187,7 +199,11 @@ func.func @serial(%x: memref<?x4x32xbf16>, %dt: memref<?x4xbf16>, %A: memref<4xb
 // WIDTH8:       scf.for %{{.*}} = %c0 to %c64 step %c8 {
 // WIDTH8:         scf.for %{{.*}} = %c0 to %c32 step %c8 iter_args
 // WIDTH8:           vector.fma %{{.*}} : vector<8xf32>
-// WIDTH8:         vector.reduction <add>, %{{.*}} fastmath<reassoc> : vector<8xf32> into f32
+// WIDTH8:         vector.shuffle %{{.*}}, %{{.*}} [0, 1, 2, 3, 8, 9, 10, 11] : vector<8xf32>, vector<8xf32>
+// WIDTH8:         vector.shuffle %{{.*}}, %{{.*}} [0, 2, 4, 6, 8, 10, 12, 14] : vector<8xf32>, vector<8xf32>
+// WIDTH8-NEXT:    vector.shuffle %{{.*}}, %{{.*}} [1, 3, 5, 7, 9, 11, 13, 15] : vector<8xf32>, vector<8xf32>
+// WIDTH8-NEXT:    %[[SUMS8:.*]] = arith.addf
+// WIDTH8-NEXT:    vector.extract %[[SUMS8]][0] : f32 from vector<8xf32>
 func.func @serial_vector(%x: memref<?x2x64xf32>, %dt: memref<?x2xf32>, %A: memref<2xf32>,
     %B: memref<?x1x32xf32>, %C: memref<?x1x32xf32>, %D: memref<2xf32>, %pool: memref<?x2x64x32xbf16>,
     %qsl: memref<?xi32>, %init: memref<?xi1>, %ci: memref<?xi32>, %y: memref<?x2x64xf32>) {

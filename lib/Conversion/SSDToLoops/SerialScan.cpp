@@ -128,6 +128,64 @@ static constexpr int64_t kTokensPerPass = 2;
 /// another 5% (Zen 4, AVX-512, 8 sequences in cache).
 static constexpr int64_t kDecodeRows = 4;
 
+/// Reduces each of `vectors` (one row each, all of one type) with `kind`
+/// and returns the results side by side, row r in lane r. Each row follows
+/// the tree LLVM expands a reassociable vector.reduction into (lane i with
+/// lane i + w/2 of the remaining width w, halving to one), so its result
+/// has the bits of that reduction; the rows share the shuffles and the
+/// combining instructions: about 4 per row for 4 rows of 16 lanes against
+/// 8. Row count and lanes must be powers of two, rows <= lanes.
+static Value reduceSideBySide(ImplicitLocOpBuilder &b,
+                              vector::CombiningKind kind, ValueRange vectors) {
+  auto combine = [&](Value lhs, Value rhs) -> Value {
+    if (kind == vector::CombiningKind::ADD)
+      return arith::AddFOp::create(b, lhs, rhs);
+    assert(kind == vector::CombiningKind::MAXUI && "add or maxui only");
+    return arith::MaxUIOp::create(b, lhs, rhs);
+  };
+  // Every vector holds `rows` segments (one per row) of `segment` lanes.
+  SmallVector<Value> pending(vectors.begin(), vectors.end());
+  int64_t rows = 1;
+  int64_t segment = cast<VectorType>(pending.front().getType()).getShape()[0];
+  while (segment > 1) {
+    const int64_t half = segment / 2;
+    // The first halves of each segment of `lhs` then of `rhs` (lanes of rhs
+    // count from lhs's width), and their second halves likewise.
+    auto halves = [&](Value lhs, Value rhs, int64_t width) {
+      SmallVector<int64_t> first, second;
+      for (int64_t operand = 0; operand < (lhs == rhs ? 1 : 2); ++operand)
+        for (int64_t r = 0; r < rows; ++r)
+          for (int64_t i = 0; i < half; ++i) {
+            first.push_back(operand * width + r * segment + i);
+            second.push_back(operand * width + r * segment + half + i);
+          }
+      return combine(vector::ShuffleOp::create(b, lhs, rhs, first),
+                     vector::ShuffleOp::create(b, lhs, rhs, second));
+    };
+    const int64_t width = rows * segment;
+    SmallVector<Value> next;
+    if (pending.size() > 1) {
+      // Pairs of vectors: same width, twice the segments.
+      for (size_t i = 0; i < pending.size(); i += 2)
+        next.push_back(halves(pending[i], pending[i + 1], width));
+      rows *= 2;
+    } else {
+      // One vector left: half the width.
+      next.push_back(halves(pending.front(), pending.front(), width));
+    }
+    pending = std::move(next);
+    segment = half;
+  }
+  assert(pending.size() == 1 && "more rows than lanes");
+  return pending.front();
+}
+
+/// True when reduceSideBySide takes `count` rows of `lanes`.
+static bool reducesSideBySide(int64_t count, int64_t lanes) {
+  return count > 1 && count <= lanes && llvm::isPowerOf2_64(count) &&
+         llvm::isPowerOf2_64(lanes);
+}
+
 /// The scale s of the tile is folded back into it outside [2^-32, 2^32].
 static constexpr double kMinScale = 0x1p-32;
 static constexpr double kMaxScale = 0x1p+32;
@@ -446,25 +504,24 @@ private:
             scf::YieldOp::create(b,
                                  ValueRange{codec.absMax(b, acc.front(), v)});
           });
-      emitEncodeRow(b, task, scale, maxLoop.getResult(0), slot, p, held,
+      Value maximum = arith::MulFOp::create(
+          b, scale, codec.rowMaximum(b, maxLoop.getResult(0)));
+      emitEncodeRow(b, task, codec.rowScale(b, maximum), slot, p, held,
                     scaledRow);
     });
   }
 
-  /// Row p of the tile into an 8-bit pool's slot: its scale from the lane
-  /// by lane maxima of |S'| (`magnitudes`), then `values(p, n)` (scale S'
-  /// of column block n) as codes. The maximum is taken before the scaling:
-  /// rounding is monotone and odd, so max |fl(s v)| = fl(s max |v|) for the
-  /// tile's scale s > 0. One branch per row replaces encode's guard of
-  /// every element.
+  /// Row p of the tile into an 8-bit pool's slot: its scale `r` (formed by
+  /// the caller from s times the maximum of |S'| over the row), then
+  /// `values(p, n)` (s S' of column block n) as codes. The maximum is taken
+  /// before the scaling: rounding is monotone and odd, so max |fl(s v)| =
+  /// fl(s max |v|) for the tile's scale s > 0. One branch per row replaces
+  /// encode's guard of every element.
   void emitEncodeRow(
-      ImplicitLocOpBuilder &b, const Task &task, Value scale, Value magnitudes,
+      ImplicitLocOpBuilder &b, const Task &task, const PoolCodec::RowScale &r,
       Value slot, Value p, Value held,
       function_ref<Value(ImplicitLocOpBuilder &, Value, Value)> values) {
     Value row = arith::AddIOp::create(b, task.p0, p);
-    Value maximum =
-        arith::MulFOp::create(b, scale, codec.rowMaximum(b, magnitudes));
-    PoolCodec::RowScale r = codec.rowScale(b, maximum);
     codec.storeScale(b, r.scale, slot, task.head, row);
     auto storeCodes = [&](bool inRange) {
       return [&, inRange](ImplicitLocOpBuilder &b) -> SmallVector<Value> {
@@ -638,12 +695,21 @@ private:
   void emitOutputs(ImplicitLocOpBuilder &b, const Task &task,
                    ArrayRef<TokenStep> steps, const BlockRows &block,
                    ValueRange dots, int64_t count) {
-    for (auto [k, step] : llvm::enumerate(steps))
+    const bool sideBySide = reducesSideBySide(count, lanes);
+    for (auto [k, step] : llvm::enumerate(steps)) {
+      Value sums = sideBySide ? reduceSideBySide(b, vector::CombiningKind::ADD,
+                                                 dots.slice(k * count, count))
+                              : Value();
       for (int64_t r = 0; r < count; ++r) {
         size_t i = k * count + r;
         Value dot =
-            vector::ReductionOp::create(b, vector::CombiningKind::ADD, dots[i],
-                                        arith::FastMathFlags::reassoc);
+            sideBySide
+                ? vector::ExtractOp::create(b, sums, ArrayRef<int64_t>{r})
+                      .getResult()
+                : vector::ReductionOp::create(b, vector::CombiningKind::ADD,
+                                              dots[i],
+                                              arith::FastMathFlags::reassoc)
+                      .getResult();
         Value out = arith::MulFOp::create(b, step.scale, dot);
         if (e.D)
           out = arith::AddFOp::create(
@@ -653,6 +719,7 @@ private:
         Value row = arith::AddIOp::create(b, task.p0, block.rowIndex[r]);
         e.storeRounded(b, out, e.y, {step.t, task.head, row});
       }
+    }
   }
 
   /// Rows p .. p + count - 1 through the steps' tokens in one pass: each
@@ -1155,14 +1222,44 @@ private:
     if (!scaled)
       return;
     e.ifThen(b, s.writesState, [&](ImplicitLocOpBuilder &b) {
-      for (int64_t r = 0; r < count; ++r)
-        emitEncodeRow(b, task, step.scale, results[count + r], s.slot,
-                      block.rowIndex[r], decode.held,
+      // The rows' scales side by side where their maxima reduce so: one
+      // vector division each way for all of them.
+      ValueRange magnitudes = ValueRange(results).drop_front(count);
+      std::optional<PoolCodec::RowScale> scales;
+      if (reducesSideBySide(count, lanes)) {
+        auto bits = VectorType::get({lanes}, b.getI32Type());
+        SmallVector<Value> rowBits;
+        for (Value m : magnitudes)
+          rowBits.push_back(arith::BitcastOp::create(b, bits, m));
+        Value maxima = arith::BitcastOp::create(
+            b, VectorType::get({count}, e.f32),
+            reduceSideBySide(b, vector::CombiningKind::MAXUI, rowBits));
+        scales = codec.rowScale(
+            b,
+            arith::MulFOp::create(
+                b, vector::BroadcastOp::create(b, maxima.getType(), step.scale),
+                maxima));
+      }
+      for (int64_t r = 0; r < count; ++r) {
+        PoolCodec::RowScale rowScale;
+        if (scales) {
+          auto lane = [&](Value v) -> Value {
+            return vector::ExtractOp::create(b, v, ArrayRef<int64_t>{r});
+          };
+          rowScale = {lane(scales->scale), lane(scales->inverse),
+                      lane(scales->inRange)};
+        } else {
+          rowScale = codec.rowScale(
+              b, arith::MulFOp::create(b, step.scale,
+                                       codec.rowMaximum(b, magnitudes[r])));
+        }
+        emitEncodeRow(b, task, rowScale, s.slot, block.rowIndex[r], decode.held,
                       [&](ImplicitLocOpBuilder &b, Value p, Value n) -> Value {
                         Value v = vector::LoadOp::create(
                             b, vecType, task.state(), ValueRange{p, n});
                         return arith::MulFOp::create(b, decode.factor, v);
                       });
+      }
     });
   }
 };

@@ -408,7 +408,7 @@ Value PoolCodec::combineAbsMax(ImplicitLocOpBuilder &b, Value lhs,
 
 PoolCodec::RowScale PoolCodec::rowScale(ImplicitLocOpBuilder &b,
                                         Value maxAbs) const {
-  Type f32 = b.getF32Type();
+  Type f32 = maxAbs.getType();
   Value qmaxValue = f32Like(b, f32, qmax());
   Value zero = f32Like(b, f32, 0.0);
   Value finite = arith::CmpFOp::create(
