@@ -173,13 +173,15 @@ def philox4x32_10(c0, c1, c2, c3, k0, k1):
 
 def pool_bits(seed, slot, tokens, H, P, N):
     """[H, P, N] random words of a write of `tokens` tokens into `slot`:
-    counter (n, h * P + p, slot, tokens), key the seed's halves."""
+    word n mod 4 of the call on counter (n div 4, h * P + p, slot, tokens),
+    key the seed's halves."""
     seed = int(seed) & 0xFFFFFFFFFFFFFFFF
     n = np.broadcast_to(np.arange(N, dtype=np.uint64), (H, P, N))
     row = np.broadcast_to(np.arange(H * P, dtype=np.uint64).reshape(H, P, 1),
                           (H, P, N))
-    return philox4x32_10(n, row, slot, tokens, seed & 0xFFFFFFFF,
-                         seed >> 32)[0]
+    words = philox4x32_10(n // np.uint64(4), row, slot, tokens,
+                          seed & 0xFFFFFFFF, seed >> 32)
+    return np.choose((n % np.uint64(4)).astype(np.int64), words)
 
 
 def _uniform(bits):

@@ -33,9 +33,11 @@ std::array<uint32_t, 4> ssd::philox4x32x10(std::array<uint32_t, 4> c,
 uint32_t ssd::poolRandomBits(int64_t seed, int64_t n, int64_t row, int64_t slot,
                              int64_t tokens) {
   const uint64_t key = uint64_t(seed);
+  // Four consecutive columns share a call, one word each.
+  const uint32_t column = uint32_t(n);
   return philox4x32x10(
-      {uint32_t(n), uint32_t(row), uint32_t(slot), uint32_t(tokens)},
-      {uint32_t(key), uint32_t(key >> 32)})[0];
+      {column / 4, uint32_t(row), uint32_t(slot), uint32_t(tokens)},
+      {uint32_t(key), uint32_t(key >> 32)})[column % 4];
 }
 
 float ssd::poolQmax(PoolDType t) {

@@ -122,7 +122,8 @@ func.func @serial_i8(%x: memref<?x2x4xf32>, %dt: memref<?x2xf32>, %A: memref<2xf
 // Serial form, f8E4M3FN pool, stochastic, checkpoints with offsets: the
 // checkpoint after local token j holds o + j + 1 tokens (o + the segment's
 // end - begin), the final state o + len; each element's bits are Philox
-// word 0 of (n + lane, h P + p, slot, tokens held) under the seed's halves.
+// word (n + lane) mod 4 of ((n + lane) / 4, h P + p, slot, tokens held)
+// under the seed's halves.
 // CHECK-LABEL: func.func @serial_f8_stochastic
 // CHECK-SAME:    %[[POOL:[a-z0-9]+]]: memref<?x2x4x16xf8E4M3FN>, %[[SCALES:[a-z0-9]+]]: memref<?x2x4xf32>
 // CHECK-SAME:    %[[CO:[a-z0-9]+]]: memref<?xi32>, %[[SEED:[a-z0-9]+]]: memref<i64>
@@ -142,25 +143,30 @@ func.func @serial_i8(%x: memref<?x2x4xf32>, %dt: memref<?x2xf32>, %A: memref<2xf
 // CHECK:               memref.store %{{.*}}, %[[SCALES]][%[[CKSLOT]], %[[HEAD:.*]], %[[ROW:.*]]] : memref<?x2x4xf32>
 // CHECK-NEXT:          scf.if
 // CHECK-NEXT:            scf.for %[[N:.*]] = %c0 to %c16 step %c8 {
-// CHECK:                 %[[NW:.*]] = arith.index_castui %[[N]] : index to i32
-// CHECK-NEXT:            %[[NV:.*]] = vector.broadcast %[[NW]] : i32 to vector<8xi32>
-// CHECK-NEXT:            %[[C0:.*]] = arith.addi %[[NV]], %{{.*}} : vector<8xi32>
-// CHECK-NEXT:            %[[HP:.*]] = arith.muli %[[HEAD]], %c4 : index
+// CHECK:                 %[[HP:.*]] = arith.muli %[[HEAD]], %c4 : index
 // CHECK-NEXT:            %[[HPP:.*]] = arith.addi %[[HP]], %[[ROW]] : index
+// CHECK-NEXT:            %[[KEY:.*]] = memref.load %[[SEED]][] : memref<i64>
+// Four columns share a call: 8 lanes make 2 calls, on counters n / 4 + (0, 1).
+// CHECK-NEXT:            %[[NW:.*]] = arith.index_castui %[[N]] : index to i32
+// CHECK-NEXT:            %[[QUARTER:.*]] = arith.shrui %[[NW]], %c2_i32 : i32
+// CHECK-NEXT:            %[[NV:.*]] = vector.broadcast %[[QUARTER]] : i32 to vector<2xi32>
+// CHECK-NEXT:            %[[C0:.*]] = arith.addi %[[NV]], %{{.*}} : vector<2xi32>
 // CHECK-NEXT:            arith.index_castui %[[HPP]] : index to i32
 // CHECK-NEXT:            vector.broadcast
-// CHECK-NEXT:            %[[C2:.*]] = vector.broadcast %[[CKRAW]] : i32 to vector<8xi32>
+// CHECK-NEXT:            %[[C2:.*]] = vector.broadcast %[[CKRAW]] : i32 to vector<2xi32>
 // CHECK-NEXT:            %[[HW:.*]] = arith.index_castui %[[HELD]] : index to i32
-// CHECK-NEXT:            vector.broadcast %[[HW]] : i32 to vector<8xi32>
-// CHECK-NEXT:            %[[KEY:.*]] = memref.load %[[SEED]][] : memref<i64>
+// CHECK-NEXT:            vector.broadcast %[[HW]] : i32 to vector<2xi32>
 // CHECK-NEXT:            arith.trunci %[[KEY]] : i64 to i32
 // CHECK-NEXT:            %[[HI:.*]] = arith.shrui %[[KEY]], %c32_i64 : i64
 // CHECK-NEXT:            arith.trunci %[[HI]] : i64 to i32
-// CHECK-NEXT:            arith.mului_extended %[[C0]], %[[M0:.*]] : vector<8xi32>
-// CHECK-NEXT:            arith.mului_extended %[[C2]], %[[M1:.*]] : vector<8xi32>
-// The other rounds (16 more products once the last rounds lose their unused
-// halves):
-// CHECK-COUNT-16:        arith.mului_extended
+// CHECK-NEXT:            arith.mului_extended %[[C0]], %[[M0:.*]] : vector<2xi32>
+// CHECK-NEXT:            arith.mului_extended %[[C2]], %[[M1:.*]] : vector<2xi32>
+// The other rounds (18 more products: all four words are used), then the
+// words interleaved, lane 4 c + w holding word w of call c.
+// CHECK-COUNT-18:        arith.mului_extended
+// CHECK:                 %[[W01:.*]] = vector.interleave %{{.*}}, %{{.*}} : vector<2xi32> -> vector<4xi32>
+// CHECK-NEXT:            %[[W23:.*]] = vector.interleave %{{.*}}, %{{.*}} : vector<2xi32> -> vector<4xi32>
+// CHECK-NEXT:            vector.shuffle %[[W01]], %[[W23]] [0, 1, 4, 5, 2, 3, 6, 7] : vector<4xi32>, vector<4xi32>
 // CHECK:                 vector.store %{{.*}}, %[[POOL]][%[[CKSLOT]], %[[HEAD]], %[[ROW]], %[[N]]] : memref<?x2x4x16xf8E4M3FN>, vector<8xf8E4M3FN>
 // The final state: o + (end - begin).
 // CHECK:         scf.if

@@ -3,7 +3,7 @@
 // bf16 pools, against values worked out from the contract
 // (docs/overview.md, "Compressed state pools") with a Philox4x32-10 written
 // apart from the compiler (in NumPy, checked against Random123's answer for
-// counter 0, key 0: 0x6627e8d5). ssd-run cannot make these pools, so this
+// counter 0, key 0: 0x6627e8d5; four columns share a call, word n mod 4). ssd-run cannot make these pools, so this
 // runs the op directly.
 //
 // H = 1, P = 2, N = 4, A = 0, dt = 1: row p gains x[p] B[t, n] per token,
@@ -13,8 +13,8 @@
 // after token 1 (7), the final state goes to slot 0 (o + len = 7). Slots 2
 // and 0 hold the same f32 state and differ only in the counter's slot,
 // e.g. i8 row 0 column 1 (10.85 -> 10 in slot 0, 11 in slot 2); to nearest
-// instead, slot 1's i8 column 2 would be 3 (3.43), not 4, and its f16
-// column 3 3.69922, not 3.70117.
+// instead, slot 1's i8 row 1 column 1 would be 23 (22.88), not 22, and its
+// f16 row 0 column 3 3.69922, not 3.70117.
 // RUN: ssd-opt %s --ssd-to-gpu-emulator | ssd-runner - \
 // RUN:     --shared-libs=%mlir_runner_utils,%mlir_c_runner_utils 2>&1 | FileCheck %s
 
@@ -23,25 +23,25 @@
 // CHECK:      [0.0307087,    0.0153543]],
 // CHECK-NEXT: [0.0291339,    0.0145669]],
 // CHECK-NEXT: [0.0307087,    0.0153543]]]
-// CHECK:      [19,     10,     -127,     121],
-// CHECK-NEXT: [-19,     -11,     127,     -120]]],
-// CHECK-NEXT: [11,     -23,     4,     127],
-// CHECK-NEXT: [-11,     23,     -3,     -127]]],
+// CHECK:      [19,     10,     -127,     120],
+// CHECK-NEXT: [-19,     -11,     127,     -121]]],
+// CHECK-NEXT: [11,     -23,     3,     127],
+// CHECK-NEXT: [-11,     22,     -4,     -127]]],
 // CHECK-NEXT: [19,     11,     -127,     121],
 // CHECK-NEXT: [-19,     -11,     127,     -120]]]]
 // f16 values.
-// CHECK:      [0.583008,     0.333252,     -3.90039,     3.70117],
-// CHECK-NEXT: [-0.291748,     -0.166626,     1.9502,     -1.84961]]],
-// CHECK-NEXT: [0.333252,     -0.666504,     0.100037,     3.70117],
-// CHECK-NEXT: [-0.166626,     0.333496,     -0.0499878,     -1.85059]]],
-// CHECK-NEXT: [0.583496,     0.333252,     -3.90039,     3.69922],
+// CHECK:      [0.583008,     0.333252,     -3.90039,     3.69922],
+// CHECK-NEXT: [-0.291748,     -0.166626,     1.94922,     -1.85059]]],
+// CHECK-NEXT: [0.333252,     -0.666992,     0.0999756,     3.70117],
+// CHECK-NEXT: [-0.166626,     0.333252,     -0.0500183,     -1.84961]]],
+// CHECK-NEXT: [0.583496,     0.333252,     -3.89844,     3.70117],
 // CHECK-NEXT: [-0.291748,     -0.166626,     1.9502,     -1.84961]]]]
 // bf16 values.
-// CHECK:      [0.582031,     0.332031,     -3.89062,     3.70312],
-// CHECK-NEXT: [-0.292969,     -0.166992,     1.95312,     -1.85156]]],
+// CHECK:      [0.582031,     0.332031,     -3.90625,     3.6875],
+// CHECK-NEXT: [-0.292969,     -0.166992,     1.94531,     -1.85156]]],
 // CHECK-NEXT: [0.332031,     -0.667969,     0.100098,     3.70312],
-// CHECK-NEXT: [-0.166016,     0.333984,     -0.0500488,     -1.85156]]],
-// CHECK-NEXT: [0.582031,     0.333984,     -3.89062,     3.70312],
+// CHECK-NEXT: [-0.166016,     0.332031,     -0.0500488,     -1.85156]]],
+// CHECK-NEXT: [0.582031,     0.332031,     -3.89062,     3.70312],
 // CHECK-NEXT: [-0.291016,     -0.166016,     1.95312,     -1.85156]]]]
 
 memref.global "private" constant @x : memref<2x1x2xf32> = dense<[[[1.0, -0.5]], [[1.0, -0.5]]]>

@@ -27,12 +27,13 @@
 // checkpoint_offsets o = 5, interval 1, checkpoint slots [0, 1] and final
 // slot 2; states [127, 0.25, -10.75, 3.5] then [127, 0.75, -10.5, 3.375]
 // (row 1 twice that: scale 2, the same products). Each code is
-// floor(|p|) + (u < frac(|p|)) with u = (bits >> 8) 2^-24 and bits word 0 of
-// Philox4x32-10 (counter (n, p, slot, tokens held): 6, 7 and o + len = 7;
-// key the seed 0x0123456789ABCDEF's halves), drawn by an independent Python
-// Philox checked against the Random123 known answers: e.g. slot 0 row 0
-// n = 1: 0.25 rounds up (bits 0x05b76131), slot 0 row 1 n = 3: 3.5 rounds
-// down (bits 0xf7f58d90), where nearest-even gives 0 and 4.
+// floor(|p|) + (u < frac(|p|)) with u = (bits >> 8) 2^-24 and bits word
+// n mod 4 of Philox4x32-10 (counter (n div 4, p, slot, tokens held): 6, 7
+// and o + len = 7; key the seed 0x0123456789ABCDEF's halves), drawn by an
+// independent Python Philox checked against the Random123 known answers:
+// e.g. slot 1 row 0 n = 1: 0.75 rounds up (bits 0x729f2648), slot 0 row 1
+// n = 3: 3.5 rounds down (bits 0xa49040e4), row 0 n = 3 up (0x2a8da09c),
+// where nearest-even gives 1 and 4 and 4.
 // TARGETS: cpu
 // RUN: sed 's/FORM/form = #ssd<form serial>/' %s | ssd-opt --ssd-to-cpu \
 // RUN:   | mlir-runner -e main -entry-point-result=void \
@@ -70,7 +71,7 @@
 // CHECK-NEXT: [1.00781,  9.18355e-41,  0,  3.38953e+38]
 // stochastic i8:
 // CHECK:      sizes = [32]
-// CHECK-NEXT: [127,  1,  -11,  4,  127,  0,  -11,  3,  127,  1,  -11,  3,  127,  1,  -11,  3,  127,  1,  -10,  3,  127,  1,  -10,  3,  77,  77,  77,  77,  77,  77,  77,  77]
+// CHECK-NEXT: [127,  0,  -11,  4,  127,  0,  -11,  3,  127,  1,  -10,  3,  127,  1,  -11,  3,  127,  1,  -11,  3,  127,  1,  -11,  3,  77,  77,  77,  77,  77,  77,  77,  77]
 // CHECK:      sizes = [8]
 // CHECK-NEXT: [1,  2,  1,  2,  1,  2,  -1,  -1]
 

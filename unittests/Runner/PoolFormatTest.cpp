@@ -37,13 +37,22 @@ TEST(Philox, KnownAnswers) {
             (Words{0xd16cfe09u, 0x94fdccebu, 0x5001e420u, 0x24126ea1u}));
 }
 
-// The counter is (n, h * P + p, slot, tokens) mod 2^32 and the key the
-// seed's low and high halves.
+// The counter is (n div 4, h * P + p, slot, tokens) mod 2^32, the word
+// n mod 4, and the key the seed's low and high halves (n taken mod 2^32
+// first). Expected words from utils/ssdgen.py's Philox, whose known
+// answers are those above.
 TEST(Philox, CounterAndKeyOfAWrite) {
   EXPECT_EQ(poolRandomBits(int64_t(0x299f31d0a4093822), 0x243f6a88, 0x85a308d3,
                            0x13198a2e, 0x03707344),
-            0xd16cfe09u);
-  EXPECT_EQ(poolRandomBits(-1, -1, -1, -1, -1), 0x408f276du);
+            0x4a1422e3u);
+  EXPECT_EQ(poolRandomBits(int64_t(0x299f31d0a4093822), 0x243f6a89, 0x85a308d3,
+                           0x13198a2e, 0x03707344),
+            0xeeafb11fu)
+      << "the next column takes the next word of the same call";
+  EXPECT_EQ(poolRandomBits(int64_t(0x299f31d0a4093822), 0x243f6a8b, 0x85a308d3,
+                           0x13198a2e, 0x03707344),
+            0xe2b57b44u);
+  EXPECT_EQ(poolRandomBits(-1, -1, -1, -1, -1), 0xb34a0da7u);
   EXPECT_EQ(poolRandomBits(0, int64_t(1) << 32, int64_t(1) << 32, 0, 0),
             0x6627e8d5u)
       << "each counter word is taken mod 2^32";

@@ -435,56 +435,101 @@ PoolCodec::RowScale PoolCodec::rowScale(ImplicitLocOpBuilder &b,
 Value PoolCodec::randomBits(ImplicitLocOpBuilder &b, const PoolWriteSite &site,
                             int64_t lanes) const {
   Type i32 = b.getI32Type();
-  Type like = lanes ? Type(VectorType::get({lanes}, i32)) : i32;
-  auto word = [&](Value index) {
-    return splatLike(b, like, arith::IndexCastUIOp::create(b, i32, index));
+  auto iota = [&](VectorType type, int64_t step) -> Value {
+    SmallVector<int32_t> values;
+    for (int64_t i = 0; i < type.getNumElements(); ++i)
+      values.push_back(static_cast<int32_t>(i * step));
+    return arith::ConstantOp::create(
+        b, DenseElementsAttr::get(type, ArrayRef<int32_t>(values)));
   };
-  // Counter: (n, h * P + p, slot, tokens held); key: the seed's two halves.
-  Value c0 = word(site.n);
-  if (lanes) {
-    SmallVector<int32_t> laneIndex;
-    for (int64_t i = 0; i < lanes; ++i)
-      laneIndex.push_back(static_cast<int32_t>(i));
-    c0 = arith::AddIOp::create(
-        b, c0,
-        arith::ConstantOp::create(
-            b, DenseElementsAttr::get(cast<VectorType>(like),
-                                      ArrayRef<int32_t>(laneIndex))));
-  }
+  // Counter: (n / 4, h * P + p, slot, tokens held), word n mod 4 of the
+  // call; key: the seed's two halves. Four columns share a call.
   Value headDimValue = memref::DimOp::create(b, pool, 2);
   Value row = arith::AddIOp::create(
       b, arith::MulIOp::create(b, site.head, headDimValue), site.p);
-  Value c1 = word(row), c2 = word(site.slot), c3 = word(site.tokensHeld);
   Value key = memref::LoadOp::create(b, seed, ValueRange{});
-  Value k0 = arith::TruncIOp::create(b, i32, key);
-  Value k1 = arith::TruncIOp::create(
-      b, i32,
-      arith::ShRUIOp::create(
-          b, key, arith::ConstantOp::create(b, b.getI64IntegerAttr(32))));
-  for (int round = 0; round < 10; ++round) {
-    auto lo0hi0 =
-        arith::MulUIExtendedOp::create(b, i32Like(b, like, kPhiloxM0), c0);
-    auto lo1hi1 =
-        arith::MulUIExtendedOp::create(b, i32Like(b, like, kPhiloxM1), c2);
-    Value k0Like = splatLike(b, like, k0), k1Like = splatLike(b, like, k1);
-    Value next0 = arith::XOrIOp::create(
-        b, arith::XOrIOp::create(b, lo1hi1.getHigh(), c1), k0Like);
-    Value next2 = arith::XOrIOp::create(
-        b, arith::XOrIOp::create(b, lo0hi0.getHigh(), c3), k1Like);
-    c1 = lo1hi1.getLow();
-    c3 = lo0hi0.getLow();
-    c0 = next0;
-    c2 = next2;
-    if (round < 9) {
-      k0 = arith::AddIOp::create(
-          b, k0,
-          arith::ConstantOp::create(
-              b, b.getI32IntegerAttr(static_cast<int32_t>(kPhiloxW0))));
-      k1 = arith::AddIOp::create(
-          b, k1,
-          arith::ConstantOp::create(
-              b, b.getI32IntegerAttr(static_cast<int32_t>(kPhiloxW1))));
+  auto philox = [&](Value c0, Type like) {
+    auto word = [&](Value index) {
+      return splatLike(b, like, arith::IndexCastUIOp::create(b, i32, index));
+    };
+    Value c1 = word(row), c2 = word(site.slot), c3 = word(site.tokensHeld);
+    Value k0 = arith::TruncIOp::create(b, i32, key);
+    Value k1 = arith::TruncIOp::create(
+        b, i32,
+        arith::ShRUIOp::create(
+            b, key, arith::ConstantOp::create(b, b.getI64IntegerAttr(32))));
+    for (int round = 0; round < 10; ++round) {
+      auto lo0hi0 =
+          arith::MulUIExtendedOp::create(b, i32Like(b, like, kPhiloxM0), c0);
+      auto lo1hi1 =
+          arith::MulUIExtendedOp::create(b, i32Like(b, like, kPhiloxM1), c2);
+      Value k0Like = splatLike(b, like, k0), k1Like = splatLike(b, like, k1);
+      Value next0 = arith::XOrIOp::create(
+          b, arith::XOrIOp::create(b, lo1hi1.getHigh(), c1), k0Like);
+      Value next2 = arith::XOrIOp::create(
+          b, arith::XOrIOp::create(b, lo0hi0.getHigh(), c3), k1Like);
+      c1 = lo1hi1.getLow();
+      c3 = lo0hi0.getLow();
+      c0 = next0;
+      c2 = next2;
+      if (round < 9) {
+        k0 = arith::AddIOp::create(
+            b, k0,
+            arith::ConstantOp::create(
+                b, b.getI32IntegerAttr(static_cast<int32_t>(kPhiloxW0))));
+        k1 = arith::AddIOp::create(
+            b, k1,
+            arith::ConstantOp::create(
+                b, b.getI32IntegerAttr(static_cast<int32_t>(kPhiloxW1))));
+      }
     }
+    return std::array<Value, 4>{c0, c1, c2, c3};
+  };
+  Value n = arith::IndexCastUIOp::create(b, i32, site.n);
+  Value two = arith::ConstantOp::create(b, b.getI32IntegerAttr(2));
+  if (lanes && lanes % 4 == 0) {
+    // Whole groups of four columns (the vector starts at a multiple of 4,
+    // as every vector store of the lowerings does): lanes / 4 calls, their
+    // words interleaved so that lane 4 c + w holds word w of call c.
+    auto calls = VectorType::get({lanes / 4}, i32);
+    Value first = vector::BroadcastOp::create(
+        b, calls, arith::ShRUIOp::create(b, n, two));
+    std::array<Value, 4> words =
+        philox(arith::AddIOp::create(b, first, iota(calls, 1)), calls);
+    auto interleave = [&](Value lhs, Value rhs) -> Value {
+      const int64_t width = cast<VectorType>(lhs.getType()).getShape()[0];
+      SmallVector<int64_t> pairs;
+      for (int64_t i = 0; i < width; ++i) {
+        pairs.push_back(i);
+        pairs.push_back(width + i);
+      }
+      return vector::ShuffleOp::create(b, lhs, rhs, pairs);
+    };
+    // [w0, w1] pairs and [w2, w3] pairs, then pairs of pairs.
+    Value low = interleave(words[0], words[1]);
+    Value high = interleave(words[2], words[3]);
+    SmallVector<int64_t> quads;
+    for (int64_t c = 0; c < lanes / 4; ++c)
+      for (int64_t i :
+           {2 * c, 2 * c + 1, lanes / 2 + 2 * c, lanes / 2 + 2 * c + 1})
+        quads.push_back(i);
+    return vector::ShuffleOp::create(b, low, high, quads);
   }
-  return c0;
+  // Any other shape: each lane's own call and word.
+  Type like = lanes ? Type(VectorType::get({lanes}, i32)) : i32;
+  Value column = splatLike(b, like, n);
+  if (lanes)
+    column = arith::AddIOp::create(b, column, iota(cast<VectorType>(like), 1));
+  std::array<Value, 4> words =
+      philox(arith::ShRUIOp::create(b, column, splatLike(b, like, two)), like);
+  Value which = arith::AndIOp::create(b, column, i32Like(b, like, 3));
+  auto is = [&](uint32_t w) {
+    return arith::CmpIOp::create(b, arith::CmpIPredicate::eq, which,
+                                 i32Like(b, like, w));
+  };
+  return arith::SelectOp::create(
+      b, is(0), words[0],
+      arith::SelectOp::create(
+          b, is(1), words[1],
+          arith::SelectOp::create(b, is(2), words[2], words[3])));
 }

@@ -111,8 +111,11 @@ public:
   /// `like`'s shape as stored elements.
   Value zeroCodes(ImplicitLocOpBuilder &b, Type like) const;
 
-  /// Philox4x32-10 word 0 for each lane's element (i32, or a vector of i32
-  /// with `lanes` lanes for columns n .. n + lanes - 1; lanes 0 = scalar).
+  /// The Philox4x32-10 word of each lane's element (i32, or a vector of i32
+  /// with `lanes` lanes for columns n .. n + lanes - 1; lanes 0 = scalar):
+  /// word n mod 4 of the call on counter (n / 4, ...). A vector of a
+  /// multiple of 4 lanes must start at a multiple of 4 columns (every
+  /// lowering's vectors do), and then costs lanes / 4 calls.
   Value randomBits(ImplicitLocOpBuilder &b, const PoolWriteSite &site,
                    int64_t lanes) const;
 
