@@ -180,11 +180,38 @@ static Value reduceSideBySide(ImplicitLocOpBuilder &b,
   return pending.front();
 }
 
+/// The vectors of `blocks` (of one type) end to end, as one vector.
+static Value concatenate(ImplicitLocOpBuilder &b, ArrayRef<Value> blocks) {
+  SmallVector<Value> parts(blocks.begin(), blocks.end());
+  while (parts.size() > 1) {
+    SmallVector<Value> joined;
+    for (size_t i = 0; i + 1 < parts.size(); i += 2) {
+      const int64_t width =
+          cast<VectorType>(parts[i].getType()).getShape()[0] +
+          cast<VectorType>(parts[i + 1].getType()).getShape()[0];
+      SmallVector<int64_t> mask;
+      for (int64_t k = 0; k < width; ++k)
+        mask.push_back(k);
+      joined.push_back(
+          vector::ShuffleOp::create(b, parts[i], parts[i + 1], mask));
+    }
+    if (parts.size() % 2)
+      joined.push_back(parts.back());
+    parts = std::move(joined);
+  }
+  return parts.front();
+}
+
 /// True when reduceSideBySide takes `count` rows of `lanes`.
 static bool reducesSideBySide(int64_t count, int64_t lanes) {
   return count > 1 && count <= lanes && llvm::isPowerOf2_64(count) &&
          llvm::isPowerOf2_64(lanes);
 }
+
+/// Column blocks an 8-bit row's stochastic codes are encoded together in:
+/// a Philox call serves four columns, so four blocks of the vector width
+/// make one call of the full width.
+static constexpr int64_t kStochasticBlocks = 4;
 
 /// The scale s of the tile is folded back into it outside [2^-32, 2^32].
 static constexpr double kMinScale = 0x1p-32;
@@ -523,6 +550,44 @@ private:
       function_ref<Value(ImplicitLocOpBuilder &, Value, Value)> values) {
     Value row = arith::AddIOp::create(b, task.p0, p);
     codec.storeScale(b, r.scale, slot, task.head, row);
+    // Stochastic rounding spends most of an element on its Philox word; a
+    // call serves four columns, so four column blocks encoded as one vector
+    // make one full-width call per four blocks instead of four quarter-width
+    // ones (AVX-512 forms a 32x32->64 product lane pair by lane pair).
+    if (codec.stochastic && staticDState > 0 &&
+        staticDState % (kStochasticBlocks * lanes) == 0) {
+      auto wide = VectorType::get({kStochasticBlocks * lanes}, e.f32);
+      Value wideStep = e.index(b, kStochasticBlocks * lanes);
+      auto storeCodes = [&](bool inRange) {
+        return [&, inRange](ImplicitLocOpBuilder &b) -> SmallVector<Value> {
+          scf::ForOp::create(
+              b, task.zero, e.dstate, wideStep, ValueRange{},
+              [&](OpBuilder &nested, Location loc, Value n, ValueRange) {
+                ImplicitLocOpBuilder b(loc, nested);
+                PoolWriteSite site{slot, task.head, row, n, held};
+                Value codes;
+                if (inRange) {
+                  SmallVector<Value> blocks;
+                  for (int64_t k = 0; k < kStochasticBlocks; ++k)
+                    blocks.push_back(values(
+                        b, p,
+                        arith::AddIOp::create(b, n, e.index(b, k * lanes))));
+                  codes = codec.encodeInRange(b, concatenate(b, blocks),
+                                              r.inverse, site);
+                } else {
+                  codes = codec.zeroCodes(b, wide);
+                }
+                vector::StoreOp::create(b, codes, e.pool,
+                                        ValueRange{slot, task.head, row, n});
+                scf::YieldOp::create(b);
+              });
+          return {};
+        };
+      };
+      e.ifElseValues(b, r.inRange, TypeRange{}, storeCodes(true),
+                     storeCodes(false));
+      return;
+    }
     auto storeCodes = [&](bool inRange) {
       return [&, inRange](ImplicitLocOpBuilder &b) -> SmallVector<Value> {
         forEachColumn(b, task, [&](ImplicitLocOpBuilder &b, Value n) {
