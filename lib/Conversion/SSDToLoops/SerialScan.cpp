@@ -1238,34 +1238,51 @@ private:
           for (int64_t r = 0; r < count; ++r)
             rowScales[r] = codec.loadScale(b, s.slot, task.head, rows[r]);
         SmallVector<Value> init(carried.size(), decode.zeros);
+        // Stochastic stores: four blocks a step, encoded as one vector, so
+        // that its Philox calls fill the vector (see kStochasticBlocks).
+        const int64_t blocks =
+            toPool && codec.stochastic && staticDState > 0 &&
+                    staticDState % (kStochasticBlocks * lanes) == 0
+                ? kStochasticBlocks
+                : 1;
         auto columns = scf::ForOp::create(
-            b, task.zero, e.dstate, laneStep, init,
+            b, task.zero, e.dstate, e.index(b, blocks * lanes), init,
             [&](OpBuilder &nested, Location loc, Value n, ValueRange acc) {
               ImplicitLocOpBuilder b(loc, nested);
-              Value bv = rowVector(b, task, step, 0, n);
-              Value cv = rowVector(b, task, step, 1, n);
               SmallVector<Value> next(acc.begin(), acc.end());
-              for (int64_t r = 0; r < count; ++r) {
-                SmallVector<Value, 4> at{s.slot, task.head, rows[r], n};
-                Value v = fromPool ? loadPoolVector(b, at, rowScales[r])
-                                   : decode.zeros;
-                v = vector::FMAOp::create(b, block.weights[r], bv, v);
-                next[r] = vector::FMAOp::create(b, v, cv, acc[r]);
-                if (toPool) {
+              SmallVector<SmallVector<Value>> stored(count);
+              for (int64_t k = 0; k < blocks; ++k) {
+                Value nk =
+                    k ? arith::AddIOp::create(b, n, e.index(b, k * lanes))
+                            .getResult()
+                      : n;
+                Value bv = rowVector(b, task, step, 0, nk);
+                Value cv = rowVector(b, task, step, 1, nk);
+                for (int64_t r = 0; r < count; ++r) {
+                  SmallVector<Value, 4> at{s.slot, task.head, rows[r], nk};
+                  Value v = fromPool ? loadPoolVector(b, at, rowScales[r])
+                                     : decode.zeros;
+                  v = vector::FMAOp::create(b, block.weights[r], bv, v);
+                  next[r] = vector::FMAOp::create(b, v, cv, next[r]);
+                  if (toPool) {
+                    stored[r].push_back(
+                        arith::MulFOp::create(b, decode.factor, v));
+                  } else if (scaled) {
+                    vector::StoreOp::create(b, v, task.state(),
+                                            ValueRange{block.rowIndex[r], nk});
+                    next[count + r] = codec.absMax(b, next[count + r], v);
+                  }
+                }
+              }
+              if (toPool)
+                for (int64_t r = 0; r < count; ++r) {
                   PoolWriteSite site{s.slot, task.head, rows[r], n,
                                      decode.held};
                   vector::StoreOp::create(
                       b,
-                      codec.encode(b,
-                                   arith::MulFOp::create(b, decode.factor, v),
-                                   Value(), site),
-                      e.pool, at);
-                } else if (scaled) {
-                  vector::StoreOp::create(b, v, task.state(),
-                                          ValueRange{block.rowIndex[r], n});
-                  next[count + r] = codec.absMax(b, acc[count + r], v);
+                      codec.encode(b, concatenate(b, stored[r]), Value(), site),
+                      e.pool, ValueRange{s.slot, task.head, rows[r], n});
                 }
-              }
               scf::YieldOp::create(b, next);
             });
         return SmallVector<Value>(columns.getResults());
