@@ -64,6 +64,7 @@ void ssd::buildPipeline(mlir::OpPassManager &pm, const CompileOptions &options,
     nvvm.format = options.format;
     nvvm.form = options.form;
     nvvm.chunkSize = options.chunkSize;
+    nvvm.fusedStatePassing = options.fusedStatePassing;
     nvvm.fusedOutput = options.fusedOutput;
     nvvm.headsPerBlock = options.headsPerBlock;
     nvvm.invariant = options.invariant;
@@ -73,6 +74,7 @@ void ssd::buildPipeline(mlir::OpPassManager &pm, const CompileOptions &options,
     emu.chip = options.chip;
     emu.form = options.form;
     emu.chunkSize = options.chunkSize;
+    emu.fusedStatePassing = options.fusedStatePassing;
     emu.fusedOutput = options.fusedOutput;
     emu.headsPerBlock = options.headsPerBlock;
     emu.invariant = options.invariant;

@@ -152,15 +152,37 @@ func.func @chunked_f16(%x: memref<?x4x16xbf16>, %dt: memref<?x4xbf16>, %A: memre
 
 // -----
 
-// i8, chunked: the plan leaves the fused modes off (the fused chunk kernel
-// holds no row's scale). State passing decodes the initial state; the
-// output kernel takes a row's maximum over the N / 4 = 8 lanes that hold
-// it (xor 4, 2, 1; shfl.sync's mask names those lanes only), the row's
-// first lane stores the scale.
+// i8, chunked, a bf16 model: the plan fuses state passing and the output.
+// The chunk kernel decodes a first chunk's initial state a pair of columns
+// at a time (the row's scale, sitofp, times the scale) and stores every
+// writer's final state as f32 in `finals` (one entry per sequence), never
+// codes: the row is spread over its warps' fragments. The output kernel's
+// final-state blocks (a sequence without chunks decodes its initial state)
+// take a row's maximum over the N / 4 = 8 lanes that hold it (xor 4, 2, 1;
+// shfl.sync's mask names those lanes only), the row's first lane stores
+// the scale.
 // CHECK-LABEL: func.func @chunked_i8
 // CHECK-SAME:    %[[POOL:[^:]+]]: memref<?x4x16x32xi8>, %[[SCALES:[^:]+]]: memref<?x4x16xf32>
+// CHECK-SAME:    %[[QSL:[^:]+]]: memref<?xi32>
+// CHECK:       %[[SEQ_BOUND:.*]] = memref.dim %[[QSL]]
+// CHECK:       %[[BATCH:.*]] = arith.subi %[[SEQ_BOUND]]
+// CHECK:       %[[FINALS:.*]] = memref.view %{{.*}}[%{{.*}}][%[[BATCH]]] : memref<?xi8> to memref<?x4x16x32xf32>
+// CHECK:       gpu.launch
+// CHECK:       memref.load %[[SCALES]][
+// CHECK-NEXT:  arith.constant
+// CHECK-NEXT:  arith.cmpi
+// CHECK-NEXT:  scf.if
+// CHECK-NEXT:  vector.load %[[POOL]][{{.*}}] {alignment = 2 : i64} : memref<?x4x16x32xi8>, vector<2xi8>
+// CHECK-NEXT:  arith.sitofp %{{.*}} : vector<2xi8> to vector<2xf32>
+// CHECK-NEXT:  vector.broadcast
+// CHECK-NEXT:  arith.mulf
+// CHECK-NOT:   store %{{.*}}, %[[POOL]][
+// CHECK:       vector.store %{{.*}}, %[[FINALS]][{{.*}}] {alignment = 8 : i64} : memref<?x4x16x32xf32>, vector<2xf32>
+// CHECK-NOT:   store %{{.*}}, %[[POOL]][
+// CHECK:       gpu.launch
 // CHECK:       memref.load %[[SCALES]][
 // CHECK-NEXT:  vector.load %[[POOL]][{{.*}}] {alignment = 4 : i64} : memref<?x4x16x32xi8>, vector<4xi8>
+// CHECK:       vector.load %[[FINALS]]
 // CHECK:       %[[C4:.*]] = arith.constant 4 : i32
 // CHECK:       nvvm.shfl.sync bfly %[[MASK:[^,]+]], %{{.*}}, %[[C4]]
 // CHECK:       %[[C2:.*]] = arith.constant 2 : i32

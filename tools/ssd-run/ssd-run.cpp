@@ -7,6 +7,7 @@
 //           [--form auto|chunked|serial] [--chunk-size N] [--static-shapes]
 //           [--print-ir] [--no-openmp] [--cpu NAME] [--chip sm_90a]
 //           [--tensor-form [--constant-weights]] [--no-fused-output]
+//           [--no-fused-state-passing]
 //           [--heads-per-block N] [--checkpoint-interval N] [--invariant]
 //
 // The flags are llvm::cl options (--help lists them); ssd::checkToolArguments
@@ -118,6 +119,11 @@ cl::opt<bool>
     emulatorCosts("emulator-costs",
                   cl::desc("gpu-emu: print the emulator's cost counters"),
                   cl::cat(category));
+cl::opt<bool> noFusedStatePassing(
+    "no-fused-state-passing",
+    cl::desc("GPU: chunk states passed by a launch of their own (three "
+             "launches), as f32 models always are"),
+    cl::cat(category));
 cl::opt<bool> noFusedOutput(
     "no-fused-output",
     cl::desc("GPU: y in a kernel of its own, not in the chunk kernel"),
@@ -201,6 +207,7 @@ bool readOptions(Options &o, std::string &error) {
   o.compile.staticShapes = staticShapes;
   o.compile.openmp = !noOpenMP;
   o.compile.cpu = cpu;
+  o.compile.fusedStatePassing = !noFusedStatePassing;
   o.compile.fusedOutput = !noFusedOutput;
   o.compile.headsPerBlock = headsPerBlock;
   o.compile.tensorForm = tensorForm;
@@ -239,12 +246,14 @@ bool readOptions(Options &o, std::string &error) {
     return false;
   }
   if (!needsGPUTarget(noFusedOutput, error) ||
+      !needsGPUTarget(noFusedStatePassing, error) ||
       !needsGPUTarget(headsPerBlock, error))
     return false;
   // An invariant op runs the serial GPU kernel only: a chunked kernel's
   // choice would be silently ignored.
   for (const cl::Option *chunkedOnly :
        {static_cast<const cl::Option *>(&noFusedOutput),
+        static_cast<const cl::Option *>(&noFusedStatePassing),
         static_cast<const cl::Option *>(&headsPerBlock)})
     if (invariant && chunkedOnly->getNumOccurrences()) {
       error = "--invariant runs the serial GPU kernel only: --" +

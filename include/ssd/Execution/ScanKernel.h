@@ -42,6 +42,9 @@ struct CompileOptions {
   /// CPU: the LLVM CPU to JIT-compile for (JITTarget.h); empty: the host.
   /// The serial form's vectors take that CPU's widest registers.
   std::string cpu;
+  /// CUDA, GPU emulator: chunk states passed inside the chunk kernel (pass
+  /// option fused-state-passing of ssd-plan-gpu-kernels).
+  bool fusedStatePassing = mlir::ssd::kDefaultFusedStatePassing;
   /// CUDA, GPU emulator: y computed in the chunk kernel (pass option
   /// fused-output of ssd-lower-to-gpu).
   bool fusedOutput = mlir::ssd::kDefaultFusedOutput;

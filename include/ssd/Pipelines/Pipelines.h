@@ -168,6 +168,11 @@ struct SSDGPUPipelineOptionsBase
                      "target's LLVM pipeline, which the emulator runs on "
                      "its kernels too), 0 to 3"),
       llvm::cl::init(kGPUOptLevelDefault)};
+  Option<bool> fusedStatePassing{
+      *this, "fused-state-passing",
+      llvm::cl::desc("pass chunk states inside the chunk kernel (chunked "
+                     "form, f16/bf16 models; see ssd-plan-gpu-kernels)"),
+      llvm::cl::init(SSDPlanGPUKernelsOptions{}.fusedStatePassing)};
   Option<bool> fusedOutput{
       *this, "fused-output",
       llvm::cl::desc("compute y in the chunk kernel (chunked form, f16/bf16 "
@@ -185,6 +190,7 @@ struct SSDGPUPipelineOptionsBase
     plan.chip = chip;
     plan.serialRowsPerWarp = serialRowsPerWarp;
     plan.serialWarpsPerBlock = serialWarpsPerBlock;
+    plan.fusedStatePassing = fusedStatePassing;
     plan.fusedOutput = fusedOutput;
     plan.headsPerBlock = headsPerBlock;
     return plan;

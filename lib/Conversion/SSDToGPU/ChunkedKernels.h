@@ -85,8 +85,8 @@ struct ChunkedContext {
   Value states;            // [K, H, P, N] f32: dS_k (unfused)
   Value prevHigh, prevLow; // [K, H, P, N] mma element: S_prev(k) (hi, lo)
   Value finals;            // [finalStates, H, P, N] f32: final states
-                           // (fused: only contested writers' are stored
-                           // here)
+                           // (fusedStoresFinals: only contested writers'
+                           // are stored here)
   Value chunkedSeqs;       // mixed launches: [seqBound + 1] i32, the sequences
                            // that run chunked, then their count
   Value cb;    // [K', G, chunkRows, paddedRows] C Bᵀ (bf16 for bf16 models,
@@ -132,6 +132,14 @@ struct ChunkedContext {
   /// Elements of the state per thread in launches 2 and 3 (see
   /// chunkedStateVector).
   int64_t stateVector() const { return chunkedStateVector(x, codec.scaled()); }
+  /// Whether the fused chunk kernel stores final states into the pool
+  /// itself (an uncontested writer's last chunk), leaving `finals` to
+  /// contested writers. Not for an 8-bit pool: a row's scale needs the
+  /// row's maximum, and the chunk kernel spreads a row over mma fragments
+  /// in several warps; every writer's final state goes through `finals` to
+  /// the output kernel's final-state blocks, which hold a row in lanes of
+  /// one warp (chunkedRowLanes) as unfused.
+  bool fusedStoresFinals() const { return fused && !codec.scaled(); }
 
 private:
   /// Entries of `finals` the call needs (declareWorkspace).
@@ -317,6 +325,11 @@ protected:
                  Value second, bool pairs, Value tokensHeld = Value());
   std::pair<Value, Value> loadPair(ImplicitLocOpBuilder &b, Value memref,
                                    SmallVector<Value> indices, int64_t extent);
+  /// loadPair from the pool at (slot, head, p, col), decoded (an 8-bit
+  /// row's codes times its scale).
+  std::pair<Value, Value> loadPoolPair(ImplicitLocOpBuilder &b,
+                                       SmallVector<Value> indices,
+                                       int64_t extent);
 
   //===------------------------------------------------------------------===//
   // Flags and tickets (BlockSync.cpp)

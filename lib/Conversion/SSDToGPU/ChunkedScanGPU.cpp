@@ -85,12 +85,13 @@ void mlir::ssd::detail::emitChunkedLaunches(ImplicitLocOpBuilder &b,
 }
 
 /// Entries of `finals`: every sequence that runs chunked unfused (state
-/// passing stores each final state there); fused, only contested writers
-/// use it, and a writer is contested only when another sequence of the
-/// batch reads its slot, which needs an initial-state mask and two
+/// passing stores each final state there) or fused with an 8-bit pool
+/// (every writer's, fusedStoresFinals); otherwise fused, only contested
+/// writers use it, and a writer is contested only when another sequence
+/// of the batch reads its slot, which needs an initial-state mask and two
 /// sequences.
 Value ChunkedContext::finalStates(ImplicitLocOpBuilder &b) {
-  if (!fused)
+  if (!fusedStoresFinals())
     return seqBound;
   if (!e.hasInitialState)
     return idx(b, 0);

@@ -13,7 +13,8 @@
 // backoff, barrier), takes S_prev from the chain's state (or the pool for a
 // sequence's first chunk), stores S_prev for the output kernel and publishes
 // S = exp(cum_last) S_prev + dS in its place (a writing sequence's last chunk
-// to its pool slot, or for a contested writer to its final-state slot):
+// to its pool slot, or for a contested writer or an 8-bit pool, whose row
+// scales the output kernel takes, to its final-state slot):
 // stores, barrier, one st.release.gpu of its flag (cumulative over what the
 // barrier ordered before it). The update runs on the dS fragments, each lane
 // reading and then overwriting its own pairs of adjacent state elements.
@@ -92,9 +93,11 @@ void ChunkKernelBuilder::passState(ImplicitLocOpBuilder &b,
   // A writing sequence's last chunk stores its final state straight into
   // its pool slot when no other sequence reads that slot (its own first
   // chunk read it before the chain reached this block); a contested
-  // writer leaves it to the last launch, after every pool read.
-  Value direct = isLast;
-  if (e.hasInitialState) {
+  // writer leaves it to the last launch, after every pool read. So does
+  // every writer of an 8-bit pool (fusedStoresFinals): the last launch
+  // holds each row in one warp for its scale.
+  Value direct = fusedStoresFinals() ? isLast : boolean(b, false);
+  if (fusedStoresFinals() && e.hasInitialState) {
     direct = e.ifElse(
         b, isLast, b.getI1Type(),
         [&](ImplicitLocOpBuilder &b) -> Value {
@@ -107,8 +110,9 @@ void ChunkKernelBuilder::passState(ImplicitLocOpBuilder &b,
         },
         [&](ImplicitLocOpBuilder &b) -> Value { return boolean(b, false); });
   }
-  // A contested writer's final state waits in `finals` for the last
-  // launch, at the sequence's entry among those that run chunked.
+  // A contested writer's (or an 8-bit pool's writer's) final state waits
+  // in `finals` for the last launch, at the sequence's entry among those
+  // that run chunked.
   Value finalEntry = seq;
   if (minSequence)
     finalEntry = e.ifElse(
@@ -126,8 +130,12 @@ void ChunkKernelBuilder::passState(ImplicitLocOpBuilder &b,
   // Stochastic rounding's counters (null otherwise): the final state holds
   // o + len tokens, the checkpoint after local token `last` o + last + 1.
   Value before = tokensBefore(b, seq);
-  Value finalHeld = before ? add(b, before, sub(b, s.end, s.begin)) : Value();
+  Value finalHeld = before && fusedStoresFinals()
+                        ? add(b, before, sub(b, s.end, s.begin))
+                        : Value();
   Value checkpointWrites, checkpointSlot, checkpointHeld;
+  assert((!checkpoints || !codec.scaled()) &&
+         "an 8-bit pool's checkpoints are stored unfused (readGPUPlan)");
   if (checkpoints) {
     Value first = mul(b, j, L);
     Value last =
@@ -182,8 +190,7 @@ void ChunkKernelBuilder::passState(ImplicitLocOpBuilder &b,
               t.setInsertionPointToStart(ifFirst.thenBlock());
               scf::YieldOp::create(
                   t, ifValues(t, s.readsInitial, [&](ImplicitLocOpBuilder &b) {
-                    return pairOf(
-                        loadPair(b, e.pool, {s.slot, head, p, col}, N));
+                    return pairOf(loadPoolPair(b, {s.slot, head, p, col}, N));
                   }));
               t.setInsertionPointToStart(ifFirst.elseBlock());
               scf::YieldOp::create(
@@ -215,6 +222,8 @@ void ChunkKernelBuilder::passState(ImplicitLocOpBuilder &b,
             e.ifThen(
                 b, both(b, isLast, s.writesState),
                 [&](ImplicitLocOpBuilder &b) {
+                  if (!fusedStoresFinals())
+                    return storeTo(b, finals, {finalEntry, head, p, col});
                   auto ifDirect = scf::IfOp::create(b, direct, true);
                   ImplicitLocOpBuilder d(b.getLoc(), b.getContext());
                   d.setInsertionPoint(ifDirect.thenBlock()->getTerminator());

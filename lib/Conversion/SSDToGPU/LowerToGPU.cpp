@@ -87,8 +87,9 @@ std::optional<std::string> whyNotSerialPool(ChunkScanVarlenOp op,
 
 /// Why the chunked kernels of `plan` (chunked form, or a mixed launch's
 /// long sequences) cannot write `op`'s pool, if they cannot: an 8-bit row's
-/// scale is combined over the lanes that hold the row in state passing
-/// and the output kernel, which the fused chunk kernel does not have.
+/// scale is combined over the lanes of one warp that hold the row in state
+/// passing and the output kernel (every final state of the fused kernels
+/// too), which the fused chunk kernel's checkpoint stores do not have.
 std::optional<std::string> whyNotChunkedPool(ChunkScanVarlenOp op,
                                              const StaticExtents &x,
                                              const ChunkedPlan &plan,
@@ -98,10 +99,12 @@ std::optional<std::string> whyNotChunkedPool(ChunkScanVarlenOp op,
     return std::nullopt;
   StringRef kernels = mixed ? "the GPU chunked kernels (of a mixed launch)"
                             : "the GPU chunked kernels";
-  if (plan.fused)
-    return llvm::formatv("ssd-lower-to-gpu: {0} store {1} pools unfused "
-                         "only (the fused chunk kernel holds no row's "
-                         "scale); plan them with fused-state-passing=false",
+  if (plan.fused && op.getCheckpointSlots())
+    return llvm::formatv("ssd-lower-to-gpu: {0} store the checkpoints of {1} "
+                         "pools unfused only (the fused chunk kernel stores a "
+                         "checkpoint from fragments of several warps, which "
+                         "hold no row's scale); plan them with "
+                         "fused-state-passing=false",
                          kernels, poolTypeName(codec))
         .str();
   if (!chunkedRowLanes(x))

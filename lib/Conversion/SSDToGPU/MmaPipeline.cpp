@@ -402,3 +402,41 @@ std::pair<Value, Value> ChunkedKernelParts::loadPair(ImplicitLocOpBuilder &b,
   }
   return {both[0], both[1]};
 }
+
+/// The pool's elements ..col and ..col+1 of row (slot, head, p) as f32 (0
+/// at or past `extent`): loadPair's, decoded as loadPoolVector decodes
+/// them (an 8-bit row's codes times the row's one scale, element by
+/// element, so the same bits as launch 2's wider vectors).
+std::pair<Value, Value>
+ChunkedKernelParts::loadPoolPair(ImplicitLocOpBuilder &b,
+                                 SmallVector<Value> indices, int64_t extent) {
+  if (!codec.scaled())
+    return loadPair(b, e.pool, indices, extent);
+  Value scale = codec.loadScale(b, indices[0], indices[1], indices[2]);
+  Value col = indices.back();
+  if (extent % 2 == 0) {
+    Value pair = ifValues(b, ult(b, col, extent), [&](ImplicitLocOpBuilder &b) {
+                   Value codes = vectorLoad(
+                       b, VectorType::get({2}, codec.element), e.pool, indices,
+                       2 * codec.element.getIntOrFloatBitWidth() / 8);
+                   return SmallVector<Value>{codec.decode(b, codes, scale)};
+                 }).front();
+    auto at = [&](int64_t q) {
+      return vector::ExtractOp::create(b, pair, ArrayRef<int64_t>{q})
+          .getResult();
+    };
+    return {at(0), at(1)};
+  }
+  SmallVector<Value> both;
+  for (int64_t q = 0; q < 2; ++q) {
+    SmallVector<Value> at(indices);
+    at.back() = add(b, col, q);
+    both.push_back(e.ifElse(
+        b, ult(b, at.back(), extent), b.getF32Type(),
+        [&](ImplicitLocOpBuilder &b) {
+          return codec.decode(b, load(b, e.pool, at), scale);
+        },
+        [&](ImplicitLocOpBuilder &b) { return f32(b, 0.0); }));
+  }
+  return {both[0], both[1]};
+}

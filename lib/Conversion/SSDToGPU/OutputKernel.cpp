@@ -75,15 +75,18 @@ void OutputKernelBuilder::emit(ImplicitLocOpBuilder &b) {
         Value element = mul(f, add(f, mul(f, part, kOutputThreads), tid), v);
         forChunkedSequence(f, entry, [&](ImplicitLocOpBuilder &f, Value seq) {
           SequenceInfo s = e.sequence(f, seq);
-          // Fused: the final state sits at the last chunk, unless the
-          // chunk kernel stored it into the pool already (an uncontested
-          // writer, the same vote as there); a sequence without chunks
+          // Fused: the final state sits in `finals` after the last chunk,
+          // unless the chunk kernel stored it into the pool already (an
+          // uncontested writer, the same vote as there; never an 8-bit
+          // pool's, see fusedStoresFinals); a sequence without chunks
           // keeps its initial state.
           Value begin, end, empty, stored = boolean(f, false);
           if (fused) {
             begin = toIndex(f, load(f, chunkBegin, {seq}));
             end = toIndex(f, load(f, chunkBegin, {add(f, seq, idx(f, 1))}));
             empty = eq(f, begin, end);
+          }
+          if (fusedStoresFinals()) {
             Value contested = boolean(f, false);
             if (e.hasInitialState)
               contested = contestedWriter(

@@ -40,16 +40,18 @@ constexpr llvm::StringLiteral kPassName = "ssd-plan-gpu-kernels";
 /// checkpoint that ends the chunk but has no walk to one inside it: an op
 /// with checkpoints elsewhere (Checkpoints::atChunkEndsOnly) takes the
 /// three launches, where state passing writes them (StatePassing.cpp). So
-/// does an 8-bit pool: the fused chunk kernel spreads a row over its mma
-/// fragments, where no row's scale is at hand; state passing and the
-/// output kernel hold a row in lanes of one warp.
+/// does an 8-bit pool with checkpoints: the fused chunk kernel stores a
+/// checkpoint from its mma fragments, a row spread over several warps,
+/// where no row's scale is at hand. An 8-bit pool's final states go
+/// through the output kernel, which holds a row in one warp
+/// (fusedStoresFinals), so without checkpoints it fuses.
 ChunkedKernelRequest requestOf(ChunkScanVarlenOp op,
                                const SSDPlanGPUKernelsOptions &options,
                                int64_t chunkSize) {
   ChunkedKernelRequest request;
-  const bool fusable = (!op.getCheckpointSlots() ||
-                        Checkpoints::atChunkEndsOnly(op, chunkSize)) &&
-                       !PoolCodec(op).scaled();
+  const bool fusable =
+      !op.getCheckpointSlots() ||
+      (Checkpoints::atChunkEndsOnly(op, chunkSize) && !PoolCodec(op).scaled());
   request.fusedStatePassing = options.fusedStatePassing && fusable;
   request.fusedOutput = options.fusedOutput && fusable;
   request.headsPerBlock = options.headsPerBlock;
