@@ -447,8 +447,8 @@ private:
     int64_t band; // rows a warp (or warpgroup) skips together
     bool bandPerThread, reloadRowCum;
     Type cbElement;
-    // Unless reloadRowCum: per head the reference row's cum (hi, lo), and
-    // per head and row exp(cum_i - cum_ref) (0 past the chunk).
+    // With one head, unless reloadRowCum: the reference row's cum (hi,
+    // lo) and per row exp(cum_i - cum_ref) (0 past the chunk).
     SmallVector<std::pair<Value, Value>> refCum;
     SmallVector<Value> rowScale;
     int64_t copyOf(int64_t h, int64_t offset, const ChunkedPlan &plan) const {

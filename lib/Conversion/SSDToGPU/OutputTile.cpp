@@ -337,18 +337,19 @@ OutputTileBuilder::placeWPieces(ImplicitLocOpBuilder &b, const OutputTile &ot,
   // C Bᵀ pieces as stored (f32 or the mma element), widened when used.
   w.cbElement = cast<MemRefType>(cb.getType()).getElementType();
   // The factored W's row factors (storeWPieces) and the reference row's
-  // cum, computed once for all steps; or, in the fused chunk kernel's
-  // 128-row passes (4 rows a thread) on mma.sync, again each step: the
-  // registers it needs to stay at two blocks per SM. The rows' own cum is
-  // read in the steps on the diagonal, the only ones that need it.
+  // cum, computed once for all steps; or again each step in the fused
+  // chunk kernel's 128-row passes (4 rows a thread) on mma.sync, and with
+  // paired heads: the registers they need to stay at two blocks per SM
+  // (held, the paired wgmma kernel spills 8-16 bytes at its 128). The
+  // rows' own cum is read in the steps on the diagonal, the only ones that
+  // need it.
   w.reloadRowCum = layout.inBlock && wPerThread > 2 && !wgmma;
-  if (!w.reloadRowCum)
-    for (int64_t h = 0; h < w.heads; ++h) {
-      w.refCum.push_back(refCum(b, ot, w, h));
-      for (int64_t dr : w.rows)
-        w.rowScale.push_back(
-            rowScale(b, ot, w, add(b, w.row, dr), h, w.refCum.back()));
-    }
+  if (!w.reloadRowCum && w.heads == 1) {
+    w.refCum.push_back(refCum(b, ot, w, 0));
+    for (int64_t dr : w.rows)
+      w.rowScale.push_back(
+          rowScale(b, ot, w, add(b, w.row, dr), 0, w.refCum.back()));
+  }
   return w;
 }
 
@@ -492,7 +493,7 @@ void OutputTileBuilder::storeWPieces(ImplicitLocOpBuilder &b,
   };
   auto factored = [&](ImplicitLocOpBuilder &b) -> SmallVector<Value> {
     std::pair<Value, Value> ref =
-        w.reloadRowCum ? refCum(b, ot, w, h) : w.refCum[h];
+        w.refCum.empty() ? refCum(b, ot, w, h) : w.refCum[h];
     SmallVector<Value> kd;
     for (int64_t q = 0; q < kWCols; ++q)
       kd.push_back(fmul(b,
@@ -502,8 +503,8 @@ void OutputTileBuilder::storeWPieces(ImplicitLocOpBuilder &b,
     Value columnFactor = vector::FromElementsOp::create(b, f32xW, kd);
     for (size_t m = 0; m < w.rows.size(); ++m) {
       Value r = add(b, w.row, w.rows[m]);
-      Value scale = w.reloadRowCum ? rowScale(b, ot, w, r, h, ref)
-                                   : w.rowScale[h * w.rows.size() + m];
+      Value scale =
+          w.rowScale.empty() ? rowScale(b, ot, w, r, h, ref) : w.rowScale[m];
       storeRow(b, r, [&](ImplicitLocOpBuilder &b) {
         Value rowFactor = vector::BroadcastOp::create(b, f32xW, scale);
         return fmul(b, fmul(b, piecesOf(b, m), rowFactor), columnFactor);
