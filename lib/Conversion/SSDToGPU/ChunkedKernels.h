@@ -454,12 +454,16 @@ private:
     int64_t heads;             // heads whose W the thread builds (paired: both)
     Value col, row;            // the thread's piece column and first row
     SmallVector<int64_t> rows; // its rows, after `row`
-    KernelContext arena;       // where each head's copy of the layout is
+    Value warpRow; // the warp's first row: the reference of its factored W
+    KernelContext arena; // where each head's copy of the layout is
     SmallVector<MmaOperand> stageOfHead;
     int64_t band; // rows a warp (or warpgroup) skips together
     bool bandPerThread, reloadRowCum;
     Type cbElement;
-    SmallVector<std::pair<Value, Value>> rowCum; // per head and row
+    // With one head, unless reloadRowCum: the reference row's cum (hi,
+    // lo) and per row exp(cum_i - cum_ref) (0 past the chunk).
+    SmallVector<std::pair<Value, Value>> refCum;
+    SmallVector<Value> rowScale;
     int64_t copyOf(int64_t h, int64_t offset, const ChunkedPlan &plan) const {
       return heads > 1 ? offset + h * plan.headStride : offset;
     }
@@ -468,6 +472,11 @@ private:
                        const MmaOperand &ws);
   std::pair<Value, Value> rowCum(ImplicitLocOpBuilder &b, const OutputTile &ot,
                                  const WPieces &w, Value r, int64_t h);
+  std::pair<Value, Value> refCum(ImplicitLocOpBuilder &b, const OutputTile &ot,
+                                 const WPieces &w, int64_t h);
+  Value rowScale(ImplicitLocOpBuilder &b, const OutputTile &ot,
+                 const WPieces &w, Value r, int64_t h,
+                 std::pair<Value, Value> ref);
   Value readByItsWarps(ImplicitLocOpBuilder &b, const OutputTile &ot,
                        const WPieces &w, Value r, Value j0);
   SmallVector<Value> columnValues(ImplicitLocOpBuilder &b, const OutputTile &ot,

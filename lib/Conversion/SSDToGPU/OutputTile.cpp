@@ -313,10 +313,10 @@ OutputTileBuilder::placeWPieces(ImplicitLocOpBuilder &b, const OutputTile &ot,
          "whole W pieces per thread");
   Value tid = ot.tid;
   w.col = mul(b, remu(b, tid, kWPiecesPerRow), kWCols);
-  w.row = add(b, mul(b, divu(b, tid, 32), rowsPerWarp),
-              divu(b, remu(b, tid, 32), kWPiecesPerRow));
+  w.warpRow = mul(b, divu(b, tid, 32), rowsPerWarp);
   if (w.heads > 1)
-    w.row = add(b, w.row, mul(b, k.team, rows / w.heads));
+    w.warpRow = add(b, w.warpRow, mul(b, k.team, rows / w.heads));
+  w.row = add(b, w.warpRow, divu(b, remu(b, tid, 32), kWPiecesPerRow));
   // Where head h's W stage, cum and d are: the team's own views, or with
   // paired heads copy h of the layout (constant offsets in the arena).
   w.arena = w.heads > 1 ? wholeBlock(b, k) : k;
@@ -336,18 +336,42 @@ OutputTileBuilder::placeWPieces(ImplicitLocOpBuilder &b, const OutputTile &ot,
     w.rows.push_back(m * rowsPerStore);
   // C Bᵀ pieces as stored (f32 or the mma element), widened when used.
   w.cbElement = cast<MemRefType>(cb.getType()).getElementType();
-  // The cum of each W row this thread fills, loaded once for all steps;
-  // or, in the fused chunk kernel's 128-row passes (4 rows a thread) on
-  // mma.sync, read again each step: 8 registers it needs to stay at two
-  // blocks per SM, for about 6% more shared-memory wavefronts. On wgmma
-  // the kernel has them (120 registers with, 118 without; with paired
-  // heads, two rows of each of two heads, 128 and no spills).
+  // The factored W's row factors (storeWPieces) and the reference row's
+  // cum, computed once for all steps; or again each step in the fused
+  // chunk kernel's 128-row passes (4 rows a thread) on mma.sync, and with
+  // paired heads: the registers they need to stay at two blocks per SM
+  // (held, the paired wgmma kernel spills 8-16 bytes at its 128). The
+  // rows' own cum is read in the steps on the diagonal, the only ones that
+  // need it.
   w.reloadRowCum = layout.inBlock && wPerThread > 2 && !wgmma;
-  if (!w.reloadRowCum)
-    for (int64_t h = 0; h < w.heads; ++h)
-      for (int64_t dr : w.rows)
-        w.rowCum.push_back(rowCum(b, ot, w, add(b, w.row, dr), h));
+  if (!w.reloadRowCum && w.heads == 1) {
+    w.refCum.push_back(refCum(b, ot, w, 0));
+    for (int64_t dr : w.rows)
+      w.rowScale.push_back(
+          rowScale(b, ot, w, add(b, w.row, dr), 0, w.refCum.back()));
+  }
   return w;
+}
+
+/// The reference row of the thread's factored W: its warp's first row, or
+/// the chunk's last token where that row lies past the chunk (then every
+/// row of the warp does, and its weights are zeros).
+std::pair<Value, Value> OutputTileBuilder::refCum(ImplicitLocOpBuilder &b,
+                                                  const OutputTile &ot,
+                                                  const WPieces &w, int64_t h) {
+  Value last = sub(b, sub(b, ot.c.len, idx(b, 1)), ot.i0);
+  return rowCum(b, ot, w, minu(b, w.warpRow, last), h);
+}
+
+/// exp(cum_i - cum_ref) for row r (i = i0 + r at or after the reference),
+/// 0 past the chunk (whose cum is not read: its weights must be zeros).
+Value OutputTileBuilder::rowScale(ImplicitLocOpBuilder &b, const OutputTile &ot,
+                                  const WPieces &w, Value r, int64_t h,
+                                  std::pair<Value, Value> ref) {
+  Value i = add(b, ot.i0, r);
+  auto [hiI, loI] = rowCum(b, ot, w, r, h);
+  return select(b, ult(b, i, ot.c.len),
+                decayBetween(b, hiI, loI, ref.first, ref.second), f32(b, 0.0));
 }
 
 std::pair<Value, Value> OutputTileBuilder::rowCum(ImplicitLocOpBuilder &b,
@@ -424,6 +448,13 @@ SmallVector<Value> OutputTileBuilder::fetchWPieces(ImplicitLocOpBuilder &b,
 /// The step's W pieces of head h (columns from jb = j0 + the thread's
 /// column) from the thread's C Bᵀ `pieces`: W[i, j] =
 /// G[i, j] exp(cum_i - cum_j) d_j for j <= i, else 0, stored to the stage.
+/// In a step whose columns all precede the warp's first row (ref), every
+/// piece lies below the diagonal and W[i, j] = G[i, j] R_i K_j d_j with
+/// R_i = exp(cum_i - cum_ref) per row (held across steps) and K_j =
+/// exp(cum_ref - cum_j) per column: 4 exps a thread per step for its 4
+/// columns instead of one per element, and no causal test. Both factors
+/// are at most 1 (docs/gpu.md, "The decay mask, factored"). The steps on
+/// the diagonal keep one exp per element and the j <= i test.
 void OutputTileBuilder::storeWPieces(ImplicitLocOpBuilder &b,
                                      const OutputTile &ot, const WPieces &w,
                                      ValueRange pieces, Value stage, Value j0,
@@ -432,33 +463,22 @@ void OutputTileBuilder::storeWPieces(ImplicitLocOpBuilder &b,
   auto f32xW = VectorType::get({kWCols}, f32t);
   MmaOperand wStage = atStage(b, w.stageOfHead[h], stage);
   SmallVector<Value> column = columnValues(b, ot, w, jb, h);
-  for (auto [m, dr] : llvm::enumerate(w.rows)) {
-    Value r = add(b, w.row, dr);
-    Value i = add(b, ot.i0, r);
-    auto [hiI, loI] = w.reloadRowCum ? rowCum(b, ot, w, r, h)
-                                     : w.rowCum[h * w.rows.size() + m];
+  auto at = [&](ImplicitLocOpBuilder &b, Value v, int64_t q) {
+    return vector::ExtractOp::create(b, v, ArrayRef<int64_t>{q}).getResult();
+  };
+  auto piecesOf = [&](ImplicitLocOpBuilder &b, int64_t m) {
     Value g = pieces[m];
     if (w.cbElement != f32t)
       g = arith::ExtFOp::create(b, f32xW, g);
+    return g;
+  };
+  // Row r's piece, if its warps read it, to the stage.
+  auto storeRow = [&](ImplicitLocOpBuilder &b, Value r,
+                      function_ref<Value(ImplicitLocOpBuilder &)> weights) {
     Value read =
         w.bandPerThread ? boolean(b, true) : readByItsWarps(b, ot, w, r, j0);
-    e.ifThen(b, read, [&, hiI = hiI, loI = loI](ImplicitLocOpBuilder &b) {
-      SmallVector<Value> weights;
-      for (int64_t q = 0; q < kWCols; ++q) {
-        auto at = [&](Value v) {
-          return vector::ExtractOp::create(b, v, ArrayRef<int64_t>{q})
-              .getResult();
-        };
-        Value j = add(b, jb, q);
-        Value valid = both(b, ult(b, i, ot.c.len), ule(b, j, i));
-        Value weight =
-            fmul(b,
-                 fmul(b, at(g),
-                      decayBetween(b, hiI, loI, at(column[0]), at(column[1]))),
-                 at(column[2]));
-        weights.push_back(select(b, valid, weight, f32(b, 0.0)));
-      }
-      Value piece = vector::FromElementsOp::create(b, f32xW, weights);
+    e.ifThen(b, read, [&](ImplicitLocOpBuilder &b) {
+      Value piece = weights(b);
       auto storePiece = [&](const SwizzledTile &t, Value v) {
         // A piece stays inside its 16-byte chunk, which the swizzle moves
         // as a whole.
@@ -470,7 +490,54 @@ void OutputTileBuilder::storeWPieces(ImplicitLocOpBuilder &b,
       if (wStage.split())
         storePiece(wStage.low, mmaLowPart(b, piece, plan.element));
     });
-  }
+  };
+  auto factored = [&](ImplicitLocOpBuilder &b) -> SmallVector<Value> {
+    std::pair<Value, Value> ref =
+        w.refCum.empty() ? refCum(b, ot, w, h) : w.refCum[h];
+    SmallVector<Value> kd;
+    for (int64_t q = 0; q < kWCols; ++q)
+      kd.push_back(fmul(b,
+                        decayBetween(b, ref.first, ref.second,
+                                     at(b, column[0], q), at(b, column[1], q)),
+                        at(b, column[2], q)));
+    Value columnFactor = vector::FromElementsOp::create(b, f32xW, kd);
+    for (size_t m = 0; m < w.rows.size(); ++m) {
+      Value r = add(b, w.row, w.rows[m]);
+      Value scale =
+          w.rowScale.empty() ? rowScale(b, ot, w, r, h, ref) : w.rowScale[m];
+      storeRow(b, r, [&](ImplicitLocOpBuilder &b) {
+        Value rowFactor = vector::BroadcastOp::create(b, f32xW, scale);
+        return fmul(b, fmul(b, piecesOf(b, m), rowFactor), columnFactor);
+      });
+    }
+    return {};
+  };
+  auto exact = [&](ImplicitLocOpBuilder &b) -> SmallVector<Value> {
+    for (size_t m = 0; m < w.rows.size(); ++m) {
+      Value r = add(b, w.row, w.rows[m]);
+      Value i = add(b, ot.i0, r);
+      storeRow(b, r, [&](ImplicitLocOpBuilder &b) {
+        auto [hiI, loI] = rowCum(b, ot, w, r, h);
+        Value g = piecesOf(b, m);
+        SmallVector<Value> weights;
+        for (int64_t q = 0; q < kWCols; ++q) {
+          Value j = add(b, jb, q);
+          Value valid = both(b, ult(b, i, ot.c.len), ule(b, j, i));
+          Value weight =
+              fmul(b,
+                   fmul(b, at(b, g, q),
+                        decayBetween(b, hiI, loI, at(b, column[0], q),
+                                     at(b, column[1], q))),
+                   at(b, column[2], q));
+          weights.push_back(select(b, valid, weight, f32(b, 0.0)));
+        }
+        return vector::FromElementsOp::create(b, f32xW, weights).getResult();
+      });
+    }
+    return {};
+  };
+  Value below = ule(b, add(b, j0, idx(b, kStep)), add(b, ot.i0, w.warpRow));
+  e.ifElseValues(b, below, TypeRange{}, factored, exact);
 }
 
 /// Intra-chunk term: acc[i, p] += sum_{j <= i} W[i, j] x[j, p], W built per
