@@ -323,6 +323,13 @@ protected:
   void storePair(ImplicitLocOpBuilder &b, Value memref,
                  SmallVector<Value> indices, Value extent, Value first,
                  Value second, bool pairs, Value tokensHeld = Value());
+  /// Elements ..col and ..col+1 of `memref` as f32 (0 at or past
+  /// `extent`), `toF32` widening what is loaded; loadPair widens a 16-bit
+  /// float, loadPoolPair decodes the pool.
+  std::pair<Value, Value>
+  loadPairAs(ImplicitLocOpBuilder &b, Value memref, SmallVector<Value> indices,
+             int64_t extent,
+             function_ref<Value(ImplicitLocOpBuilder &, Value)> toF32);
   std::pair<Value, Value> loadPair(ImplicitLocOpBuilder &b, Value memref,
                                    SmallVector<Value> indices, int64_t extent);
   /// loadPair from the pool at (slot, head, p, col), decoded (an 8-bit

@@ -368,22 +368,19 @@ void ChunkedKernelParts::storePair(ImplicitLocOpBuilder &b, Value memref,
 
 /// Elements ..col and ..col+1 of `memref` along its last dimension as
 /// f32 (0 at or past `extent`): one 2-element load when the extent is
-/// even (col is even, so both are inside or neither), else two.
-std::pair<Value, Value> ChunkedKernelParts::loadPair(ImplicitLocOpBuilder &b,
-                                                     Value memref,
-                                                     SmallVector<Value> indices,
-                                                     int64_t extent) {
+/// even (col is even, so both are inside or neither), else two; `toF32`
+/// widens what is loaded (a 2-vector or a scalar).
+std::pair<Value, Value> ChunkedKernelParts::loadPairAs(
+    ImplicitLocOpBuilder &b, Value memref, SmallVector<Value> indices,
+    int64_t extent, function_ref<Value(ImplicitLocOpBuilder &, Value)> toF32) {
   Value col = indices.back();
   if (extent % 2 == 0) {
     Type element = cast<MemRefType>(memref.getType()).getElementType();
-    auto f32x2 = VectorType::get({2}, b.getF32Type());
     Value pair = ifValues(b, ult(b, col, extent), [&](ImplicitLocOpBuilder &b) {
                    Value v = vectorLoad(
                        b, VectorType::get({2}, element), memref, indices,
                        2 * element.getIntOrFloatBitWidth() / 8);
-                   if (!element.isF32())
-                     v = arith::ExtFOp::create(b, f32x2, v);
-                   return SmallVector<Value>{v};
+                   return SmallVector<Value>{toF32(b, v)};
                  }).front();
     auto at = [&](int64_t q) {
       return vector::ExtractOp::create(b, pair, ArrayRef<int64_t>{q})
@@ -397,10 +394,25 @@ std::pair<Value, Value> ChunkedKernelParts::loadPair(ImplicitLocOpBuilder &b,
     at.back() = add(b, col, q);
     both.push_back(e.ifElse(
         b, ult(b, at.back(), extent), b.getF32Type(),
-        [&](ImplicitLocOpBuilder &b) { return e.loadF32(b, memref, at); },
+        [&](ImplicitLocOpBuilder &b) { return toF32(b, load(b, memref, at)); },
         [&](ImplicitLocOpBuilder &b) { return f32(b, 0.0); }));
   }
   return {both[0], both[1]};
+}
+
+std::pair<Value, Value> ChunkedKernelParts::loadPair(ImplicitLocOpBuilder &b,
+                                                     Value memref,
+                                                     SmallVector<Value> indices,
+                                                     int64_t extent) {
+  return loadPairAs(b, memref, indices, extent,
+                    [](ImplicitLocOpBuilder &b, Value v) -> Value {
+                      Type f32 = b.getF32Type();
+                      if (auto vector = dyn_cast<VectorType>(v.getType()))
+                        f32 = vector.clone(f32);
+                      if (v.getType() == f32)
+                        return v;
+                      return arith::ExtFOp::create(b, f32, v);
+                    });
 }
 
 /// The pool's elements ..col and ..col+1 of row (slot, head, p) as f32 (0
@@ -413,30 +425,8 @@ ChunkedKernelParts::loadPoolPair(ImplicitLocOpBuilder &b,
   if (!codec.scaled())
     return loadPair(b, e.pool, indices, extent);
   Value scale = codec.loadScale(b, indices[0], indices[1], indices[2]);
-  Value col = indices.back();
-  if (extent % 2 == 0) {
-    Value pair = ifValues(b, ult(b, col, extent), [&](ImplicitLocOpBuilder &b) {
-                   Value codes = vectorLoad(
-                       b, VectorType::get({2}, codec.element), e.pool, indices,
-                       2 * codec.element.getIntOrFloatBitWidth() / 8);
-                   return SmallVector<Value>{codec.decode(b, codes, scale)};
-                 }).front();
-    auto at = [&](int64_t q) {
-      return vector::ExtractOp::create(b, pair, ArrayRef<int64_t>{q})
-          .getResult();
-    };
-    return {at(0), at(1)};
-  }
-  SmallVector<Value> both;
-  for (int64_t q = 0; q < 2; ++q) {
-    SmallVector<Value> at(indices);
-    at.back() = add(b, col, q);
-    both.push_back(e.ifElse(
-        b, ult(b, at.back(), extent), b.getF32Type(),
-        [&](ImplicitLocOpBuilder &b) {
-          return codec.decode(b, load(b, e.pool, at), scale);
-        },
-        [&](ImplicitLocOpBuilder &b) { return f32(b, 0.0); }));
-  }
-  return {both[0], both[1]};
+  return loadPairAs(b, e.pool, indices, extent,
+                    [&](ImplicitLocOpBuilder &b, Value codes) {
+                      return codec.decode(b, codes, scale);
+                    });
 }
