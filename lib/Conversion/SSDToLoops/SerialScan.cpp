@@ -550,59 +550,49 @@ private:
       function_ref<Value(ImplicitLocOpBuilder &, Value, Value)> values) {
     Value row = arith::AddIOp::create(b, task.p0, p);
     codec.storeScale(b, r.scale, slot, task.head, row);
-    // Stochastic rounding spends most of an element on its Philox word; a
-    // call serves four columns, so four column blocks encoded as one vector
-    // make one full-width call per four blocks instead of four quarter-width
-    // ones (AVX-512 forms a 32x32->64 product lane pair by lane pair).
-    if (codec.stochastic && staticDState > 0 &&
-        staticDState % (kStochasticBlocks * lanes) == 0) {
-      auto wide = VectorType::get({kStochasticBlocks * lanes}, e.f32);
-      Value wideStep = e.index(b, kStochasticBlocks * lanes);
-      auto storeCodes = [&](bool inRange) {
-        return [&, inRange](ImplicitLocOpBuilder &b) -> SmallVector<Value> {
-          scf::ForOp::create(
-              b, task.zero, e.dstate, wideStep, ValueRange{},
-              [&](OpBuilder &nested, Location loc, Value n, ValueRange) {
-                ImplicitLocOpBuilder b(loc, nested);
-                PoolWriteSite site{slot, task.head, row, n, held};
-                Value codes;
-                if (inRange) {
-                  SmallVector<Value> blocks;
-                  for (int64_t k = 0; k < kStochasticBlocks; ++k)
-                    blocks.push_back(values(
-                        b, p,
-                        arith::AddIOp::create(b, n, e.index(b, k * lanes))));
-                  codes = codec.encodeInRange(b, concatenate(b, blocks),
-                                              r.inverse, site);
-                } else {
-                  codes = codec.zeroCodes(b, wide);
-                }
-                vector::StoreOp::create(b, codes, e.pool,
-                                        ValueRange{slot, task.head, row, n});
-                scf::YieldOp::create(b);
-              });
-          return {};
-        };
-      };
-      e.ifElseValues(b, r.inRange, TypeRange{}, storeCodes(true),
-                     storeCodes(false));
-      return;
-    }
+    const int64_t blocks = stochasticBlocks();
+    auto codesType = VectorType::get({blocks * lanes}, e.f32);
     auto storeCodes = [&](bool inRange) {
       return [&, inRange](ImplicitLocOpBuilder &b) -> SmallVector<Value> {
-        forEachColumn(b, task, [&](ImplicitLocOpBuilder &b, Value n) {
-          PoolWriteSite site{slot, task.head, row, n, held};
-          Value codes =
-              inRange ? codec.encodeInRange(b, values(b, p, n), r.inverse, site)
-                      : codec.zeroCodes(b, vecType);
-          vector::StoreOp::create(b, codes, e.pool,
-                                  ValueRange{slot, task.head, row, n});
-        });
+        scf::ForOp::create(
+            b, task.zero, e.dstate, e.index(b, blocks * lanes), ValueRange{},
+            [&](OpBuilder &nested, Location loc, Value n, ValueRange) {
+              ImplicitLocOpBuilder b(loc, nested);
+              PoolWriteSite site{slot, task.head, row, n, held};
+              Value codes;
+              if (inRange) {
+                SmallVector<Value> columns;
+                for (int64_t k = 0; k < blocks; ++k)
+                  columns.push_back(values(
+                      b, p,
+                      k ? arith::AddIOp::create(b, n, e.index(b, k * lanes))
+                              .getResult()
+                        : n));
+                codes = codec.encodeInRange(b, concatenate(b, columns),
+                                            r.inverse, site);
+              } else {
+                codes = codec.zeroCodes(b, codesType);
+              }
+              vector::StoreOp::create(b, codes, e.pool,
+                                      ValueRange{slot, task.head, row, n});
+              scf::YieldOp::create(b);
+            });
         return {};
       };
     };
     e.ifElseValues(b, r.inRange, TypeRange{}, storeCodes(true),
                    storeCodes(false));
+  }
+
+  /// Column blocks a stochastic pool write encodes as one vector: a Philox
+  /// call serves four columns, so kStochasticBlocks blocks make full-width
+  /// calls (AVX-512 forms a 32x32->64 product lane pair by lane pair);
+  /// one block without stochastic rounding or where N is not a multiple.
+  int64_t stochasticBlocks() const {
+    return codec.stochastic && staticDState > 0 &&
+                   staticDState % (kStochasticBlocks * lanes) == 0
+               ? kStochasticBlocks
+               : 1;
   }
 
   /// index: the tokens a state written after the token before `end`
@@ -1238,13 +1228,9 @@ private:
           for (int64_t r = 0; r < count; ++r)
             rowScales[r] = codec.loadScale(b, s.slot, task.head, rows[r]);
         SmallVector<Value> init(carried.size(), decode.zeros);
-        // Stochastic stores: four blocks a step, encoded as one vector, so
-        // that its Philox calls fill the vector (see kStochasticBlocks).
-        const int64_t blocks =
-            toPool && codec.stochastic && staticDState > 0 &&
-                    staticDState % (kStochasticBlocks * lanes) == 0
-                ? kStochasticBlocks
-                : 1;
+        // Stores into the pool take stochasticBlocks() blocks a step,
+        // encoded as one vector.
+        const int64_t blocks = toPool ? stochasticBlocks() : 1;
         auto columns = scf::ForOp::create(
             b, task.zero, e.dstate, e.index(b, blocks * lanes), init,
             [&](OpBuilder &nested, Location loc, Value n, ValueRange acc) {
