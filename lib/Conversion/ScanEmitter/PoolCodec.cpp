@@ -435,10 +435,10 @@ PoolCodec::RowScale PoolCodec::rowScale(ImplicitLocOpBuilder &b,
 Value PoolCodec::randomBits(ImplicitLocOpBuilder &b, const PoolWriteSite &site,
                             int64_t lanes) const {
   Type i32 = b.getI32Type();
-  auto iota = [&](VectorType type, int64_t step) -> Value {
+  auto iota = [&](VectorType type) -> Value {
     SmallVector<int32_t> values;
     for (int64_t i = 0; i < type.getNumElements(); ++i)
-      values.push_back(static_cast<int32_t>(i * step));
+      values.push_back(static_cast<int32_t>(i));
     return arith::ConstantOp::create(
         b, DenseElementsAttr::get(type, ArrayRef<int32_t>(values)));
   };
@@ -495,7 +495,7 @@ Value PoolCodec::randomBits(ImplicitLocOpBuilder &b, const PoolWriteSite &site,
     Value first = vector::BroadcastOp::create(
         b, calls, arith::ShRUIOp::create(b, n, two));
     std::array<Value, 4> words =
-        philox(arith::AddIOp::create(b, first, iota(calls, 1)), calls);
+        philox(arith::AddIOp::create(b, first, iota(calls)), calls);
     auto interleave = [&](Value lhs, Value rhs) -> Value {
       const int64_t width = cast<VectorType>(lhs.getType()).getShape()[0];
       SmallVector<int64_t> pairs;
@@ -519,7 +519,7 @@ Value PoolCodec::randomBits(ImplicitLocOpBuilder &b, const PoolWriteSite &site,
   Type like = lanes ? Type(VectorType::get({lanes}, i32)) : i32;
   Value column = splatLike(b, like, n);
   if (lanes)
-    column = arith::AddIOp::create(b, column, iota(cast<VectorType>(like), 1));
+    column = arith::AddIOp::create(b, column, iota(cast<VectorType>(like)));
   std::array<Value, 4> words =
       philox(arith::ShRUIOp::create(b, column, splatLike(b, like, two)), like);
   Value which = arith::AndIOp::create(b, column, i32Like(b, like, 3));
