@@ -24,6 +24,19 @@
 // Both blocks on their own worker: the workers' counts are summed.
 // RUN: env SSD_GPU_EMULATOR_THREADS=2 ssd-runner %t.mlir --emulator-costs \
 // RUN:   --shared-libs=%mlir_runner_utils,%mlir_c_runner_utils | FileCheck %s
+// The issue profile (SSD_GPU_EMULATOR_ISSUE_PROFILE): the same counts per
+// basic block, the blocks that issued most first: the first loop's body 40
+// warp entries (2 blocks x 2 warps x 10), the tx < 16 block 2 (warp 0 of
+// each block), the l % 4 loop's body 12 (3 per warp); each row's classes
+// are its entries times its block's instructions.
+// RUN: rm -f %t.tsv
+// RUN: env SSD_GPU_EMULATOR_THREADS=2 SSD_GPU_EMULATOR_ISSUE_PROFILE=%t.tsv \
+// RUN:   ssd-runner %t.mlir --shared-libs=%mlir_runner_utils,%mlir_c_runner_utils
+// RUN: FileCheck %s --check-prefix=PROFILE < %t.tsv
+// PROFILE: # kernel block warp-entries total sfu fp32 imad int convert shuffle shared global barrier tensor branch
+// PROFILE-NEXT: main_kernel issue.{{[0-9]+}} 40 {{[0-9]+}} 40 80 0 {{[0-9]+}} 0 40 0 0 40 0 {{[0-9]+$}}
+// PROFILE-DAG: main_kernel issue.{{[0-9]+}} 12 {{[0-9]+}} 12 0 
+// PROFILE-DAG: main_kernel issue.{{[0-9]+}} 2 {{[0-9]+}} 6 0 
 // SSD_GPU_EMULATOR_COSTS=off counts no issue.
 // RUN: env SSD_GPU_EMULATOR_COSTS=off ssd-runner %t.mlir --emulator-costs \
 // RUN:   --shared-libs=%mlir_runner_utils,%mlir_c_runner_utils | FileCheck %s --check-prefix=OFF

@@ -286,7 +286,8 @@ enum class IssueClass : uint32_t {
   Sfu,     ///< ex2/lg2/rcp/sqrt/rsqrt/sin/cos/tanh approximations (MUFU)
   Fp32,    ///< f32 add/mul/fma/min/max/compare; f16/bf16 per pair; f64 x2
   Imad,    ///< integer multiplies and multiply-adds (address arithmetic)
-  Int,     ///< other integer and logic ops, compares, select; i64 x2
+  Int,     ///< other integer and logic ops, compares, select; i64 x2 (but
+           ///< and/or/xor of a zext'd i32 and a constant x1)
   Convert, ///< conversions between float types and to/from integers
   Shuffle, ///< shfl.sync, vote
   Shared,  ///< shared-memory loads, stores, atomics, ldmatrix, cp.async
@@ -296,6 +297,10 @@ enum class IssueClass : uint32_t {
   Branch,  ///< conditional branches, switches, calls
 };
 constexpr unsigned kIssueClasses = 11;
+/// IssueClass's names in reports, in its order.
+constexpr const char *kIssueClassNames[kIssueClasses] = {
+    "sfu",    "fp32",   "imad",    "int",    "convert", "shuffle",
+    "shared", "global", "barrier", "tensor", "branch"};
 constexpr uint32_t kIssueLanes = 32; ///< the interleave of issue_counts
 
 /// Shared memory a kernel may use without the dynamic-size opt-in, and the

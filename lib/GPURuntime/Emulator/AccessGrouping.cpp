@@ -199,6 +199,9 @@ void countIssue(Worker &w) {
     return;
   const unsigned warps = (w.threadCount + kIssueLanes - 1) / kIssueLanes;
   const uint32_t *counts = w.issueCounts.data();
+  const bool profile = !settings().issueProfile.empty();
+  if (profile && w.issueProfile.size() != k.issueBlocks)
+    w.issueProfile.assign(k.issueBlocks, 0);
   for (unsigned warp = 0; warp < warps; ++warp)
     for (uint32_t b = 0; b < k.issueBlocks; ++b, counts += kIssueLanes) {
       uint32_t most = 0;
@@ -206,6 +209,8 @@ void countIssue(Worker &w) {
         most = std::max(most, counts[lane]);
       if (!most)
         continue;
+      if (profile)
+        w.issueProfile[b] += most;
       const uint32_t *perClass = k.issueTable + size_t(b) * kIssueClasses;
       for (unsigned c = 0; c < kIssueClasses; ++c)
         w.cost.issue[c] += uint64_t(most) * perClass[c];

@@ -9,9 +9,13 @@
 
 #include "Emulator.h"
 
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
 #include <deque>
 #include <map>
 #include <mutex>
+#include <numeric>
 
 using namespace ssd::emulator;
 
@@ -115,4 +119,80 @@ std::vector<LaunchCost> ssd::emulator::takeLaunchCosts() {
   std::vector<LaunchCost> result(s.launches.begin(), s.launches.end());
   s.launches.clear();
   return result;
+}
+
+namespace {
+
+/// The issue profile: per kernel (its cost name and block count, as two
+/// programs may hold kernels of one name), each counted basic block's warp
+/// entries over the run and its instructions per class, copied from the
+/// object (which may be unloaded before the process exits).
+struct IssueProfile {
+  struct Entry {
+    std::vector<uint32_t> perClass;
+    std::vector<uint64_t> warpEntries;
+  };
+  std::mutex mutex;
+  std::map<std::pair<std::string, uint32_t>, Entry> kernels;
+
+  ~IssueProfile() { write(settings().issueProfile); }
+
+  void write(const std::string &path) const {
+    std::FILE *out = std::fopen(path.c_str(), "w");
+    if (!out) {
+      std::fprintf(stderr, "gpu emulator: cannot write the issue profile %s\n",
+                   path.c_str());
+      return;
+    }
+    std::fprintf(out, "# kernel\tblock\twarp-entries\ttotal");
+    for (const char *name : kIssueClassNames)
+      std::fprintf(out, "\t%s", name);
+    std::fprintf(out, "\n");
+    for (const auto &[key, entry] : kernels) {
+      const size_t blocks = entry.warpEntries.size();
+      std::vector<uint64_t> total(blocks, 0);
+      for (size_t b = 0; b < blocks; ++b)
+        for (unsigned c = 0; c < kIssueClasses; ++c)
+          total[b] +=
+              entry.warpEntries[b] * entry.perClass[b * kIssueClasses + c];
+      std::vector<size_t> order(blocks);
+      std::iota(order.begin(), order.end(), 0);
+      std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        return total[a] != total[b] ? total[a] > total[b] : a < b;
+      });
+      for (size_t b : order) {
+        if (!entry.warpEntries[b])
+          continue;
+        std::fprintf(out, "%s\tissue.%zu\t%" PRIu64 "\t%" PRIu64,
+                     key.first.c_str(), b, entry.warpEntries[b], total[b]);
+        for (unsigned c = 0; c < kIssueClasses; ++c)
+          std::fprintf(out, "\t%" PRIu64,
+                       entry.warpEntries[b] *
+                           entry.perClass[b * kIssueClasses + c]);
+        std::fprintf(out, "\n");
+      }
+    }
+    std::fclose(out);
+  }
+};
+
+} // namespace
+
+void ssd::emulator::recordIssueProfile(
+    const Kernel &kernel, const std::vector<uint64_t> &warpEntries) {
+  if (!kernel.issueTable || settings().issueProfile.empty())
+    return;
+  // Made after settings(), so destroyed (and written) before it.
+  static IssueProfile profile;
+  std::lock_guard<std::mutex> lock(profile.mutex);
+  IssueProfile::Entry &entry =
+      profile.kernels[{kernel.costName, kernel.issueBlocks}];
+  if (entry.warpEntries.empty()) {
+    entry.warpEntries.assign(kernel.issueBlocks, 0);
+    entry.perClass.assign(kernel.issueTable,
+                          kernel.issueTable +
+                              size_t(kernel.issueBlocks) * kIssueClasses);
+  }
+  for (size_t b = 0; b < warpEntries.size() && b < kernel.issueBlocks; ++b)
+    entry.warpEntries[b] += warpEntries[b];
 }

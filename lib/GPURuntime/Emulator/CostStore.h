@@ -24,6 +24,15 @@ struct LaunchConfig;
 void recordLaunchCosts(const Kernel &kernel, const LaunchConfig &config,
                        const CostCounters &counters);
 
+/// Adds a launch's warp entries per counted basic block of `kernel` (the
+/// workers' Worker::issueProfile summed) to the issue profile, which is
+/// written to Settings::issueProfile when the process exits: per kernel,
+/// each block's entries and warp instructions per IssueClass, the blocks
+/// that issued most first. Block b is the one named `issue.b` in the
+/// kernel's rewritten IR (`--emulator-format llvm`).
+void recordIssueProfile(const Kernel &kernel,
+                        const std::vector<uint64_t> &warpEntries);
+
 /// Adds a device memset of `bytes` (mgpuMemset32/16) under the name
 /// "memset": on a GPU it is a small kernel on the stream, so it counts as
 /// a launch whose bytes are DRAM writes.

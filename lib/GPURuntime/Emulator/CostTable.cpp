@@ -131,16 +131,13 @@ std::string ssd::emulator::formatCosts(const std::vector<KernelCost> &costs) {
             1e6 * 32.0 * double(c.dramReadSectors + c.dramWriteSectors) /
                 kDramBytesPerSecond,
             1e6 * double(wavefronts) / kWavefrontsPerSecond);
-    static const char *const issueNames[kIssueClasses] = {
-        "sfu",    "fp32",   "imad",    "int",    "convert", "shuffle",
-        "shared", "global", "barrier", "tensor", "branch"};
     uint64_t issued = 0;
     for (uint64_t n : c.issue)
       issued += n;
     if (issued) {
       out += "  issue (warp instructions):";
       for (unsigned i = 0; i < kIssueClasses; ++i)
-        appendf(out, " %s %" PRIu64, issueNames[i], c.issue[i]);
+        appendf(out, " %s %" PRIu64, kIssueClassNames[i], c.issue[i]);
       out += '\n';
     }
   }

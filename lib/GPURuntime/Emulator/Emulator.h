@@ -197,6 +197,9 @@ struct Settings {
   /// A value of SSD_GPU_EMULATOR_BLOCK_ORDER that is none of these (reported
   /// at the first launch, which then fails).
   std::string badBlockOrder;
+  /// SSD_GPU_EMULATOR_ISSUE_PROFILE: a file that gets, at exit, each
+  /// kernel's warp instructions per counted basic block (empty: none).
+  std::string issueProfile;
 };
 const Settings &settings();
 

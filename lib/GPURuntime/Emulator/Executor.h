@@ -422,6 +422,9 @@ struct Worker {
   /// Instruction issue: per warp, per counted basic block of the kernel,
   /// per lane, the times the lane entered the block (issue_counts).
   std::vector<uint32_t> issueCounts;
+  /// With an issue profile: per counted basic block, the warp entries of
+  /// this worker's blocks in the running launch.
+  std::vector<uint64_t> issueProfile;
   DivergentScratch divergent;
   /// wgmma.mma_async (Wgmma.cpp): per warp and per warpgroup, sized when a
   /// block first uses it.

@@ -88,6 +88,7 @@ void runLaunch(const Kernel &kernel, const LaunchConfig &config,
     w.aborted = false;
     w.costLevel = settings().costs;
     w.cost = CostCounters();
+    w.issueProfile.clear();
     w.readSectors.clear();
     w.writeSectors.clear();
     w.l2Sectors.clear();
@@ -130,6 +131,13 @@ void runLaunch(const Kernel &kernel, const LaunchConfig &config,
     launch.dramReadSectors = all[0]->readSectors.count();
     launch.dramWriteSectors = all[0]->writeSectors.count();
     launch.l2ReadSectors = all[0]->l2Sectors.count();
+  }
+  if (!settings().issueProfile.empty() && count) {
+    std::vector<uint64_t> entries(kernel.issueBlocks, 0);
+    for (unsigned i = 0; i < count; ++i)
+      for (size_t b = 0; b < all[i]->issueProfile.size(); ++b)
+        entries[b] += all[i]->issueProfile[b];
+    recordIssueProfile(kernel, entries);
   }
   for (unsigned i = 0; i < count; ++i) {
     all[i]->ownedReleases.clear();

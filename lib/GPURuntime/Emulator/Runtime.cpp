@@ -548,6 +548,8 @@ const Settings &settings() {
       else if (!order.empty() && order != "forward")
         s.badBlockOrder = order;
     }
+    if (const char *p = std::getenv("SSD_GPU_EMULATOR_ISSUE_PROFILE"))
+      s.issueProfile = p;
     if (const char *c = std::getenv("SSD_GPU_EMULATOR_COSTS")) {
       std::string level = c;
       if (level == "off" || level == "0")

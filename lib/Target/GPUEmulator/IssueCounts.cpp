@@ -62,6 +62,22 @@ uint64_t intOps(Type *type) {
   return n;
 }
 
+/// Whether a 64-bit logic op combines a value zero-extended from 32 bits
+/// or fewer with a constant (how a wgmma descriptor gets its upper word):
+/// the upper half of the result is then the constant's, which needs no
+/// instruction of its own per use, so the op is one 32-bit instruction.
+bool halfConstantLogic(Instruction &inst) {
+  auto *element = dyn_cast<IntegerType>(inst.getType()->getScalarType());
+  if (!element || element->getBitWidth() != 64)
+    return false;
+  auto narrow = [](Value *v) {
+    auto *zext = dyn_cast<ZExtInst>(v);
+    return zext && zext->getSrcTy()->getScalarSizeInBits() <= 32;
+  };
+  Value *a = inst.getOperand(0), *b = inst.getOperand(1);
+  return (narrow(a) && isa<Constant>(b)) || (narrow(b) && isa<Constant>(a));
+}
+
 /// One memory instruction moves at most 16 bytes per lane (ld.v4.b32).
 uint64_t memoryOps(uint64_t bytes) {
   return std::max<uint64_t>(1, (bytes + 15) / 16);
@@ -235,14 +251,17 @@ Counts countBlock(BasicBlock &block, const DataLayout &layout) {
     case Instruction::Mul:
       add(counts, IssueClass::Imad, intOps(type));
       break;
+    case Instruction::And:
+    case Instruction::Or:
+    case Instruction::Xor:
+      add(counts, IssueClass::Int,
+          halfConstantLogic(inst) ? lanes(type) : intOps(type));
+      break;
     case Instruction::Add:
     case Instruction::Sub:
     case Instruction::Shl:
     case Instruction::LShr:
     case Instruction::AShr:
-    case Instruction::And:
-    case Instruction::Or:
-    case Instruction::Xor:
     case Instruction::Select:
       add(counts, IssueClass::Int, intOps(type));
       break;
@@ -347,6 +366,8 @@ void KernelRewriter::countIssue() {
       continue;
     for (BasicBlock &block : f) {
       Counts counts = countBlock(block, dataLayout);
+      // The issue profile's name for the block (CostStore.h).
+      block.setName("issue." + Twine(issueBlocks.size()));
       issueBlocks.push_back(&block);
       issueTable.append(counts.begin(), counts.end());
     }
