@@ -10,7 +10,9 @@
 // step, before the next stage is written over the one it read. Descriptors:
 // start address >> 4 (14 bits), stride offset 512 bytes (8 rows of 64
 // bytes, 32 << 32) with the leading offset 1 (1 << 16), 64-byte swizzle
-// (mode 2 in bits 62-63): 0x8000002000010000.
+// (mode 2 in bits 62-63): 0x8000002000010000, built as a 32-bit low word
+// (start >> 4 | 1 << 16; the k16 steps add to it) and the constant high
+// word 0x80000020 << 32.
 // Without the option no kernel has a wgmma instruction. A block serves one
 // head by default (ONE-HEAD, below); with heads-per-block=2 under sm_90's
 // shared-memory limit (PAIRED) two, under the default limit (sm_86's 99 KB)
@@ -35,7 +37,9 @@
 // CHECK:           nvvm.cp.async.wait.group 0
 // CHECK-NEXT:      nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK-NEXT:      gpu.barrier
-// CHECK:           arith.constant -9223371899415756800 : i64
+// CHECK:           %[[LEADING:.*]] = arith.constant 65536 : i32
+// CHECK:           arith.ori %{{.*}}, %[[LEADING]] : i32
+// CHECK:           arith.constant -9223371899415822336 : i64
 // CHECK:           nvvm.wgmma.fence.aligned
 // CHECK-NEXT:      nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 32, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>] : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32)>
 // CHECK-NEXT:      nvvm.wgmma.mma_async
@@ -46,12 +50,12 @@
 // decay-weighted x tile [s][p] (M-major: col), B [s][n] staged as two
 // 64-column panels, [n / 64][s][n % 64] (N-major: row), a 64x64 half per
 // warpgroup; 128-byte rows, so the 128-byte swizzle, stride offset 1024
-// bytes (8 rows): 0x4000004000010000.
+// bytes (8 rows): 0x4000004000010000 (high word 0x40000040 << 32).
 // CHECK:         memref.view {{.*}} to memref<64x64xbf16, #gpu.address_space<workgroup>>
 // CHECK:         memref.view {{.*}} to memref<128x64xbf16, #gpu.address_space<workgroup>>
 // CHECK:         nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK-NEXT:    gpu.barrier
-// CHECK:         arith.constant 4611686293305360384 : i64
+// CHECK:         arith.constant 4611686293305294848 : i64
 // CHECK:         nvvm.wgmma.fence.aligned
 // CHECK-NEXT:    nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <col>], B[<bf16>, <one>, <row>]
 // CHECK-NEXT:    nvvm.wgmma.mma_async

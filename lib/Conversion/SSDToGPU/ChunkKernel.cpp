@@ -401,22 +401,26 @@ void ChunkKernelBuilder::emitChunkStateBlock(ImplicitLocOpBuilder &b,
           auto descriptor = [&](const SwizzledTile &t, int64_t offset,
                                 Value row, const WgmmaTiles &at) {
             return wgmmaDescriptor(b, t.stage(b, stage), at.address(b, offset),
-                                   row, 0);
+                                   row);
           };
           SmallVector<WgmmaProduct> products;
           WgmmaTiles xTiles = headTiles(b, team), bTiles = *team.tiles;
           Value panelRow = mul(b, panel, kStep);
+          // Each k16 step is 16 rows further down the same tiles.
+          WgmmaDescriptor x[2] = {
+              descriptor(xs.high, sh.xHigh, idx(b, 0), xTiles),
+              plan.split ? descriptor(xs.low, sh.xLow, idx(b, 0), xTiles)
+                         : WgmmaDescriptor()};
+          WgmmaDescriptor bd[2] = {
+              descriptor(bs.high, sh.bHigh, panelRow, bTiles),
+              plan.split ? descriptor(bs.low, sh.bLow, panelRow, bTiles)
+                         : WgmmaDescriptor()};
           for (int64_t k16 = 0; k16 < kStep; k16 += 16) {
-            Value xRow = idx(b, k16), bRow = add(b, panelRow, k16);
             appendSplitProducts(
                 products, plan.split,
+                [&](bool low) { return x[low].at(b, k16 * xs.high.cols * 2); },
                 [&](bool low) {
-                  return descriptor(low ? xs.low : xs.high,
-                                    low ? sh.xLow : sh.xHigh, xRow, xTiles);
-                },
-                [&](bool low) {
-                  return descriptor(low ? bs.low : bs.high,
-                                    low ? sh.bLow : sh.bHigh, bRow, bTiles);
+                  return bd[low].at(b, k16 * bs.high.cols * 2);
                 });
           }
           return warpgroupMatmul(b, kPanelCols, products, WgmmaMajor::MN,
@@ -540,24 +544,25 @@ void ChunkKernelBuilder::emitChunkCBBlock(ImplicitLocOpBuilder &b,
           auto wgmmaStep = [&](ImplicitLocOpBuilder &b, Value stage,
                                ValueRange acc) {
             auto descriptor = [&](const SwizzledTile &t, int64_t offset,
-                                  Value row, int64_t kByte) {
+                                  Value row) {
               return wgmmaDescriptor(b, t.stage(b, stage),
-                                     tiles->address(b, offset), row, kByte);
+                                     tiles->address(b, offset), row);
             };
             SmallVector<WgmmaProduct> products;
-            Value zero = idx(b, 0);
+            // Each k16 step is 32 bytes further along the same rows.
+            WgmmaDescriptor cd[2] = {
+                descriptor(cs.high, sh.cHigh, idx(b, 0)),
+                plan.split ? descriptor(cs.low, sh.cLow, idx(b, 0))
+                           : WgmmaDescriptor()};
+            WgmmaDescriptor bd[2] = {descriptor(bs.high, sh.bHigh, groupCol),
+                                     plan.split
+                                         ? descriptor(bs.low, sh.bLow, groupCol)
+                                         : WgmmaDescriptor()};
             for (int64_t kByte = 0; kByte < 2 * kStep; kByte += 32) {
               appendSplitProducts(
                   products, plan.split,
-                  [&](bool low) {
-                    return descriptor(low ? cs.low : cs.high,
-                                      low ? sh.cLow : sh.cHigh, zero, kByte);
-                  },
-                  [&](bool low) {
-                    return descriptor(low ? bs.low : bs.high,
-                                      low ? sh.bLow : sh.bHigh, groupCol,
-                                      kByte);
-                  });
+                  [&](bool low) { return cd[low].at(b, kByte); },
+                  [&](bool low) { return bd[low].at(b, kByte); });
             }
             return warpgroupMatmul(b, groupCols, products, WgmmaMajor::K,
                                    WgmmaMajor::K, plan.element, acc);

@@ -469,8 +469,19 @@ void appendSplitProducts(SmallVectorImpl<WgmmaProduct> &products, bool split,
 /// of that width (see WarpMma.cpp). K-major operands: rows are M or N, k16
 /// starts at `rowByte` (0 or 32 in 64-byte rows); M/N-major operands: rows
 /// are k, 16 of them from `firstRow`, 64 elements of M or N per row.
-Value wgmmaDescriptor(ImplicitLocOpBuilder &b, const SwizzledTile &tile,
-                      Value tileAddress, Value firstRow, int64_t rowByte);
+/// `at(b, bytes)` is the descriptor of the operand `bytes` further on in
+/// the tile's storage (the next k16 step: 32 bytes along a K-major row, 16
+/// rows down an M/N-major tile): one 32-bit add to the start address field,
+/// which cannot carry out of its 14 bits because shared-window addresses
+/// stay below 2^18 (228 KiB of shared memory at most).
+struct WgmmaDescriptor {
+  Value low;        ///< i32: bits 0-31 (start address >> 4, leading offset)
+  int64_t high = 0; ///< bits 32-63: stride offset and swizzle mode
+  Value at(ImplicitLocOpBuilder &b, int64_t bytes = 0) const;
+};
+WgmmaDescriptor wgmmaDescriptor(ImplicitLocOpBuilder &b,
+                                const SwizzledTile &tile, Value tileAddress,
+                                Value firstRow, int64_t rowByte = 0);
 
 /// Which dimension runs along a wgmma operand's rows in shared memory.
 enum class WgmmaMajor { K, MN };

@@ -238,13 +238,14 @@ void OutputTileBuilder::addInterChunkTerm(ImplicitLocOpBuilder &b,
             b, b.getI64Type(),
             mul(b, remu(b, step, kPanelCols / kStep), 2 * kStep)));
     SmallVector<WgmmaProduct> products;
+    // Each k16 step is 32 bytes further along the same rows.
+    WgmmaDescriptor c =
+        wgmmaDescriptor(b, cs.high.stage(b, stage),
+                        ot.team.tiles->address(b, layout.aHigh), groupRow);
+    WgmmaDescriptor prev =
+        wgmmaDescriptor(b, ps.high, prevAddress, mul(b, panel, plan.paddedP));
     for (int64_t kByte = 0; kByte < 2 * kStep; kByte += 32)
-      products.push_back(
-          {wgmmaDescriptor(b, cs.high.stage(b, stage),
-                           ot.team.tiles->address(b, layout.aHigh), groupRow,
-                           kByte),
-           wgmmaDescriptor(b, ps.high, prevAddress, mul(b, panel, plan.paddedP),
-                           kByte)});
+      products.push_back({c.at(b, kByte), prev.at(b, kByte)});
     return warpgroupMatmul(b, plan.paddedP, products, WgmmaMajor::K,
                            WgmmaMajor::K, plan.element, acc);
   };
@@ -627,15 +628,17 @@ void OutputTileBuilder::addIntraChunkTerm(ImplicitLocOpBuilder &b,
         b, ule(b, mul(b, step, kStep), lastRow), acc,
         [&](ImplicitLocOpBuilder &b) {
           SmallVector<WgmmaProduct> products;
+          // Each k16 step is 32 bytes along W's rows and 16 rows down x.
+          WgmmaDescriptor w = wgmmaDescriptor(
+              b, ws.high.stage(b, stage),
+              headTiles(b, ot.team).address(b, layout.aHigh), groupRow);
+          WgmmaDescriptor x = wgmmaDescriptor(
+              b, xs.high,
+              headTiles(b, ot.team).address(b, plan.chunkShared.xResident),
+              mul(b, step, kStep));
           for (int64_t k16 = 0; k16 < kStep; k16 += 16)
             products.push_back(
-                {wgmmaDescriptor(b, ws.high.stage(b, stage),
-                                 headTiles(b, ot.team).address(b, layout.aHigh),
-                                 groupRow, 2 * k16),
-                 wgmmaDescriptor(b, xs.high,
-                                 headTiles(b, ot.team)
-                                     .address(b, plan.chunkShared.xResident),
-                                 add(b, mul(b, step, kStep), k16), 0)});
+                {w.at(b, 2 * k16), x.at(b, k16 * xs.high.cols * 2)});
           return warpgroupMatmul(b, plan.paddedP, products, WgmmaMajor::K,
                                  WgmmaMajor::MN, plan.element, acc);
         });

@@ -416,20 +416,25 @@ Value WgmmaTiles::address(ImplicitLocOpBuilder &b, int64_t offset) const {
   return arith::AddIOp::create(b, firstAddress, ir::i64(b, offset - first));
 }
 
-Value mlir::ssd::detail::wgmmaDescriptor(ImplicitLocOpBuilder &b,
-                                         const SwizzledTile &tile,
-                                         Value tileAddress, Value firstRow,
-                                         int64_t rowByte) {
+WgmmaDescriptor mlir::ssd::detail::wgmmaDescriptor(ImplicitLocOpBuilder &b,
+                                                   const SwizzledTile &tile,
+                                                   Value tileAddress,
+                                                   Value firstRow,
+                                                   int64_t rowByte) {
   const int64_t rowBytes = tile.cols * 2;
   // Descriptor swizzle modes: 1 = 128 bytes, 2 = 64, 3 = 32.
   int64_t mode = rowBytes == 128 ? 1 : rowBytes == 64 ? 2 : 3;
   assert((rowBytes == 128 || rowBytes == 64 || rowBytes == 32) &&
          "wgmma tiles have rows of one swizzle width");
-  auto constant = [&](int64_t v) { return ir::i64(b, v); };
-  Value row = arith::IndexCastUIOp::create(b, b.getI64Type(),
-                                           tile.bufferRow(b, firstRow));
+  // Only bits 4-17 of the start address reach the descriptor, and they
+  // depend only on the low 32 bits of the sum: the arithmetic is 32-bit
+  // (one ALU instruction per operation, where 64-bit ones take two), and
+  // the same whatever the upper bits of the address are.
+  auto constant = [&](int64_t v) { return ir::i32(b, int32_t(v)); };
+  Type i32 = b.getI32Type();
+  Value row = arith::IndexCastUIOp::create(b, i32, tile.bufferRow(b, firstRow));
   Value start = arith::AddIOp::create(
-      b, tileAddress,
+      b, arith::TruncIOp::create(b, i32, tileAddress),
       arith::AddIOp::create(b,
                             arith::MulIOp::create(b, row, constant(rowBytes)),
                             constant(rowByte)));
@@ -438,11 +443,24 @@ Value mlir::ssd::detail::wgmmaDescriptor(ImplicitLocOpBuilder &b,
   // it only past 64 elements of M or N; 1 as CUTLASS writes it); the
   // stride offset, 8 rows, >> 4 in bits 32-45; the swizzle mode in bits
   // 62-63.
-  Value startField = arith::AndIOp::create(
-      b, arith::ShRUIOp::create(b, start, constant(4)), constant(0x3fff));
-  int64_t fixed = (int64_t(1) << 16) | ((8 * rowBytes / 16) << 32) |
-                  static_cast<int64_t>(static_cast<uint64_t>(mode) << 62);
-  return arith::OrIOp::create(b, startField, constant(fixed));
+  WgmmaDescriptor d;
+  d.low = arith::OrIOp::create(
+      b,
+      arith::AndIOp::create(b, arith::ShRUIOp::create(b, start, constant(4)),
+                            constant(0x3fff)),
+      constant(1 << 16));
+  d.high = (8 * rowBytes / 16) |
+           static_cast<int64_t>(static_cast<uint64_t>(mode) << 30);
+  return d;
+}
+
+Value WgmmaDescriptor::at(ImplicitLocOpBuilder &b, int64_t bytes) const {
+  assert(bytes % 16 == 0 && "descriptors address 16-byte units");
+  Value word =
+      bytes ? arith::AddIOp::create(b, low, ir::i32(b, bytes / 16)) : low;
+  return arith::OrIOp::create(
+      b, arith::ExtUIOp::create(b, b.getI64Type(), word),
+      ir::i64(b, static_cast<int64_t>(static_cast<uint64_t>(high) << 32)));
 }
 
 void mlir::ssd::detail::appendSplitProducts(
