@@ -56,6 +56,23 @@
 // cp.async.wait_group for A, the ldmatrix after the barrier reads words
 // whose cp.async is still in flight (thread 0 copied A's row 0, columns
 // 0-7, to bytes 0-15, and gives the ldmatrix that row).
+// The access profile (SSD_GPU_EMULATOR_ACCESS_PROFILE) has the same counts
+// per call site and kind, most sectors or wavefronts first: each cp.async
+// site twice, its global source (A 16 sectors, B 8) and its shared
+// destination (A 4 wavefronts, B 2), and D's two stores, 8 sectors each.
+// RUN: rm -f %t.tsv
+// RUN: env SSD_GPU_EMULATOR_ACCESS_PROFILE=%t.tsv ssd-runner %t.mlir \
+// RUN:   --shared-libs=%mlir_runner_utils,%mlir_c_runner_utils
+// RUN: FileCheck %s --check-prefix=ACCESS < %t.tsv
+// ACCESS: # kernel site kind instructions bytes sectors-or-wavefronts instruction
+// ACCESS-NEXT: main_kernel [[A:[0-9]+]] global.cp.async 1 512 16 main_kernel: tail call void @llvm.nvvm.cp.async
+// ACCESS-NEXT: main_kernel [[B:[0-9]+]] global.cp.async 1 256 8 main_kernel: tail call void @llvm.nvvm.cp.async
+// ACCESS-NEXT: main_kernel {{[0-9]+}} global.store 1 256 8 main_kernel: store <2 x float>
+// ACCESS-NEXT: main_kernel {{[0-9]+}} global.store 1 256 8 main_kernel: store <2 x float>
+// ACCESS-NEXT: main_kernel [[A]] shared.cp.async 1 512 4 main_kernel: tail call void @llvm.nvvm.cp.async
+// ACCESS-NEXT: main_kernel [[B]] shared.cp.async 1 256 2 main_kernel: tail call void @llvm.nvvm.cp.async
+// ACCESS-NOT: main_kernel
+//
 // RUN: sed -e '/WAIT-A/d' %s | ssd-opt --ssd-gpu-lower-to-emulator \
 // RUN:   | not ssd-runner - --shared-libs=%mlir_runner_utils,%mlir_c_runner_utils 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=NOWAIT

@@ -122,7 +122,7 @@ void classifySectors(Worker &w, AccessKind kind, const LaneAccess *group,
 
 /// Counts one warp-level instruction: the lanes' accesses in `group`.
 void countInstruction(Worker &w, AccessKind kind, const LaneAccess *group,
-                      size_t count) {
+                      size_t count, uint32_t site) {
   uint64_t bytes = 0;
   for (size_t i = 0; i < count; ++i)
     bytes += group[i].bytes;
@@ -131,15 +131,30 @@ void countInstruction(Worker &w, AccessKind kind, const LaneAccess *group,
   MemoryTraffic &t = trafficOf(w, kind);
   ++t.instructions;
   t.bytes += bytes;
+  SiteTraffic *profile = nullptr;
+  if (!settings().accessProfile.empty()) {
+    // A site may make accesses of two kinds (cp.async: the global source
+    // and the shared destination).
+    const size_t slot = size_t(site) * kAccessKinds + size_t(kind);
+    if (w.accessProfile.size() <= slot)
+      w.accessProfile.resize(slot + 1);
+    profile = &w.accessProfile[slot];
+    ++profile->instructions;
+    profile->bytes += bytes;
+  }
   if (isShared(kind)) {
     uint64_t phases = 0;
     const uint64_t wavefronts = sharedWavefronts(group, count, phases);
     t.transactions += wavefronts;
     t.conflicts += wavefronts - phases;
+    if (profile)
+      profile->transactions += wavefronts;
     return;
   }
   const uint64_t sectors = globalSectors(group, count, nullptr);
   t.transactions += sectors;
+  if (profile)
+    profile->transactions += sectors;
   if (w.costLevel == CostLevel::Full)
     classifySectors(w, kind, group, count, sectors);
 }
@@ -173,7 +188,7 @@ void groupDivergent(Worker &w, Thread *lanes, uint32_t withRecords,
   }
   for (size_t i = 0; i < d.used; ++i)
     countInstruction(w, AccessKind(d.groups[i].kind), d.groups[i].lanes,
-                     d.groups[i].count);
+                     d.groups[i].count, uint32_t(d.groups[i].key >> 32));
 }
 
 } // namespace
@@ -251,7 +266,7 @@ void groupWarpAccesses(Worker &w, unsigned warp) {
     }
     if (!same)
       break;
-    countInstruction(w, AccessKind(model.kind), group, n);
+    countInstruction(w, AccessKind(model.kind), group, n, model.site);
   }
   for (; j < longest && j >= shortest; ++j) {
     const AccessRecord *model = nullptr;
@@ -271,7 +286,7 @@ void groupWarpAccesses(Worker &w, unsigned warp) {
     }
     if (!same)
       break;
-    countInstruction(w, AccessKind(model->kind), group, n);
+    countInstruction(w, AccessKind(model->kind), group, n, model->site);
   }
   if (j < longest)
     groupDivergent(w, lanes, withRecords, j);

@@ -41,10 +41,18 @@ enum class AccessKind : uint8_t {
   GlobalAtomic,
   GlobalCpAsync, ///< the global source of a cp.async (0 bytes: none read)
 };
+constexpr unsigned kAccessKinds = 8;
 
 inline bool isShared(AccessKind kind) {
   return kind <= AccessKind::SharedCpAsync;
 }
+
+/// The access profile's counts of one call site and AccessKind (at
+/// site * kAccessKinds + kind): warp-level instructions, bytes requested,
+/// and shared wavefronts or global sectors.
+struct SiteTraffic {
+  uint64_t instructions = 0, bytes = 0, transactions = 0;
+};
 
 /// One lane's access, buffered until its warp's next synchronisation.
 /// Shared addresses are offsets in the block's shared memory, global ones

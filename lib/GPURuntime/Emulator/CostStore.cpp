@@ -123,44 +123,65 @@ std::vector<LaunchCost> ssd::emulator::takeLaunchCosts() {
 
 namespace {
 
-/// The issue profile: per kernel (its cost name and block count, as two
-/// programs may hold kernels of one name), each counted basic block's warp
-/// entries over the run and its instructions per class, copied from the
+/// The issue and access profiles: per kernel (its cost name and block or
+/// site count, as two programs may hold kernels of one name), each counted
+/// basic block's warp entries over the run and its instructions per class,
+/// and each call site's memory traffic and description, copied from the
 /// object (which may be unloaded before the process exits).
-struct IssueProfile {
-  struct Entry {
+struct Profiles {
+  struct Issue {
     std::vector<uint32_t> perClass;
     std::vector<uint64_t> warpEntries;
   };
+  struct Access {
+    std::vector<SiteTraffic> sites;
+    std::vector<std::string> names;
+  };
   std::mutex mutex;
-  std::map<std::pair<std::string, uint32_t>, Entry> kernels;
+  std::map<std::pair<std::string, uint32_t>, Issue> issue;
+  std::map<std::pair<std::string, size_t>, Access> access;
 
-  ~IssueProfile() { write(settings().issueProfile); }
+  ~Profiles() {
+    if (!settings().issueProfile.empty())
+      writeIssue(settings().issueProfile);
+    if (!settings().accessProfile.empty())
+      writeAccess(settings().accessProfile);
+  }
 
-  void write(const std::string &path) const {
+  static std::FILE *open(const std::string &path) {
     std::FILE *out = std::fopen(path.c_str(), "w");
-    if (!out) {
-      std::fprintf(stderr, "gpu emulator: cannot write the issue profile %s\n",
+    if (!out)
+      std::fprintf(stderr, "gpu emulator: cannot write the profile %s\n",
                    path.c_str());
+    return out;
+  }
+
+  /// `order` sorted by `key` descending, ties in index order.
+  static std::vector<size_t> byDescending(const std::vector<uint64_t> &key) {
+    std::vector<size_t> order(key.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return key[a] != key[b] ? key[a] > key[b] : a < b;
+    });
+    return order;
+  }
+
+  void writeIssue(const std::string &path) const {
+    std::FILE *out = open(path);
+    if (!out)
       return;
-    }
     std::fprintf(out, "# kernel\tblock\twarp-entries\ttotal");
     for (const char *name : kIssueClassNames)
       std::fprintf(out, "\t%s", name);
     std::fprintf(out, "\n");
-    for (const auto &[key, entry] : kernels) {
+    for (const auto &[key, entry] : issue) {
       const size_t blocks = entry.warpEntries.size();
       std::vector<uint64_t> total(blocks, 0);
       for (size_t b = 0; b < blocks; ++b)
         for (unsigned c = 0; c < kIssueClasses; ++c)
           total[b] +=
               entry.warpEntries[b] * entry.perClass[b * kIssueClasses + c];
-      std::vector<size_t> order(blocks);
-      std::iota(order.begin(), order.end(), 0);
-      std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-        return total[a] != total[b] ? total[a] > total[b] : a < b;
-      });
-      for (size_t b : order) {
+      for (size_t b : byDescending(total)) {
         if (!entry.warpEntries[b])
           continue;
         std::fprintf(out, "%s\tissue.%zu\t%" PRIu64 "\t%" PRIu64,
@@ -174,7 +195,42 @@ struct IssueProfile {
     }
     std::fclose(out);
   }
+
+  void writeAccess(const std::string &path) const {
+    static const char *const kinds[kAccessKinds] = {
+        "shared.load", "shared.store", "shared.atomic", "shared.cp.async",
+        "global.load", "global.store", "global.atomic", "global.cp.async"};
+    std::FILE *out = open(path);
+    if (!out)
+      return;
+    std::fprintf(out, "# kernel\tsite\tkind\tinstructions\tbytes\t"
+                      "sectors-or-wavefronts\tinstruction\n");
+    for (const auto &[key, entry] : access) {
+      std::vector<uint64_t> transactions;
+      for (const SiteTraffic &t : entry.sites)
+        transactions.push_back(t.transactions);
+      for (size_t slot : byDescending(transactions)) {
+        const SiteTraffic &t = entry.sites[slot];
+        if (!t.instructions)
+          continue;
+        const size_t site = slot / kAccessKinds;
+        std::fprintf(
+            out, "%s\t%zu\t%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%s\n",
+            key.first.c_str(), site, kinds[slot % kAccessKinds], t.instructions,
+            t.bytes, t.transactions,
+            site < entry.names.size() ? entry.names[site].c_str() : "");
+      }
+    }
+    std::fclose(out);
+  }
 };
+
+/// Made after settings() (both callers read it first), so destroyed, and
+/// written, before it.
+Profiles &profiles() {
+  static Profiles p;
+  return p;
+}
 
 } // namespace
 
@@ -182,11 +238,9 @@ void ssd::emulator::recordIssueProfile(
     const Kernel &kernel, const std::vector<uint64_t> &warpEntries) {
   if (!kernel.issueTable || settings().issueProfile.empty())
     return;
-  // Made after settings(), so destroyed (and written) before it.
-  static IssueProfile profile;
-  std::lock_guard<std::mutex> lock(profile.mutex);
-  IssueProfile::Entry &entry =
-      profile.kernels[{kernel.costName, kernel.issueBlocks}];
+  Profiles &p = profiles();
+  std::lock_guard<std::mutex> lock(p.mutex);
+  Profiles::Issue &entry = p.issue[{kernel.costName, kernel.issueBlocks}];
   if (entry.warpEntries.empty()) {
     entry.warpEntries.assign(kernel.issueBlocks, 0);
     entry.perClass.assign(kernel.issueTable,
@@ -195,4 +249,25 @@ void ssd::emulator::recordIssueProfile(
   }
   for (size_t b = 0; b < warpEntries.size() && b < kernel.issueBlocks; ++b)
     entry.warpEntries[b] += warpEntries[b];
+}
+
+void ssd::emulator::recordAccessProfile(const Kernel &kernel,
+                                        const std::vector<SiteTraffic> &sites) {
+  if (settings().accessProfile.empty())
+    return;
+  Profiles &p = profiles();
+  std::lock_guard<std::mutex> lock(p.mutex);
+  const size_t named = kernel.sites ? kernel.sites->size() : 0;
+  Profiles::Access &entry = p.access[{kernel.costName, named}];
+  if (entry.names.empty() && kernel.sites)
+    entry.names = *kernel.sites;
+  if (entry.sites.size() < sites.size())
+    entry.sites.resize(sites.size());
+  for (size_t s = 0; s < sites.size(); ++s) {
+    if (!sites[s].instructions)
+      continue;
+    entry.sites[s].instructions += sites[s].instructions;
+    entry.sites[s].bytes += sites[s].bytes;
+    entry.sites[s].transactions += sites[s].transactions;
+  }
 }

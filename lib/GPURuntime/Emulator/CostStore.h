@@ -10,6 +10,8 @@
 #ifndef SSD_LIB_GPURUNTIME_EMULATOR_COSTSTORE_H
 #define SSD_LIB_GPURUNTIME_EMULATOR_COSTSTORE_H
 
+#include "CostModel.h"
+
 #include "ssd/GPURuntime/EmulatorReports.h"
 
 #include <cstdint>
@@ -32,6 +34,15 @@ void recordLaunchCosts(const Kernel &kernel, const LaunchConfig &config,
 /// kernel's rewritten IR (`--emulator-format llvm`).
 void recordIssueProfile(const Kernel &kernel,
                         const std::vector<uint64_t> &warpEntries);
+
+/// Adds a launch's memory instructions per call site of `kernel` (the
+/// workers' Worker::accessProfile summed) to the access profile, written to
+/// Settings::accessProfile when the process exits: per kernel and site, its
+/// kind, warp-level instructions, bytes, and shared wavefronts or global
+/// sectors, the sites with the most sectors or wavefronts first, each
+/// described as the emulator's messages describe it (the instruction).
+void recordAccessProfile(const Kernel &kernel,
+                         const std::vector<SiteTraffic> &sites);
 
 /// Adds a device memset of `bytes` (mgpuMemset32/16) under the name
 /// "memset": on a GPU it is a small kernel on the stream, so it counts as

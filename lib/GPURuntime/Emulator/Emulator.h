@@ -200,6 +200,9 @@ struct Settings {
   /// SSD_GPU_EMULATOR_ISSUE_PROFILE: a file that gets, at exit, each
   /// kernel's warp instructions per counted basic block (empty: none).
   std::string issueProfile;
+  /// SSD_GPU_EMULATOR_ACCESS_PROFILE: a file that gets, at exit, each
+  /// kernel's memory instructions, bytes and sectors per call site.
+  std::string accessProfile;
 };
 const Settings &settings();
 

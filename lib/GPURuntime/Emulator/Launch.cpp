@@ -89,6 +89,7 @@ void runLaunch(const Kernel &kernel, const LaunchConfig &config,
     w.costLevel = settings().costs;
     w.cost = CostCounters();
     w.issueProfile.clear();
+    w.accessProfile.clear();
     w.readSectors.clear();
     w.writeSectors.clear();
     w.l2Sectors.clear();
@@ -138,6 +139,22 @@ void runLaunch(const Kernel &kernel, const LaunchConfig &config,
       for (size_t b = 0; b < all[i]->issueProfile.size(); ++b)
         entries[b] += all[i]->issueProfile[b];
     recordIssueProfile(kernel, entries);
+  }
+  if (!settings().accessProfile.empty() && count) {
+    std::vector<SiteTraffic> sites;
+    for (unsigned i = 0; i < count; ++i) {
+      const std::vector<SiteTraffic> &mine = all[i]->accessProfile;
+      if (sites.size() < mine.size())
+        sites.resize(mine.size());
+      for (size_t s = 0; s < mine.size(); ++s) {
+        if (!mine[s].instructions)
+          continue;
+        sites[s].instructions += mine[s].instructions;
+        sites[s].bytes += mine[s].bytes;
+        sites[s].transactions += mine[s].transactions;
+      }
+    }
+    recordAccessProfile(kernel, sites);
   }
   for (unsigned i = 0; i < count; ++i) {
     all[i]->ownedReleases.clear();

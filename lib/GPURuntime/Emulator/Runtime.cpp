@@ -550,6 +550,8 @@ const Settings &settings() {
     }
     if (const char *p = std::getenv("SSD_GPU_EMULATOR_ISSUE_PROFILE"))
       s.issueProfile = p;
+    if (const char *p = std::getenv("SSD_GPU_EMULATOR_ACCESS_PROFILE"))
+      s.accessProfile = p;
     if (const char *c = std::getenv("SSD_GPU_EMULATOR_COSTS")) {
       std::string level = c;
       if (level == "off" || level == "0")
