@@ -520,10 +520,15 @@ void OutputTileBuilder::storeWPieces(ImplicitLocOpBuilder &b,
       storeRow(b, r, [&](ImplicitLocOpBuilder &b) {
         auto [hiI, loI] = rowCum(b, ot, w, r, h);
         Value g = piecesOf(b, m);
+        // Column jb + q is kept iff i < len and jb + q <= i, that is iff
+        // q < the row's bound (i + 1, or 0 past the chunk) less jb: one
+        // signed compare with a constant per element.
+        Value kept = arith::SubIOp::create(
+            b, select(b, ult(b, i, ot.c.len), add(b, i, 1), idx(b, 0)), jb);
         SmallVector<Value> weights;
         for (int64_t q = 0; q < kWCols; ++q) {
-          Value j = add(b, jb, q);
-          Value valid = both(b, ult(b, i, ot.c.len), ule(b, j, i));
+          Value valid = arith::CmpIOp::create(b, arith::CmpIPredicate::slt,
+                                              idx(b, q), kept);
           Value weight =
               fmul(b,
                    fmul(b, at(b, g, q),
