@@ -6,8 +6,11 @@
 // address bits, so the kernel finds where the arena lies and shifts the
 // tiles to the next 1024-byte boundary (the plan leaves room for it). Each
 // stage is fenced for the async proxy between its cp.async wait and the
-// barrier before the reads; the chain is retired (wait_group 0) within the
-// step, before the next stage is written over the one it read. Descriptors:
+// barrier before the reads; a step's chain is committed and left in flight
+// while the warps deposit the next stage, and retired (wait_group 0) at the
+// next step's top, before that step's barrier lets anyone overwrite the
+// stage it read, and after the last step, before the results are read (no
+// wait between the commit and the yield). Descriptors:
 // start address >> 4 (14 bits), stride offset 512 bytes (8 rows of 64
 // bytes, 32 << 32) with the leading offset 1 (1 << 16), 64-byte swizzle
 // (mode 2 in bits 62-63): 0x8000002000010000, built as a 32-bit low word
@@ -34,7 +37,8 @@
 // CHECK:         memref.view {{.*}} to memref<128x32xbf16, #gpu.address_space<workgroup>>
 // CHECK:         memref.view {{.*}} to memref<128x32xbf16, #gpu.address_space<workgroup>>
 // CHECK:         scf.for
-// CHECK:           nvvm.cp.async.wait.group 0
+// CHECK:           nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NEXT:      nvvm.cp.async.wait.group 0
 // CHECK-NEXT:      nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK-NEXT:      gpu.barrier
 // CHECK:           %[[LEADING:.*]] = arith.constant 65536 : i32
@@ -44,8 +48,11 @@
 // CHECK-NEXT:      nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 32, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>] : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32)>
 // CHECK-NEXT:      nvvm.wgmma.mma_async
 // CHECK-NEXT:      nvvm.wgmma.commit.group.sync.aligned
-// CHECK-NEXT:      nvvm.wgmma.wait.group.sync.aligned 0
-// CHECK-NEXT:      llvm.extractvalue
+// CHECK-NOT:       nvvm.wgmma.wait.group
+// CHECK:           scf.yield
+// CHECK-NEXT:    }
+// CHECK-NEXT:    nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NEXT:    gpu.barrier
 // The state blocks' dS = Xwᵀ·B (P = 64 and one part of 128 columns): A the
 // decay-weighted x tile [s][p] (M-major: col), B [s][n] staged as two
 // 64-column panels, [n / 64][s][n % 64] (N-major: row), a 64x64 half per
@@ -60,7 +67,11 @@
 // CHECK-NEXT:    nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <col>], B[<bf16>, <one>, <row>]
 // CHECK-NEXT:    nvvm.wgmma.mma_async
 // CHECK-NEXT:    nvvm.wgmma.commit.group.sync.aligned
-// CHECK-NEXT:    nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NOT:     nvvm.wgmma.wait.group
+// CHECK:         scf.yield
+// CHECK-NEXT:  }
+// CHECK-NEXT:  nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NEXT:  gpu.barrier
 // The fused output's 128-row passes, 64 rows x P per warpgroup: C·S_prevᵀ
 // with C's stage (K-major) and S_prev staged as 64-column panels
 // (K-major, 128-byte rows), then W·x with W's stage (K-major) and the

@@ -424,7 +424,8 @@ void ChunkKernelBuilder::emitChunkStateBlock(ImplicitLocOpBuilder &b,
                 });
           }
           return warpgroupMatmul(b, kPanelCols, products, WgmmaMajor::MN,
-                                 WgmmaMajor::MN, plan.element, acc);
+                                 WgmmaMajor::MN, plan.element, acc,
+                                 /*retire=*/false);
         };
         SmallVector<Value> zeros(tile.accumulators(), f32(b, 0.0));
         SmallVector<Value> acc = pipelinedReduction(
@@ -565,7 +566,8 @@ void ChunkKernelBuilder::emitChunkCBBlock(ImplicitLocOpBuilder &b,
                   [&](bool low) { return bd[low].at(b, kByte); });
             }
             return warpgroupMatmul(b, groupCols, products, WgmmaMajor::K,
-                                   WgmmaMajor::K, plan.element, acc);
+                                   WgmmaMajor::K, plan.element, acc,
+                                   /*retire=*/false);
           };
           SmallVector<Value> zeros(tile.accumulators(), f32(b, 0.0));
           SmallVector<Value> acc = pipelinedReduction(

@@ -488,13 +488,17 @@ enum class WgmmaMajor { K, MN };
 
 /// acc (n / 2 f32 per thread, n in 8..256) += A·B over `products` as one
 /// warpgroup's chain of wgmma.mma_async m64nNk16, issued after a
-/// wgmma.fence and retired (commit_group, wait_group 0) before it returns.
-/// The operands' writers must have made them visible to the async proxy
-/// (fence.proxy.async, then a barrier) beforehand.
+/// wgmma.fence and committed as a group; with `retire`, waited for
+/// (wait_group 0) before it returns. Without, the caller retires the group
+/// before it reads the results other than as the accumulators of the next
+/// chain, and before the operands are written again. The operands' writers
+/// must have made them visible to the async proxy (fence.proxy.async, then
+/// a barrier) beforehand.
 SmallVector<Value> warpgroupMatmul(ImplicitLocOpBuilder &b, int64_t n,
                                    ArrayRef<WgmmaProduct> products,
                                    WgmmaMajor aMajor, WgmmaMajor bMajor,
-                                   MmaElement element, ValueRange acc);
+                                   MmaElement element, ValueRange acc,
+                                   bool retire = true);
 
 /// Where warp `warp`'s accumulators of its warpgroup's m64nN tile (as
 /// warpgroupMatmul keeps them) lie, as a WarpTile whose rows start at

@@ -184,7 +184,12 @@ void ChunkedKernelParts::depositConverted(ImplicitLocOpBuilder &b, Value values,
 /// when it returns. `asyncProxyReads`: the mma are wgmma, which read the
 /// stages through the async proxy, so each thread fences its deposits
 /// (the cp.async ones once waited for, the stored ones of the step before)
-/// with fence.proxy.async ahead of the barrier that precedes the reads.
+/// with fence.proxy.async ahead of the barrier that precedes the reads;
+/// and `compute` leaves its wgmma group in flight (warpgroupMatmul with
+/// `retire` false): it runs on the tensor cores while the warps deposit
+/// the next stage, which it does not read, and is retired (wait_group 0)
+/// at the next step's barrier, before anyone overwrites the stage it read,
+/// and after the last step, before the results are read.
 SmallVector<Value> ChunkedKernelParts::pipelinedReduction(
     ImplicitLocOpBuilder &b, Value steps, ValueRange accInit, FetchFn fetch,
     DepositFn deposit, ComputeFn compute, bool asyncProxyReads) {
@@ -199,6 +204,8 @@ SmallVector<Value> ChunkedKernelParts::pipelinedReduction(
                   ValueRange acc) -> SmallVector<Value> {
                 Value stage = remu(b, step, 2);
                 Value nextStage = sub(b, one, stage);
+                if (asyncProxyReads)
+                  NVVM::WgmmaWaitGroupSyncOp::create(b, b.getI64IntegerAttr(0));
                 if (async)
                   NVVM::CpAsyncWaitGroupOp::create(b, 0);
                 if (asyncProxyReads)
@@ -223,6 +230,8 @@ SmallVector<Value> ChunkedKernelParts::pipelinedReduction(
                 });
                 return out;
               });
+  if (asyncProxyReads)
+    NVVM::WgmmaWaitGroupSyncOp::create(b, b.getI64IntegerAttr(0));
   gpu::BarrierOp::create(b);
   return acc;
 }

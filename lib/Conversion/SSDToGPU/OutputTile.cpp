@@ -247,7 +247,8 @@ void OutputTileBuilder::addInterChunkTerm(ImplicitLocOpBuilder &b,
     for (int64_t kByte = 0; kByte < 2 * kStep; kByte += 32)
       products.push_back({c.at(b, kByte), prev.at(b, kByte)});
     return warpgroupMatmul(b, plan.paddedP, products, WgmmaMajor::K,
-                           WgmmaMajor::K, plan.element, acc);
+                           WgmmaMajor::K, plan.element, acc,
+                           /*retire=*/false);
   };
   acc = pipelinedReduction(
       b, idx(b, plan.reductionN / kStep), acc, fetch, deposit,
@@ -645,7 +646,8 @@ void OutputTileBuilder::addIntraChunkTerm(ImplicitLocOpBuilder &b,
             products.push_back(
                 {w.at(b, 2 * k16), x.at(b, k16 * xs.high.cols * 2)});
           return warpgroupMatmul(b, plan.paddedP, products, WgmmaMajor::K,
-                                 WgmmaMajor::MN, plan.element, acc);
+                                 WgmmaMajor::MN, plan.element, acc,
+                                 /*retire=*/false);
         });
   };
   acc = pipelinedReduction(

@@ -476,7 +476,8 @@ void mlir::ssd::detail::appendSplitProducts(
 
 SmallVector<Value> mlir::ssd::detail::warpgroupMatmul(
     ImplicitLocOpBuilder &b, int64_t n, ArrayRef<WgmmaProduct> products,
-    WgmmaMajor aMajor, WgmmaMajor bMajor, MmaElement element, ValueRange acc) {
+    WgmmaMajor aMajor, WgmmaMajor bMajor, MmaElement element, ValueRange acc,
+    bool retire) {
   assert(n % 8 == 0 && n >= 8 && n <= 256 &&
          static_cast<int64_t>(acc.size()) == n / 2 && "m64nNk16 accumulators");
   MLIRContext *ctx = b.getContext();
@@ -502,7 +503,8 @@ SmallVector<Value> mlir::ssd::detail::warpgroupMatmul(
         NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, aLayout, bLayout,
         /*satfinite=*/NVVM::MMAIntOverflowAttr());
   NVVM::WgmmaGroupSyncAlignedOp::create(b);
-  NVVM::WgmmaWaitGroupSyncOp::create(b, b.getI64IntegerAttr(0));
+  if (retire)
+    NVVM::WgmmaWaitGroupSyncOp::create(b, b.getI64IntegerAttr(0));
   SmallVector<Value> out;
   for (int64_t i = 0, e = acc.size(); i < e; ++i)
     out.push_back(LLVM::ExtractValueOp::create(b, d, i));
