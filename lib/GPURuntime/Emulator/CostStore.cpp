@@ -156,7 +156,7 @@ struct Profiles {
     return out;
   }
 
-  /// `order` sorted by `key` descending, ties in index order.
+  /// The indices of `key`, largest key first, ties in index order.
   static std::vector<size_t> byDescending(const std::vector<uint64_t> &key) {
     std::vector<size_t> order(key.size());
     std::iota(order.begin(), order.end(), 0);
