@@ -418,10 +418,8 @@ void ChunkKernelBuilder::emitChunkStateBlock(ImplicitLocOpBuilder &b,
           for (int64_t k16 = 0; k16 < kStep; k16 += 16) {
             appendSplitProducts(
                 products, plan.split,
-                [&](bool low) { return x[low].at(b, k16 * xs.high.cols * 2); },
-                [&](bool low) {
-                  return bd[low].at(b, k16 * bs.high.cols * 2);
-                });
+                [&](bool low) { return x[low].rowsDown(b, k16); },
+                [&](bool low) { return bd[low].rowsDown(b, k16); });
           }
           return warpgroupMatmul(b, kPanelCols, products, WgmmaMajor::MN,
                                  WgmmaMajor::MN, plan.element, acc,

@@ -475,9 +475,14 @@ void appendSplitProducts(SmallVectorImpl<WgmmaProduct> &products, bool split,
 /// which cannot carry out of its 14 bits because shared-window addresses
 /// stay below 2^18 (228 KiB of shared memory at most).
 struct WgmmaDescriptor {
-  Value low;        ///< i32: bits 0-31 (start address >> 4, leading offset)
-  int64_t high = 0; ///< bits 32-63: stride offset and swizzle mode
+  Value low;            ///< i32: bits 0-31 (start address >> 4, leading offset)
+  int64_t high = 0;     ///< bits 32-63: stride offset and swizzle mode
+  int64_t rowBytes = 0; ///< the tile's row length
   Value at(ImplicitLocOpBuilder &b, int64_t bytes = 0) const;
+  /// at() `rows` rows further down the tile (an M/N-major operand's k).
+  Value rowsDown(ImplicitLocOpBuilder &b, int64_t rows) const {
+    return at(b, rows * rowBytes);
+  }
 };
 WgmmaDescriptor wgmmaDescriptor(ImplicitLocOpBuilder &b,
                                 const SwizzledTile &tile, Value tileAddress,

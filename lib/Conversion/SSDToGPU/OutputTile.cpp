@@ -643,8 +643,7 @@ void OutputTileBuilder::addIntraChunkTerm(ImplicitLocOpBuilder &b,
               headTiles(b, ot.team).address(b, plan.chunkShared.xResident),
               mul(b, step, kStep));
           for (int64_t k16 = 0; k16 < kStep; k16 += 16)
-            products.push_back(
-                {w.at(b, 2 * k16), x.at(b, k16 * xs.high.cols * 2)});
+            products.push_back({w.at(b, 2 * k16), x.rowsDown(b, k16)});
           return warpgroupMatmul(b, plan.paddedP, products, WgmmaMajor::K,
                                  WgmmaMajor::MN, plan.element, acc,
                                  /*retire=*/false);

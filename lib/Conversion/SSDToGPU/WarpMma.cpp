@@ -444,6 +444,7 @@ WgmmaDescriptor mlir::ssd::detail::wgmmaDescriptor(ImplicitLocOpBuilder &b,
   // stride offset, 8 rows, >> 4 in bits 32-45; the swizzle mode in bits
   // 62-63.
   WgmmaDescriptor d;
+  d.rowBytes = rowBytes;
   d.low = arith::OrIOp::create(
       b,
       arith::AndIOp::create(b, arith::ShRUIOp::create(b, start, constant(4)),

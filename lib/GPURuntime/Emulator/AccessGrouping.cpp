@@ -132,7 +132,7 @@ void countInstruction(Worker &w, AccessKind kind, const LaneAccess *group,
   ++t.instructions;
   t.bytes += bytes;
   SiteTraffic *profile = nullptr;
-  if (!settings().accessProfile.empty()) {
+  if (w.profileAccesses) {
     // A site may make accesses of two kinds (cp.async: the global source
     // and the shared destination).
     const size_t slot = size_t(site) * kAccessKinds + size_t(kind);

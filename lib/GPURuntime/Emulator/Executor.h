@@ -425,8 +425,10 @@ struct Worker {
   /// With an issue profile: per counted basic block, the warp entries of
   /// this worker's blocks in the running launch.
   std::vector<uint64_t> issueProfile;
-  /// With an access profile: per call site, this worker's memory
-  /// instructions in the running launch.
+  /// With an access profile (profileAccesses, set per launch from
+  /// settings(), as costLevel is): per call site and kind, this worker's
+  /// memory instructions in the running launch.
+  bool profileAccesses = false;
   std::vector<SiteTraffic> accessProfile;
   DivergentScratch divergent;
   /// wgmma.mma_async (Wgmma.cpp): per warp and per warpgroup, sized when a

@@ -90,6 +90,7 @@ void runLaunch(const Kernel &kernel, const LaunchConfig &config,
     w.cost = CostCounters();
     w.issueProfile.clear();
     w.accessProfile.clear();
+    w.profileAccesses = !settings().accessProfile.empty();
     w.readSectors.clear();
     w.writeSectors.clear();
     w.l2Sectors.clear();
