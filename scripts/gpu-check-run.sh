@@ -213,6 +213,8 @@ echo "== prefill benchmark (Granite-4-H-Small SSM: H=128 P=64 N=128 G=1, bf16)"
 echo "== chunked form: one head per chunk-kernel block (the default), then two"
 ./ssd-aot-run --bench prefill --like like/granite --dtype bf16 --form chunked --chunk-size 256 --reps 3 --max-tokens 16384 2>&1 | tee prefill-one-head.log
 ./ssd-aot-run --bench prefill --like like/granite --dtype bf16 --form chunked --chunk-size 256 --reps 3 --max-tokens 16384 --heads-per-block 2 2>&1 | tee prefill-paired.log
+echo "== chunked form: a double buffer (pipeline-stages 2) against the default ring of three stages above"
+./ssd-aot-run --bench prefill --like like/granite --dtype bf16 --form chunked --chunk-size 256 --reps 3 --max-tokens 16384 --pipeline-stages 2 2>&1 | tee prefill-two-stages.log
 echo "== decode benchmark (same model, f32 pool)"
 ./ssd-aot-run --bench decode --like like/granite --dtype bf16 --form auto --chunk-size 256 --reps 10 2>&1 | tee decode.log
 echo "== invariant serial kernel (same model): decode, then prefill"

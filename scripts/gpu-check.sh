@@ -175,6 +175,11 @@ pack() {
   compile --inputs "$out/like/granite" --dtype bf16 --forms chunked --heads-per-block 2 \
     --chunk-size 256 --chip "$chips" --format "$format" -o "$out/bench-two-heads.o" "$out/compile-bench.log"
   objects+=("$out/bench-two-heads.o")
+  # And with a double buffer (pipeline-stages 2) rather than the default
+  # ring of three stages.
+  compile --inputs "$out/like/granite" --dtype bf16 --forms chunked --pipeline-stages 2 \
+    --chunk-size 256 --chip "$chips" --format "$format" -o "$out/bench-two-stages.o" "$out/compile-bench.log"
+  objects+=("$out/bench-two-stages.o")
   # Invariant mode across targets (docs/overview.md "Invariant mode"): the
   # invariant serial kernel on the GPU must write the bits the CPU writes.
   # The CPU's outputs are computed here and packed; run.sh compares bytes.

@@ -104,6 +104,7 @@ compileForDevice(mlir::ModuleOp module, const CompileRequest &o,
   compile.form = *mlir::ssd::parseEnumName(mlir::ssd::kFormChoiceNames, form);
   compile.chunkSize = o.chunkSize;
   compile.headsPerBlock = o.headsPerBlock;
+  compile.pipelineStages = o.pipelineStages;
   compile.invariant = o.invariant;
   mlir::PassManager pm(module.getContext());
   buildPipeline(pm, compile);
@@ -174,8 +175,9 @@ bool compileVariants(const CompileRequest &o, mlir::MLIRContext &context,
                 ": only the serial kernels follow a token's parent";
         return false;
       }
-      std::string key = ssd::variantKey(problem, form, o.chunkSize,
-                                        o.headsPerBlock, o.invariant);
+      std::string key =
+          ssd::variantKey(problem, form, o.chunkSize, o.headsPerBlock,
+                          o.pipelineStages, o.invariant);
       if (std::find(done.begin(), done.end(), key) != done.end())
         continue; // another input directory had the same signature
       done.push_back(key);

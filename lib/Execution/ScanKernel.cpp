@@ -67,6 +67,7 @@ void ssd::buildPipeline(mlir::OpPassManager &pm, const CompileOptions &options,
     nvvm.fusedStatePassing = options.fusedStatePassing;
     nvvm.fusedOutput = options.fusedOutput;
     nvvm.headsPerBlock = options.headsPerBlock;
+    nvvm.pipelineStages = options.pipelineStages;
     nvvm.invariant = options.invariant;
     mlir::ssd::buildSSDToNVVMPipeline(pm, nvvm);
   } else if (options.target == Target::GPUEmulator) {
@@ -77,6 +78,7 @@ void ssd::buildPipeline(mlir::OpPassManager &pm, const CompileOptions &options,
     emu.fusedStatePassing = options.fusedStatePassing;
     emu.fusedOutput = options.fusedOutput;
     emu.headsPerBlock = options.headsPerBlock;
+    emu.pipelineStages = options.pipelineStages;
     emu.invariant = options.invariant;
     mlir::ssd::buildSSDToGPUEmulatorPipeline(pm, emu);
   } else {

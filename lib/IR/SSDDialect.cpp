@@ -63,6 +63,8 @@ ScanConfigAttr ScanConfigAttr::get(MLIRContext *context, Form form,
              field(&ChunkedKernelChoices::matmul),
              field(&ChunkedKernelChoices::fragmentLoads),
              field(&ChunkedKernelChoices::staging),
+             chunked ? chunked->pipelineStages
+                     : ChunkedKernelChoices{}.pipelineStages,
              field(&ChunkedKernelChoices::blocksPerSM),
              field(&ChunkedKernelChoices::sharedMemory));
 }
@@ -75,10 +77,11 @@ std::optional<GPUKernelChoices> ScanConfigAttr::getGPUChoices() const {
   gpu.serialRowsPerWarp = *getSerialRowsPerWarp();
   gpu.serialWarpsPerBlock = *getSerialWarpsPerBlock();
   if (getFusion())
-    gpu.chunked = ChunkedKernelChoices{
-        *getFusion(),        *getOutputRows(),  *getStateParts(),
-        *getHeadsPerBlock(), *getMatmul(),      *getFragmentLoads(),
-        *getStaging(),       *getBlocksPerSm(), *getSharedMemory()};
+    gpu.chunked = ChunkedKernelChoices{*getFusion(),      *getOutputRows(),
+                                       *getStateParts(),  *getHeadsPerBlock(),
+                                       *getMatmul(),      *getFragmentLoads(),
+                                       *getStaging(),     getPipelineStages(),
+                                       *getBlocksPerSm(), *getSharedMemory()};
   return gpu;
 }
 
@@ -109,7 +112,8 @@ LogicalResult ScanConfigAttr::verify(
     std::optional<int64_t> outputRows, std::optional<int64_t> stateParts,
     std::optional<int64_t> headsPerBlock, std::optional<Matmul> matmul,
     std::optional<FragmentLoads> fragmentLoads, std::optional<Staging> staging,
-    std::optional<int64_t> blocksPerSM, std::optional<int64_t> sharedMemory) {
+    int64_t pipelineStages, std::optional<int64_t> blocksPerSM,
+    std::optional<int64_t> sharedMemory) {
   const bool gpu = static_cast<bool>(chip);
   const int chunkedFields = fusion.has_value() + outputRows.has_value() +
                             stateParts.has_value() + headsPerBlock.has_value() +
@@ -159,6 +163,14 @@ LogicalResult ScanConfigAttr::verify(
   }
 
   // The chunked kernels' choices.
+  if (!kPipelineStagesRange.contains(pipelineStages))
+    return emitError() << "pipeline_stages "
+                       << kPipelineStagesRange.describe(pipelineStages);
+  if (chunkedFields == 0 &&
+      pipelineStages != ChunkedKernelChoices{}.pipelineStages)
+    return emitError() << "pipeline_stages = " << pipelineStages
+                       << " stages the chunked kernels, whose choices (fusion "
+                          "... shared_memory) this config does not have";
   if (chunkedFields == 0)
     return success();
   if (invariant)

@@ -474,7 +474,8 @@ LogicalResult verifyConfig(ChunkScanVarlenOp op, const ExtentBinder &extents) {
             config.getFusion(), config.getOutputRows(), config.getStateParts(),
             config.getHeadsPerBlock(), config.getMatmul(),
             config.getFragmentLoads(), config.getStaging(),
-            config.getBlocksPerSm(), config.getSharedMemory())))
+            config.getPipelineStages(), config.getBlocksPerSm(),
+            config.getSharedMemory())))
       return failure();
     if (failed(verifyKernelChoices(op, config, extents)))
       return failure();

@@ -85,13 +85,15 @@ std::string ssd::signatureKey(const ScanProblem &p) {
 
 std::string ssd::variantKey(const ScanProblem &p, const std::string &form,
                             int64_t chunkSize, int64_t headsPerBlock,
-                            bool invariant) {
+                            int64_t pipelineStages, bool invariant) {
   std::string key =
       signatureKey(p) + " form=" + form + " chunk=" + std::to_string(chunkSize);
   // Only a bound other than the default shows, so that every other key
   // stays as it was.
   if (headsPerBlock != mlir::ssd::kDefaultHeadsPerBlock)
     key += " heads_per_block=" + std::to_string(headsPerBlock);
+  if (pipelineStages != mlir::ssd::kDefaultPipelineStages)
+    key += " pipeline_stages=" + std::to_string(pipelineStages);
   if (invariant)
     key += " invariant";
   return key;

@@ -34,11 +34,18 @@
 // CHECK:         %[[SHIFT:.*]] = arith.andi %[[NEG]], %{{.*}} : i64
 // CHECK:         %[[SHIFTI:.*]] = arith.index_castui %[[SHIFT]] : i64 to index
 // CHECK:         arith.addi %[[SHIFTI]], %{{.*}} : index
-// CHECK:         memref.view {{.*}} to memref<128x32xbf16, #gpu.address_space<workgroup>>
-// CHECK:         memref.view {{.*}} to memref<128x32xbf16, #gpu.address_space<workgroup>>
-// CHECK:         scf.for
+// Three stages (pipeline_stages = 3, the planner's default where a third
+// costs no resident block): 64-row C and B tiles, three of each; two
+// stages' copies are committed before the loop, and each step waits for
+// all but the newest group (its own) and reads stage step mod 3.
+// CHECK:         memref.view {{.*}} to memref<192x32xbf16, #gpu.address_space<workgroup>>
+// CHECK:         memref.view {{.*}} to memref<192x32xbf16, #gpu.address_space<workgroup>>
+// CHECK:         nvvm.cp.async.commit.group
+// CHECK:         nvvm.cp.async.commit.group
+// CHECK:         scf.for %[[STEP:[a-z0-9_]+]] = 
+// CHECK:           arith.remui %[[STEP]], %c3{{.*}} : index
 // CHECK:           nvvm.wgmma.wait.group.sync.aligned 0
-// CHECK-NEXT:      nvvm.cp.async.wait.group 0
+// CHECK-NEXT:      nvvm.cp.async.wait.group 1
 // CHECK-NEXT:      nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK-NEXT:      gpu.barrier
 // CHECK:           %[[LEADING:.*]] = arith.constant 65536 : i32
@@ -57,9 +64,10 @@
 // decay-weighted x tile [s][p] (M-major: col), B [s][n] staged as two
 // 64-column panels, [n / 64][s][n % 64] (N-major: row), a 64x64 half per
 // warpgroup; 128-byte rows, so the 128-byte swizzle, stride offset 1024
-// bytes (8 rows): 0x4000004000010000 (high word 0x40000040 << 32).
-// CHECK:         memref.view {{.*}} to memref<64x64xbf16, #gpu.address_space<workgroup>>
-// CHECK:         memref.view {{.*}} to memref<128x64xbf16, #gpu.address_space<workgroup>>
+// bytes (8 rows): 0x4000004000010000 (high word 0x40000040 << 32). Three
+// stages of 32 rows.
+// CHECK:         memref.view {{.*}} to memref<96x64xbf16, #gpu.address_space<workgroup>>
+// CHECK:         memref.view {{.*}} to memref<192x64xbf16, #gpu.address_space<workgroup>>
 // CHECK:         nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK-NEXT:    gpu.barrier
 // CHECK:         arith.constant 4611686293305294848 : i64

@@ -1,14 +1,16 @@
 // The chunked checks here are of the three-launch form
 // (fused-state-passing=false); ssd-lower-to-gpu-fused.mlir has the default,
-// fused one.
-// RUN: ssd-opt %s -ssd-plan-gpu-kernels="chip=sm_90 shared-memory-limit=101376 fused-state-passing=false" -ssd-lower-to-gpu -split-input-file | FileCheck %s
-// RUN: ssd-opt %s -ssd-plan-gpu-kernels="chip=sm_90 shared-memory-limit=101376 serial-rows-per-warp=2 serial-warps-per-block=8" -ssd-lower-to-gpu -split-input-file | FileCheck %s --check-prefix=TILE
+// fused one. The tiles here are double-buffered (pipeline-stages=2, whose
+// sizes the checks name); ssd-lower-to-gpu-wgmma.mlir checks the ring of
+// three stages the planner takes by default.
+// RUN: ssd-opt %s -ssd-plan-gpu-kernels="chip=sm_90 shared-memory-limit=101376 pipeline-stages=2 fused-state-passing=false" -ssd-lower-to-gpu -split-input-file | FileCheck %s
+// RUN: ssd-opt %s -ssd-plan-gpu-kernels="chip=sm_90 shared-memory-limit=101376 pipeline-stages=2 serial-rows-per-warp=2 serial-warps-per-block=8" -ssd-lower-to-gpu -split-input-file | FileCheck %s --check-prefix=TILE
 // Launches and allocations per call, counted after outlining: the chunked
 // form is three launch_func and the serial form one or two, and neither
 // allocates: every workspace is a view of the one buffer ssdGPUWorkspace
 // returns for the call.
-// RUN: ssd-opt %s -ssd-plan-gpu-kernels="chip=sm_90 shared-memory-limit=101376 fused-state-passing=false" -ssd-lower-to-gpu -gpu-kernel-outlining -split-input-file | FileCheck %s --check-prefix=LAUNCHES
-// RUN: ssd-opt %s -ssd-plan-gpu-kernels="chip=sm_90 shared-memory-limit=101376" -ssd-lower-to-gpu -gpu-kernel-outlining -split-input-file | FileCheck %s --check-prefix=NOALLOC
+// RUN: ssd-opt %s -ssd-plan-gpu-kernels="chip=sm_90 shared-memory-limit=101376 pipeline-stages=2 fused-state-passing=false" -ssd-lower-to-gpu -gpu-kernel-outlining -split-input-file | FileCheck %s --check-prefix=LAUNCHES
+// RUN: ssd-opt %s -ssd-plan-gpu-kernels="chip=sm_90 shared-memory-limit=101376 pipeline-stages=2" -ssd-lower-to-gpu -gpu-kernel-outlining -split-input-file | FileCheck %s --check-prefix=NOALLOC
 // NOALLOC-NOT: gpu.alloc
 // NOALLOC-NOT: gpu.dealloc
 // NOALLOC-NOT: memref.alloc
@@ -18,15 +20,15 @@
 // cp.async, one commit group per pipeline step (ASYNC, the default). With
 // both off, fragments are 32-bit shared loads of the same swizzled tiles
 // and copies go through registers (SCALAR).
-// RUN: ssd-opt %s -ssd-plan-gpu-kernels="chip=sm_90 shared-memory-limit=101376" -ssd-lower-to-gpu -split-input-file | FileCheck %s --check-prefix=ASYNC
-// RUN: ssd-opt %s -ssd-plan-gpu-kernels="chip=sm_90 shared-memory-limit=101376 fragment-loads=scalar staging=registers" -ssd-lower-to-gpu -split-input-file | FileCheck %s --check-prefix=SCALAR
+// RUN: ssd-opt %s -ssd-plan-gpu-kernels="chip=sm_90 shared-memory-limit=101376 pipeline-stages=2" -ssd-lower-to-gpu -split-input-file | FileCheck %s --check-prefix=ASYNC
+// RUN: ssd-opt %s -ssd-plan-gpu-kernels="chip=sm_90 shared-memory-limit=101376 pipeline-stages=2 fragment-loads=scalar staging=registers" -ssd-lower-to-gpu -split-input-file | FileCheck %s --check-prefix=SCALAR
 // The f32 chunk kernel asks for two blocks per SM where a thread's state
 // tile is at most 32 accumulators and two blocks' shared memory fit (both
 // limits here: sm_86's 99 KB, the default, and sm_90's 227 KB); at
 // head_dim 128, dstate 256 it does not (64 accumulators; two blocks' 66 KB
 // would fit sm_90). Nor do the state-passing and output kernels.
-// RUN: ssd-opt %s -ssd-plan-gpu-kernels="chip=sm_90 shared-memory-limit=101376" -ssd-lower-to-gpu -split-input-file | FileCheck %s --check-prefix=F32-OCCUPANCY
-// RUN: ssd-opt %s -ssd-plan-gpu-kernels="chip=sm_90 shared-memory-limit=232448" -ssd-lower-to-gpu -split-input-file | FileCheck %s --check-prefix=F32-OCCUPANCY
+// RUN: ssd-opt %s -ssd-plan-gpu-kernels="chip=sm_90 shared-memory-limit=101376 pipeline-stages=2" -ssd-lower-to-gpu -split-input-file | FileCheck %s --check-prefix=F32-OCCUPANCY
+// RUN: ssd-opt %s -ssd-plan-gpu-kernels="chip=sm_90 shared-memory-limit=232448 pipeline-stages=2" -ssd-lower-to-gpu -split-input-file | FileCheck %s --check-prefix=F32-OCCUPANCY
 
 // Serial form at Mamba2-2.7B shapes (H=80 P=64 N=128 G=1), bf16, with
 // has_initial_state: writers whose slot another sequence reads (tree

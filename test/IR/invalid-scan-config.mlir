@@ -116,6 +116,28 @@ func.func @blocks_per_sm() attributes {c = #ssd.scan_config<form = chunked, chun
 
 // -----
 
+// expected-error @+1 {{pipeline_stages must be in [2, 4], got 1}}
+func.func @pipeline_stages_below() attributes {c = #ssd.scan_config<form = chunked, chunk_size = 256, chip = "sm_90a", serial_rows_per_warp = 4, serial_warps_per_block = 4, fusion = state_and_output, output_rows = 128, state_parts = 1, heads_per_block = 1, matmul = wgmma, fragment_loads = ldmatrix, staging = cp_async, pipeline_stages = 1, blocks_per_sm = 2, shared_memory = 80032>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{pipeline_stages must be in [2, 4], got 5}}
+func.func @pipeline_stages_above() attributes {c = #ssd.scan_config<form = chunked, chunk_size = 256, chip = "sm_90a", serial_rows_per_warp = 4, serial_warps_per_block = 4, fusion = state_and_output, output_rows = 128, state_parts = 1, heads_per_block = 1, matmul = wgmma, fragment_loads = ldmatrix, staging = cp_async, pipeline_stages = 5, blocks_per_sm = 2, shared_memory = 80032>} {
+  return
+}
+
+// -----
+
+// Stages without the chunked kernels they would stage.
+// expected-error @+1 {{pipeline_stages = 3 stages the chunked kernels, whose choices (fusion ... shared_memory) this config does not have}}
+func.func @pipeline_stages_without_chunked() attributes {c = #ssd.scan_config<form = serial, chunk_size = 256, chip = "sm_90a", serial_rows_per_warp = 4, serial_warps_per_block = 4, pipeline_stages = 3>} {
+  return
+}
+
+// -----
+
 // expected-error @+1 {{shared_memory (166913 bytes) must be in [1, 166912], what sm_80 allows a block}}
 func.func @shared_memory_over_chip() attributes {c = #ssd.scan_config<form = chunked, chunk_size = 256, chip = "sm_80", serial_rows_per_warp = 4, serial_warps_per_block = 4, fusion = state_and_output, output_rows = 128, state_parts = 1, heads_per_block = 1, matmul = mma_sync, fragment_loads = ldmatrix, staging = cp_async, blocks_per_sm = 1, shared_memory = 166913>} {
   return

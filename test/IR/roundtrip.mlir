@@ -216,13 +216,18 @@ func.func @invariant(%x: memref<4x8x16xf16>, %dt: memref<4x8xf16>, %A: memref<8x
 // CHECK-SAME:  c3 = #ssd.scan_config<form = serial, chunk_size = 256, chip = "sm_86", serial_rows_per_warp = 1, serial_warps_per_block = 32>
 // CHECK-SAME:  c4 = #ssd.scan_config<form = serial, chunk_size = 256>
 // CHECK-SAME:  c5 = #ssd.scan_config<form = serial, chunk_size = 256, invariant = true>
+// pipeline_stages is printed only when it is not 2, a double buffer.
+// CHECK-SAME:  c6 = #ssd.scan_config<form = chunked, chunk_size = 256, chip = "sm_90a", serial_rows_per_warp = 4, serial_warps_per_block = 4, fusion = state_and_output, output_rows = 128, state_parts = 1, heads_per_block = 1, matmul = wgmma, fragment_loads = ldmatrix, staging = cp_async, pipeline_stages = 4, blocks_per_sm = 2, shared_memory = 104608>
+// CHECK-SAME:  c7 = #ssd.scan_config<form = chunked, chunk_size = 256, chip = "sm_90a", serial_rows_per_warp = 4, serial_warps_per_block = 4, fusion = state_and_output, output_rows = 128, state_parts = 1, heads_per_block = 1, matmul = wgmma, fragment_loads = ldmatrix, staging = cp_async, blocks_per_sm = 2, shared_memory = 80032>}
 func.func @scan_configs() attributes {
     c0 = #ssd.scan_config<form = serial, chunk_size = 256>,
     c1 = #ssd.scan_config<form = serial, chunk_size = 128, mixed_min_tokens = 1024, chip = "sm_80", serial_rows_per_warp = 4, serial_warps_per_block = 4, fusion = state_and_output, output_rows = 128, state_parts = 1, heads_per_block = 1, matmul = mma_sync, fragment_loads = ldmatrix, staging = cp_async, blocks_per_sm = 2, shared_memory = 50176>,
     c2 = #ssd.scan_config<form = chunked, chunk_size = 64, chip = "sm_90a", serial_rows_per_warp = 2, serial_warps_per_block = 8, fusion = none, output_rows = 64, state_parts = 2, heads_per_block = 1, matmul = wgmma, fragment_loads = scalar, staging = registers, blocks_per_sm = 0, shared_memory = 24576>,
     c3 = #ssd.scan_config<form = serial, chunk_size = 256, chip = "sm_86", serial_rows_per_warp = 1, serial_warps_per_block = 32>,
     c4 = #ssd.scan_config<form = serial, chunk_size = 256, invariant = false>,
-    c5 = #ssd.scan_config<invariant = true, form = serial, chunk_size = 256>} {
+    c5 = #ssd.scan_config<invariant = true, form = serial, chunk_size = 256>,
+    c6 = #ssd.scan_config<form = chunked, chunk_size = 256, chip = "sm_90a", serial_rows_per_warp = 4, serial_warps_per_block = 4, fusion = state_and_output, output_rows = 128, state_parts = 1, heads_per_block = 1, matmul = wgmma, fragment_loads = ldmatrix, staging = cp_async, pipeline_stages = 4, blocks_per_sm = 2, shared_memory = 104608>,
+    c7 = #ssd.scan_config<form = chunked, chunk_size = 256, chip = "sm_90a", serial_rows_per_warp = 4, serial_warps_per_block = 4, fusion = state_and_output, output_rows = 128, state_parts = 1, heads_per_block = 1, matmul = wgmma, fragment_loads = ldmatrix, staging = cp_async, pipeline_stages = 2, blocks_per_sm = 2, shared_memory = 80032>} {
   return
 }
 

@@ -38,6 +38,8 @@
 // RUN: %{bad} --ssd-plan-gpu-kernels=shared-memory-limit=232449 | FileCheck %s --check-prefix=SHARED
 // RUN: %{bad} --ssd-plan-gpu-kernels=heads-per-block=3 | FileCheck %s --check-prefix=HEADS
 // RUN: %{bad} --ssd-plan-gpu-kernels="chip=sm_80 matmul=wgmma" | FileCheck %s --check-prefix=WGMMA
+// RUN: %{bad} --ssd-plan-gpu-kernels=pipeline-stages=1 | FileCheck %s --check-prefix=STAGES-LOW
+// RUN: %{bad} --ssd-to-gpu-emulator=pipeline-stages=5 | FileCheck %s --check-prefix=STAGES
 // RUN: %{bad} --ssd-to-nvvm=serial-rows-per-warp=33 | FileCheck %s --check-prefix=ROWS
 // RUN: %{bad} --ssd-to-nvvm=heads-per-block=3 | FileCheck %s --check-prefix=HEADS
 // RUN: %{bad} --ssd-to-gpu-emulator=serial-warps-per-block=9223372036854775807 | FileCheck %s --check-prefix=WARPS-MAX
@@ -47,6 +49,8 @@
 // WARPS: error: ssd-plan-gpu-kernels: serial-warps-per-block must be in [1, 32], got 33
 // SHARED: error: ssd-plan-gpu-kernels: shared-memory-limit must be in [1, 232448], got 232449
 // HEADS: error: ssd-plan-gpu-kernels: heads-per-block must be in [1, 2], got 3
+// STAGES-LOW: error: ssd-plan-gpu-kernels: pipeline-stages must be in [2, 4], got 1
+// STAGES: error: ssd-plan-gpu-kernels: pipeline-stages must be in [2, 4], got 5
 // WGMMA: error: ssd-plan-gpu-kernels: matmul=wgmma needs chip=sm_90a (wgmma is in sm_90a's architecture-specific PTX only), got chip=sm_80
 // WARPS-MAX: error: ssd-plan-gpu-kernels: serial-warps-per-block must be in [1, 32], got 9223372036854775807
 // GPU-CHUNK: error: ssd-to-gpu-emulator: chunk-size must be in [1, 4096], got 4097

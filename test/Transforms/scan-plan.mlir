@@ -11,8 +11,10 @@
 // model with head_dim 64 and dstate 128: one block holds a chunk's whole
 // state and y is computed in the chunk kernel, 128 rows per pass (x and
 // S_prev stay in shared memory). With 40000 bytes of shared memory (SMALL)
-// the fused output (79024 bytes) does not fit: the plan records fusion = state, and launch 3
-// computes y.
+// the fused output (79024 bytes with a double buffer) does not fit: the plan records fusion = state, and launch 3
+// computes y. Each plan then takes a third pipeline stage (pipeline_stages
+// = 3) where it keeps the blocks that fit an SM and the limit, except a
+// block of two heads (WGMMA), which keeps the double buffer.
 
 // Decode: 8 sequences of one token.
 // CPU-LABEL: func.func @decode
@@ -51,19 +53,19 @@ func.func @verify(%x: memref<32x4x64xbf16>, %dt: memref<32x4xbf16>, %A: memref<4
 // CPU: config = #ssd.scan_config<form = chunked, chunk_size = 256>,
 // GPU-LABEL: func.func @long_prefill
 // SMALL-LABEL: func.func @long_prefill
-// SMALL: config = #ssd.scan_config<form = chunked, chunk_size = 256, chip = "sm_90", serial_rows_per_warp = 4, serial_warps_per_block = 4, fusion = state, output_rows = 128, state_parts = 1, heads_per_block = 1, matmul = mma_sync, fragment_loads = ldmatrix, staging = cp_async, blocks_per_sm = 0, shared_memory = 25760>,
-// GPU: config = #ssd.scan_config<form = chunked, chunk_size = 256, chip = "sm_90", serial_rows_per_warp = 4, serial_warps_per_block = 4, fusion = state_and_output, output_rows = 128, state_parts = 1, heads_per_block = 1, matmul = mma_sync, fragment_loads = ldmatrix, staging = cp_async, blocks_per_sm = 2, shared_memory = 79024>,
+// SMALL: config = #ssd.scan_config<form = chunked, chunk_size = 256, chip = "sm_90", serial_rows_per_warp = 4, serial_warps_per_block = 4, fusion = state, output_rows = 128, state_parts = 1, heads_per_block = 1, matmul = mma_sync, fragment_loads = ldmatrix, staging = cp_async, pipeline_stages = 3, blocks_per_sm = 0, shared_memory = 38048>,
+// GPU: config = #ssd.scan_config<form = chunked, chunk_size = 256, chip = "sm_90", serial_rows_per_warp = 4, serial_warps_per_block = 4, fusion = state_and_output, output_rows = 128, state_parts = 1, heads_per_block = 1, matmul = mma_sync, fragment_loads = ldmatrix, staging = cp_async, pipeline_stages = 3, blocks_per_sm = 2, shared_memory = 91312>,
 // With wgmma (sm_90a) and heads-per-block=2 (WGMMA) a block serves two
 // heads (heads_per_block = 2): two copies of the one-head layout, each with 1008 bytes in which the kernel
 // moves its wgmma tiles onto a 1024-byte boundary of the shared window,
 // the second 80896 bytes (a multiple of 1024) after the first: one
 // 512-thread block per SM (the map role's scratch is sized for its 512
 // threads). By default (ONE-HEAD, heads-per-block=1: faster on an H200)
-// one head, 80032 bytes: two blocks per SM.
+// one head, 92320 bytes with three stages: still two blocks per SM.
 // WGMMA-LABEL: func.func @long_prefill
 // WGMMA: config = #ssd.scan_config<form = chunked, chunk_size = 256, chip = "sm_90a", serial_rows_per_warp = 4, serial_warps_per_block = 4, fusion = state_and_output, output_rows = 128, state_parts = 1, heads_per_block = 2, matmul = wgmma, fragment_loads = ldmatrix, staging = cp_async, blocks_per_sm = 1, shared_memory = 160992>,
 // ONE-HEAD-LABEL: func.func @long_prefill
-// ONE-HEAD: config = #ssd.scan_config<form = chunked, chunk_size = 256, chip = "sm_90a", serial_rows_per_warp = 4, serial_warps_per_block = 4, fusion = state_and_output, output_rows = 128, state_parts = 1, heads_per_block = 1, matmul = wgmma, fragment_loads = ldmatrix, staging = cp_async, blocks_per_sm = 2, shared_memory = 80032>,
+// ONE-HEAD: config = #ssd.scan_config<form = chunked, chunk_size = 256, chip = "sm_90a", serial_rows_per_warp = 4, serial_warps_per_block = 4, fusion = state_and_output, output_rows = 128, state_parts = 1, heads_per_block = 1, matmul = wgmma, fragment_loads = ldmatrix, staging = cp_async, pipeline_stages = 3, blocks_per_sm = 2, shared_memory = 92320>,
 func.func @long_prefill(%x: memref<131072x4x64xbf16>, %dt: memref<131072x4xbf16>, %A: memref<4xbf16>,
     %B: memref<131072x1x128xbf16>, %pool: memref<2x4x64x128xf32>, %qsl: memref<2xi32>, %ci: memref<1xi32>,
     %y: memref<131072x4x64xbf16>) {
@@ -81,7 +83,7 @@ func.func @long_prefill(%x: memref<131072x4x64xbf16>, %dt: memref<131072x4xbf16>
 // CPU-LABEL: func.func @mixed_gpu
 // CPU: config = #ssd.scan_config<form = serial, chunk_size = 256>,
 // GPU-LABEL: func.func @mixed_gpu
-// GPU: config = #ssd.scan_config<form = serial, chunk_size = 256, mixed_min_tokens = 1024, chip = "sm_90", serial_rows_per_warp = 4, serial_warps_per_block = 4, fusion = state_and_output, output_rows = 128, state_parts = 1, heads_per_block = 1, matmul = mma_sync, fragment_loads = ldmatrix, staging = cp_async, blocks_per_sm = 2, shared_memory = 79024>,
+// GPU: config = #ssd.scan_config<form = serial, chunk_size = 256, mixed_min_tokens = 1024, chip = "sm_90", serial_rows_per_warp = 4, serial_warps_per_block = 4, fusion = state_and_output, output_rows = 128, state_parts = 1, heads_per_block = 1, matmul = mma_sync, fragment_loads = ldmatrix, staging = cp_async, pipeline_stages = 3, blocks_per_sm = 2, shared_memory = 91312>,
 func.func @mixed_gpu(%x: memref<2048x4x64xbf16>, %dt: memref<2048x4xbf16>, %A: memref<4xbf16>,
     %B: memref<2048x1x128xbf16>, %pool: memref<128x4x64x128xf32>, %qsl: memref<65xi32>, %ci: memref<64xi32>,
     %y: memref<2048x4x64xbf16>) {
@@ -98,7 +100,7 @@ func.func @mixed_gpu(%x: memref<2048x4x64xbf16>, %dt: memref<2048x4xbf16>, %A: m
 // CPU-LABEL: func.func @mixed_cpu
 // CPU: config = #ssd.scan_config<form = serial, chunk_size = 256, mixed_min_tokens = 65536>,
 // GPU-LABEL: func.func @mixed_cpu
-// GPU: config = #ssd.scan_config<form = chunked, chunk_size = 256, chip = "sm_90", serial_rows_per_warp = 4, serial_warps_per_block = 4, fusion = state_and_output, output_rows = 128, state_parts = 1, heads_per_block = 1, matmul = mma_sync, fragment_loads = ldmatrix, staging = cp_async, blocks_per_sm = 2, shared_memory = 79024>,
+// GPU: config = #ssd.scan_config<form = chunked, chunk_size = 256, chip = "sm_90", serial_rows_per_warp = 4, serial_warps_per_block = 4, fusion = state_and_output, output_rows = 128, state_parts = 1, heads_per_block = 1, matmul = mma_sync, fragment_loads = ldmatrix, staging = cp_async, pipeline_stages = 3, blocks_per_sm = 2, shared_memory = 91312>,
 func.func @mixed_cpu(%x: memref<131072x4x64xbf16>, %dt: memref<131072x4xbf16>, %A: memref<4xbf16>,
     %B: memref<131072x1x128xbf16>, %pool: memref<128x4x64x128xf32>, %qsl: memref<65xi32>, %ci: memref<64xi32>,
     %y: memref<131072x4x64xbf16>) {
@@ -112,11 +114,12 @@ func.func @mixed_cpu(%x: memref<131072x4x64xbf16>, %dt: memref<131072x4xbf16>, %
 
 // head_dim 128: y in 128-row passes would be 64 accumulators per thread
 // (twice dS's share at head_dim 64), so the fused output keeps 64-row
-// passes; at 136 KB of shared memory one block fits an SM.
+// passes; at 149 KB of shared memory (three stages; 133 KB with two) one
+// block fits an SM.
 // CPU-LABEL: func.func @wide_heads
 // CPU: config = #ssd.scan_config<form = chunked, chunk_size = 256>,
 // GPU-LABEL: func.func @wide_heads
-// GPU: config = #ssd.scan_config<form = chunked, chunk_size = 256, chip = "sm_90", serial_rows_per_warp = 4, serial_warps_per_block = 4, fusion = state_and_output, output_rows = 64, state_parts = 1, heads_per_block = 1, matmul = mma_sync, fragment_loads = ldmatrix, staging = cp_async, blocks_per_sm = 0, shared_memory = 136368>,
+// GPU: config = #ssd.scan_config<form = chunked, chunk_size = 256, chip = "sm_90", serial_rows_per_warp = 4, serial_warps_per_block = 4, fusion = state_and_output, output_rows = 64, state_parts = 1, heads_per_block = 1, matmul = mma_sync, fragment_loads = ldmatrix, staging = cp_async, pipeline_stages = 3, blocks_per_sm = 0, shared_memory = 152752>,
 func.func @wide_heads(%x: memref<131072x4x128xbf16>, %dt: memref<131072x4xbf16>, %A: memref<4xbf16>,
     %B: memref<131072x1x128xbf16>, %pool: memref<2x4x128x128xf32>, %qsl: memref<2xi32>, %ci: memref<1xi32>,
     %y: memref<131072x4x128xbf16>) {

@@ -16,11 +16,12 @@
 //   RUNNER --inputs DIR --outputs DIR [--dtype D]
 //          [--target cuda|gpu-emu|reference] [--form auto|serial|chunked]
 //          [--chunk-size N] [--checkpoint-interval N] [--heads-per-block N]
-//          [--invariant] [--pool-dtype f32|bf16|f16|f8e4m3|i8]
+//          [--pipeline-stages N] [--invariant] [--pool-dtype
+//          f32|bf16|f16|f8e4m3|i8]
 //          [--pool-rounding nearest|stochastic --rounding-seed N]
 //   RUNNER --bench prefill|decode --like DIR [--dtype D] [--form F]
 //          [--chunk-size N] [--reps N] [--max-tokens N] [--heads-per-block N]
-//          [--invariant]
+//          [--pipeline-stages N] [--invariant]
 //   RUNNER --call module:NAME --input FILE --output FILE --output-bytes N
 //   RUNNER --cases FILE
 //
@@ -31,14 +32,17 @@
 // chip; AotRegistry.h's select picks by the device's compute capability).
 //
 // --heads-per-block N picks the variants compiled with `ssd-compile
-// --heads-per-block N` (1: one head per chunk-kernel block).
+// --heads-per-block N` (1: one head per chunk-kernel block), and
+// --pipeline-stages N those compiled with `ssd-compile --pipeline-stages N`
+// (3 unless told otherwise).
 //
 // --pool-dtype and --pool-rounding pick the variants compiled with the same
 // flags of ssd-compile (their keys name them); the seed is an operand, so
 // one variant serves every --rounding-seed. The pool files are ssd-run's.
 //
 // --invariant picks the variants compiled with `ssd-compile --invariant`
-// (their keys end in ` invariant`); it takes no --heads-per-block.
+// (their keys end in ` invariant`); it takes no --heads-per-block or
+// --pipeline-stages.
 //
 // --cases runs many launches in one process (kernels are loaded once, at
 // start-up): each line of FILE is the flags of one run, e.g.
@@ -95,11 +99,13 @@ struct Options {
       poolRounding = "nearest", roundingSeed;
   int64_t chunkSize = mlir::ssd::kChunkSizeDefault, reps = 5, maxTokens = 65536,
           outputBytes = 0, checkpointInterval = 0,
-          headsPerBlock = mlir::ssd::kDefaultHeadsPerBlock;
+          headsPerBlock = mlir::ssd::kDefaultHeadsPerBlock,
+          pipelineStages = mlir::ssd::kDefaultPipelineStages;
   bool list = false;
   /// The variants of `ssd-compile --invariant`.
   bool invariant = false;
-  bool headsPerBlockGiven = false;
+  /// The chunked kernels' choice given on the command line, if any.
+  std::string chunkedChoiceGiven;
 };
 
 /// Parses the command line by hand, unlike the other tools' llvm::cl: an
@@ -116,7 +122,8 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
       o.invariant = true;
       continue;
     }
-    o.headsPerBlockGiven |= arg == "--heads-per-block";
+    if (arg == "--heads-per-block" || arg == "--pipeline-stages")
+      o.chunkedChoiceGiven = arg;
     std::map<std::string, std::string *> text = {
         {"--inputs", &o.inputs},
         {"--outputs", &o.outputs},
@@ -138,7 +145,8 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
         {"--max-tokens", &o.maxTokens},
         {"--output-bytes", &o.outputBytes},
         {"--checkpoint-interval", &o.checkpointInterval},
-        {"--heads-per-block", &o.headsPerBlock}};
+        {"--heads-per-block", &o.headsPerBlock},
+        {"--pipeline-stages", &o.pipelineStages}};
     if (i + 1 >= argc || (!text.count(arg) && !numbers.count(arg))) {
       error = text.count(arg) || numbers.count(arg)
                   ? "flag '" + arg + "' needs a value"
@@ -165,9 +173,10 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
                                      "stochastic";
     return false;
   }
-  if (o.invariant && o.headsPerBlockGiven) {
-    error = "--invariant runs the serial GPU kernel only: --heads-per-block "
-            "(a chunked kernel's choice) does not apply";
+  if (o.invariant && !o.chunkedChoiceGiven.empty()) {
+    error =
+        "--invariant runs the serial GPU kernel only: " + o.chunkedChoiceGiven +
+        " (a chunked kernel's choice) does not apply";
     return false;
   }
   // The same ranges as the compiler's (one table, SettingRanges.h).
@@ -177,6 +186,10 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
     error = mlir::ssd::whyOutOfRange("", "--heads-per-block",
                                      mlir::ssd::kHeadsPerBlockRange,
                                      o.headsPerBlock);
+  if (error.empty())
+    error = mlir::ssd::whyOutOfRange("", "--pipeline-stages",
+                                     mlir::ssd::kPipelineStagesRange,
+                                     o.pipelineStages);
   return error.empty();
 }
 
@@ -212,7 +225,8 @@ bool poolOptions(const Options &o, ssd::PoolDType &poolDType,
 }
 
 std::string variantKey(const ssd::ScanProblem &p, const Options &o) {
-  return ssd::variantKey(p, o.form, o.chunkSize, o.headsPerBlock, o.invariant);
+  return ssd::variantKey(p, o.form, o.chunkSize, o.headsPerBlock,
+                         o.pipelineStages, o.invariant);
 }
 
 const Variant *findVariant(const ssd::ScanProblem &p, const Options &o,
@@ -508,8 +522,12 @@ int runOne(const Options &o) {
     return fail("--target " + target + ": this executable runs on " + linked +
                 " (linked with " + ssd::aot::deviceLibrary() + ")");
   const bool defaultHeads = o.headsPerBlock == mlir::ssd::kDefaultHeadsPerBlock;
+  const bool defaultStages =
+      o.pipelineStages == mlir::ssd::kDefaultPipelineStages;
   if (target == "reference" && !defaultHeads)
     return fail("--heads-per-block needs --target cuda or gpu-emu");
+  if (target == "reference" && !defaultStages)
+    return fail("--pipeline-stages needs --target cuda or gpu-emu");
 
   ssd::PoolDType poolDType;
   ssd::PoolRounding rounding;
@@ -545,13 +563,15 @@ int runOne(const Options &o) {
   }
   if (!ssd::writeOutputs(o.outputs, problem, y, pool, error))
     return fail(error);
+  std::string chunkedChoices;
+  if (!defaultHeads)
+    chunkedChoices += " heads_per_block=" + std::to_string(o.headsPerBlock);
+  if (!defaultStages)
+    chunkedChoices += " pipeline_stages=" + std::to_string(o.pipelineStages);
   std::printf(
       "ssd-aot-run: %s form=%s%s%s dtype=%s%s T=%lld batch=%lld%s time=%.3f "
       "ms\n",
-      target.c_str(), o.form.c_str(),
-      defaultHeads
-          ? ""
-          : (" heads_per_block=" + std::to_string(o.headsPerBlock)).c_str(),
+      target.c_str(), o.form.c_str(), chunkedChoices.c_str(),
       o.invariant ? " invariant" : "", ssd::toString(dtype),
       poolDType == ssd::PoolDType::F32
           ? ""

@@ -4,11 +4,12 @@
 //               [--pool-dtype f32|bf16|f16|f8e4m3|i8]
 //               [--pool-rounding nearest|stochastic]
 //               [--forms auto,serial,chunked] [--chunk-size N]
-//               [--checkpoint-interval N] [--heads-per-block N] [--invariant]
+//               [--checkpoint-interval N] [--heads-per-block N]
+//               [--pipeline-stages N] [--invariant]
 //               [--target cuda|gpu-emu] [--chip sm_90a[,sm_80...]]
 //               [--format isa|bin|fatbin] -o FILE.o
 //   ssd-compile --module FILE.mlir [--forms F] [--chunk-size N]
-//               [--heads-per-block N] [--invariant]
+//               [--heads-per-block N] [--pipeline-stages N] [--invariant]
 //               [--target cuda|gpu-emu] [--chip sm_90a[,sm_80...]]
 //               [--format isa|bin|fatbin] -o FILE.o
 //
@@ -29,7 +30,10 @@
 // --heads-per-block 2 lets a chunk-kernel block serve two heads where the
 // shapes allow it (sm_90a, docs/gpu.md); the variants' keys end in
 // `heads_per_block=2`, so one executable can hold both and compare them
-// (`ssd-aot-run --heads-per-block 2`).
+// (`ssd-aot-run --heads-per-block 2`). --pipeline-stages N bounds the
+// chunked kernels' pipeline stages likewise (3 unless told otherwise; keys
+// with another bound end in `pipeline_stages=N`), so that a GPU can time a
+// double buffer beside the default ring.
 //
 // --pool-dtype and --pool-rounding give every --inputs variant its pool
 // type and rounding (the directories' pool files as ssd-run reads them for
@@ -40,7 +44,7 @@
 // --invariant compiles every op invariant (bit-identical results however it
 // is batched, split or formed); the variants' keys end in ` invariant`
 // (`ssd-aot-run --invariant`). It runs the serial kernel only, so it takes
-// no --heads-per-block.
+// no --heads-per-block or --pipeline-stages.
 //
 // --target cuda (default) compiles through --ssd-to-nvvm: kernels embedded as
 // PTX (isa, JIT-compiled by the driver), cubin (bin, needs ptxas) or a fat
@@ -138,6 +142,12 @@ ssd::ToolInt
                            "serves, 1 to 2"),
                   cl::init(mlir::ssd::kDefaultHeadsPerBlock),
                   cl::value_desc("N"), cl::cat(category));
+ssd::ToolInt pipelineStages(
+    "pipeline-stages",
+    cl::desc("the most shared-memory stages of the chunked kernels' "
+             "pipelined reductions, 2 to 4"),
+    cl::init(mlir::ssd::kDefaultPipelineStages), cl::value_desc("N"),
+    cl::cat(category));
 cl::opt<bool>
     invariant("invariant",
               cl::desc("invariant ops: bit-identical results however they are "
@@ -174,17 +184,24 @@ bool readOptions(Options &o, std::string &error) {
   o.target = mlir::ssd::enumName(kAotTargetNames, target);
   o.chunkSize = chunkSize;
   o.headsPerBlock = headsPerBlock;
+  o.pipelineStages = pipelineStages;
   o.invariant = invariant;
-  if (invariant && headsPerBlock.getNumOccurrences()) {
-    error = "--invariant runs the serial GPU kernel only: --heads-per-block "
-            "(a chunked kernel's choice) does not apply";
-    return false;
-  }
+  for (const ssd::ToolInt *chunkedOnly : {&headsPerBlock, &pipelineStages})
+    if (invariant && chunkedOnly->getNumOccurrences()) {
+      error = "--invariant runs the serial GPU kernel only: --" +
+              chunkedOnly->ArgStr.str() +
+              " (a chunked kernel's choice) does not apply";
+      return false;
+    }
   error = mlir::ssd::whyOutOfRange("", "--chunk-size",
                                    mlir::ssd::kGPUChunkSizeRange, chunkSize);
   if (error.empty())
     error = mlir::ssd::whyOutOfRange(
         "", "--heads-per-block", mlir::ssd::kHeadsPerBlockRange, headsPerBlock);
+  if (error.empty())
+    error = mlir::ssd::whyOutOfRange("", "--pipeline-stages",
+                                     mlir::ssd::kPipelineStagesRange,
+                                     pipelineStages);
   if (!error.empty())
     return false;
   if (checkpointInterval.getNumOccurrences()) {

@@ -8,7 +8,8 @@
 //           [--print-ir] [--no-openmp] [--cpu NAME] [--chip sm_90a]
 //           [--tensor-form [--constant-weights]] [--no-fused-output]
 //           [--no-fused-state-passing]
-//           [--heads-per-block N] [--checkpoint-interval N] [--invariant]
+//           [--heads-per-block N] [--pipeline-stages N]
+//           [--checkpoint-interval N] [--invariant]
 //
 // The flags are llvm::cl options (--help lists them); ssd::checkToolArguments
 // keeps command-line mistakes one line in the tool's words.
@@ -38,6 +39,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <tuple>
 
 using namespace llvm;
 
@@ -134,6 +136,12 @@ ssd::ToolInt
                            "block serves, 1 to 2"),
                   cl::init(mlir::ssd::kDefaultHeadsPerBlock),
                   cl::value_desc("N"), cl::cat(category));
+ssd::ToolInt pipelineStages(
+    "pipeline-stages",
+    cl::desc("GPU: the most shared-memory stages of the chunked kernels' "
+             "pipelined reductions, 2 to 4"),
+    cl::init(mlir::ssd::kDefaultPipelineStages), cl::value_desc("N"),
+    cl::cat(category));
 ssd::ToolInt checkpointInterval(
     "checkpoint-interval",
     cl::desc("tokens between the checkpoints of checkpoint_slots.npy"),
@@ -210,6 +218,7 @@ bool readOptions(Options &o, std::string &error) {
   o.compile.fusedStatePassing = !noFusedStatePassing;
   o.compile.fusedOutput = !noFusedOutput;
   o.compile.headsPerBlock = headsPerBlock;
+  o.compile.pipelineStages = pipelineStages;
   o.compile.tensorForm = tensorForm;
   o.compile.constantWeights = constantWeights;
   o.compile.invariant = invariant;
@@ -247,23 +256,32 @@ bool readOptions(Options &o, std::string &error) {
   }
   if (!needsGPUTarget(noFusedOutput, error) ||
       !needsGPUTarget(noFusedStatePassing, error) ||
-      !needsGPUTarget(headsPerBlock, error))
+      !needsGPUTarget(headsPerBlock, error) ||
+      !needsGPUTarget(pipelineStages, error))
     return false;
   // An invariant op runs the serial GPU kernel only: a chunked kernel's
   // choice would be silently ignored.
   for (const cl::Option *chunkedOnly :
        {static_cast<const cl::Option *>(&noFusedOutput),
         static_cast<const cl::Option *>(&noFusedStatePassing),
-        static_cast<const cl::Option *>(&headsPerBlock)})
+        static_cast<const cl::Option *>(&headsPerBlock),
+        static_cast<const cl::Option *>(&pipelineStages)})
     if (invariant && chunkedOnly->getNumOccurrences()) {
       error = "--invariant runs the serial GPU kernel only: --" +
               chunkedOnly->ArgStr.str() +
               " (a chunked kernel's choice) does not apply";
       return false;
     }
-  error = mlir::ssd::whyOutOfRange(
-      "", "--heads-per-block", mlir::ssd::kHeadsPerBlockRange, headsPerBlock);
-  return error.empty();
+  for (auto [flag, value, range] :
+       {std::tuple{"--heads-per-block", int64_t(headsPerBlock),
+                   mlir::ssd::kHeadsPerBlockRange},
+        std::tuple{"--pipeline-stages", int64_t(pipelineStages),
+                   mlir::ssd::kPipelineStagesRange}}) {
+    error = mlir::ssd::whyOutOfRange("", flag, range, value);
+    if (!error.empty())
+      return false;
+  }
+  return true;
 }
 
 } // namespace

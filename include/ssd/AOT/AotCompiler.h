@@ -59,6 +59,10 @@ struct CompileRequest {
   /// bound than the default shows in the variants' keys, so that one
   /// executable can hold both, to compare them on a GPU.
   int64_t headsPerBlock = mlir::ssd::kDefaultHeadsPerBlock;
+  /// The most stages of the chunked kernels' pipelined reductions
+  /// (pipeline-stages); another bound than the default shows in the keys
+  /// too.
+  int64_t pipelineStages = mlir::ssd::kDefaultPipelineStages;
   /// Every op invariant (pipeline option invariant); the variants' keys end
   /// in ` invariant`, so one executable can hold both kinds.
   bool invariant = false;

@@ -191,8 +191,11 @@ def SSDPlanGPUKernels : Pass<"ssd-plan-gpu-kernels"> {
     `heads_per_block` (up to `heads-per-block` where wgmma and the fused
     output run, a group has a multiple of that many heads and their copies
     of the layout fit), `matmul` (wgmma where the chip has it, unless
-    `matmul` says otherwise), `fragment_loads`, `staging`, `blocks_per_sm`
-    and `shared_memory`. A mixed launch whose chunked part the kernels
+    `matmul` says otherwise), `fragment_loads`, `staging`,
+    `pipeline_stages` (the most up to `pipeline-stages` that keeps the
+    blocks an SM's shared memory holds; 2 for a block of several heads,
+    whose threads are at their register cap), `blocks_per_sm` and
+    `shared_memory`. A mixed launch whose chunked part the kernels
     cannot take loses its `mixed_min_tokens` (every sequence then runs
     serially, as its form says). Ops with no state elements (head_dim or
     dstate 0) get no chunked choices: their chunked tiles have nothing to
@@ -204,7 +207,7 @@ def SSDPlanGPUKernels : Pass<"ssd-plan-gpu-kernels"> {
 
     Each option is checked once, before any op: `shared-memory-limit` 1 to
     232448 (and never more than the chip has), `heads-per-block` 1 to 2,
-    `serial-rows-per-warp` and `serial-warps-per-block` 1 to 32, and
+    `pipeline-stages` 2 to 4, `serial-rows-per-warp` and `serial-warps-per-block` 1 to 32, and
     `matmul=wgmma` needs `chip=sm_90a`.
 
     ```mlir
@@ -257,6 +260,11 @@ def SSDPlanGPUKernels : Pass<"ssd-plan-gpu-kernels"> {
            /*default=*/"::mlir::ssd::Staging::cp_async",
            "how raw operand tiles reach shared memory",
            "::mlir::ssd::EnumValues{::mlir::ssd::kStagingNames}">,
+    Option<"pipelineStages", "pipeline-stages", "int64_t",
+           /*default=*/"::mlir::ssd::kDefaultPipelineStages",
+           "most shared-memory stages of the chunked kernels' pipelined "
+           "reductions, 2 to 4 (fewer where more would cost a resident "
+           "block or not fit the shared memory)">,
     Option<"serialRowsPerWarp", "serial-rows-per-warp", "int64_t",
            /*default=*/"::mlir::ssd::kSerialRowsPerWarpDefault",
            "head_dim rows of the state per warp (serial kernel), 1 to 32 "

@@ -51,6 +51,9 @@ struct CompileOptions {
   /// CUDA, GPU emulator: the most heads a chunk-kernel block serves where
   /// the chip and shapes allow (pipeline option heads-per-block).
   int64_t headsPerBlock = mlir::ssd::kDefaultHeadsPerBlock;
+  /// CUDA, GPU emulator: the most shared-memory stages of the chunked
+  /// kernels' pipelined reductions (pipeline option pipeline-stages).
+  int64_t pipelineStages = mlir::ssd::kDefaultPipelineStages;
   /// The tensor form (operands as tensors, y returned) instead of the memref
   /// form, as a graph compiler holds the op; with `constantWeights`, A, D
   /// and dt_bias are constants in the module, from the signature problem.

@@ -26,6 +26,8 @@ struct ChunkedKernelChoices {
   Matmul matmul = Matmul::mma_sync;
   FragmentLoads fragmentLoads = FragmentLoads::ldmatrix;
   Staging staging = Staging::cp_async;
+  /// A config without pipeline_stages has the classic double buffer.
+  int64_t pipelineStages = 2;
   int64_t blocksPerSM = 0;
   int64_t sharedMemory = 0;
 };

@@ -145,8 +145,14 @@ def SSD_ScanConfigAttr : AttrDef<SSD_Dialect, "ScanConfig"> {
       columns; the rest on mma.sync;
     - `fragment_loads`: `ldmatrix` or `scalar` (one load per register) for
       the products on mma.sync;
-    - `staging`: `cp_async` (double-buffered asynchronous copies of raw
-      tiles) or `registers` (loads, then stores to shared memory);
+    - `staging`: `cp_async` (asynchronous copies of raw tiles) or
+      `registers` (loads, then stores to shared memory);
+    - `pipeline_stages` (2 to 4; printed only when not 2, and absent means
+      2): shared-memory stages of each pipelined reduction's staged
+      operands, so that a step's copies are issued `pipeline_stages - 1`
+      steps before the step reads them (2: a double buffer). Not one of the
+      nine: a config without the chunked kernels' choices has no stages to
+      set;
     - `blocks_per_sm`: blocks of the chunk launch asked to fit one SM
       (registers capped to match; 0: no request);
     - `shared_memory`: bytes per block of the largest launch, as the
@@ -159,8 +165,8 @@ def SSD_ScanConfigAttr : AttrDef<SSD_Dialect, "ScanConfig"> {
     `#ssd.scan_config<form = chunked, chunk_size = 256, chip = "sm_90a",
     serial_rows_per_warp = 4, serial_warps_per_block = 4, fusion =
     state_and_output, output_rows = 128, state_parts = 1, heads_per_block =
-    2, matmul = wgmma, fragment_loads = ldmatrix, staging = cp_async,
-    blocks_per_sm = 1, shared_memory = 160992>`.
+    1, matmul = wgmma, fragment_loads = ldmatrix, staging = cp_async,
+    pipeline_stages = 3, blocks_per_sm = 2, shared_memory = 92320>`.
   }];
   let parameters = (ins
     EnumParameter<SSD_Form>:$form,
@@ -177,6 +183,7 @@ def SSD_ScanConfigAttr : AttrDef<SSD_Dialect, "ScanConfig"> {
     OptionalParameter<"std::optional<::mlir::ssd::Matmul>">:$matmul,
     OptionalParameter<"std::optional<::mlir::ssd::FragmentLoads>">:$fragment_loads,
     OptionalParameter<"std::optional<::mlir::ssd::Staging>">:$staging,
+    DefaultValuedParameter<"int64_t", "2">:$pipeline_stages,
     OptionalParameter<"std::optional<int64_t>">:$blocks_per_sm,
     OptionalParameter<"std::optional<int64_t>">:$shared_memory
   );

@@ -183,6 +183,12 @@ struct SSDGPUPipelineOptionsBase
       llvm::cl::desc("most heads of one group a chunk-kernel block serves, 1 "
                      "to 2 (see ssd-plan-gpu-kernels)"),
       llvm::cl::init(SSDPlanGPUKernelsOptions{}.headsPerBlock)};
+  Option<int64_t> pipelineStages{
+      *this, "pipeline-stages",
+      llvm::cl::desc("most shared-memory stages of the chunked kernels' "
+                     "pipelined reductions, 2 to 4 (see "
+                     "ssd-plan-gpu-kernels)"),
+      llvm::cl::init(SSDPlanGPUKernelsOptions{}.pipelineStages)};
 
   /// Those options, and the chip's, as ssd-plan-gpu-kernels takes them.
   SSDPlanGPUKernelsOptions planGPUKernelsOptions() const {
@@ -193,6 +199,7 @@ struct SSDGPUPipelineOptionsBase
     plan.fusedStatePassing = fusedStatePassing;
     plan.fusedOutput = fusedOutput;
     plan.headsPerBlock = headsPerBlock;
+    plan.pipelineStages = pipelineStages;
     return plan;
   }
 };

@@ -51,13 +51,16 @@ std::string signatureKey(const ScanProblem &problem);
 
 /// The key under which an ahead-of-time compiled variant registers (and the
 /// AOT runner looks it up): the signature, the form asked for ("auto",
-/// "serial" or "chunked"), the chunk size and, when the chunk kernel was
-/// given another bound on the heads a block serves (heads-per-block), that
-/// too, and " invariant" for an invariant op.
-std::string variantKey(const ScanProblem &problem, const std::string &form,
-                       int64_t chunkSize,
-                       int64_t headsPerBlock = mlir::ssd::kDefaultHeadsPerBlock,
-                       bool invariant = false);
+/// "serial" or "chunked"), the chunk size and, when the chunked kernels were
+/// given another bound on the heads a block serves (heads-per-block) or on
+/// their pipeline stages (pipeline-stages), those too, and " invariant" for
+/// an invariant op.
+std::string
+variantKey(const ScanProblem &problem, const std::string &form,
+           int64_t chunkSize,
+           int64_t headsPerBlock = mlir::ssd::kDefaultHeadsPerBlock,
+           int64_t pipelineStages = mlir::ssd::kDefaultPipelineStages,
+           bool invariant = false);
 
 /// Bytes the CPU loops of ssd-lower-to-loops allocate on the heap for one
 /// call on `p` (as a double: the product can exceed 64 bits for absurd

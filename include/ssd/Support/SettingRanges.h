@@ -75,6 +75,9 @@ inline constexpr SettingRange kSerialWarpsPerBlockRange{1, 32};
 inline constexpr SettingRange kSharedMemoryLimitRange{1, 232448};
 /// Heads a block of the chunk kernel serves.
 inline constexpr SettingRange kHeadsPerBlockRange{1, 2};
+/// Shared-memory stages of the chunked kernels' pipelined reductions: 2 is
+/// a double buffer; each more lets copies run one more step ahead.
+inline constexpr SettingRange kPipelineStagesRange{2, 4};
 /// Blocks of the chunk kernel asked to fit one SM (0: no request; 32 is
 /// the most resident blocks any supported chip has).
 inline constexpr SettingRange kBlocksPerSMRange{0, 32};

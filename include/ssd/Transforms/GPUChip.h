@@ -76,6 +76,15 @@ inline constexpr int64_t kSerialWarpsPerBlockDefault = 4;
 /// available.
 inline constexpr int64_t kDefaultHeadsPerBlock = 1;
 
+/// The most shared-memory stages of the chunked kernels' pipelined
+/// reductions unless told otherwise (pipeline-stages): three, the planner
+/// taking two where a third would cost a resident block. On an H200 the
+/// chunk kernel is latency-bound (issue active 39% of cycles at 16 warps
+/// per SM, L2 at 21% of its peak: docs/performance.md, "Measured on an
+/// H200"), and with two stages a step's copies have only the step before
+/// it to arrive.
+inline constexpr int64_t kDefaultPipelineStages = 3;
+
 } // namespace ssd
 } // namespace mlir
 

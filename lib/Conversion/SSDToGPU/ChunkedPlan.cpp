@@ -79,6 +79,7 @@ ChunkedPlan::ChunkedPlan(const StaticExtents &x, Type modelType,
   fusedOutput = choices.fusion == Fusion::state_and_output;
   fragmentLoads = choices.fragmentLoads;
   asyncCopies = choices.staging == Staging::cp_async;
+  stages = choices.pipelineStages;
   // Unfused 16-bit models: half the warps with twice the tile each, when
   // that fits the accumulator budget (1.5 instead of 2 fragment loads per
   // mma; f32 models, three mma per step, would not fit their registers).
@@ -145,8 +146,8 @@ ChunkRoleShared ChunkedPlan::placeChunkRole(bool withOutput,
     s.rowDecay = l.add(4 * s.tokenSlots);
   }
   int64_t region = l.size();
-  const int64_t xBytes = swizzledTileBytes(kStep, paddedP, 2);
-  const int64_t bBytes = swizzledTileBytes(kStep, stateCols, 2);
+  const int64_t xBytes = swizzledTileBytes(kStep, paddedP, stages);
+  const int64_t bBytes = swizzledTileBytes(kStep, stateCols, stages);
   if (stateWgmma) {
     s.bytes = placeWgmmaTiles(region, {{&s.xHigh, xBytes},
                                        {&s.xLow, split ? xBytes : 0},
@@ -161,7 +162,7 @@ ChunkRoleShared ChunkedPlan::placeChunkRole(bool withOutput,
     // The output's A stages over the dS stages, then S_prev and x, all
     // wgmma tiles under the same shift.
     s.outA = region;
-    const int64_t outABytes = swizzledTileBytes(outputRows, kStep, 2);
+    const int64_t outABytes = swizzledTileBytes(outputRows, kStep, stages);
     int64_t after = std::max(
         s.bytes - (kWgmmaTileAlignment - kViewAlignment),
         int64_t(region + llvm::alignTo(outABytes, kWgmmaTileAlignment)));
@@ -171,7 +172,7 @@ ChunkRoleShared ChunkedPlan::placeChunkRole(bool withOutput,
   } else if (withOutput) {
     SharedLayout o;
     o.add(region);
-    s.outA = o.add(swizzledTileBytes(outputRows, kStep, 2));
+    s.outA = o.add(swizzledTileBytes(outputRows, kStep, stages));
     int64_t end = std::max(s.bytes, o.size());
     s.sPrev = llvm::alignTo(end, kViewAlignment);
     s.xResident = llvm::alignTo(
@@ -193,7 +194,7 @@ void ChunkedPlan::placeCBRole(int64_t blockWarps) {
   CBRoleShared &s = cbShared;
   s.locateScratch = l.add(4 * blockWarps);
   s.located = l.add(8);
-  const int64_t tileBytes = swizzledTileBytes(kRowTile, kStep, 2);
+  const int64_t tileBytes = swizzledTileBytes(kRowTile, kStep, stages);
   if (cbWgmma) {
     const int64_t lowBytes = split ? tileBytes : 0;
     s.bytes = placeWgmmaTiles(l.size(), {{&s.cHigh, tileBytes},
@@ -213,11 +214,12 @@ void ChunkedPlan::placeOutputRole() {
   s.rowHi = l.add(4 * kRowTile);
   s.rowLo = l.add(4 * kRowTile);
   s.rowDecay = l.add(4 * kRowTile);
-  std::tie(s.aHigh, s.aLow) = highLow(l, swizzledTileBytes(kRowTile, kStep, 2));
+  std::tie(s.aHigh, s.aLow) =
+      highLow(l, swizzledTileBytes(kRowTile, kStep, stages));
   // The B tile is S_prev [P][k] in the first phase and x [k][P] in the
   // second: the same bytes, viewed two ways.
-  int64_t bBytes = std::max(swizzledTileBytes(paddedP, kStep, 2),
-                            swizzledTileBytes(kStep, paddedP, 2));
+  int64_t bBytes = std::max(swizzledTileBytes(paddedP, kStep, stages),
+                            swizzledTileBytes(kStep, paddedP, stages));
   std::tie(s.bHigh, s.bLow) = highLow(l, bBytes);
   s.bytes = l.size();
 }
@@ -327,6 +329,32 @@ ChunkedKernelChoices mlir::ssd::detail::chooseChunkedKernels(
     c.blocksPerSM = 2;
   if (c.headsPerBlock > 1)
     c.blocksPerSM = 1;
+  // A deeper ring where it costs no resident block: the copies then run
+  // further ahead of the steps that read them, which hides more of L2's
+  // latency (the chunk kernel is latency-bound on an H200 at 16 warps per
+  // SM, docs/performance.md). The blocks of either launch that fit an SM's
+  // shared memory stay as many as with a double buffer. A block of several
+  // heads keeps the double buffer: its 512 threads are at the 128-register
+  // cap, and the ring's stage indices made ptxas spill 24 bytes there
+  // (Granite-4, sm_90a).
+  auto residentBlocks = [&](const ChunkedPlan &p) {
+    int64_t most = 0;
+    for (KernelSharedMemory kernel : p.sharedMemory())
+      most = std::max(most, kernel.bytes);
+    return (request.sharedMemoryLimit + kReservedPerBlock) /
+           (most + kReservedPerBlock);
+  };
+  const int64_t doubleBuffered = residentBlocks(plan());
+  for (int64_t stages = c.headsPerBlock > 1 ? 0 : request.pipelineStages;
+       stages > c.pipelineStages; --stages) {
+    ChunkedKernelChoices deeper = c;
+    deeper.pipelineStages = stages;
+    ChunkedPlan p(x, modelType, chunkSize, deeper);
+    if (fits(p) && residentBlocks(p) >= doubleBuffered) {
+      c = deeper;
+      break;
+    }
+  }
   c.sharedMemory = ChunkedPlan(x, modelType, chunkSize, c).maxSharedMemory();
   return c;
 }

@@ -122,6 +122,10 @@ struct ChunkedPlan {
   WarpLayout fusedOutputWarps;
   FragmentLoads fragmentLoads;
   bool asyncCopies; // staging = cp_async
+  /// Shared-memory stages of every pipelined reduction's staged operands
+  /// (pipeline_stages): the copies of a step are issued stages - 1 steps
+  /// before it reads them (MmaPipeline.cpp, pipelinedReduction).
+  int64_t stages;
   ChunkRoleShared chunkShared;
   CBRoleShared cbShared;
   OutputRoleShared outputShared;
@@ -160,6 +164,9 @@ struct ChunkedKernelRequest {
   bool wgmma = false;
   FragmentLoads fragmentLoads = FragmentLoads::ldmatrix;
   Staging staging = Staging::cp_async;
+  /// The most stages of a pipelined reduction (fewer where more would cost
+  /// a resident block or not fit).
+  int64_t pipelineStages = kDefaultPipelineStages;
   int64_t sharedMemoryLimit = 0;
 };
 

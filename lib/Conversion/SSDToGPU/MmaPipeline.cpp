@@ -177,59 +177,86 @@ void ChunkedKernelParts::depositConverted(ImplicitLocOpBuilder &b, Value values,
     operand.low.storeChunk(b, row, col, mmaLowPart(b, values, plan.element));
 }
 
-/// One double-buffered reduction of `steps` steps (at least 1). `fetch`
-/// issues the step's copies into a stage and returns the values that
-/// `deposit` stores into it after the current step's mma; `compute` runs
-/// the mma of a stage. One barrier per step; the stages are free again
-/// when it returns. `asyncProxyReads`: the mma are wgmma, which read the
-/// stages through the async proxy, so each thread fences its deposits
-/// (the cp.async ones once waited for, the stored ones of the step before)
-/// with fence.proxy.async ahead of the barrier that precedes the reads;
-/// and `compute` leaves its wgmma group in flight (warpgroupMatmul with
-/// `retire` false): it runs on the tensor cores while the warps deposit
-/// the next stage, which it does not read, and is retired (wait_group 0)
-/// at the next step's barrier, before anyone overwrites the stage it read,
+/// One reduction of `steps` steps (at least 1) over a ring of
+/// plan.stages shared-memory stages: step s reads stage s mod stages, and
+/// the copies of step s + stages - 1 are issued while step s computes, so
+/// each cp.async has stages - 1 steps to land (two stages: the classic
+/// double buffer). `fetch` issues the step's copies into a stage and
+/// returns the values that `deposit` stores into it after the current
+/// step's mma; `compute` runs the mma of a stage. One barrier per step;
+/// the stages are free again when it returns.
+///
+/// Why it is safe: every thread commits one cp.async group per step (empty
+/// ones included), stages - 1 in the prologue, so at step s its groups are
+/// those of steps 0 .. s + stages - 2 and `wait_group stages - 2` completes
+/// step s's own; the barrier after it makes every thread's copies visible
+/// and says every thread is done with step s - 1, whose stage (s - 1 mod
+/// stages = s + stages - 1 mod stages) the copies issued after the barrier
+/// overwrite. `asyncProxyReads`: the mma are wgmma, which read the stages
+/// through the async proxy, so each thread fences its deposits (the
+/// cp.async ones once waited for, the stored ones of earlier steps) with
+/// fence.proxy.async ahead of the barrier that precedes the reads; and
+/// `compute` leaves its wgmma group in flight (warpgroupMatmul with
+/// `retire` false): it runs on the tensor cores while the warps deposit a
+/// later stage, which it does not read, and is retired (wait_group 0) at
+/// the next step's barrier, before anyone overwrites the stage it read,
 /// and after the last step, before the results are read.
 SmallVector<Value> ChunkedKernelParts::pipelinedReduction(
     ImplicitLocOpBuilder &b, Value steps, ValueRange accInit, FetchFn fetch,
     DepositFn deposit, ComputeFn compute, bool asyncProxyReads) {
-  Value zero = idx(b, 0), one = idx(b, 1);
-  SmallVector<Value> first = fetch(b, zero, zero);
-  deposit(b, first, zero, zero);
-  if (async)
-    NVVM::CpAsyncCommitGroupOp::create(b);
-  SmallVector<Value> acc =
-      forLoop(b, zero, steps, accInit,
-              [&](ImplicitLocOpBuilder &b, Value step,
-                  ValueRange acc) -> SmallVector<Value> {
-                Value stage = remu(b, step, 2);
-                Value nextStage = sub(b, one, stage);
-                if (asyncProxyReads)
-                  NVVM::WgmmaWaitGroupSyncOp::create(b, b.getI64IntegerAttr(0));
-                if (async)
-                  NVVM::CpAsyncWaitGroupOp::create(b, 0);
-                if (asyncProxyReads)
-                  NVVM::FenceProxyOp::create(
-                      b, NVVM::ProxyKind::async_shared,
-                      NVVM::SharedSpaceAttr::get(
-                          b.getContext(), NVVM::SharedSpace::shared_cta));
-                // The step's operands are visible; every thread is done with
-                // the stage the next step overwrites.
-                gpu::BarrierOp::create(b);
-                Value next = add(b, step, 1);
-                Value hasNext = ult(b, next, steps);
-                SmallVector<Value> fetched =
-                    ifValues(b, hasNext, [&](ImplicitLocOpBuilder &b) {
-                      return fetch(b, next, nextStage);
-                    });
-                if (async)
-                  NVVM::CpAsyncCommitGroupOp::create(b);
-                SmallVector<Value> out = compute(b, step, stage, acc);
-                e.ifThen(b, hasNext, [&](ImplicitLocOpBuilder &b) {
-                  deposit(b, fetched, next, nextStage);
-                });
-                return out;
-              });
+  const int64_t stages = plan.stages;
+  Value zero = idx(b, 0);
+  for (int64_t s = 0; s + 1 < stages; ++s) {
+    Value step = idx(b, s);
+    auto prologue = [&](ImplicitLocOpBuilder &b) {
+      SmallVector<Value> fetched = fetch(b, step, step);
+      deposit(b, fetched, step, step);
+    };
+    // The first step always runs; the later ones only where there are
+    // that many.
+    if (s == 0)
+      prologue(b);
+    else
+      e.ifThen(b, ult(b, step, steps), prologue);
+    if (async)
+      NVVM::CpAsyncCommitGroupOp::create(b);
+  }
+  SmallVector<Value> acc = forLoop(
+      b, zero, steps, accInit,
+      [&](ImplicitLocOpBuilder &b, Value step,
+          ValueRange acc) -> SmallVector<Value> {
+        Value stage = remu(b, step, stages);
+        if (asyncProxyReads)
+          NVVM::WgmmaWaitGroupSyncOp::create(b, b.getI64IntegerAttr(0));
+        if (async)
+          NVVM::CpAsyncWaitGroupOp::create(b, stages - 2);
+        if (asyncProxyReads)
+          NVVM::FenceProxyOp::create(
+              b, NVVM::ProxyKind::async_shared,
+              NVVM::SharedSpaceAttr::get(b.getContext(),
+                                         NVVM::SharedSpace::shared_cta));
+        // The step's operands are visible; every thread is done with
+        // the stage the copies issued next overwrite.
+        gpu::BarrierOp::create(b);
+        Value next = add(b, step, stages - 1);
+        // The stage before this step's: a double buffer's other one.
+        Value nextStage =
+            stages == 2 ? sub(b, idx(b, 1), stage)
+                        : select(b, eq(b, stage, idx(b, 0)), idx(b, stages - 1),
+                                 sub(b, stage, idx(b, 1)));
+        Value hasNext = ult(b, next, steps);
+        SmallVector<Value> fetched =
+            ifValues(b, hasNext, [&](ImplicitLocOpBuilder &b) {
+              return fetch(b, next, nextStage);
+            });
+        if (async)
+          NVVM::CpAsyncCommitGroupOp::create(b);
+        SmallVector<Value> out = compute(b, step, stage, acc);
+        e.ifThen(b, hasNext, [&](ImplicitLocOpBuilder &b) {
+          deposit(b, fetched, next, nextStage);
+        });
+        return out;
+      });
   if (asyncProxyReads)
     NVVM::WgmmaWaitGroupSyncOp::create(b, b.getI64IntegerAttr(0));
   gpu::BarrierOp::create(b);
@@ -258,9 +285,11 @@ MmaOperand ChunkedKernelParts::operand(ImplicitLocOpBuilder &b,
                                        int64_t rows, int64_t cols, bool kRows,
                                        Value shift) {
   MmaOperand o;
-  o.high = sharedTile(b, k, highOffset, rows, cols, mmaType, 2, shift);
+  o.high =
+      sharedTile(b, k, highOffset, rows, cols, mmaType, plan.stages, shift);
   if (plan.split)
-    o.low = sharedTile(b, k, lowOffset, rows, cols, mmaType, 2, shift);
+    o.low =
+        sharedTile(b, k, lowOffset, rows, cols, mmaType, plan.stages, shift);
   o.kRows = kRows;
   return o;
 }

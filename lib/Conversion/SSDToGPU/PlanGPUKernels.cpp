@@ -60,6 +60,7 @@ ChunkedKernelRequest requestOf(ChunkScanVarlenOp op,
       (options.matmul == MatmulChoice::Auto && options.chip == GPUChip::SM90a);
   request.fragmentLoads = options.fragmentLoads;
   request.staging = options.staging;
+  request.pipelineStages = options.pipelineStages;
   request.sharedMemoryLimit = std::min<int64_t>(
       options.sharedMemoryLimit, sharedMemoryLimitForChip(options.chip));
   return request;
@@ -147,6 +148,7 @@ struct SSDPlanGPUKernelsPass
             {{"shared-memory-limit", sharedMemoryLimit,
               kSharedMemoryLimitRange},
              {"heads-per-block", headsPerBlock, kHeadsPerBlockRange},
+             {"pipeline-stages", pipelineStages, kPipelineStagesRange},
              {"serial-rows-per-warp", serialRowsPerWarp,
               kSerialRowsPerWarpRange},
              {"serial-warps-per-block", serialWarpsPerBlock,
@@ -171,6 +173,7 @@ struct SSDPlanGPUKernelsPass
     o.matmul = matmul;
     o.fragmentLoads = fragmentLoads;
     o.staging = staging;
+    o.pipelineStages = pipelineStages;
     o.serialRowsPerWarp = serialRowsPerWarp;
     o.serialWarpsPerBlock = serialWarpsPerBlock;
     return o;
