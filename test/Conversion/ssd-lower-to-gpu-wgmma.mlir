@@ -65,11 +65,25 @@
 // 64-column panels, [n / 64][s][n % 64] (N-major: row), a 64x64 half per
 // warpgroup; 128-byte rows, so the 128-byte swizzle, stride offset 1024
 // bytes (8 rows): 0x4000004000010000 (high word 0x40000040 << 32). Three
-// stages of 32 rows.
+// stages of 32 rows. x goes as it is into its resident tile (the chunk's
+// 128 rows) by cp.async, and each step's decay-weighted x is built from
+// there once its copies have landed: before the loop, step 0's (wait for
+// all but the newest of the two groups); in the loop, step s waits for
+// every group (its own copies and step s + 1's), and builds step s + 1's
+// after its wgmma.
 // CHECK:         memref.view {{.*}} to memref<96x64xbf16, #gpu.address_space<workgroup>>
 // CHECK:         memref.view {{.*}} to memref<192x64xbf16, #gpu.address_space<workgroup>>
-// CHECK:         nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK:         nvgpu.device_async_copy {{.*}} : memref<?x128x64xbf16> to memref<128x64xbf16, #gpu.address_space<workgroup>>
+// CHECK:         nvvm.cp.async.commit.group
+// CHECK:         nvvm.cp.async.commit.group
+// CHECK-NEXT:    nvvm.cp.async.wait.group 1
 // CHECK-NEXT:    gpu.barrier
+// CHECK:         vector.load %{{.*}} : memref<128x64xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+// CHECK:         scf.for
+// CHECK:           nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NEXT:      nvvm.cp.async.wait.group 0
+// CHECK-NEXT:      nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NEXT:      gpu.barrier
 // CHECK:         arith.constant 4611686293305294848 : i64
 // CHECK:         nvvm.wgmma.fence.aligned
 // CHECK-NEXT:    nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <col>], B[<bf16>, <one>, <row>]

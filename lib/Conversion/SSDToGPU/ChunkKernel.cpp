@@ -321,6 +321,13 @@ void ChunkKernelBuilder::emitChunkStateBlock(ImplicitLocOpBuilder &b,
         if (fusedOutput)
           xResident = residentXTile(b, team);
         const bool rawB = copiesRaw(e.B, x.dstate);
+        // With a ring of three stages or more, x is copied as it is into its
+        // resident tile (cp.async, stages - 2 steps ahead) and each step's
+        // decay-weighted operand is built from there once the copies have
+        // landed (pipelinedReduction's `prepare`); otherwise it is loaded
+        // into registers one step ahead, as with a double buffer.
+        const bool xCopied =
+            async && xResident && copiesRaw(e.x, x.headDim) && plan.stages >= 3;
         Value lastToken = sub(b, add(b, c.first, c.len), idx(b, 1));
         Value lastRow = sub(b, c.len, idx(b, 1));
 
@@ -334,8 +341,11 @@ void ChunkKernelBuilder::emitChunkStateBlock(ImplicitLocOpBuilder &b,
                 Value s = add(b, s0, r);
                 Value valid = both(b, ult(b, s, c.len), ult(b, p, x.headDim));
                 Value t = minu(b, add(b, c.first, s), lastToken);
-                values.push_back(
-                    loadEight(b, e.x, {t, head, p}, x.headDim, valid));
+                if (xCopied)
+                  fetchRaw(b, e.x, {t, head, p}, valid, *xResident, s, p);
+                else
+                  values.push_back(
+                      loadEight(b, e.x, {t, head, p}, x.headDim, valid));
               },
               &values);
           SwizzledTile bStage = bs.high.stage(b, stage);
@@ -350,28 +360,40 @@ void ChunkKernelBuilder::emitChunkStateBlock(ImplicitLocOpBuilder &b,
               &values);
           return values;
         };
+        // x ∘ the decay to the chunk's end, rows s0.. of the step, into the
+        // A stage: `xAt(r, p)` gives row s0 + r's 8 values from column p.
+        auto depositWeightedX =
+            [&](ImplicitLocOpBuilder &b, Value s0, Value stage,
+                function_ref<Value(ImplicitLocOpBuilder &, Value, Value)> xAt) {
+              MmaOperand xStage = atStage(b, xs, stage);
+              forEachChunk(
+                  b, tid, k.threads, kStep, plan.paddedP,
+                  [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value p) {
+                    // Rows past the chunk hold zeros; their weight is any
+                    // written one.
+                    Value s = minu(b, add(b, s0, r), lastRow);
+                    Value w = vector::BroadcastOp::create(
+                        b, VectorType::get({8}, b.getF32Type()),
+                        load(b, scale, {s}));
+                    depositConverted(b,
+                                     arith::MulFOp::create(b, xAt(b, r, p), w),
+                                     xStage, r, p);
+                  });
+            };
         auto deposit = [&](ImplicitLocOpBuilder &b, ValueRange values,
                            Value step, Value stage) {
           size_t next = 0;
           Value s0 = mul(b, step, kStep);
-          MmaOperand xStage = atStage(b, xs, stage);
-          forEachChunk(b, tid, k.threads, kStep, plan.paddedP,
-                       [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value p) {
-                         // Rows past the chunk hold zeros; their weight is any
-                         // written one.
-                         Value s = minu(b, add(b, s0, r), lastRow);
-                         Value w = vector::BroadcastOp::create(
-                             b, VectorType::get({8}, b.getF32Type()),
-                             load(b, scale, {s}));
-                         // x is of the model type: converting back is exact.
-                         if (xResident)
-                           xResident->storeChunk(
-                               b, add(b, s0, r), p,
-                               toMmaElement(b, values[next], plan.element));
-                         depositConverted(
-                             b, arith::MulFOp::create(b, values[next++], w),
-                             xStage, r, p);
-                       });
+          if (!xCopied)
+            depositWeightedX(
+                b, s0, stage, [&](ImplicitLocOpBuilder &b, Value r, Value p) {
+                  // x is of the model type: converting back is exact.
+                  if (xResident)
+                    xResident->storeChunk(
+                        b, add(b, s0, r), p,
+                        toMmaElement(b, values[next], plan.element));
+                  return values[next++];
+                });
           MmaOperand bStage = atStage(b, bs, stage);
           forEachChunk(b, bTid, bThreads, kStep, cols,
                        [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value n) {
@@ -434,7 +456,18 @@ void ChunkKernelBuilder::emitChunkStateBlock(ImplicitLocOpBuilder &b,
                 return wgmmaStep(b, stage, acc);
               return warpStep(b, mmaLaneInfo, tile, xs, bs, stage, acc);
             },
-            /*asyncProxyReads=*/plan.stateWgmma);
+            /*asyncProxyReads=*/plan.stateWgmma,
+            xCopied ? PrepareFn([&](ImplicitLocOpBuilder &b, Value step,
+                                    Value stage) {
+              Value s0 = mul(b, step, kStep);
+              depositWeightedX(b, s0, stage,
+                               [&](ImplicitLocOpBuilder &b, Value r, Value p) {
+                                 return arith::ExtFOp::create(
+                                     b, VectorType::get({8}, b.getF32Type()),
+                                     xResident->loadChunk(b, add(b, s0, r), p));
+                               });
+            })
+                    : PrepareFn());
         if (fused)
           return passState(b, team, chunk, part, located, mmaLaneInfo, tile,
                            acc, n0);

@@ -294,10 +294,15 @@ protected:
                                       Value step, Value stage)>;
   using ComputeFn = function_ref<SmallVector<Value>(
       ImplicitLocOpBuilder &, Value step, Value stage, ValueRange acc)>;
+  /// Builds a stage from copies that have landed (a step's own cp.async
+  /// copies, read back from shared memory).
+  using PrepareFn =
+      function_ref<void(ImplicitLocOpBuilder &, Value step, Value stage)>;
   SmallVector<Value> pipelinedReduction(ImplicitLocOpBuilder &b, Value steps,
                                         ValueRange accInit, FetchFn fetch,
                                         DepositFn deposit, ComputeFn compute,
-                                        bool asyncProxyReads = false);
+                                        bool asyncProxyReads = false,
+                                        PrepareFn prepare = nullptr);
   SmallVector<Value> warpStep(ImplicitLocOpBuilder &b, const MmaLane &lane,
                               const WarpTile &tile, const MmaOperand &a,
                               const MmaOperand &bOp, Value stage,

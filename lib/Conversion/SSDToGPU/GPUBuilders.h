@@ -359,6 +359,8 @@ struct SwizzledTile {
   /// tile row `row`.
   void storeChunk(ImplicitLocOpBuilder &b, Value row, Value col,
                   Value chunk) const;
+  /// The 8 values at columns col..col+7 (col % 8 == 0) of tile row `row`.
+  Value loadChunk(ImplicitLocOpBuilder &b, Value row, Value col) const;
 };
 
 /// Round `cols` up to what a SwizzledTile accepts.

@@ -201,10 +201,21 @@ void ChunkedKernelParts::depositConverted(ImplicitLocOpBuilder &b, Value values,
 /// later stage, which it does not read, and is retired (wait_group 0) at
 /// the next step's barrier, before anyone overwrites the stage it read,
 /// and after the last step, before the results are read.
+///
+/// `prepare` (three stages or more): an operand built from copies that
+/// must land first (read back from shared memory, scaled, stored into a
+/// stage). Step s + 1's is built after step s's mma, so each step waits for
+/// its successor's copies too (`wait_group stages - 3`: they were issued
+/// stages - 2 steps before), and step 0's before the loop. The stage it
+/// writes, s + 1 mod stages, is neither the one step s reads nor the one
+/// step s - 1's wgmma read (retired by then anyway).
 SmallVector<Value> ChunkedKernelParts::pipelinedReduction(
     ImplicitLocOpBuilder &b, Value steps, ValueRange accInit, FetchFn fetch,
-    DepositFn deposit, ComputeFn compute, bool asyncProxyReads) {
+    DepositFn deposit, ComputeFn compute, bool asyncProxyReads,
+    PrepareFn prepare) {
   const int64_t stages = plan.stages;
+  assert((!prepare || (async && stages >= 3)) &&
+         "prepared stages need copies a step ahead of their use");
   Value zero = idx(b, 0);
   for (int64_t s = 0; s + 1 < stages; ++s) {
     Value step = idx(b, s);
@@ -221,6 +232,12 @@ SmallVector<Value> ChunkedKernelParts::pipelinedReduction(
     if (async)
       NVVM::CpAsyncCommitGroupOp::create(b);
   }
+  if (prepare) {
+    // Step 0's copies, visible to every thread, then its prepared stage.
+    NVVM::CpAsyncWaitGroupOp::create(b, stages - 2);
+    gpu::BarrierOp::create(b);
+    prepare(b, zero, zero);
+  }
   SmallVector<Value> acc = forLoop(
       b, zero, steps, accInit,
       [&](ImplicitLocOpBuilder &b, Value step,
@@ -229,14 +246,14 @@ SmallVector<Value> ChunkedKernelParts::pipelinedReduction(
         if (asyncProxyReads)
           NVVM::WgmmaWaitGroupSyncOp::create(b, b.getI64IntegerAttr(0));
         if (async)
-          NVVM::CpAsyncWaitGroupOp::create(b, stages - 2);
+          NVVM::CpAsyncWaitGroupOp::create(b, stages - (prepare ? 3 : 2));
         if (asyncProxyReads)
           NVVM::FenceProxyOp::create(
               b, NVVM::ProxyKind::async_shared,
               NVVM::SharedSpaceAttr::get(b.getContext(),
                                          NVVM::SharedSpace::shared_cta));
-        // The step's operands are visible; every thread is done with
-        // the stage the copies issued next overwrite.
+        // The step's operands are visible; every thread is done with the
+        // stage the copies issued next overwrite.
         gpu::BarrierOp::create(b);
         Value next = add(b, step, stages - 1);
         // The stage before this step's: a double buffer's other one.
@@ -255,6 +272,14 @@ SmallVector<Value> ChunkedKernelParts::pipelinedReduction(
         e.ifThen(b, hasNext, [&](ImplicitLocOpBuilder &b) {
           deposit(b, fetched, next, nextStage);
         });
+        if (prepare) {
+          Value following = add(b, step, 1);
+          e.ifThen(b, ult(b, following, steps), [&](ImplicitLocOpBuilder &b) {
+            prepare(b, following,
+                    select(b, eq(b, stage, idx(b, stages - 1)), zero,
+                           add(b, stage, 1)));
+          });
+        }
         return out;
       });
   if (asyncProxyReads)

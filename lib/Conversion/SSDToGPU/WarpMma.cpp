@@ -109,6 +109,16 @@ void SwizzledTile::storeChunk(ImplicitLocOpBuilder &b, Value row, Value col,
                           /*nontemporal=*/false, llvm::MaybeAlign(16));
 }
 
+Value SwizzledTile::loadChunk(ImplicitLocOpBuilder &b, Value row,
+                              Value col) const {
+  Value r = bufferRow(b, row);
+  auto type =
+      VectorType::get({8}, cast<MemRefType>(buffer.getType()).getElementType());
+  return vector::LoadOp::create(b, type, buffer,
+                                ValueRange{r, physicalColumn(b, r, col)},
+                                /*nontemporal=*/false, llvm::MaybeAlign(16));
+}
+
 SwizzledTile mlir::ssd::detail::sharedTile(ImplicitLocOpBuilder &b,
                                            const KernelContext &k,
                                            int64_t offset, int64_t rows,
