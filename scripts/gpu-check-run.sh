@@ -215,6 +215,24 @@ echo "== chunked form: one head per chunk-kernel block (the default), then two"
 ./ssd-aot-run --bench prefill --like like/granite --dtype bf16 --form chunked --chunk-size 256 --reps 3 --max-tokens 16384 --heads-per-block 2 2>&1 | tee prefill-paired.log
 echo "== chunked form: a double buffer (pipeline-stages 2) against the default ring of three stages above"
 ./ssd-aot-run --bench prefill --like like/granite --dtype bf16 --form chunked --chunk-size 256 --reps 3 --max-tokens 16384 --pipeline-stages 2 2>&1 | tee prefill-two-stages.log
+# Where the chunk kernel's cycles go, with the ring of three stages (the
+# default) and with a double buffer: Nsight Compute's stall reasons
+# (WarpStateStats) beside the speed-of-light and scheduler figures, when
+# ncu is installed (SSD_GPU_CHECK_NCU=0 skips it; each run is capped at
+# four minutes).
+ncu=$(command -v ncu || true)
+[ -z "$ncu" ] && [ -x /usr/local/cuda/bin/ncu ] && ncu=/usr/local/cuda/bin/ncu
+if [ "${SSD_GPU_CHECK_NCU:-1}" != 0 ] && [ -n "$ncu" ]; then
+  echo "== Nsight Compute: chunked prefill, 8192 tokens, three stages then two"
+  for stages in 3 2; do
+    timeout 240 "$ncu" --launch-count 8 --section SpeedOfLight --section WarpStateStats --section SchedulerStats \
+      --section Occupancy --section LaunchStats --page raw --csv \
+      ./ssd-aot-run --bench prefill --like like/granite --dtype bf16 --form chunked --chunk-size 256 \
+      --reps 1 --max-tokens 8192 --pipeline-stages "$stages" > "ncu-prefill-stages-$stages.csv" 2> "ncu-prefill-stages-$stages.log" \
+      && echo "ncu-prefill-stages-$stages.csv written" \
+      || echo "ncu (stages $stages) failed or timed out: ncu-prefill-stages-$stages.log"
+  done
+fi
 echo "== decode benchmark (same model, f32 pool)"
 ./ssd-aot-run --bench decode --like like/granite --dtype bf16 --form auto --chunk-size 256 --reps 10 2>&1 | tee decode.log
 echo "== invariant serial kernel (same model): decode, then prefill"
