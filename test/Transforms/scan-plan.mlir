@@ -3,6 +3,7 @@
 // RUN: ssd-opt %s -ssd-select-form="min-chunked-tokens=1024 min-chunked-tokens-per-seq=256 serial-for-dense-checkpoints=false" -ssd-plan-gpu-kernels="chip=sm_90 shared-memory-limit=40000" -split-input-file | FileCheck %s --check-prefix=SMALL
 // RUN: ssd-opt %s -ssd-select-form="min-chunked-tokens=1024 min-chunked-tokens-per-seq=256 serial-for-dense-checkpoints=false" -ssd-plan-gpu-kernels="chip=sm_90a heads-per-block=2" -split-input-file | FileCheck %s --check-prefix=WGMMA
 // RUN: ssd-opt %s -ssd-select-form="min-chunked-tokens=1024 min-chunked-tokens-per-seq=256 serial-for-dense-checkpoints=false" -ssd-plan-gpu-kernels="chip=sm_90a" -split-input-file | FileCheck %s --check-prefix=ONE-HEAD
+// RUN: ssd-opt %s -ssd-select-form="min-chunked-tokens=1024 min-chunked-tokens-per-seq=256 serial-for-dense-checkpoints=false" -ssd-plan-gpu-kernels="chip=sm_90a staging=registers" -split-input-file | FileCheck %s --check-prefix=REGISTERS
 
 // The plan ssd-select-form records on each op (#ssd.scan_config) for the
 // four launch shapes, under the CPU pipelines' options (the pass's
@@ -64,6 +65,10 @@ func.func @verify(%x: memref<32x4x64xbf16>, %dt: memref<32x4xbf16>, %A: memref<4
 // one head, 92320 bytes with three stages: still two blocks per SM.
 // WGMMA-LABEL: func.func @long_prefill
 // WGMMA: config = #ssd.scan_config<form = chunked, chunk_size = 256, chip = "sm_90a", serial_rows_per_warp = 4, serial_warps_per_block = 4, fusion = state_and_output, output_rows = 128, state_parts = 1, heads_per_block = 2, matmul = wgmma, fragment_loads = ldmatrix, staging = cp_async, blocks_per_sm = 1, shared_memory = 160992>,
+// Staged through registers (REGISTERS), whose loads are stored within the
+// step that issues them, the plan keeps the double buffer.
+// REGISTERS-LABEL: func.func @long_prefill
+// REGISTERS: staging = registers, blocks_per_sm = 2, shared_memory = 80032>,
 // ONE-HEAD-LABEL: func.func @long_prefill
 // ONE-HEAD: config = #ssd.scan_config<form = chunked, chunk_size = 256, chip = "sm_90a", serial_rows_per_warp = 4, serial_warps_per_block = 4, fusion = state_and_output, output_rows = 128, state_parts = 1, heads_per_block = 1, matmul = wgmma, fragment_loads = ldmatrix, staging = cp_async, pipeline_stages = 3, blocks_per_sm = 2, shared_memory = 92320>,
 func.func @long_prefill(%x: memref<131072x4x64xbf16>, %dt: memref<131072x4xbf16>, %A: memref<4xbf16>,

@@ -194,7 +194,8 @@ def SSDPlanGPUKernels : Pass<"ssd-plan-gpu-kernels"> {
     `matmul` says otherwise), `fragment_loads`, `staging`,
     `pipeline_stages` (the most up to `pipeline-stages` that keeps the
     blocks an SM's shared memory holds; 2 for a block of several heads,
-    whose threads are at their register cap), `blocks_per_sm` and
+    whose threads are at their register cap, and for staging through
+    registers), `blocks_per_sm` and
     `shared_memory`. A mixed launch whose chunked part the kernels
     cannot take loses its `mixed_min_tokens` (every sequence then runs
     serially, as its form says). Ops with no state elements (head_dim or

@@ -150,9 +150,9 @@ def SSD_ScanConfigAttr : AttrDef<SSD_Dialect, "ScanConfig"> {
     - `pipeline_stages` (2 to 4; printed only when not 2, and absent means
       2): shared-memory stages of each pipelined reduction's staged
       operands, so that a step's copies are issued `pipeline_stages - 1`
-      steps before the step reads them (2: a double buffer). Not one of the
-      nine: a config without the chunked kernels' choices has no stages to
-      set;
+      steps before the step reads them (2: a double buffer; more help
+      `staging = cp_async` only). Not one of the nine: a config without
+      the chunked kernels' choices has no stages to set;
     - `blocks_per_sm`: blocks of the chunk launch asked to fit one SM
       (registers capped to match; 0: no request);
     - `shared_memory`: bytes per block of the largest launch, as the

@@ -336,7 +336,9 @@ ChunkedKernelChoices mlir::ssd::detail::chooseChunkedKernels(
   // shared memory stay as many as with a double buffer. A block of several
   // heads keeps the double buffer: its 512 threads are at the 128-register
   // cap, and the ring's stage indices made ptxas spill 24 bytes there
-  // (Granite-4, sm_90a).
+  // (Granite-4, sm_90a). So does staging through registers, whose loads
+  // are stored within the step that issues them: more stages would only
+  // take shared memory.
   auto residentBlocks = [&](const ChunkedPlan &p) {
     int64_t most = 0;
     for (KernelSharedMemory kernel : p.sharedMemory())
@@ -345,7 +347,9 @@ ChunkedKernelChoices mlir::ssd::detail::chooseChunkedKernels(
            (most + kReservedPerBlock);
   };
   const int64_t doubleBuffered = residentBlocks(plan());
-  for (int64_t stages = c.headsPerBlock > 1 ? 0 : request.pipelineStages;
+  const bool deeperRing =
+      c.headsPerBlock == 1 && c.staging == Staging::cp_async;
+  for (int64_t stages = deeperRing ? request.pipelineStages : 0;
        stages > c.pipelineStages; --stages) {
     ChunkedKernelChoices deeper = c;
     deeper.pipelineStages = stages;
