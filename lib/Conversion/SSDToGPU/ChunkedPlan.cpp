@@ -340,11 +340,8 @@ ChunkedKernelChoices mlir::ssd::detail::chooseChunkedKernels(
   // are stored within the step that issues them: more stages would only
   // take shared memory.
   auto residentBlocks = [&](const ChunkedPlan &p) {
-    int64_t most = 0;
-    for (KernelSharedMemory kernel : p.sharedMemory())
-      most = std::max(most, kernel.bytes);
     return (request.sharedMemoryLimit + kReservedPerBlock) /
-           (most + kReservedPerBlock);
+           (p.maxSharedMemory() + kReservedPerBlock);
   };
   const int64_t doubleBuffered = residentBlocks(plan());
   const bool deeperRing =

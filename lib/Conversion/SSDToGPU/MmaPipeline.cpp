@@ -216,9 +216,9 @@ SmallVector<Value> ChunkedKernelParts::pipelinedReduction(
   const int64_t stages = plan.stages;
   assert((!prepare || (async && stages >= 3)) &&
          "prepared stages need copies a step ahead of their use");
-  Value zero = idx(b, 0);
+  Value zero = idx(b, 0), one = idx(b, 1);
   for (int64_t s = 0; s + 1 < stages; ++s) {
-    Value step = idx(b, s);
+    Value step = s == 0 ? zero : idx(b, s);
     auto prologue = [&](ImplicitLocOpBuilder &b) {
       SmallVector<Value> fetched = fetch(b, step, step);
       deposit(b, fetched, step, step);
@@ -243,6 +243,11 @@ SmallVector<Value> ChunkedKernelParts::pipelinedReduction(
       [&](ImplicitLocOpBuilder &b, Value step,
           ValueRange acc) -> SmallVector<Value> {
         Value stage = remu(b, step, stages);
+        // The stage before this step's: a double buffer's other one.
+        Value nextStage = stages == 2
+                              ? sub(b, one, stage)
+                              : select(b, eq(b, stage, zero),
+                                       idx(b, stages - 1), sub(b, stage, one));
         if (asyncProxyReads)
           NVVM::WgmmaWaitGroupSyncOp::create(b, b.getI64IntegerAttr(0));
         if (async)
@@ -256,11 +261,6 @@ SmallVector<Value> ChunkedKernelParts::pipelinedReduction(
         // stage the copies issued next overwrite.
         gpu::BarrierOp::create(b);
         Value next = add(b, step, stages - 1);
-        // The stage before this step's: a double buffer's other one.
-        Value nextStage =
-            stages == 2 ? sub(b, idx(b, 1), stage)
-                        : select(b, eq(b, stage, idx(b, 0)), idx(b, stages - 1),
-                                 sub(b, stage, idx(b, 1)));
         Value hasNext = ult(b, next, steps);
         SmallVector<Value> fetched =
             ifValues(b, hasNext, [&](ImplicitLocOpBuilder &b) {
