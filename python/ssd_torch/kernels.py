@@ -74,6 +74,7 @@ _VARIANT = re.compile(
     r"(?P<token_parents> token_parents)?"
     r" form=(?P<form>auto|serial|chunked) chunk=(?P<chunk>\d+)"
     r"(?: heads_per_block=(?P<heads>\d+))?"
+    r"(?: pipeline_stages=(?P<stages>\d+))?"
     r"(?P<invariant> invariant)?$")
 
 
@@ -90,6 +91,7 @@ def parse_variant(key):
     v.update(dtype=g["dtype"], row=g["ci"] == "[1,batch]", pool=g["pool"] or "f32",
              stochastic=bool(g["stochastic"]), form=g["form"],
              heads=int(g["heads"]) if g["heads"] else 1,
+             stages=int(g["stages"]) if g["stages"] else None,
              invariant=bool(g["invariant"]), token_parents=bool(g["token_parents"]),
              checkpoint=(int(g["K"]), g["offsets"] == "1", int(g["interval"]))
              if g["K"] else None)
@@ -205,6 +207,8 @@ def build(variants, output, target="cuda", chips=None, binary_format=None,
             flags += ["--checkpoint-interval", str(v["checkpoint"][2])]
         if v["heads"] != 1:
             flags += ["--heads-per-block", str(v["heads"])]
+        if v["stages"] is not None:
+            flags += ["--pipeline-stages", str(v["stages"])]
         if v["invariant"]:
             flags += ["--invariant"]
         groups.setdefault(tuple(flags), []).append((key, v))

@@ -287,3 +287,21 @@ print("ok")
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                          universal_newlines=True)
     assert out.returncode == 0 and out.stdout.strip().endswith("ok"), out.stdout
+
+
+def test_chunked_choices_in_keys(tmp_path):
+    # The chunked kernels' bounds of ssd-compile (--heads-per-block,
+    # --pipeline-stages) show at the end of a key; a library built from such
+    # keys registers them as written, so the flags reached ssd-compile.
+    key = ("dtype=bf16 H=4 P=64 G=1 N=128 D=1 dt_bias=1 has_initial_state=1 "
+           "update_state=0 cache_indices=i32[batch] form=chunked chunk=128 "
+           "pipeline_stages=2")
+    v = kernels.parse_variant(key)
+    assert (v["heads"], v["stages"], v["form"]) == (1, 2, "chunked")
+    both = kernels.parse_variant(key.replace(" pipeline_stages",
+                                             " heads_per_block=2 pipeline_stages"))
+    assert (both["heads"], both["stages"]) == (2, 2)
+    assert kernels.parse_variant(key.replace(" pipeline_stages=2", ""))["stages"] is None
+    path = str(tmp_path / "stages.so")
+    kernels.build([key], path, target="cuda", binary_format="isa")
+    assert {row[0] for row in kernels._list(path)} == {key}
