@@ -71,6 +71,7 @@
 #include "ssd/AOT/AotCompiler.h"
 #include "ssd/Runner/Problem.h"
 #include "ssd/Support/EnumOption.h"
+#include "ssd/Support/OptionRange.h"
 #include "ssd/Support/SettingRanges.h"
 #include "ssd/Support/ToolOptions.h"
 
@@ -193,17 +194,15 @@ bool readOptions(Options &o, std::string &error) {
               " (a chunked kernel's choice) does not apply";
       return false;
     }
-  error = mlir::ssd::whyOutOfRange("", "--chunk-size",
-                                   mlir::ssd::kGPUChunkSizeRange, chunkSize);
-  if (error.empty())
-    error = mlir::ssd::whyOutOfRange(
-        "", "--heads-per-block", mlir::ssd::kHeadsPerBlockRange, headsPerBlock);
-  if (error.empty())
-    error = mlir::ssd::whyOutOfRange("", "--pipeline-stages",
-                                     mlir::ssd::kPipelineStagesRange,
-                                     pipelineStages);
-  if (!error.empty())
+  if (std::optional<std::string> why = mlir::ssd::whyOutOfRange(
+          "",
+          {{"--chunk-size", chunkSize, mlir::ssd::kGPUChunkSizeRange},
+           {"--heads-per-block", headsPerBlock, mlir::ssd::kHeadsPerBlockRange},
+           {"--pipeline-stages", pipelineStages,
+            mlir::ssd::kPipelineStagesRange}})) {
+    error = *why;
     return false;
+  }
   if (checkpointInterval.getNumOccurrences()) {
     if (checkpointInterval < 1) {
       error = "--checkpoint-interval must be at least 1, got " +

@@ -29,6 +29,7 @@
 #include "ssd/Runner/Problem.h"
 #include "ssd/Runner/Reference.h"
 #include "ssd/Support/EnumOption.h"
+#include "ssd/Support/OptionRange.h"
 #include "ssd/Support/SettingRanges.h"
 #include "ssd/Support/ToolOptions.h"
 
@@ -39,7 +40,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
-#include <tuple>
 
 using namespace llvm;
 
@@ -272,14 +272,13 @@ bool readOptions(Options &o, std::string &error) {
               " (a chunked kernel's choice) does not apply";
       return false;
     }
-  for (auto [flag, value, range] :
-       {std::tuple{"--heads-per-block", int64_t(headsPerBlock),
-                   mlir::ssd::kHeadsPerBlockRange},
-        std::tuple{"--pipeline-stages", int64_t(pipelineStages),
-                   mlir::ssd::kPipelineStagesRange}}) {
-    error = mlir::ssd::whyOutOfRange("", flag, range, value);
-    if (!error.empty())
-      return false;
+  if (std::optional<std::string> why = mlir::ssd::whyOutOfRange(
+          "",
+          {{"--heads-per-block", headsPerBlock, mlir::ssd::kHeadsPerBlockRange},
+           {"--pipeline-stages", pipelineStages,
+            mlir::ssd::kPipelineStagesRange}})) {
+    error = *why;
+    return false;
   }
   return true;
 }
