@@ -187,13 +187,9 @@ bool readOptions(Options &o, std::string &error) {
   o.headsPerBlock = headsPerBlock;
   o.pipelineStages = pipelineStages;
   o.invariant = invariant;
-  for (const ssd::ToolInt *chunkedOnly : {&headsPerBlock, &pipelineStages})
-    if (invariant && chunkedOnly->getNumOccurrences()) {
-      error = "--invariant runs the serial GPU kernel only: --" +
-              chunkedOnly->ArgStr.str() +
-              " (a chunked kernel's choice) does not apply";
-      return false;
-    }
+  if (!ssd::refuseChunkedChoices(invariant, {&headsPerBlock, &pipelineStages},
+                                 error))
+    return false;
   if (std::optional<std::string> why = mlir::ssd::whyOutOfRange(
           "",
           {{"--chunk-size", chunkSize, mlir::ssd::kGPUChunkSizeRange},

@@ -259,19 +259,11 @@ bool readOptions(Options &o, std::string &error) {
       !needsGPUTarget(headsPerBlock, error) ||
       !needsGPUTarget(pipelineStages, error))
     return false;
-  // An invariant op runs the serial GPU kernel only: a chunked kernel's
-  // choice would be silently ignored.
-  for (const cl::Option *chunkedOnly :
-       {static_cast<const cl::Option *>(&noFusedOutput),
-        static_cast<const cl::Option *>(&noFusedStatePassing),
-        static_cast<const cl::Option *>(&headsPerBlock),
-        static_cast<const cl::Option *>(&pipelineStages)})
-    if (invariant && chunkedOnly->getNumOccurrences()) {
-      error = "--invariant runs the serial GPU kernel only: --" +
-              chunkedOnly->ArgStr.str() +
-              " (a chunked kernel's choice) does not apply";
-      return false;
-    }
+  if (!ssd::refuseChunkedChoices(invariant,
+                                 {&noFusedOutput, &noFusedStatePassing,
+                                  &headsPerBlock, &pipelineStages},
+                                 error))
+    return false;
   if (std::optional<std::string> why = mlir::ssd::whyOutOfRange(
           "",
           {{"--heads-per-block", headsPerBlock, mlir::ssd::kHeadsPerBlockRange},

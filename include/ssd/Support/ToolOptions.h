@@ -25,6 +25,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 
@@ -148,6 +149,22 @@ inline bool parseToolCommandLine(int argc, char **argv,
               .second.trim()
               .str();
   return false;
+}
+
+/// An invariant op runs the serial GPU kernel only, so a chunked kernel's
+/// choice given with --invariant would be silently ignored: false with the
+/// one-line `error` naming the first of `chunkedOnly` given.
+inline bool refuseChunkedChoices(
+    bool invariant, std::initializer_list<const llvm::cl::Option *> chunkedOnly,
+    std::string &error) {
+  for (const llvm::cl::Option *flag : chunkedOnly)
+    if (invariant && flag->getNumOccurrences()) {
+      error = "--invariant runs the serial GPU kernel only: --" +
+              flag->ArgStr.str() +
+              " (a chunked kernel's choice) does not apply";
+      return false;
+    }
+  return true;
 }
 
 } // namespace ssd
