@@ -215,6 +215,8 @@ echo "== chunked form: one head per chunk-kernel block (the default), then two"
 ./ssd-aot-run --bench prefill --like like/granite --dtype bf16 --form chunked --chunk-size 256 --reps 3 --max-tokens 16384 --heads-per-block 2 2>&1 | tee prefill-paired.log
 echo "== chunked form: a double buffer (pipeline-stages 2) against the default ring of three stages above"
 ./ssd-aot-run --bench prefill --like like/granite --dtype bf16 --form chunked --chunk-size 256 --reps 3 --max-tokens 16384 --pipeline-stages 2 2>&1 | tee prefill-two-stages.log
+echo "== chunked form: C·Bᵀ in the state blocks (cb-in-block) against the C·Bᵀ tiles (one head, above)"
+./ssd-aot-run --bench prefill --like like/granite --dtype bf16 --form chunked --chunk-size 256 --reps 3 --max-tokens 16384 --cb-in-block 2>&1 | tee prefill-cb-in-block.log
 # Where the chunk kernel's cycles go, with the ring of three stages (the
 # default) and with a double buffer: Nsight Compute's stall reasons
 # (WarpStateStats) beside the speed-of-light and scheduler figures, when

@@ -180,6 +180,11 @@ pack() {
   compile --inputs "$out/like/granite" --dtype bf16 --forms chunked --pipeline-stages 2 \
     --chunk-size 256 --chip "$chips" --format "$format" -o "$out/bench-two-stages.o" "$out/compile-bench.log"
   objects+=("$out/bench-two-stages.o")
+  # And with C·Bᵀ computed in the chunk kernel's state blocks (cb-in-block:
+  # no C·Bᵀ blocks or waits; more tensor and shared-memory work a block).
+  compile --inputs "$out/like/granite" --dtype bf16 --forms chunked --cb-in-block \
+    --chunk-size 256 --chip "$chips" --format "$format" -o "$out/bench-cb-in-block.o" "$out/compile-bench.log"
+  objects+=("$out/bench-cb-in-block.o")
   # Invariant mode across targets (docs/overview.md "Invariant mode"): the
   # invariant serial kernel on the GPU must write the bits the CPU writes.
   # The CPU's outputs are computed here and packed; run.sh compares bytes.

@@ -249,6 +249,10 @@ def extra_gen_args(case):
     return list(case[8]) if len(case) > 8 else []
 
 
+# The planner's choices every case runs with (options of the command line).
+PLAN = {"cb_in_block": False}
+
+
 def extra_run_args(case):
     """The ssd-run arguments its inputs need (the checkpoint interval, the
     pool type) and the case's own (a tenth field)."""
@@ -258,7 +262,8 @@ def extra_run_args(case):
         if flag in extra:
             i = extra.index(flag)
             run += extra[i:i + 2]
-    return run + (list(case[9]) if len(case) > 9 else [])
+    return (run + (list(case[9]) if len(case) > 9 else [])
+            + (["--cb-in-block"] if PLAN["cb_in_block"] else []))
 
 KERNEL = re.compile(r"^kernel (\S+): launches (\d+)(?: blocks (\d+) threads (\d+))?")
 GLOBAL = re.compile(r"^global\.(load|store|atomic|cp\.async): .* sectors (\d+)")
@@ -563,12 +568,14 @@ def ptxas_resources(build, inputs, form, dtype, ptxas, chip="sm_90a",
     shared memory), plus the dynamic shared memory its launch asks for."""
     ir = subprocess.run([os.path.join(build, "bin", "ssd-run"), "--inputs",
                          inputs, "--print-ir", "--dtype", dtype]
-                        + list(run_args),
+                        # The plan's choices go to the pipeline below.
+                        + [a for a in run_args if a != "--cb-in-block"],
                         capture_output=True, text=True, check=True).stdout
     lowered = subprocess.run(
         [os.path.join(build, "bin", "ssd-opt"), "-",
-         "--ssd-to-nvvm=chip=%s format=isa form=%s invariant=%s"
-         % (chip, form, "true" if invariant else "false")],
+         "--ssd-to-nvvm=chip=%s format=isa form=%s invariant=%s%s"
+         % (chip, form, "true" if invariant else "false",
+            " cb-in-block=true" if PLAN["cb_in_block"] else "")],
         input=ir, capture_output=True, text=True, check=True).stdout
     # The emulator names a kernel after its gpu.module (the binary), whose
     # entry function may carry another name: key by the binary.
@@ -756,6 +763,10 @@ def main():
     ap.add_argument("--only", default=None,
                     help="comma-separated case names (e.g. 'granite-4 1x2048'): "
                     "run only these")
+    ap.add_argument("--cb-in-block", action="store_true",
+                    help="plan the chunked cases with C·Bᵀ in the chunk "
+                    "kernel's state blocks (ssd-run --cb-in-block; use "
+                    "another --costs-dir than the default plan's)")
     ap.add_argument("--floor", action="store_true",
                     help="print the model's floor per heads per block and "
                     "warps per SM (no runs): the prefill shapes, or the one "
@@ -771,6 +782,7 @@ def main():
     ap.add_argument("--target", type=float, default=58.0,
                     help="with --floor: Mtokens/s whose warps/SM to find")
     args = ap.parse_args()
+    PLAN["cb_in_block"] = args.cb_in_block
     if args.floor:
         lists = {}
         for flag in ("heads_per_block", "chunks_in_a_row", "warps_per_sm"):

@@ -105,6 +105,7 @@ compileForDevice(mlir::ModuleOp module, const CompileRequest &o,
   compile.chunkSize = o.chunkSize;
   compile.headsPerBlock = o.headsPerBlock;
   compile.pipelineStages = o.pipelineStages;
+  compile.cbInBlock = o.cbInBlock;
   compile.invariant = o.invariant;
   mlir::PassManager pm(module.getContext());
   buildPipeline(pm, compile);
@@ -177,7 +178,7 @@ bool compileVariants(const CompileRequest &o, mlir::MLIRContext &context,
       }
       std::string key =
           ssd::variantKey(problem, form, o.chunkSize, o.headsPerBlock,
-                          o.pipelineStages, o.invariant);
+                          o.pipelineStages, o.invariant, o.cbInBlock);
       if (std::find(done.begin(), done.end(), key) != done.end())
         continue; // another input directory had the same signature
       done.push_back(key);

@@ -68,6 +68,7 @@ void ssd::buildPipeline(mlir::OpPassManager &pm, const CompileOptions &options,
     nvvm.fusedOutput = options.fusedOutput;
     nvvm.headsPerBlock = options.headsPerBlock;
     nvvm.pipelineStages = options.pipelineStages;
+    nvvm.cbInBlock = options.cbInBlock;
     nvvm.invariant = options.invariant;
     mlir::ssd::buildSSDToNVVMPipeline(pm, nvvm);
   } else if (options.target == Target::GPUEmulator) {
@@ -79,6 +80,7 @@ void ssd::buildPipeline(mlir::OpPassManager &pm, const CompileOptions &options,
     emu.fusedOutput = options.fusedOutput;
     emu.headsPerBlock = options.headsPerBlock;
     emu.pipelineStages = options.pipelineStages;
+    emu.cbInBlock = options.cbInBlock;
     emu.invariant = options.invariant;
     mlir::ssd::buildSSDToGPUEmulatorPipeline(pm, emu);
   } else {

@@ -55,18 +55,18 @@ ScanConfigAttr ScanConfigAttr::get(MLIRContext *context, Form form,
     using T = std::decay_t<decltype((*chunked).*member)>;
     return chunked ? std::optional<T>((*chunked).*member) : std::nullopt;
   };
-  return get(context, form, chunkSize, mixedMinTokens, invariant, chip, rows,
-             warps, field(&ChunkedKernelChoices::fusion),
-             field(&ChunkedKernelChoices::outputRows),
-             field(&ChunkedKernelChoices::stateParts),
-             field(&ChunkedKernelChoices::headsPerBlock),
-             field(&ChunkedKernelChoices::matmul),
-             field(&ChunkedKernelChoices::fragmentLoads),
-             field(&ChunkedKernelChoices::staging),
-             chunked ? chunked->pipelineStages
-                     : ChunkedKernelChoices{}.pipelineStages,
-             field(&ChunkedKernelChoices::blocksPerSM),
-             field(&ChunkedKernelChoices::sharedMemory));
+  return get(
+      context, form, chunkSize, mixedMinTokens, invariant, chip, rows, warps,
+      field(&ChunkedKernelChoices::fusion),
+      field(&ChunkedKernelChoices::outputRows),
+      field(&ChunkedKernelChoices::stateParts),
+      field(&ChunkedKernelChoices::headsPerBlock),
+      field(&ChunkedKernelChoices::matmul),
+      field(&ChunkedKernelChoices::fragmentLoads),
+      field(&ChunkedKernelChoices::staging),
+      chunked ? chunked->pipelineStages : ChunkedKernelChoices{}.pipelineStages,
+      chunked && chunked->cbInBlock, field(&ChunkedKernelChoices::blocksPerSM),
+      field(&ChunkedKernelChoices::sharedMemory));
 }
 
 std::optional<GPUKernelChoices> ScanConfigAttr::getGPUChoices() const {
@@ -77,11 +77,11 @@ std::optional<GPUKernelChoices> ScanConfigAttr::getGPUChoices() const {
   gpu.serialRowsPerWarp = *getSerialRowsPerWarp();
   gpu.serialWarpsPerBlock = *getSerialWarpsPerBlock();
   if (getFusion())
-    gpu.chunked = ChunkedKernelChoices{*getFusion(),      *getOutputRows(),
-                                       *getStateParts(),  *getHeadsPerBlock(),
-                                       *getMatmul(),      *getFragmentLoads(),
-                                       *getStaging(),     getPipelineStages(),
-                                       *getBlocksPerSm(), *getSharedMemory()};
+    gpu.chunked = ChunkedKernelChoices{
+        *getFusion(),        *getOutputRows(),    *getStateParts(),
+        *getHeadsPerBlock(), *getMatmul(),        *getFragmentLoads(),
+        *getStaging(),       getPipelineStages(), getCbInBlock(),
+        *getBlocksPerSm(),   *getSharedMemory()};
   return gpu;
 }
 
@@ -112,7 +112,7 @@ LogicalResult ScanConfigAttr::verify(
     std::optional<int64_t> outputRows, std::optional<int64_t> stateParts,
     std::optional<int64_t> headsPerBlock, std::optional<Matmul> matmul,
     std::optional<FragmentLoads> fragmentLoads, std::optional<Staging> staging,
-    int64_t pipelineStages, std::optional<int64_t> blocksPerSM,
+    int64_t pipelineStages, bool cbInBlock, std::optional<int64_t> blocksPerSM,
     std::optional<int64_t> sharedMemory) {
   const bool gpu = static_cast<bool>(chip);
   const int chunkedFields = fusion.has_value() + outputRows.has_value() +
@@ -171,6 +171,10 @@ LogicalResult ScanConfigAttr::verify(
     return emitError() << "pipeline_stages = " << pipelineStages
                        << " stages the chunked kernels, whose choices (fusion "
                           "... shared_memory) this config does not have";
+  if (chunkedFields == 0 && cbInBlock)
+    return emitError() << "cb_in_block = true computes C·Bᵀ in the chunked "
+                          "kernels, whose choices (fusion ... shared_memory) "
+                          "this config does not have";
   if (chunkedFields == 0)
     return success();
   if (invariant)
@@ -224,5 +228,13 @@ LogicalResult ScanConfigAttr::verify(
                           "wgmma (a block of several heads computes their y "
                           "on wgmma), got fusion = "
                        << spelled(fusion) << ", matmul = " << spelled(matmul);
+  if (cbInBlock && (*fusion != Fusion::state_and_output ||
+                    *matmul != Matmul::wgmma || *headsPerBlock != 1))
+    return emitError() << "cb_in_block = true needs fusion = state_and_output, "
+                          "matmul = wgmma and heads_per_block = 1 (a block "
+                          "computes C·Bᵀ for the rows of its fused output, on "
+                          "wgmma), got fusion = "
+                       << spelled(fusion) << ", matmul = " << spelled(matmul)
+                       << ", heads_per_block = " << *headsPerBlock;
   return success();
 }

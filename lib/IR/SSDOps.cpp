@@ -474,8 +474,8 @@ LogicalResult verifyConfig(ChunkScanVarlenOp op, const ExtentBinder &extents) {
             config.getFusion(), config.getOutputRows(), config.getStateParts(),
             config.getHeadsPerBlock(), config.getMatmul(),
             config.getFragmentLoads(), config.getStaging(),
-            config.getPipelineStages(), config.getBlocksPerSm(),
-            config.getSharedMemory())))
+            config.getPipelineStages(), config.getCbInBlock(),
+            config.getBlocksPerSm(), config.getSharedMemory())))
       return failure();
     if (failed(verifyKernelChoices(op, config, extents)))
       return failure();

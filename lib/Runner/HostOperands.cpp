@@ -85,7 +85,8 @@ std::string ssd::signatureKey(const ScanProblem &p) {
 
 std::string ssd::variantKey(const ScanProblem &p, const std::string &form,
                             int64_t chunkSize, int64_t headsPerBlock,
-                            int64_t pipelineStages, bool invariant) {
+                            int64_t pipelineStages, bool invariant,
+                            bool cbInBlock) {
   std::string key =
       signatureKey(p) + " form=" + form + " chunk=" + std::to_string(chunkSize);
   // Only a bound other than the default shows, so that every other key
@@ -94,6 +95,8 @@ std::string ssd::variantKey(const ScanProblem &p, const std::string &form,
     key += " heads_per_block=" + std::to_string(headsPerBlock);
   if (pipelineStages != mlir::ssd::kDefaultPipelineStages)
     key += " pipeline_stages=" + std::to_string(pipelineStages);
+  if (cbInBlock)
+    key += " cb_in_block";
   if (invariant)
     key += " invariant";
   return key;

@@ -75,6 +75,7 @@ _VARIANT = re.compile(
     r" form=(?P<form>auto|serial|chunked) chunk=(?P<chunk>\d+)"
     r"(?: heads_per_block=(?P<heads>\d+))?"
     r"(?: pipeline_stages=(?P<stages>\d+))?"
+    r"(?P<cb_in_block> cb_in_block)?"
     r"(?P<invariant> invariant)?$")
 
 
@@ -92,6 +93,7 @@ def parse_variant(key):
              stochastic=bool(g["stochastic"]), form=g["form"],
              heads=int(g["heads"]) if g["heads"] else 1,
              stages=int(g["stages"]) if g["stages"] else None,
+             cb_in_block=bool(g["cb_in_block"]),
              invariant=bool(g["invariant"]), token_parents=bool(g["token_parents"]),
              checkpoint=(int(g["K"]), g["offsets"] == "1", int(g["interval"]))
              if g["K"] else None)
@@ -209,6 +211,8 @@ def build(variants, output, target="cuda", chips=None, binary_format=None,
             flags += ["--heads-per-block", str(v["heads"])]
         if v["stages"] is not None:
             flags += ["--pipeline-stages", str(v["stages"])]
+        if v["cb_in_block"]:
+            flags += ["--cb-in-block"]
         if v["invariant"]:
             flags += ["--invariant"]
         groups.setdefault(tuple(flags), []).append((key, v))

@@ -88,3 +88,19 @@ func.func @state_parts_not_dividing(%x: memref<?x128x64xbf16>, %dt: memref<?x128
       config = #ssd.scan_config<form = chunked, chunk_size = 128, chip = "sm_80", serial_rows_per_warp = 4, serial_warps_per_block = 4, fusion = none, output_rows = 128, state_parts = 3, heads_per_block = 1, matmul = mma_sync, fragment_loads = ldmatrix, staging = cp_async, blocks_per_sm = 0, shared_memory = 25248>}
   return
 }
+
+// -----
+
+// C·Bᵀ in the block on shapes whose fused output is not on wgmma (head_dim
+// 32: the output's passes stay on mma.sync) is refused, not ignored.
+func.func @cb_in_block_without_wgmma_output(%x: memref<?x128x32xbf16>, %dt: memref<?x128xbf16>, %A: memref<128xbf16>,
+    %B: memref<?x8x128xbf16>, %C: memref<?x8x128xbf16>, %pool: memref<?x128x32x128xf32>,
+    %qsl: memref<?xi32>, %ci: memref<?xi32>, %y: memref<?x128x32xbf16>) {
+  // expected-error @+1 {{ssd-lower-to-gpu: cb_in_block needs the fused output on wgmma (head_dim 49 to 64, 128 state columns, output_rows 128) and one head a block, which these shapes and choices do not give (P = 32, N = 128, output_rows 128, heads_per_block 1)}}
+  ssd.chunk_scan_varlen x(%x : memref<?x128x32xbf16>) dt(%dt : memref<?x128xbf16>) A(%A : memref<128xbf16>)
+      B(%B : memref<?x8x128xbf16>) C(%C : memref<?x8x128xbf16>) ssm_pool(%pool : memref<?x128x32x128xf32>)
+      query_start_loc(%qsl : memref<?xi32>) cache_indices(%ci : memref<?xi32>)
+      outs(%y : memref<?x128x32xbf16>) {form = #ssd<form chunked>, chunk_size = 128,
+      config = #ssd.scan_config<form = chunked, chunk_size = 128, chip = "sm_90a", serial_rows_per_warp = 4, serial_warps_per_block = 4, fusion = state_and_output, output_rows = 128, state_parts = 1, heads_per_block = 1, matmul = wgmma, fragment_loads = ldmatrix, staging = cp_async, cb_in_block = true, blocks_per_sm = 2, shared_memory = 90000>}
+  return
+}

@@ -24,6 +24,7 @@
 // RUN: ssd-opt %s -ssd-plan-gpu-kernels="chip=sm_90a shared-memory-limit=232448 heads-per-block=2" -ssd-lower-to-gpu -split-input-file | FileCheck %s --check-prefix=PAIRED
 // RUN: ssd-opt %s -ssd-plan-gpu-kernels="chip=sm_90a shared-memory-limit=232448" -ssd-lower-to-gpu -split-input-file | FileCheck %s --check-prefix=ONE-HEAD
 // RUN: ssd-opt %s -ssd-plan-gpu-kernels="chip=sm_90 shared-memory-limit=101376" -ssd-lower-to-gpu -split-input-file | FileCheck %s --check-prefix=MMA-SYNC
+// RUN: ssd-opt %s -ssd-plan-gpu-kernels="chip=sm_90a shared-memory-limit=232448 cb-in-block=true" -ssd-lower-to-gpu -split-input-file | FileCheck %s --check-prefix=CB-IN-BLOCK
 
 // CHECK-LABEL: func.func @chunked
 // CHECK:       gpu.launch
@@ -126,6 +127,31 @@
 // ONE-HEAD:         ssd.kernel_occupancy min_blocks_per_sm = 2
 // ONE-HEAD-NOT:     memref.reinterpret_cast
 // ONE-HEAD:       gpu.launch
+// C·Bᵀ in the block (cb-in-block, cb_in_block = true): no C·Bᵀ tiles in
+// the workspace ([K', G, rows, rows] bf16) and no C·Bᵀ role; each W step
+// is a warpgroup's m64n32 chain over N (A the pass's resident C, row; B the
+// step's B rows, col) retired at once, W stored from its accumulators as
+// bf16 pairs (8 a thread), fenced for the async proxy, a barrier, then
+// W·x (A W, row; B the resident x, row) left in flight.
+// CB-IN-BLOCK-LABEL: func.func @chunked
+// CB-IN-BLOCK-NOT:   x8x?x?xbf16
+// CB-IN-BLOCK:       gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c256,
+// CB-IN-BLOCK:         nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <col>], B[<bf16>, <one>, <row>]
+// CB-IN-BLOCK:         nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// CB-IN-BLOCK:         nvvm.wgmma.fence.aligned
+// CB-IN-BLOCK-COUNT-8:   nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 32, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// CB-IN-BLOCK-NEXT:      nvvm.wgmma.commit.group.sync.aligned
+// CB-IN-BLOCK-NEXT:      nvvm.wgmma.wait.group.sync.aligned 0
+// CB-IN-BLOCK-COUNT-8:   vector.store {{.*}} : memref<128x32xbf16, #gpu.address_space<workgroup>>, vector<2xbf16>
+// CB-IN-BLOCK-NEXT:      nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CB-IN-BLOCK:           gpu.barrier
+// CB-IN-BLOCK:           nvvm.wgmma.fence.aligned
+// CB-IN-BLOCK-NEXT:      nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
+// CB-IN-BLOCK-NEXT:      nvvm.wgmma.mma_async
+// CB-IN-BLOCK-NEXT:      nvvm.wgmma.commit.group.sync.aligned
+// CB-IN-BLOCK-NOT:       nvvm.wgmma.wait.group
+// CB-IN-BLOCK:           scf.yield
+// CB-IN-BLOCK-LABEL: func.func @chunked_f32
 // MMA-SYNC-LABEL: func.func @chunked
 // MMA-SYNC-NOT:   wgmma
 // MMA-SYNC-NOT:   fence.proxy

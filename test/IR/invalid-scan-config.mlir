@@ -138,6 +138,36 @@ func.func @pipeline_stages_without_chunked() attributes {c = #ssd.scan_config<fo
 
 // -----
 
+// C·Bᵀ in the block without the chunked kernels that would compute it.
+// expected-error @+1 {{cb_in_block = true computes C·Bᵀ in the chunked kernels, whose choices (fusion ... shared_memory) this config does not have}}
+func.func @cb_in_block_without_chunked() attributes {c = #ssd.scan_config<form = serial, chunk_size = 256, chip = "sm_90a", serial_rows_per_warp = 4, serial_warps_per_block = 4, cb_in_block = true>} {
+  return
+}
+
+// -----
+
+// The fused output computes the rows C·Bᵀ serves: without it, no block has them.
+// expected-error @+1 {{cb_in_block = true needs fusion = state_and_output, matmul = wgmma and heads_per_block = 1 (a block computes C·Bᵀ for the rows of its fused output, on wgmma), got fusion = state, matmul = wgmma, heads_per_block = 1}}
+func.func @cb_in_block_without_fused_output() attributes {c = #ssd.scan_config<form = chunked, chunk_size = 256, chip = "sm_90a", serial_rows_per_warp = 4, serial_warps_per_block = 4, fusion = state, output_rows = 128, state_parts = 1, heads_per_block = 1, matmul = wgmma, fragment_loads = ldmatrix, staging = cp_async, cb_in_block = true, blocks_per_sm = 2, shared_memory = 80032>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{cb_in_block = true needs fusion = state_and_output, matmul = wgmma and heads_per_block = 1 (a block computes C·Bᵀ for the rows of its fused output, on wgmma), got fusion = state_and_output, matmul = mma_sync, heads_per_block = 1}}
+func.func @cb_in_block_on_mma_sync() attributes {c = #ssd.scan_config<form = chunked, chunk_size = 256, chip = "sm_90a", serial_rows_per_warp = 4, serial_warps_per_block = 4, fusion = state_and_output, output_rows = 128, state_parts = 1, heads_per_block = 1, matmul = mma_sync, fragment_loads = ldmatrix, staging = cp_async, cb_in_block = true, blocks_per_sm = 2, shared_memory = 80032>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{cb_in_block = true needs fusion = state_and_output, matmul = wgmma and heads_per_block = 1 (a block computes C·Bᵀ for the rows of its fused output, on wgmma), got fusion = state_and_output, matmul = wgmma, heads_per_block = 2}}
+func.func @cb_in_block_paired_heads() attributes {c = #ssd.scan_config<form = chunked, chunk_size = 256, chip = "sm_90a", serial_rows_per_warp = 4, serial_warps_per_block = 4, fusion = state_and_output, output_rows = 128, state_parts = 1, heads_per_block = 2, matmul = wgmma, fragment_loads = ldmatrix, staging = cp_async, cb_in_block = true, blocks_per_sm = 1, shared_memory = 160992>} {
+  return
+}
+
+// -----
+
 // expected-error @+1 {{shared_memory (166913 bytes) must be in [1, 166912], what sm_80 allows a block}}
 func.func @shared_memory_over_chip() attributes {c = #ssd.scan_config<form = chunked, chunk_size = 256, chip = "sm_80", serial_rows_per_warp = 4, serial_warps_per_block = 4, fusion = state_and_output, output_rows = 128, state_parts = 1, heads_per_block = 1, matmul = mma_sync, fragment_loads = ldmatrix, staging = cp_async, blocks_per_sm = 1, shared_memory = 166913>} {
   return

@@ -218,7 +218,10 @@ func.func @invariant(%x: memref<4x8x16xf16>, %dt: memref<4x8xf16>, %A: memref<8x
 // CHECK-SAME:  c5 = #ssd.scan_config<form = serial, chunk_size = 256, invariant = true>
 // pipeline_stages is printed only when it is not 2, a double buffer.
 // CHECK-SAME:  c6 = #ssd.scan_config<form = chunked, chunk_size = 256, chip = "sm_90a", serial_rows_per_warp = 4, serial_warps_per_block = 4, fusion = state_and_output, output_rows = 128, state_parts = 1, heads_per_block = 1, matmul = wgmma, fragment_loads = ldmatrix, staging = cp_async, pipeline_stages = 4, blocks_per_sm = 2, shared_memory = 104608>
-// CHECK-SAME:  c7 = #ssd.scan_config<form = chunked, chunk_size = 256, chip = "sm_90a", serial_rows_per_warp = 4, serial_warps_per_block = 4, fusion = state_and_output, output_rows = 128, state_parts = 1, heads_per_block = 1, matmul = wgmma, fragment_loads = ldmatrix, staging = cp_async, blocks_per_sm = 2, shared_memory = 80032>}
+// CHECK-SAME:  c7 = #ssd.scan_config<form = chunked, chunk_size = 256, chip = "sm_90a", serial_rows_per_warp = 4, serial_warps_per_block = 4, fusion = state_and_output, output_rows = 128, state_parts = 1, heads_per_block = 1, matmul = wgmma, fragment_loads = ldmatrix, staging = cp_async, blocks_per_sm = 2, shared_memory = 80032>
+// cb_in_block is printed only when true.
+// CHECK-SAME:  c8 = #ssd.scan_config<form = chunked, chunk_size = 256, chip = "sm_90a", serial_rows_per_warp = 4, serial_warps_per_block = 4, fusion = state_and_output, output_rows = 128, state_parts = 1, heads_per_block = 1, matmul = wgmma, fragment_loads = ldmatrix, staging = cp_async, cb_in_block = true, blocks_per_sm = 2, shared_memory = 112800>
+// CHECK-SAME:  c9 = #ssd.scan_config<form = chunked, chunk_size = 256, chip = "sm_90a", serial_rows_per_warp = 4, serial_warps_per_block = 4, fusion = state_and_output, output_rows = 128, state_parts = 1, heads_per_block = 1, matmul = wgmma, fragment_loads = ldmatrix, staging = cp_async, blocks_per_sm = 2, shared_memory = 80032>}
 func.func @scan_configs() attributes {
     c0 = #ssd.scan_config<form = serial, chunk_size = 256>,
     c1 = #ssd.scan_config<form = serial, chunk_size = 128, mixed_min_tokens = 1024, chip = "sm_80", serial_rows_per_warp = 4, serial_warps_per_block = 4, fusion = state_and_output, output_rows = 128, state_parts = 1, heads_per_block = 1, matmul = mma_sync, fragment_loads = ldmatrix, staging = cp_async, blocks_per_sm = 2, shared_memory = 50176>,
@@ -227,7 +230,9 @@ func.func @scan_configs() attributes {
     c4 = #ssd.scan_config<form = serial, chunk_size = 256, invariant = false>,
     c5 = #ssd.scan_config<invariant = true, form = serial, chunk_size = 256>,
     c6 = #ssd.scan_config<form = chunked, chunk_size = 256, chip = "sm_90a", serial_rows_per_warp = 4, serial_warps_per_block = 4, fusion = state_and_output, output_rows = 128, state_parts = 1, heads_per_block = 1, matmul = wgmma, fragment_loads = ldmatrix, staging = cp_async, pipeline_stages = 4, blocks_per_sm = 2, shared_memory = 104608>,
-    c7 = #ssd.scan_config<form = chunked, chunk_size = 256, chip = "sm_90a", serial_rows_per_warp = 4, serial_warps_per_block = 4, fusion = state_and_output, output_rows = 128, state_parts = 1, heads_per_block = 1, matmul = wgmma, fragment_loads = ldmatrix, staging = cp_async, pipeline_stages = 2, blocks_per_sm = 2, shared_memory = 80032>} {
+    c7 = #ssd.scan_config<form = chunked, chunk_size = 256, chip = "sm_90a", serial_rows_per_warp = 4, serial_warps_per_block = 4, fusion = state_and_output, output_rows = 128, state_parts = 1, heads_per_block = 1, matmul = wgmma, fragment_loads = ldmatrix, staging = cp_async, pipeline_stages = 2, blocks_per_sm = 2, shared_memory = 80032>,
+    c8 = #ssd.scan_config<form = chunked, chunk_size = 256, chip = "sm_90a", serial_rows_per_warp = 4, serial_warps_per_block = 4, fusion = state_and_output, output_rows = 128, state_parts = 1, heads_per_block = 1, matmul = wgmma, fragment_loads = ldmatrix, staging = cp_async, cb_in_block = true, blocks_per_sm = 2, shared_memory = 112800>,
+    c9 = #ssd.scan_config<form = chunked, chunk_size = 256, chip = "sm_90a", serial_rows_per_warp = 4, serial_warps_per_block = 4, fusion = state_and_output, output_rows = 128, state_parts = 1, heads_per_block = 1, matmul = wgmma, fragment_loads = ldmatrix, staging = cp_async, cb_in_block = false, blocks_per_sm = 2, shared_memory = 80032>} {
   return
 }
 

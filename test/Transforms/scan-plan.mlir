@@ -4,6 +4,8 @@
 // RUN: ssd-opt %s -ssd-select-form="min-chunked-tokens=1024 min-chunked-tokens-per-seq=256 serial-for-dense-checkpoints=false" -ssd-plan-gpu-kernels="chip=sm_90a heads-per-block=2" -split-input-file | FileCheck %s --check-prefix=WGMMA
 // RUN: ssd-opt %s -ssd-select-form="min-chunked-tokens=1024 min-chunked-tokens-per-seq=256 serial-for-dense-checkpoints=false" -ssd-plan-gpu-kernels="chip=sm_90a" -split-input-file | FileCheck %s --check-prefix=ONE-HEAD
 // RUN: ssd-opt %s -ssd-select-form="min-chunked-tokens=1024 min-chunked-tokens-per-seq=256 serial-for-dense-checkpoints=false" -ssd-plan-gpu-kernels="chip=sm_90a staging=registers" -split-input-file | FileCheck %s --check-prefix=REGISTERS
+// RUN: ssd-opt %s -ssd-select-form="min-chunked-tokens=1024 min-chunked-tokens-per-seq=256 serial-for-dense-checkpoints=false" -ssd-plan-gpu-kernels="chip=sm_90a cb-in-block=true" -split-input-file | FileCheck %s --check-prefix=CB-IN-BLOCK
+// RUN: ssd-opt %s -ssd-select-form="min-chunked-tokens=1024 min-chunked-tokens-per-seq=256 serial-for-dense-checkpoints=false" -ssd-plan-gpu-kernels="chip=sm_90a cb-in-block=true heads-per-block=2" -split-input-file | FileCheck %s --check-prefix=WGMMA
 
 // The plan ssd-select-form records on each op (#ssd.scan_config) for the
 // four launch shapes, under the CPU pipelines' options (the pass's
@@ -69,6 +71,13 @@ func.func @verify(%x: memref<32x4x64xbf16>, %dt: memref<32x4xbf16>, %A: memref<4
 // step that issues them, the plan keeps the double buffer.
 // REGISTERS-LABEL: func.func @long_prefill
 // REGISTERS: staging = registers, blocks_per_sm = 2, shared_memory = 80032>,
+// With cb-in-block (CB-IN-BLOCK) the one-head block computes C·Bᵀ itself:
+// the pass's C resident (4 x 8 KB), a W tile and the ring of B rows, 112800
+// bytes with two stages; a third (120992) would leave one block per SM, so
+// the planner keeps two. With heads-per-block=2 as well, the pair wins and
+// keeps the tiles (WGMMA above).
+// CB-IN-BLOCK-LABEL: func.func @long_prefill
+// CB-IN-BLOCK: config = #ssd.scan_config<form = chunked, chunk_size = 256, chip = "sm_90a", serial_rows_per_warp = 4, serial_warps_per_block = 4, fusion = state_and_output, output_rows = 128, state_parts = 1, heads_per_block = 1, matmul = wgmma, fragment_loads = ldmatrix, staging = cp_async, cb_in_block = true, blocks_per_sm = 2, shared_memory = 112800>,
 // ONE-HEAD-LABEL: func.func @long_prefill
 // ONE-HEAD: config = #ssd.scan_config<form = chunked, chunk_size = 256, chip = "sm_90a", serial_rows_per_warp = 4, serial_warps_per_block = 4, fusion = state_and_output, output_rows = 128, state_parts = 1, heads_per_block = 1, matmul = wgmma, fragment_loads = ldmatrix, staging = cp_async, pipeline_stages = 3, blocks_per_sm = 2, shared_memory = 92320>,
 func.func @long_prefill(%x: memref<131072x4x64xbf16>, %dt: memref<131072x4xbf16>, %A: memref<4xbf16>,

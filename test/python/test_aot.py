@@ -291,7 +291,7 @@ print("ok")
 
 def test_chunked_choices_in_keys(tmp_path):
     # The chunked kernels' bounds of ssd-compile (--heads-per-block,
-    # --pipeline-stages) show at the end of a key; a library built from such
+    # --pipeline-stages, --cb-in-block) show at the end of a key; a library built from such
     # keys registers them as written, so the flags reached ssd-compile.
     key = ("dtype=bf16 H=4 P=64 G=1 N=128 D=1 dt_bias=1 has_initial_state=1 "
            "update_state=0 cache_indices=i32[batch] form=chunked chunk=128 "
@@ -305,3 +305,10 @@ def test_chunked_choices_in_keys(tmp_path):
     path = str(tmp_path / "stages.so")
     kernels.build([key], path, target="cuda", binary_format="isa")
     assert {row[0] for row in kernels._list(path)} == {key}
+    # C·Bᵀ in the block (--cb-in-block) ends a key with ` cb_in_block`.
+    cb_key = key.replace(" pipeline_stages=2", " cb_in_block")
+    assert kernels.parse_variant(cb_key)["cb_in_block"]
+    assert not kernels.parse_variant(key)["cb_in_block"]
+    cb_path = str(tmp_path / "cb.so")
+    kernels.build([cb_key], cb_path, target="cuda", binary_format="isa")
+    assert {row[0] for row in kernels._list(cb_path)} == {cb_key}

@@ -16,12 +16,12 @@
 //   RUNNER --inputs DIR --outputs DIR [--dtype D]
 //          [--target cuda|gpu-emu|reference] [--form auto|serial|chunked]
 //          [--chunk-size N] [--checkpoint-interval N] [--heads-per-block N]
-//          [--pipeline-stages N] [--invariant] [--pool-dtype
+//          [--pipeline-stages N] [--cb-in-block] [--invariant] [--pool-dtype
 //          f32|bf16|f16|f8e4m3|i8]
 //          [--pool-rounding nearest|stochastic --rounding-seed N]
 //   RUNNER --bench prefill|decode --like DIR [--dtype D] [--form F]
 //          [--chunk-size N] [--reps N] [--max-tokens N] [--heads-per-block N]
-//          [--pipeline-stages N] [--invariant]
+//          [--pipeline-stages N] [--cb-in-block] [--invariant]
 //   RUNNER --call module:NAME --input FILE --output FILE --output-bytes N
 //   RUNNER --cases FILE
 //
@@ -34,15 +34,16 @@
 // --heads-per-block N picks the variants compiled with `ssd-compile
 // --heads-per-block N` (1: one head per chunk-kernel block), and
 // --pipeline-stages N those compiled with `ssd-compile --pipeline-stages N`
-// (3 unless told otherwise).
+// (3 unless told otherwise), and --cb-in-block those compiled with
+// `ssd-compile --cb-in-block`.
 //
 // --pool-dtype and --pool-rounding pick the variants compiled with the same
 // flags of ssd-compile (their keys name them); the seed is an operand, so
 // one variant serves every --rounding-seed. The pool files are ssd-run's.
 //
 // --invariant picks the variants compiled with `ssd-compile --invariant`
-// (their keys end in ` invariant`); it takes no --heads-per-block or
-// --pipeline-stages.
+// (their keys end in ` invariant`); it takes no --heads-per-block,
+// --pipeline-stages or --cb-in-block.
 //
 // --cases runs many launches in one process (kernels are loaded once, at
 // start-up): each line of FILE is the flags of one run, e.g.
@@ -102,6 +103,8 @@ struct Options {
           headsPerBlock = mlir::ssd::kDefaultHeadsPerBlock,
           pipelineStages = mlir::ssd::kDefaultPipelineStages;
   bool list = false;
+  /// The variants of `ssd-compile --cb-in-block`.
+  bool cbInBlock = false;
   /// The variants of `ssd-compile --invariant`.
   bool invariant = false;
   /// The chunked kernels' choice given on the command line, if any.
@@ -122,8 +125,13 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
       o.invariant = true;
       continue;
     }
-    if (arg == "--heads-per-block" || arg == "--pipeline-stages")
+    if (arg == "--heads-per-block" || arg == "--pipeline-stages" ||
+        arg == "--cb-in-block")
       o.chunkedChoiceGiven = arg;
+    if (arg == "--cb-in-block") {
+      o.cbInBlock = true;
+      continue;
+    }
     std::map<std::string, std::string *> text = {
         {"--inputs", &o.inputs},
         {"--outputs", &o.outputs},
@@ -226,7 +234,7 @@ bool poolOptions(const Options &o, ssd::PoolDType &poolDType,
 
 std::string variantKey(const ssd::ScanProblem &p, const Options &o) {
   return ssd::variantKey(p, o.form, o.chunkSize, o.headsPerBlock,
-                         o.pipelineStages, o.invariant);
+                         o.pipelineStages, o.invariant, o.cbInBlock);
 }
 
 const Variant *findVariant(const ssd::ScanProblem &p, const Options &o,
@@ -528,6 +536,8 @@ int runOne(const Options &o) {
     return fail("--heads-per-block needs --target cuda or gpu-emu");
   if (target == "reference" && !defaultStages)
     return fail("--pipeline-stages needs --target cuda or gpu-emu");
+  if (target == "reference" && o.cbInBlock)
+    return fail("--cb-in-block needs --target cuda or gpu-emu");
 
   ssd::PoolDType poolDType;
   ssd::PoolRounding rounding;
@@ -568,6 +578,8 @@ int runOne(const Options &o) {
     chunkedChoices += " heads_per_block=" + std::to_string(o.headsPerBlock);
   if (!defaultStages)
     chunkedChoices += " pipeline_stages=" + std::to_string(o.pipelineStages);
+  if (o.cbInBlock)
+    chunkedChoices += " cb_in_block";
   std::printf(
       "ssd-aot-run: %s form=%s%s%s dtype=%s%s T=%lld batch=%lld%s time=%.3f "
       "ms\n",

@@ -5,11 +5,12 @@
 //               [--pool-rounding nearest|stochastic]
 //               [--forms auto,serial,chunked] [--chunk-size N]
 //               [--checkpoint-interval N] [--heads-per-block N]
-//               [--pipeline-stages N] [--invariant]
+//               [--pipeline-stages N] [--cb-in-block] [--invariant]
 //               [--target cuda|gpu-emu] [--chip sm_90a[,sm_80...]]
 //               [--format isa|bin|fatbin] -o FILE.o
 //   ssd-compile --module FILE.mlir [--forms F] [--chunk-size N]
-//               [--heads-per-block N] [--pipeline-stages N] [--invariant]
+//               [--heads-per-block N] [--pipeline-stages N] [--cb-in-block]
+//               [--invariant]
 //               [--target cuda|gpu-emu] [--chip sm_90a[,sm_80...]]
 //               [--format isa|bin|fatbin] -o FILE.o
 //
@@ -33,7 +34,9 @@
 // (`ssd-aot-run --heads-per-block 2`). --pipeline-stages N bounds the
 // chunked kernels' pipeline stages likewise (3 unless told otherwise; keys
 // with another bound end in `pipeline_stages=N`), so that a GPU can time a
-// double buffer beside the default ring.
+// double buffer beside the default ring, and --cb-in-block lets the state
+// blocks compute C·Bᵀ themselves where the planner can (keys end in
+// ` cb_in_block`).
 //
 // --pool-dtype and --pool-rounding give every --inputs variant its pool
 // type and rounding (the directories' pool files as ssd-run reads them for
@@ -44,7 +47,7 @@
 // --invariant compiles every op invariant (bit-identical results however it
 // is batched, split or formed); the variants' keys end in ` invariant`
 // (`ssd-aot-run --invariant`). It runs the serial kernel only, so it takes
-// no --heads-per-block or --pipeline-stages.
+// no --heads-per-block, --pipeline-stages or --cb-in-block.
 //
 // --target cuda (default) compiles through --ssd-to-nvvm: kernels embedded as
 // PTX (isa, JIT-compiled by the driver), cubin (bin, needs ptxas) or a fat
@@ -149,6 +152,11 @@ ssd::ToolInt pipelineStages(
              "pipelined reductions, 2 to 4"),
     cl::init(mlir::ssd::kDefaultPipelineStages), cl::value_desc("N"),
     cl::cat(category));
+cl::opt<bool> cbInBlock(
+    "cb-in-block",
+    cl::desc("C·Bᵀ computed in the chunk kernel's state blocks where the fused "
+             "output runs on wgmma with one head a block"),
+    cl::cat(category));
 cl::opt<bool>
     invariant("invariant",
               cl::desc("invariant ops: bit-identical results however they are "
@@ -186,9 +194,10 @@ bool readOptions(Options &o, std::string &error) {
   o.chunkSize = chunkSize;
   o.headsPerBlock = headsPerBlock;
   o.pipelineStages = pipelineStages;
+  o.cbInBlock = cbInBlock;
   o.invariant = invariant;
-  if (!ssd::refuseChunkedChoices(invariant, {&headsPerBlock, &pipelineStages},
-                                 error))
+  if (!ssd::refuseChunkedChoices(
+          invariant, {&headsPerBlock, &pipelineStages, &cbInBlock}, error))
     return false;
   if (std::optional<std::string> why = mlir::ssd::whyOutOfRange(
           "",

@@ -142,6 +142,11 @@ ssd::ToolInt pipelineStages(
              "pipelined reductions, 2 to 4"),
     cl::init(mlir::ssd::kDefaultPipelineStages), cl::value_desc("N"),
     cl::cat(category));
+cl::opt<bool> cbInBlock(
+    "cb-in-block",
+    cl::desc("GPU: C·Bᵀ computed in the chunk kernel's state blocks, where "
+             "the fused output runs on wgmma with one head a block"),
+    cl::cat(category));
 ssd::ToolInt checkpointInterval(
     "checkpoint-interval",
     cl::desc("tokens between the checkpoints of checkpoint_slots.npy"),
@@ -219,6 +224,7 @@ bool readOptions(Options &o, std::string &error) {
   o.compile.fusedOutput = !noFusedOutput;
   o.compile.headsPerBlock = headsPerBlock;
   o.compile.pipelineStages = pipelineStages;
+  o.compile.cbInBlock = cbInBlock;
   o.compile.tensorForm = tensorForm;
   o.compile.constantWeights = constantWeights;
   o.compile.invariant = invariant;
@@ -257,11 +263,12 @@ bool readOptions(Options &o, std::string &error) {
   if (!needsGPUTarget(noFusedOutput, error) ||
       !needsGPUTarget(noFusedStatePassing, error) ||
       !needsGPUTarget(headsPerBlock, error) ||
-      !needsGPUTarget(pipelineStages, error))
+      !needsGPUTarget(pipelineStages, error) ||
+      !needsGPUTarget(cbInBlock, error))
     return false;
   if (!ssd::refuseChunkedChoices(invariant,
                                  {&noFusedOutput, &noFusedStatePassing,
-                                  &headsPerBlock, &pipelineStages},
+                                  &headsPerBlock, &pipelineStages, &cbInBlock},
                                  error))
     return false;
   if (std::optional<std::string> why = mlir::ssd::whyOutOfRange(

@@ -63,6 +63,9 @@ struct CompileRequest {
   /// (pipeline-stages); another bound than the default shows in the keys
   /// too.
   int64_t pipelineStages = mlir::ssd::kDefaultPipelineStages;
+  /// C·Bᵀ in the chunk kernel's state blocks where the planner can
+  /// (cb-in-block); the keys end in ` cb_in_block` then.
+  bool cbInBlock = false;
   /// Every op invariant (pipeline option invariant); the variants' keys end
   /// in ` invariant`, so one executable can hold both kinds.
   bool invariant = false;

@@ -261,6 +261,10 @@ def SSDPlanGPUKernels : Pass<"ssd-plan-gpu-kernels"> {
            /*default=*/"::mlir::ssd::Staging::cp_async",
            "how raw operand tiles reach shared memory",
            "::mlir::ssd::EnumValues{::mlir::ssd::kStagingNames}">,
+    Option<"cbInBlock", "cb-in-block", "bool", /*default=*/"false",
+           "compute C·Bᵀ in each block of the chunk launch for its own "
+           "output rows, where the fused output runs on wgmma with one head "
+           "a block (cb_in_block), instead of in C·Bᵀ blocks of its own">,
     Option<"pipelineStages", "pipeline-stages", "int64_t",
            /*default=*/"::mlir::ssd::kDefaultPipelineStages",
            "most shared-memory stages of the chunked kernels' pipelined "

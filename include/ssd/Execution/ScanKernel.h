@@ -54,6 +54,9 @@ struct CompileOptions {
   /// CUDA, GPU emulator: the most shared-memory stages of the chunked
   /// kernels' pipelined reductions (pipeline option pipeline-stages).
   int64_t pipelineStages = mlir::ssd::kDefaultPipelineStages;
+  /// CUDA, GPU emulator: C·Bᵀ in the chunk kernel's state blocks where the
+  /// fused output runs on wgmma (pipeline option cb-in-block).
+  bool cbInBlock = false;
   /// The tensor form (operands as tensors, y returned) instead of the memref
   /// form, as a graph compiler holds the op; with `constantWeights`, A, D
   /// and dt_bias are constants in the module, from the signature problem.

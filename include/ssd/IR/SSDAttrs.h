@@ -28,6 +28,8 @@ struct ChunkedKernelChoices {
   Staging staging = Staging::cp_async;
   /// A config without pipeline_stages has the classic double buffer.
   int64_t pipelineStages = 2;
+  /// C·Bᵀ computed by each state block for its own output rows (cb_in_block).
+  bool cbInBlock = false;
   int64_t blocksPerSM = 0;
   int64_t sharedMemory = 0;
 };

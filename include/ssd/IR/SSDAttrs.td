@@ -153,6 +153,13 @@ def SSD_ScanConfigAttr : AttrDef<SSD_Dialect, "ScanConfig"> {
       steps before the step reads them (2: a double buffer; more help
       `staging = cp_async` only). Not one of the nine: a config without
       the chunked kernels' choices has no stages to set;
+    - `cb_in_block` (printed only when true; absent means false): each
+      block of the chunk launch computes C·Bᵀ for its own output rows from
+      the B and C tiles it stages, on wgmma, instead of reading it from the
+      tiles that blocks of their own compute once per chunk and group (no
+      C·Bᵀ blocks, workspace or waits). Needs `fusion = state_and_output`,
+      `matmul = wgmma` and `heads_per_block = 1`; like `pipeline_stages`,
+      not one of the nine;
     - `blocks_per_sm`: blocks of the chunk launch asked to fit one SM
       (registers capped to match; 0: no request);
     - `shared_memory`: bytes per block of the largest launch, as the
@@ -184,6 +191,7 @@ def SSD_ScanConfigAttr : AttrDef<SSD_Dialect, "ScanConfig"> {
     OptionalParameter<"std::optional<::mlir::ssd::FragmentLoads>">:$fragment_loads,
     OptionalParameter<"std::optional<::mlir::ssd::Staging>">:$staging,
     DefaultValuedParameter<"int64_t", "2">:$pipeline_stages,
+    DefaultValuedParameter<"bool", "false">:$cb_in_block,
     OptionalParameter<"std::optional<int64_t>">:$blocks_per_sm,
     OptionalParameter<"std::optional<int64_t>">:$shared_memory
   );

@@ -189,6 +189,11 @@ struct SSDGPUPipelineOptionsBase
                      "pipelined reductions, 2 to 4 (see "
                      "ssd-plan-gpu-kernels)"),
       llvm::cl::init(SSDPlanGPUKernelsOptions{}.pipelineStages)};
+  Option<bool> cbInBlock{
+      *this, "cb-in-block",
+      llvm::cl::desc("compute C·Bᵀ in the chunk kernel's state blocks (see "
+                     "ssd-plan-gpu-kernels)"),
+      llvm::cl::init(SSDPlanGPUKernelsOptions{}.cbInBlock)};
 
   /// Those options, and the chip's, as ssd-plan-gpu-kernels takes them.
   SSDPlanGPUKernelsOptions planGPUKernelsOptions() const {
@@ -200,6 +205,7 @@ struct SSDGPUPipelineOptionsBase
     plan.fusedOutput = fusedOutput;
     plan.headsPerBlock = headsPerBlock;
     plan.pipelineStages = pipelineStages;
+    plan.cbInBlock = cbInBlock;
     return plan;
   }
 };

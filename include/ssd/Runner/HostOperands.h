@@ -60,7 +60,7 @@ variantKey(const ScanProblem &problem, const std::string &form,
            int64_t chunkSize,
            int64_t headsPerBlock = mlir::ssd::kDefaultHeadsPerBlock,
            int64_t pipelineStages = mlir::ssd::kDefaultPipelineStages,
-           bool invariant = false);
+           bool invariant = false, bool cbInBlock = false);
 
 /// Bytes the CPU loops of ssd-lower-to-loops allocate on the heap for one
 /// call on `p` (as a double: the product can exceed 64 bits for absurd

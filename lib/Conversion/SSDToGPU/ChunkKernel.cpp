@@ -63,8 +63,11 @@ Value ChunkedKernelParts::decayBetween(ImplicitLocOpBuilder &b, Value hiI,
 void ChunkKernelBuilder::emit(ImplicitLocOpBuilder &b) {
   const int64_t stateBlocksPerChunk =
       x.heads * plan.stateParts / plan.headsPerBlock;
+  // With C·Bᵀ in the block (cb_in_block) a chunk has only state blocks.
   Value tilePairs = mul(b, rowTiles, rowTiles);
-  Value perChunk = add(b, mul(b, tilePairs, x.groups), stateBlocksPerChunk);
+  Value perChunk =
+      cbTiles() ? add(b, mul(b, tilePairs, x.groups), stateBlocksPerChunk)
+                : idx(b, stateBlocksPerChunk);
   Value blocks = add(b, mul(b, maxChunks, perChunk), 1);
   Value one = idx(b, 1);
   launchKernel(
@@ -94,6 +97,10 @@ void ChunkKernelBuilder::emit(ImplicitLocOpBuilder &b) {
         Value linear = sub(t, block, one);
         Value chunk = divu(t, linear, perChunk);
         Value role = arith::RemUIOp::create(t, linear, perChunk);
+        if (!cbTiles()) {
+          emitStateRole(t, k, chunk, role);
+          return;
+        }
         Value cbBlocks = mul(t, tilePairs, x.groups);
         auto ifCB =
             scf::IfOp::create(t, TypeRange{}, ult(t, role, cbBlocks), true);

@@ -105,8 +105,23 @@ struct ChunkedContext {
   void declareWorkspace(ImplicitLocOpBuilder &b, WorkspaceBuilder &w);
   void bindWorkspace(ArrayRef<Value> views);
 
+  /// Whether the fused output reads C Bᵀ tiles that C Bᵀ blocks of the
+  /// launch store (and counts them), rather than computing it in the block.
+  bool cbTiles() const { return !plan.cbInBlock; }
+  /// C Bᵀ as W is built from it: bf16 for bf16 models, whose every reader
+  /// scales it and rounds it to bf16 again for the mma (the tiles then move
+  /// half the bytes through L2), f32 for f16 models (C Bᵀ is not yet scaled
+  /// by d and the decay and could overflow f16's range where W does not)
+  /// and for f32 models. Computed in the block, it is rounded the same way,
+  /// so W has the same bits either way.
+  Type cbElementType() const {
+    return plan.element == MmaElement::BF16 && !plan.split
+               ? mmaType
+               : Type(Float32Type::get(mmaType.getContext()));
+  }
   int64_t flagsPerChunk() const {
-    return x.heads * plan.stateParts + (fusedOutput ? 2 * x.groups : 0);
+    return x.heads * plan.stateParts +
+           (fusedOutput && cbTiles() ? 2 * x.groups : 0);
   }
   /// With the fused output a chunk's C Bᵀ is read only by its own (chunk,
   /// head) blocks, shortly after it is stored, so the tiles live in a ring
@@ -310,7 +325,8 @@ protected:
                               Value bK = Value());
   MmaOperand operand(ImplicitLocOpBuilder &b, const KernelContext &k,
                      int64_t highOffset, int64_t lowOffset, int64_t rows,
-                     int64_t cols, bool kRows, Value shift = Value());
+                     int64_t cols, bool kRows, Value shift = Value(),
+                     int64_t stages = 0);
   void forEachChunk(
       ImplicitLocOpBuilder &b, Value tid, int64_t threads, int64_t rows,
       int64_t cols,
@@ -405,6 +421,10 @@ protected:
     // Fused: [tokenSlots] per chunk token, S_prev [paddedP x reductionN],
     // resident (and x: residentXTile).
     int64_t cumHi = 0, cumLo = 0, dt = 0, tokenSlots = 0, sPrev = 0;
+    // C·Bᵀ in the block (cb_in_block): aHigh holds the pass's C, a slot per
+    // k-step of N; the W tile; the ring of the W steps' B rows.
+    bool cbInBlock = false;
+    int64_t wTile = 0, bRows = 0;
   };
   OutputTileLayout outputKernelLayout() const;
   OutputTileLayout fusedOutputLayout() const;
@@ -449,6 +469,8 @@ private:
                        SmallVector<Value> &acc);
   void addIntraChunkTerm(ImplicitLocOpBuilder &b, const OutputTile &ot,
                          SmallVector<Value> &acc);
+  void addIntraChunkTermInBlock(ImplicitLocOpBuilder &b, const OutputTile &ot,
+                                SmallVector<Value> &acc);
   void storeOutputRows(ImplicitLocOpBuilder &b, const OutputTile &ot,
                        ValueRange acc);
   void storeOutputQuads(ImplicitLocOpBuilder &b, const OutputTile &ot,

@@ -108,6 +108,7 @@ ChunkedPlan::ChunkedPlan(const StaticExtents &x, Type modelType,
   outputWgmma = fusedOutput && stateWgmma && outputRows == 2 * kRowTile &&
                 reductionN % 64 == 0;
   headsPerBlock = choices.headsPerBlock;
+  cbInBlock = choices.cbInBlock;
   chunkThreads = headsPerBlock * kChunkThreads;
   const int64_t blockWarps = chunkThreads / 32;
   chunkShared = placeChunkRole(fusedOutput, blockWarps);
@@ -119,7 +120,7 @@ ChunkedPlan::ChunkedPlan(const StaticExtents &x, Type modelType,
   placeCBRole(blockWarps);
   placeOutputRole();
   launch1Bytes = std::max(headStride * (headsPerBlock - 1) + chunkShared.bytes,
-                          cbShared.bytes);
+                          cbInBlock ? 0 : cbShared.bytes);
   launch3Bytes = outputShared.bytes;
   launch1BlocksPerSM = choices.blocksPerSM;
 }
@@ -160,12 +161,29 @@ ChunkRoleShared ChunkedPlan::placeChunkRole(bool withOutput,
   }
   if (withOutput && outputWgmma) {
     // The output's A stages over the dS stages, then S_prev and x, all
-    // wgmma tiles under the same shift.
-    s.outA = region;
-    const int64_t outABytes = swizzledTileBytes(outputRows, kStep, stages);
-    int64_t after = std::max(
-        s.bytes - (kWgmmaTileAlignment - kViewAlignment),
-        int64_t(region + llvm::alignTo(outABytes, kWgmmaTileAlignment)));
+    // wgmma tiles under the same shift. With C·Bᵀ in the block the A
+    // operands are the pass's C, resident (one slot per k-step of N, which
+    // C·S_prevᵀ fills and every W step reads), and one W tile, built and
+    // read within its step; B's rows of a W step are staged in the ring, a
+    // [kStep x kStep] tile per k-step of N.
+    int64_t outEnd;
+    if (cbInBlock) {
+      const int64_t nSteps = reductionN / kStep;
+      outEnd =
+          placeWgmmaTiles(
+              region,
+              {{&s.outA, swizzledTileBytes(outputRows, kStep, nSteps)},
+               {&s.outW, swizzledTileBytes(outputRows, kStep)},
+               {&s.outB, swizzledTileBytes(kStep, kStep, stages * nSteps)}}) -
+          (kWgmmaTileAlignment - kViewAlignment);
+    } else {
+      s.outA = region;
+      outEnd =
+          region + llvm::alignTo(swizzledTileBytes(outputRows, kStep, stages),
+                                 kWgmmaTileAlignment);
+    }
+    int64_t after =
+        std::max(s.bytes - (kWgmmaTileAlignment - kViewAlignment), outEnd);
     s.bytes = placeWgmmaTiles(
         after, {{&s.sPrev, swizzledTileBytes(paddedP, reductionN)},
                 {&s.xResident, swizzledTileBytes(s.tokenSlots, paddedP)}});
@@ -246,6 +264,14 @@ std::optional<std::string> ChunkedPlan::whyNotHonoured(StringRef owner) const {
                "{3}, output_rows {4})",
                owner, headsPerBlock, x.headDim, x.dstate, outputRows)
         .str();
+  if (cbInBlock && (!outputWgmma || headsPerBlock != 1))
+    return llvm::formatv(
+               "{0}: cb_in_block needs the fused output on wgmma (head_dim "
+               "49 to 64, 128 state columns, output_rows 128) and one head a "
+               "block, which these shapes and choices do not give (P = {1}, "
+               "N = {2}, output_rows {3}, heads_per_block {4})",
+               owner, x.headDim, x.dstate, outputRows, headsPerBlock)
+        .str();
   if (headsPerBlock > 1 && (x.heads / x.groups) % headsPerBlock)
     return llvm::formatv("{0}: heads_per_block {1} needs a multiple of {1} "
                          "heads per group, got {2}",
@@ -305,6 +331,13 @@ ChunkedKernelChoices mlir::ssd::detail::chooseChunkedKernels(
     c.headsPerBlock = 2;
     if (!fits(plan()))
       c.headsPerBlock = 1;
+  }
+  // C·Bᵀ in the block: no C·Bᵀ blocks, workspace or waits, for more
+  // tensor and shared-memory work in each state block.
+  if (request.cbInBlock && c.headsPerBlock == 1 && plan().outputWgmma) {
+    c.cbInBlock = true;
+    if (!fits(plan()))
+      c.cbInBlock = false;
   }
   // Two blocks per SM (ssd.kernel_occupancy, 128 registers) for the fused
   // chunk kernel, which is sized for them, and for the f32 chunk kernel

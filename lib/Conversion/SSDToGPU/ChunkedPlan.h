@@ -58,6 +58,10 @@ struct ChunkRoleShared {
   /// the output reads as its B operand and for D x (x leaves L2 once).
   int64_t tokenSlots, cumHi, cumLo, dt, rowDecay;
   int64_t outA, sPrev, xResident;
+  /// With C·Bᵀ in the block (outA then holds the pass's C, one slot per
+  /// k-step of N): the W tile [outputRows x kStep] and the ring of B rows,
+  /// [kStep x kStep] per k-step of N and stage.
+  int64_t outW, outB;
   int64_t bytes;
 };
 struct CBRoleShared {
@@ -101,6 +105,10 @@ struct ChunkedPlan {
   /// 64-column panels, [n / 64][p][n % 64]; its tiles, the output's A
   /// stages and the resident x follow the same alignment rule.
   bool outputWgmma = false;
+  /// C·Bᵀ in the block (cb_in_block, with outputWgmma and one head a block):
+  /// each W step's C·Bᵀ is the warpgroup's m64n32 chain over N, from the
+  /// pass's resident C and the step's B rows; launch 1 has no C·Bᵀ role.
+  bool cbInBlock = false;
   int64_t tokensPerThread; // ceil(L / kChunkThreads) in the cumsum
   /// Heads per block of launch 1's state role (heads_per_block). Each head
   /// of a block of several is a team of kChunkThreads threads running the
@@ -167,6 +175,9 @@ struct ChunkedKernelRequest {
   /// The most stages of a pipelined reduction (fewer where more would cost
   /// a resident block or not fit).
   int64_t pipelineStages = kDefaultPipelineStages;
+  /// C·Bᵀ in the state blocks, where the fused output runs on wgmma with one
+  /// head a block.
+  bool cbInBlock = false;
   int64_t sharedMemoryLimit = 0;
 };
 

@@ -130,17 +130,13 @@ void ChunkedContext::declareWorkspace(ImplicitLocOpBuilder &b,
       fusedOutput ? ~0u : w.add(prevType, {maxChunks}), // prevHigh
       plan.split ? w.add(prevType, {maxChunks}) : ~0u,  // prevLow
       w.add(stateType, {finalStates(b)}),               // finals
-      // C Bᵀ in bf16 for bf16 models: every reader scales it and rounds it
-      // to bf16 again for the mma, and the output reads it once per head,
-      // so half the bytes is most of its L2 cost. f16 models keep f32: C Bᵀ
-      // is not yet scaled by d and the decay, and could overflow f16's
-      // range where the W tile built from it does not.
-      w.add(MemRefType::get({dyn, G, dyn, dyn},
-                            plan.element == MmaElement::BF16 && !plan.split
-                                ? mmaType
-                                : f32t),
-            {fusedOutput ? minu(b, maxChunks, idx(b, kCBRingSlots)) : maxChunks,
-             chunkRows, paddedRows}), // cb
+      // C Bᵀ (cbElementType); none where the state blocks compute it
+      // (cb_in_block).
+      !cbTiles() ? ~0u
+                 : w.add(MemRefType::get({dyn, G, dyn, dyn}, cbElementType()),
+                         {fusedOutput ? minu(b, maxChunks, idx(b, kCBRingSlots))
+                                      : maxChunks,
+                          chunkRows, paddedRows}), // cb
       minSequence ? w.add(MemRefType::get({dyn}, i32t), {add(b, seqBound, 1)})
                   : ~0u, // chunkedSeqs
       fused ? w.add(MemRefType::get({dyn}, i32t),

@@ -256,8 +256,9 @@ void ChunkKernelBuilder::passState(ImplicitLocOpBuilder &b,
 
 /// Fused output: y for every row of the chunk, outputRows rows at a time,
 /// once the chunk's C Bᵀ tiles are stored (each C Bᵀ block counts itself
-/// in when done; they hold smaller tickets). S_prev, cum, d and exp(cum)
-/// are in this block's shared memory already.
+/// in when done; they hold smaller tickets), or at once where the block
+/// computes C Bᵀ itself (cb_in_block). S_prev, cum, d and exp(cum) are in
+/// this block's shared memory already.
 void ChunkKernelBuilder::emitFusedOutput(ImplicitLocOpBuilder &b,
                                          const HeadTeam &team, Value chunk,
                                          Value located) {
@@ -268,12 +269,14 @@ void ChunkKernelBuilder::emitFusedOutput(ImplicitLocOpBuilder &b,
   Value first = add(b, s.begin, mul(b, j, L));
   ChunkLocation c{seq, first, minu(b, idx(b, L), sub(b, s.end, first))};
   Value group = groupOf(b, team);
-  Value tiles = ceilDiv(b, c.len, kRowTile);
-  Value expected = toI32(b, divu(b, mul(b, tiles, add(b, tiles, 1)), 2));
-  e.ifThen(b, eq(b, tid, idx(b, 0)), [&](ImplicitLocOpBuilder &b) {
-    waitForFlag(b, cbCountOf(b, chunk, group), expected);
-  });
-  gpu::BarrierOp::create(b);
+  if (cbTiles()) {
+    Value tiles = ceilDiv(b, c.len, kRowTile);
+    Value expected = toI32(b, divu(b, mul(b, tiles, add(b, tiles, 1)), 2));
+    e.ifThen(b, eq(b, tid, idx(b, 0)), [&](ImplicitLocOpBuilder &b) {
+      waitForFlag(b, cbCountOf(b, chunk, group), expected);
+    });
+    gpu::BarrierOp::create(b);
+  }
   OutputTileLayout layout = fusedOutputLayout();
   scf::ForOp::create(
       b, idx(b, 0), c.len, idx(b, plan.outputRows), ValueRange{},
@@ -284,6 +287,8 @@ void ChunkKernelBuilder::emitFusedOutput(ImplicitLocOpBuilder &b,
         gpu::BarrierOp::create(inner);
         scf::YieldOp::create(inner);
       });
+  if (!cbTiles())
+    return;
   // Every thread's C Bᵀ reads are done (the last pass's barrier): the
   // chunk's ring slot may be written again once every head of the group
   // counted itself out.

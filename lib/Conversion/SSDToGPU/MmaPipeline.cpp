@@ -308,13 +308,13 @@ MmaOperand ChunkedKernelParts::operand(ImplicitLocOpBuilder &b,
                                        const KernelContext &k,
                                        int64_t highOffset, int64_t lowOffset,
                                        int64_t rows, int64_t cols, bool kRows,
-                                       Value shift) {
+                                       Value shift, int64_t stages) {
   MmaOperand o;
-  o.high =
-      sharedTile(b, k, highOffset, rows, cols, mmaType, plan.stages, shift);
+  if (!stages)
+    stages = plan.stages;
+  o.high = sharedTile(b, k, highOffset, rows, cols, mmaType, stages, shift);
   if (plan.split)
-    o.low =
-        sharedTile(b, k, lowOffset, rows, cols, mmaType, plan.stages, shift);
+    o.low = sharedTile(b, k, lowOffset, rows, cols, mmaType, stages, shift);
   o.kRows = kRows;
   return o;
 }

@@ -11,6 +11,7 @@
 #include "ChunkedKernels.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
@@ -48,6 +49,9 @@ OutputTileBuilder::fusedOutputLayout() const {
   l.rowDecay = sh.rowDecay;
   l.tokenSlots = sh.tokenSlots;
   l.sPrev = sh.sPrev;
+  l.cbInBlock = plan.cbInBlock;
+  l.wTile = sh.outW;
+  l.bRows = sh.outB;
   return l;
 }
 
@@ -150,8 +154,15 @@ void OutputTileBuilder::addInterChunkTerm(ImplicitLocOpBuilder &b,
   KernelContext cContext = sharedC ? wholeBlock(b, k) : k;
   Value cTid = sharedC ? cContext.thread.x : tid;
   const int64_t cThreads = sharedC ? plan.chunkThreads : threads;
-  MmaOperand cs = operand(b, cContext, layout.aHigh, layout.aLow, rows, kStep,
-                          false, wgmma ? ot.team.tiles->shift : Value());
+  // With C·Bᵀ in the block the pass's C stays for the W steps: step s's
+  // columns go to slot s, not to a stage of the ring.
+  const int64_t cSlots = layout.cbInBlock ? plan.reductionN / kStep : 0;
+  auto cSlot = [&](Value step, Value stage) {
+    return layout.cbInBlock ? step : stage;
+  };
+  MmaOperand cs =
+      operand(b, cContext, layout.aHigh, layout.aLow, rows, kStep, false,
+              wgmma ? ot.team.tiles->shift : Value(), cSlots);
   MmaOperand ps;
   if (layout.inBlock) {
     ps.high = prevStateTile(b, ot.team);
@@ -164,7 +175,7 @@ void OutputTileBuilder::addInterChunkTerm(ImplicitLocOpBuilder &b,
                    Value stage) -> SmallVector<Value> {
     SmallVector<Value> values;
     Value n0 = mul(b, step, kStep);
-    SwizzledTile cStage = cs.high.stage(b, stage);
+    SwizzledTile cStage = cs.high.stage(b, cSlot(step, stage));
     forEachChunk(
         b, cTid, cThreads, rows, kStep,
         [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value n) {
@@ -196,10 +207,10 @@ void OutputTileBuilder::addInterChunkTerm(ImplicitLocOpBuilder &b,
         &values);
     return values;
   };
-  auto deposit = [&](ImplicitLocOpBuilder &b, ValueRange values, Value,
+  auto deposit = [&](ImplicitLocOpBuilder &b, ValueRange values, Value step,
                      Value stage) {
     size_t next = 0;
-    MmaOperand cStage = atStage(b, cs, stage);
+    MmaOperand cStage = atStage(b, cs, cSlot(step, stage));
     forEachChunk(b, cTid, cThreads, rows, kStep,
                  [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value n) {
                    if (!rawC)
@@ -240,7 +251,7 @@ void OutputTileBuilder::addInterChunkTerm(ImplicitLocOpBuilder &b,
     SmallVector<WgmmaProduct> products;
     // Each k16 step is 32 bytes further along the same rows.
     WgmmaDescriptor c =
-        wgmmaDescriptor(b, cs.high.stage(b, stage),
+        wgmmaDescriptor(b, cs.high.stage(b, cSlot(step, stage)),
                         ot.team.tiles->address(b, layout.aHigh), groupRow);
     WgmmaDescriptor prev =
         wgmmaDescriptor(b, ps.high, prevAddress, mul(b, panel, plan.paddedP));
@@ -553,6 +564,8 @@ void OutputTileBuilder::storeWPieces(ImplicitLocOpBuilder &b,
 void OutputTileBuilder::addIntraChunkTerm(ImplicitLocOpBuilder &b,
                                           const OutputTile &ot,
                                           SmallVector<Value> &acc) {
+  if (ot.layout.cbInBlock)
+    return addIntraChunkTermInBlock(b, ot, acc);
   const KernelContext &k = ot.team.k;
   const OutputTileLayout &layout = ot.layout;
   const int64_t threads = layout.threads, rows = layout.rows;
@@ -667,6 +680,228 @@ void OutputTileBuilder::addIntraChunkTerm(ImplicitLocOpBuilder &b,
         return warpStep(b, ot.mmaLaneInfo, causal, ws, xs, stage, acc);
       },
       /*asyncProxyReads=*/wgmma);
+}
+
+/// Intra-chunk term with C·Bᵀ in the block (cb_in_block), one k-step of 32
+/// columns j0.. at a time, per warpgroup (its 64 rows i of the pass):
+///
+///   G[i, j] = sum_n C[i, n] B[j, n]     an m64n32 wgmma chain over N: A the
+///                                       pass's C (resident, the slots
+///                                       C·S_prevᵀ filled), B the step's B
+///                                       rows (staged in the ring)
+///   G = round(G)                        to the element C·Bᵀ tiles hold
+///                                       (cbElementType), so W has the bits
+///                                       it has when read from them
+///   W[i, j] = G[i, j] exp(cum_i - cum_j) d_j   (j <= i, i in the chunk)
+///   acc[i, p] += sum_j W[i, j] x[j, p]  W from the W tile, x resident
+///
+/// W is built from the chain's accumulators, two adjacent columns of a row
+/// at a time, with the operations storeWPieces applies to a piece: in a
+/// step whose columns all precede the warp's first row (ref), W = (G R_i)
+/// K_j, R_i = exp(cum_i - cum_ref) per row (once per pass) and K_j =
+/// exp(cum_ref - cum_j) d_j per column (both <= 1); on the diagonal one exp
+/// per element and the causal test. The W tile is written after the step's
+/// barrier (the previous step's W·x chain, its reader, is retired there),
+/// fenced for the async proxy and read after a second barrier. No C·Bᵀ
+/// tiles, blocks or waits; a step's B rows (kStep x N) come from L2 where
+/// its C·Bᵀ pieces (rows x kStep) did, as many bytes at N = rows, and each
+/// warpgroup spends an m64n32 chain over N on them (docs/performance.md,
+/// "C·Bᵀ in the block", says what that costs).
+void OutputTileBuilder::addIntraChunkTermInBlock(ImplicitLocOpBuilder &b,
+                                                 const OutputTile &ot,
+                                                 SmallVector<Value> &acc) {
+  const KernelContext &k = ot.team.k;
+  const OutputTileLayout &layout = ot.layout;
+  const int64_t threads = layout.threads, rows = layout.rows;
+  const int64_t nSteps = plan.reductionN / kStep;
+  const ChunkLocation &c = ot.c;
+  Value i0 = ot.i0, tid = ot.tid;
+  Value shift = ot.team.tiles->shift;
+  MmaOperand cs =
+      operand(b, k, layout.aHigh, 0, rows, kStep, false, shift, nSteps);
+  MmaOperand ws = operand(b, k, layout.wTile, 0, rows, kStep, false, shift, 1);
+  MmaOperand bs = operand(b, k, layout.bRows, 0, kStep, kStep, false, shift,
+                          plan.stages * nSteps);
+  SwizzledTile xs = residentXTile(b, ot.team);
+  const bool rawB = copiesRaw(e.B, x.dstate);
+  // k-step q of N of the ring's stage `stage`.
+  auto bSlot = [&](ImplicitLocOpBuilder &b, Value stage, int64_t q) {
+    return add(b, mul(b, stage, nSteps), q);
+  };
+  auto fetch = [&](ImplicitLocOpBuilder &b, Value step,
+                   Value stage) -> SmallVector<Value> {
+    SmallVector<Value> values;
+    Value j0 = mul(b, step, kStep);
+    for (int64_t q = 0; q < nSteps; ++q) {
+      SwizzledTile bStage = bs.high.stage(b, bSlot(b, stage, q));
+      forEachChunk(
+          b, tid, threads, kStep, kStep,
+          [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value n) {
+            fetchStateOperand(b, e.B, rawB, c, ot.group, add(b, j0, r),
+                              add(b, n, q * kStep), bStage, r, n, values);
+          },
+          &values);
+    }
+    return values;
+  };
+  auto deposit = [&](ImplicitLocOpBuilder &b, ValueRange values, Value,
+                     Value stage) {
+    size_t next = 0;
+    for (int64_t q = 0; q < nSteps; ++q) {
+      MmaOperand bStage = atStage(b, bs, bSlot(b, stage, q));
+      forEachChunk(b, tid, threads, kStep, kStep,
+                   [&](ImplicitLocOpBuilder &b, int64_t, Value r, Value n) {
+                     if (!rawB)
+                       depositConverted(b, values[next++], bStage, r, n);
+                     else if (!async)
+                       depositRaw(b, values.slice(next++, 1), bStage.high, r,
+                                  n);
+                   });
+    }
+  };
+
+  // The thread's rows (two per warp tile: lane group and 8 below) and the
+  // factored W's per-row factors, for every step of the pass.
+  Value warp = divu(b, tid, 32);
+  Value groupRow = mul(b, divu(b, tid, 128), kRowTile);
+  WarpTile gTile = warpgroupTile(b, warp, groupRow, idx(b, 0), kStep);
+  const MmaLane &lane = ot.mmaLaneInfo;
+  WPieces w;
+  w.heads = 1;
+  w.warpRow = mul(b, warp, 16);
+  w.arena = k;
+  std::pair<Value, Value> ref = refCum(b, ot, w, 0);
+  Value rowOf[2], rowScaleOf[2];
+  for (int64_t half = 0; half < 2; ++half) {
+    rowOf[half] = add(b, add(b, gTile.mBase, lane.group), 8 * half);
+    rowScaleOf[half] = rowScale(b, ot, w, rowOf[half], 0, ref);
+  }
+  Type f32t = b.getF32Type();
+  auto f32x2 = VectorType::get({2}, f32t);
+  Type cbElement = cbElementType();
+  auto pairAt = [&](ImplicitLocOpBuilder &b, int64_t offset, Value j) {
+    return vectorLoad(
+        b, f32x2, sharedView(b, k, offset, {layout.tokenSlots}, f32t), {j}, 8);
+  };
+  auto element = [&](ImplicitLocOpBuilder &b, Value v, int64_t q) {
+    return vector::ExtractOp::create(b, v, ArrayRef<int64_t>{q}).getResult();
+  };
+  // W from G (the chain's m64n32 accumulators), to the W tile.
+  auto storeW = [&](ImplicitLocOpBuilder &b, ValueRange g, Value j0) {
+    SwizzledTile wTile = ws.high;
+    Value below = ule(b, add(b, j0, idx(b, kStep)), add(b, i0, w.warpRow));
+    for (int64_t ni = 0; ni < kStep / 8; ++ni) {
+      Value col = add(b, lane.pair, 8 * ni);
+      Value j = add(b, j0, col);
+      Value cumHiJ = pairAt(b, layout.cumHi, j);
+      Value cumLoJ = pairAt(b, layout.cumLo, j);
+      Value dJ = pairAt(b, layout.dt, j);
+      // K_j of the factored steps (unused on the diagonal).
+      SmallVector<Value> columnFactor = ifValuesElse(
+          b, below, {f32(b, 0.0), f32(b, 0.0)}, [&](ImplicitLocOpBuilder &b) {
+            SmallVector<Value> kd;
+            for (int64_t q = 0; q < 2; ++q)
+              kd.push_back(fmul(b,
+                                decayBetween(b, ref.first, ref.second,
+                                             element(b, cumHiJ, q),
+                                             element(b, cumLoJ, q)),
+                                element(b, dJ, q)));
+            return kd;
+          });
+      for (int64_t half = 0; half < 2; ++half) {
+        Value r = rowOf[half];
+        Value i = add(b, i0, r);
+        int64_t a = ni * 4 + 2 * half;
+        Value gPair = vector::FromElementsOp::create(
+            b, f32x2, ValueRange{g[a], g[a + 1]});
+        if (cbElement != f32t)
+          gPair = arith::ExtFOp::create(
+              b, f32x2,
+              arith::TruncFOp::create(b, VectorType::get({2}, cbElement), gPair)
+                  .getResult());
+        auto factored = [&](ImplicitLocOpBuilder &b) -> SmallVector<Value> {
+          SmallVector<Value> v;
+          for (int64_t q = 0; q < 2; ++q)
+            v.push_back(fmul(b, fmul(b, element(b, gPair, q), rowScaleOf[half]),
+                             columnFactor[q]));
+          return v;
+        };
+        auto exact = [&](ImplicitLocOpBuilder &b) -> SmallVector<Value> {
+          auto [hiI, loI] = rowCum(b, ot, w, r, 0);
+          Value inChunk = ult(b, i, c.len);
+          SmallVector<Value> v;
+          for (int64_t q = 0; q < 2; ++q) {
+            Value jq = add(b, j, q);
+            Value weight =
+                fmul(b,
+                     fmul(b, element(b, gPair, q),
+                          decayBetween(b, hiI, loI, element(b, cumHiJ, q),
+                                       element(b, cumLoJ, q))),
+                     element(b, dJ, q));
+            v.push_back(select(b, both(b, inChunk, ule(b, jq, i)), weight,
+                               f32(b, 0.0)));
+          }
+          return v;
+        };
+        SmallVector<Value> wPair =
+            e.ifElseValues(b, below, TypeRange{f32t, f32t}, factored, exact);
+        Value stored = toMmaElement(
+            b, vector::FromElementsOp::create(b, f32x2, wPair), plan.element);
+        Value br = wTile.bufferRow(b, r);
+        vectorStore(b, stored, wTile.buffer,
+                    {br, wTile.physicalColumn(b, br, col)}, 4);
+      }
+    }
+  };
+
+  // A warpgroup whose rows all lie before the step's first column has only
+  // zeros of W there: it skips the step, all four warps together.
+  auto compute = [&](ImplicitLocOpBuilder &b, Value step, Value stage,
+                     ValueRange acc) -> SmallVector<Value> {
+    Value j0 = mul(b, step, kStep);
+    Value lastRow = add(b, add(b, i0, groupRow), kRowTile - 1);
+    Value active = ule(b, j0, lastRow);
+    WgmmaTiles tiles = headTiles(b, ot.team);
+    e.ifThen(b, active, [&](ImplicitLocOpBuilder &b) {
+      SmallVector<WgmmaProduct> products;
+      for (int64_t q = 0; q < nSteps; ++q) {
+        // Each k16 step is 32 bytes further along the same rows.
+        WgmmaDescriptor cq =
+            wgmmaDescriptor(b, cs.high.stage(b, idx(b, q)),
+                            tiles.address(b, layout.aHigh), groupRow);
+        WgmmaDescriptor bq =
+            wgmmaDescriptor(b, bs.high.stage(b, bSlot(b, stage, q)),
+                            tiles.address(b, layout.bRows), idx(b, 0));
+        for (int64_t kByte = 0; kByte < 2 * kStep; kByte += 32)
+          products.push_back({cq.at(b, kByte), bq.at(b, kByte)});
+      }
+      SmallVector<Value> zeros(gTile.accumulators(), f32(b, 0.0));
+      SmallVector<Value> g =
+          warpgroupMatmul(b, kStep, products, WgmmaMajor::K, WgmmaMajor::K,
+                          plan.element, zeros, /*retire=*/true);
+      storeW(b, g, j0);
+      NVVM::FenceProxyOp::create(
+          b, NVVM::ProxyKind::async_shared,
+          NVVM::SharedSpaceAttr::get(b.getContext(),
+                                     NVVM::SharedSpace::shared_cta));
+    });
+    // Every warpgroup's W is in place.
+    gpu::BarrierOp::create(b);
+    return ifValuesElse(b, active, acc, [&](ImplicitLocOpBuilder &b) {
+      WgmmaDescriptor wd =
+          wgmmaDescriptor(b, ws.high, tiles.address(b, layout.wTile), groupRow);
+      WgmmaDescriptor xd = wgmmaDescriptor(
+          b, xs, tiles.address(b, plan.chunkShared.xResident), j0);
+      SmallVector<WgmmaProduct> products;
+      for (int64_t k16 = 0; k16 < kStep; k16 += 16)
+        products.push_back({wd.at(b, 2 * k16), xd.rowsDown(b, k16)});
+      return warpgroupMatmul(b, plan.paddedP, products, WgmmaMajor::K,
+                             WgmmaMajor::MN, plan.element, acc,
+                             /*retire=*/false);
+    });
+  };
+  acc = pipelinedReduction(b, ceilDiv(b, ot.rowsEnd, kStep), acc, fetch,
+                           deposit, compute, /*asyncProxyReads=*/true);
 }
 
 /// y = acc + D x, rounded once to the model type, stored straight from

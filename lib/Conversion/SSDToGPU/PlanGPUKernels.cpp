@@ -61,6 +61,7 @@ ChunkedKernelRequest requestOf(ChunkScanVarlenOp op,
   request.fragmentLoads = options.fragmentLoads;
   request.staging = options.staging;
   request.pipelineStages = options.pipelineStages;
+  request.cbInBlock = options.cbInBlock;
   request.sharedMemoryLimit = std::min<int64_t>(
       options.sharedMemoryLimit, sharedMemoryLimitForChip(options.chip));
   return request;
@@ -174,6 +175,7 @@ struct SSDPlanGPUKernelsPass
     o.fragmentLoads = fragmentLoads;
     o.staging = staging;
     o.pipelineStages = pipelineStages;
+    o.cbInBlock = cbInBlock;
     o.serialRowsPerWarp = serialRowsPerWarp;
     o.serialWarpsPerBlock = serialWarpsPerBlock;
     return o;
