@@ -208,6 +208,24 @@ else
   cat mixer-wrong.log
 fi
 
+mixer_passed=$((passed - before_mixer_passed)); mixer_failed=$((failed - before_mixer_failed))
+
+# C·Bᵀ in the state blocks (cb-in-block) must write the bits of the C·Bᵀ
+# tiles (the emulator's numeric/cb-in-block.test says so there).
+before_cb_passed=$passed; before_cb_failed=$failed
+if [ -d like/granite-check ]; then
+  ./ssd-aot-run --inputs like/granite-check --outputs cb-tiles --dtype bf16 --form chunked --chunk-size 256 > cb-check.log 2>&1
+  ./ssd-aot-run --inputs like/granite-check --outputs cb-in-block --dtype bf16 --form chunked --chunk-size 256 --cb-in-block >> cb-check.log 2>&1
+  if cmp cb-tiles/y.npy cb-in-block/y.npy >> cb-check.log 2>&1 && cmp cb-tiles/ssm_pool.npy cb-in-block/ssm_pool.npy >> cb-check.log 2>&1; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "FAIL cb-in-block's outputs differ from the C·Bᵀ tiles' (cb-check.log)"
+  fi
+  cat cb-check.log
+fi
+cb_passed=$((passed - before_cb_passed)); cb_failed=$((failed - before_cb_failed))
+
 echo "== prefill benchmark (Granite-4-H-Small SSM: H=128 P=64 N=128 G=1, bf16)"
 ./ssd-aot-run --bench prefill --like like/granite --dtype bf16 --form auto --chunk-size 256 --reps 3 2>&1 | tee prefill.log
 echo "== chunked form: one head per chunk-kernel block (the default), then two"
@@ -276,7 +294,8 @@ echo "== summary"
 echo "grid: $grid_passed passed, $grid_failed failed"
 echo "emulator vs GPU: $emu_summary ($emu_passed passed, $emu_failed failed)"
 echo "invariant vs CPU bits: $inv_passed passed, $inv_failed failed"
-echo "mixer: $((passed - before_mixer_passed)) passed, $((failed - before_mixer_failed)) failed"
+echo "mixer: $mixer_passed passed, $mixer_failed failed"
+echo "cb-in-block vs C·Bᵀ tiles bits: $cb_passed passed, $cb_failed failed"
 echo "torch op on CUDA tensors: $torch_summary"
 echo "time: $(( $(date +%s) - start )) s"
 echo "$passed passed, $failed failed"

@@ -103,6 +103,9 @@ pack() {
   # Benchmark signature: Granite-4-H-Small's SSM (H=128 P=64 N=128 G=1), bf16,
   # f32 pool, D and dt_bias, has_initial_state.
   $gen gen "$out/like/granite" --H 128 --P 64 --N 128 --G 1 --seqlens 1 --slots 1 --initial all --update absent > /dev/null
+  # The same signature with sequences across chunks, for run.sh's check
+  # that the cb-in-block variant writes the default's bits on the GPU.
+  $gen gen "$out/like/granite-check" --H 128 --P 64 --N 128 --G 1 --seqlens 700,300,1 --slots 3 --initial all --update absent --seed 5 > /dev/null
 
   # With ptxas and fatbinary here: fat binaries for sm_80 and sm_90a, each
   # chip's cubin (fast loading) and its PTX (for newer GPUs' JIT), the runner

@@ -328,6 +328,7 @@ def run_case(build, work, case, invariant=False, costs_dir=None):
                    + extra_gen_args(case),
                    check=True, stdout=subprocess.DEVNULL)
     saved = (os.path.join(costs_dir, tag + ("-invariant" if invariant else "")
+                          + ("-cb-in-block" if PLAN["cb_in_block"] else "")
                           + ".costs") if costs_dir else None)
     if saved and os.path.exists(saved):
         with open(saved) as f:
@@ -765,8 +766,8 @@ def main():
                     "run only these")
     ap.add_argument("--cb-in-block", action="store_true",
                     help="plan the chunked cases with C·Bᵀ in the chunk "
-                    "kernel's state blocks (ssd-run --cb-in-block; use "
-                    "another --costs-dir than the default plan's)")
+                    "kernel's state blocks (ssd-run --cb-in-block; its "
+                    "--costs-dir files end in -cb-in-block)")
     ap.add_argument("--floor", action="store_true",
                     help="print the model's floor per heads per block and "
                     "warps per SM (no runs): the prefill shapes, or the one "
@@ -783,6 +784,9 @@ def main():
                     help="with --floor: Mtokens/s whose warps/SM to find")
     args = ap.parse_args()
     PLAN["cb_in_block"] = args.cb_in_block
+    if args.cb_in_block and args.invariant:
+        sys.exit("gpu-model: --cb-in-block plans the chunked kernels, which "
+                 "--invariant does not run")
     if args.floor:
         lists = {}
         for flag in ("heads_per_block", "chunks_in_a_row", "warps_per_sm"):

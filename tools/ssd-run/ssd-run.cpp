@@ -8,7 +8,7 @@
 //           [--print-ir] [--no-openmp] [--cpu NAME] [--chip sm_90a]
 //           [--tensor-form [--constant-weights]] [--no-fused-output]
 //           [--no-fused-state-passing]
-//           [--heads-per-block N] [--pipeline-stages N]
+//           [--heads-per-block N] [--pipeline-stages N] [--cb-in-block]
 //           [--checkpoint-interval N] [--invariant]
 //
 // The flags are llvm::cl options (--help lists them); ssd::checkToolArguments

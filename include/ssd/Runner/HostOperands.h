@@ -53,8 +53,9 @@ std::string signatureKey(const ScanProblem &problem);
 /// AOT runner looks it up): the signature, the form asked for ("auto",
 /// "serial" or "chunked"), the chunk size and, when the chunked kernels were
 /// given another bound on the heads a block serves (heads-per-block) or on
-/// their pipeline stages (pipeline-stages), those too, and " invariant" for
-/// an invariant op.
+/// their pipeline stages (pipeline-stages), those too, " cb_in_block" where
+/// they compute C·Bᵀ in the state blocks (cb-in-block), and " invariant"
+/// for an invariant op.
 std::string
 variantKey(const ScanProblem &problem, const std::string &form,
            int64_t chunkSize,

@@ -78,7 +78,8 @@ void ChunkKernelBuilder::emit(ImplicitLocOpBuilder &b) {
         Value tid = k.thread.x, lane = remu(b, tid, 32);
         Value block = fused ? takeTicket(b, k, tid) : k.block.x;
         // Block 0 maps the chunks; then, per chunk, the C Bᵀ blocks of
-        // every group and the state blocks of every head, so that the
+        // every group (none with cb_in_block) and the state blocks of
+        // every head, so that the
         // blocks reading one chunk's B run together (and, with the fused
         // output, a state block waits only for C Bᵀ blocks of smaller
         // tickets).

@@ -94,9 +94,10 @@ struct ChunkedContext {
                // min(K, kCBRingSlots) chunks (cbSlotOf)
   Value flags; // [1 + K (H parts + G')] i32: the ticket counter, then per
                // (chunk, head, part) 1 once its inclusive state is
-               // published; with the fused output (G' = 2 G) then per
-               // (chunk, group) the C Bᵀ tiles stored so far and the heads
-               // done reading them
+               // published; with the fused output (G' = 2 G; 0 with
+               // cb_in_block, which has no C Bᵀ tiles) then per (chunk,
+               // group) the C Bᵀ tiles stored so far and the heads done
+               // reading them
   Value chainState; // [H, P, N] f32: the inclusive state the fused chain
                     // passes on, each chunk overwriting its predecessor's
 

@@ -147,8 +147,8 @@ struct ChunkedPlan {
 
   /// Why the kernels cannot honour the choices for these shapes (state
   /// parts that do not divide N's tiles or leave too many accumulators,
-  /// several heads per block without the fused output on wgmma), as the
-  /// one-line diagnostic of `owner`, or nothing.
+  /// several heads per block or C·Bᵀ in the block without the fused output
+  /// on wgmma), as the one-line diagnostic of `owner`, or nothing.
   std::optional<std::string> whyNotHonoured(StringRef owner) const;
 
   /// Shared memory per block of each launch (launch 3's only when it

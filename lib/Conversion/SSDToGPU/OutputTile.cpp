@@ -317,6 +317,7 @@ OutputTileBuilder::placeWPieces(ImplicitLocOpBuilder &b, const OutputTile &ot,
   const OutputTileLayout &layout = ot.layout;
   const int64_t threads = layout.threads, rows = layout.rows;
   const bool wgmma = outputByWgmma(layout);
+  assert(!layout.cbInBlock && "with C·Bᵀ in the block there are no pieces");
   WPieces w;
   w.heads = layout.inBlock && k.team ? plan.headsPerBlock : 1;
   const int64_t rowsPerWarp = rows / w.heads / (threads / 32);
