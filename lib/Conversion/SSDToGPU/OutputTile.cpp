@@ -797,58 +797,65 @@ void OutputTileBuilder::addIntraChunkTermInBlock(ImplicitLocOpBuilder &b,
       Value cumHiJ = pairAt(b, layout.cumHi, j);
       Value cumLoJ = pairAt(b, layout.cumLo, j);
       Value dJ = pairAt(b, layout.dt, j);
-      // K_j of the factored steps (unused on the diagonal).
-      SmallVector<Value> columnFactor = ifValuesElse(
-          b, below, {f32(b, 0.0), f32(b, 0.0)}, [&](ImplicitLocOpBuilder &b) {
-            SmallVector<Value> kd;
-            for (int64_t q = 0; q < 2; ++q)
-              kd.push_back(fmul(b,
-                                decayBetween(b, ref.first, ref.second,
-                                             element(b, cumHiJ, q),
-                                             element(b, cumLoJ, q)),
-                                element(b, dJ, q)));
-            return kd;
-          });
+      // The thread's two rows' pairs of this n-tile, rounded as the C·Bᵀ
+      // tiles hold them; then W, factored below the warp's first row, exact
+      // on the diagonal (one branch for both rows).
+      SmallVector<Value> gPair;
       for (int64_t half = 0; half < 2; ++half) {
-        Value r = rowOf[half];
-        Value i = add(b, i0, r);
         int64_t a = ni * 4 + 2 * half;
-        Value gPair = vector::FromElementsOp::create(
-            b, f32x2, ValueRange{g[a], g[a + 1]});
+        Value pair = vector::FromElementsOp::create(b, f32x2,
+                                                    ValueRange{g[a], g[a + 1]});
         if (cbElement != f32t)
-          gPair = arith::ExtFOp::create(
+          pair = arith::ExtFOp::create(
               b, f32x2,
-              arith::TruncFOp::create(b, VectorType::get({2}, cbElement), gPair)
+              arith::TruncFOp::create(b, VectorType::get({2}, cbElement), pair)
                   .getResult());
-        auto factored = [&](ImplicitLocOpBuilder &b) -> SmallVector<Value> {
-          SmallVector<Value> v;
-          for (int64_t q = 0; q < 2; ++q)
-            v.push_back(fmul(b, fmul(b, element(b, gPair, q), rowScaleOf[half]),
-                             columnFactor[q]));
-          return v;
-        };
-        auto exact = [&](ImplicitLocOpBuilder &b) -> SmallVector<Value> {
-          auto [hiI, loI] = rowCum(b, ot, w, r, 0);
+        gPair.push_back(pair);
+      }
+      auto factored = [&](ImplicitLocOpBuilder &b) -> SmallVector<Value> {
+        SmallVector<Value> v(4);
+        for (int64_t q = 0; q < 2; ++q) {
+          Value columnFactor =
+              fmul(b,
+                   decayBetween(b, ref.first, ref.second, element(b, cumHiJ, q),
+                                element(b, cumLoJ, q)),
+                   element(b, dJ, q));
+          for (int64_t half = 0; half < 2; ++half)
+            v[2 * half + q] =
+                fmul(b, fmul(b, element(b, gPair[half], q), rowScaleOf[half]),
+                     columnFactor);
+        }
+        return v;
+      };
+      auto exact = [&](ImplicitLocOpBuilder &b) -> SmallVector<Value> {
+        SmallVector<Value> v(4);
+        for (int64_t half = 0; half < 2; ++half) {
+          Value i = add(b, i0, rowOf[half]);
+          auto [hiI, loI] = rowCum(b, ot, w, rowOf[half], 0);
           Value inChunk = ult(b, i, c.len);
-          SmallVector<Value> v;
           for (int64_t q = 0; q < 2; ++q) {
-            Value jq = add(b, j, q);
             Value weight =
                 fmul(b,
-                     fmul(b, element(b, gPair, q),
+                     fmul(b, element(b, gPair[half], q),
                           decayBetween(b, hiI, loI, element(b, cumHiJ, q),
                                        element(b, cumLoJ, q))),
                      element(b, dJ, q));
-            v.push_back(select(b, both(b, inChunk, ule(b, jq, i)), weight,
-                               f32(b, 0.0)));
+            v[2 * half + q] =
+                select(b, both(b, inChunk, ule(b, add(b, j, q), i)), weight,
+                       f32(b, 0.0));
           }
-          return v;
-        };
-        SmallVector<Value> wPair =
-            e.ifElseValues(b, below, TypeRange{f32t, f32t}, factored, exact);
+        }
+        return v;
+      };
+      SmallVector<Value> weights = e.ifElseValues(
+          b, below, TypeRange{f32t, f32t, f32t, f32t}, factored, exact);
+      for (int64_t half = 0; half < 2; ++half) {
         Value stored = toMmaElement(
-            b, vector::FromElementsOp::create(b, f32x2, wPair), plan.element);
-        Value br = wTile.bufferRow(b, r);
+            b,
+            vector::FromElementsOp::create(
+                b, f32x2, ValueRange{weights[2 * half], weights[2 * half + 1]}),
+            plan.element);
+        Value br = wTile.bufferRow(b, rowOf[half]);
         vectorStore(b, stored, wTile.buffer,
                     {br, wTile.physicalColumn(b, br, col)}, 4);
       }
