@@ -13,6 +13,9 @@
       [--heads-per-block 1,2,4,8] [--chunks-in-a-row 1,2]
       [--warps-per-sm 8,16,24,32] [--target 58]   (the least any chunked
       kernel can take under these terms: floor_terms below)
+  --need MTOKS, with runs or --from-costs: what each call needs to run
+      MTOKS million tokens/s, the factor its l2, shared and issue terms
+      must all fall by (print_needs below)
 
 Without a GPU the speed of the kernels can only be estimated. This script
 runs the real kernels (`ssd-run --target gpu-emu --emulator-costs`) on model
@@ -468,10 +471,14 @@ def issue_terms(kernel, fill=1.0):
     return cycles[binding] / CLOCK_HZ / fill * 1e6, binding
 
 
-def kernel_terms(kernel, resources, l2_bytes_per_s=None):
-    """The modelled terms (us) of one kernel and its time."""
+def kernel_terms(kernel, resources, l2_bytes_per_s=None, scale=None,
+                 warps=None):
+    """The modelled terms (us) of one kernel and its time; `scale` (term ->
+    factor) and `warps` (resident per SM) ask what the time would be with
+    those terms or that occupancy (print_needs)."""
     tensor, dram, shared = kernel["bounds"]
-    fill, warps, _, _ = occupancy(kernel, resources)
+    fill, resident, _, _ = occupancy(kernel, resources)
+    warps = warps or resident
     if fill <= 0:
         return {"tensor": 0, "dram": dram, "l2": 0, "shared": 0,
                 "issue": 0}, dram
@@ -485,19 +492,24 @@ def kernel_terms(kernel, resources, l2_bytes_per_s=None):
              / (l2_bytes_per_s or L2_BYTES_PER_S) * 1e6,
              "shared": shared / fill,
              "issue": issue_terms(kernel, fill)[0]}
+    for term, factor in (scale or {}).items():
+        terms[term] *= factor
     overlap = min(1.0, warps / WARPS_TO_OVERLAP)
     top = max(terms.values())
     return terms, top + (1 - overlap) * (sum(terms.values()) - top)
 
 
-def call_model(kernels, resources=None, l2_bytes_per_s=None, chain=None):
+def call_model(kernels, resources=None, l2_bytes_per_s=None, chain=None,
+               scale=None, warps=None):
     """(launches, modelled microseconds) of one call; `chain` from
-    chain_path."""
+    chain_path; `scale` and `warps` as kernel_terms takes them, for every
+    kernel."""
     launches = sum(k["launches"] for k in kernels)
     total = 0.0
     chained = chain_kernel(kernels, chain)
     for i, k in enumerate(kernels):
-        time = kernel_terms(k, resources or {}, l2_bytes_per_s)[1]
+        time = kernel_terms(k, resources or {}, l2_bytes_per_s, scale,
+                            warps)[1]
         if i == chained:
             time = max(time, chain.us)
         total += time
@@ -508,6 +520,81 @@ def max_of_three(kernels):
     """The first model: the largest emulator bound per kernel (us)."""
     launches = sum(k["launches"] for k in kernels)
     return sum(max(k["bounds"]) for k in kernels) + launches * LAUNCH_US
+
+
+# The terms a kernel's design sets: the bytes it moves through the L2, its
+# shared-memory wavefronts, its instructions. The tensor flops and the
+# DRAM bytes are the algorithm's and the call's (every kernel of the form
+# has them; the DRAM bytes are already within a few percent of the ideal),
+# and so is the state chain's latency.
+DESIGN_TERMS = ("l2", "shared", "issue")
+
+
+def needed_scale(kernels, resources, chain, budget_us, terms=DESIGN_TERMS,
+                 warps=None):
+    """The factor by which `terms` of every kernel must all fall for the
+    call to take budget_us under the model: 1.0 where it already does, None
+    where it does not even with those terms at zero. The call's time rises
+    with the factor, so a bisection finds it (to 1e-6)."""
+    def call_us(factor):
+        return call_model(kernels, resources, chain=chain,
+                          scale={t: factor for t in terms},
+                          warps=warps)[1]
+    if call_us(1.0) <= budget_us:
+        return 1.0
+    if call_us(0.0) > budget_us:
+        return None
+    low, high = 0.0, 1.0
+    while high - low > 1e-6:
+        middle = (low + high) / 2
+        if call_us(middle) <= budget_us:
+            low = middle
+        else:
+            high = middle
+    return low
+
+
+def print_needs(label, kernels, resources, chain, tokens, target):
+    """What the model says a call needs to run `target` Mtokens/s: the
+    factor its design terms must all fall by, at the kernels' own
+    occupancy and with every kernel at WARPS_TO_OVERLAP warps per SM (all
+    terms hidden under the binding one), and whether any one term alone
+    could get there."""
+    budget = tokens / target
+    now = call_model(kernels, resources, chain=chain)[1]
+    floor = call_model(kernels, resources, chain=chain,
+                       scale={t: 0.0 for t in DESIGN_TERMS})[1]
+    print("NEEDS of the MODEL for %gM tokens/s, %s: %.2f us a call (the "
+          "model now %.2f us; %.2f us with l2, shared and issue at zero: "
+          "tensor, dram, the state chain and launches)"
+          % (target, label, budget, now, floor))
+
+    def summed(factor):
+        return ", ".join(
+            "%s %.2f" % (t, factor * sum(kernel_terms(k, resources)[0][t]
+                                         for k in kernels))
+            for t in DESIGN_TERMS)
+
+    for warps, where in ((None, "at the kernels' own warps/SM"),
+                         (WARPS_TO_OVERLAP, "at %d warps/SM in every kernel"
+                          % WARPS_TO_OVERLAP)):
+        factor = needed_scale(kernels, resources, chain, budget, warps=warps)
+        if factor is None:
+            print("  %s: out of reach, whatever l2, shared and issue cost"
+                  % where)
+        elif factor >= 1.0:
+            print("  %s: met as the kernels are" % where)
+        else:
+            print("  %s: l2, shared and issue each x%.3f (%s us summed over "
+                  "the kernels)" % (where, factor, summed(factor)))
+    for term in DESIGN_TERMS:
+        factor = needed_scale(kernels, resources, chain, budget, (term,))
+        if factor is None:
+            print("  %s alone: not enough (%.2f us with it at zero)"
+                  % (term, call_model(kernels, resources, chain=chain,
+                                      scale={term: 0.0})[1]))
+        elif factor < 1.0:
+            print("  %s alone: x%.3f" % (term, factor))
 
 
 # Columns of the table of runs.
@@ -768,6 +855,11 @@ def main():
                     help="plan the chunked cases with C·Bᵀ in the chunk "
                     "kernel's state blocks (ssd-run --cb-in-block; its "
                     "--costs-dir files end in -cb-in-block)")
+    ap.add_argument("--need", type=float, default=0.0, metavar="MTOKS",
+                    help="also print what each modelled call needs to run "
+                    "this many Mtokens/s: the factor its l2, shared and "
+                    "issue terms must fall by, and whether one alone "
+                    "suffices")
     ap.add_argument("--floor", action="store_true",
                     help="print the model's floor per heads per block and "
                     "warps per SM (no runs): the prefill shapes, or the one "
@@ -815,6 +907,8 @@ def main():
                     lists["chunks_in_a_row"], lists["warps_per_sm"],
                     args.target)
         return
+    if args.need < 0:
+        sys.exit("gpu-model: --need needs a positive Mtokens/s")
     ptxas = find_ptxas(args.ptxas)
 
     if args.from_costs:
@@ -835,6 +929,8 @@ def main():
             sys.exit("gpu-model: --from-costs needs counters and --tokens > 0")
         summarize(kernels, tokens, chain=chain,
                   shape_given=bool(args.seqlens))
+        if args.need > 0:
+            print_needs("this run", kernels, {}, chain, tokens, args.need)
         return
 
     work = args.keep or tempfile.mkdtemp(prefix="ssd-gpu-model-")
@@ -853,6 +949,7 @@ def main():
     print(header)
     print("|" + "---|" * COLUMNS)
     runs = {}
+    needs = []
     mode = " invariant" if args.invariant else ""
     for group in args.cases.split(","):
         for case in CASES[group]:
@@ -870,6 +967,9 @@ def main():
             chain = chain_path(P, N, seqlens,
                                "serial" if args.invariant else form, dtype)
             launches, model = call_model(kernels, resources, chain=chain)
+            if args.need > 0:
+                needs.append(("%s (%s%s, %s)" % (name, form, mode, dtype),
+                              kernels, resources, chain, sum(seqlens)))
             old = max_of_three(kernels)
             terms = {"tensor": 0.0, "dram": 0.0, "l2": 0.0, "shared": 0.0,
                      "issue": 0.0}
@@ -976,6 +1076,8 @@ def main():
                       f" a copy of those bytes at HBM peak takes "
                       f"{copy_us:.2f} us, the model {model:.2f} us "
                       f"({copy_us / model:.0%}) |" + " |" * (COLUMNS - 1))
+    for need in needs:
+        print_needs(*need, args.need)
     if not args.keep:
         import shutil
         shutil.rmtree(work, ignore_errors=True)
