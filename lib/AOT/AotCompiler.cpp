@@ -176,9 +176,14 @@ bool compileVariants(const CompileRequest &o, mlir::MLIRContext &context,
                 ": only the serial kernels follow a token's parent";
         return false;
       }
-      std::string key =
-          ssd::variantKey(problem, form, o.chunkSize, o.headsPerBlock,
-                          o.pipelineStages, o.invariant, o.cbInBlock);
+      ssd::VariantChoices choices;
+      choices.form = form;
+      choices.chunkSize = o.chunkSize;
+      choices.headsPerBlock = o.headsPerBlock;
+      choices.pipelineStages = o.pipelineStages;
+      choices.cbInBlock = o.cbInBlock;
+      choices.invariant = o.invariant;
+      std::string key = ssd::variantKey(problem, choices);
       if (std::find(done.begin(), done.end(), key) != done.end())
         continue; // another input directory had the same signature
       done.push_back(key);

@@ -83,21 +83,18 @@ std::string ssd::signatureKey(const ScanProblem &p) {
   return key.str();
 }
 
-std::string ssd::variantKey(const ScanProblem &p, const std::string &form,
-                            int64_t chunkSize, int64_t headsPerBlock,
-                            int64_t pipelineStages, bool invariant,
-                            bool cbInBlock) {
-  std::string key =
-      signatureKey(p) + " form=" + form + " chunk=" + std::to_string(chunkSize);
+std::string ssd::variantKey(const ScanProblem &p, const VariantChoices &c) {
+  std::string key = signatureKey(p) + " form=" + c.form +
+                    " chunk=" + std::to_string(c.chunkSize);
   // Only a bound other than the default shows, so that every other key
   // stays as it was.
-  if (headsPerBlock != mlir::ssd::kDefaultHeadsPerBlock)
-    key += " heads_per_block=" + std::to_string(headsPerBlock);
-  if (pipelineStages != mlir::ssd::kDefaultPipelineStages)
-    key += " pipeline_stages=" + std::to_string(pipelineStages);
-  if (cbInBlock)
+  if (c.headsPerBlock != mlir::ssd::kDefaultHeadsPerBlock)
+    key += " heads_per_block=" + std::to_string(c.headsPerBlock);
+  if (c.pipelineStages != mlir::ssd::kDefaultPipelineStages)
+    key += " pipeline_stages=" + std::to_string(c.pipelineStages);
+  if (c.cbInBlock)
     key += " cb_in_block";
-  if (invariant)
+  if (c.invariant)
     key += " invariant";
   return key;
 }

@@ -96,17 +96,14 @@ const ssd::DeviceRuntime &device() { return ssd::aot::deviceRuntime(); }
 
 struct Options {
   std::string inputs, outputs, like, bench, cases, call, input, output,
-      dtype = "f32", target, form = "auto", poolDType = "f32",
-      poolRounding = "nearest", roundingSeed;
-  int64_t chunkSize = mlir::ssd::kChunkSizeDefault, reps = 5, maxTokens = 65536,
-          outputBytes = 0, checkpointInterval = 0,
-          headsPerBlock = mlir::ssd::kDefaultHeadsPerBlock,
-          pipelineStages = mlir::ssd::kDefaultPipelineStages;
+      dtype = "f32", target, poolDType = "f32", poolRounding = "nearest",
+      roundingSeed;
+  int64_t reps = 5, maxTokens = 65536, outputBytes = 0, checkpointInterval = 0;
   bool list = false;
-  /// The variants of `ssd-compile --cb-in-block`.
-  bool cbInBlock = false;
-  /// The variants of `ssd-compile --invariant`.
-  bool invariant = false;
+  /// Which compiled variant to run: --form, --chunk-size, --heads-per-block,
+  /// --pipeline-stages, --cb-in-block and --invariant, as ssd-compile built
+  /// it.
+  ssd::VariantChoices variant;
   /// The chunked kernels' choice given on the command line, if any.
   std::string chunkedChoiceGiven;
 };
@@ -122,14 +119,14 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
       continue;
     }
     if (arg == "--invariant") {
-      o.invariant = true;
+      o.variant.invariant = true;
       continue;
     }
     if (arg == "--heads-per-block" || arg == "--pipeline-stages" ||
         arg == "--cb-in-block")
       o.chunkedChoiceGiven = arg;
     if (arg == "--cb-in-block") {
-      o.cbInBlock = true;
+      o.variant.cbInBlock = true;
       continue;
     }
     std::map<std::string, std::string *> text = {
@@ -139,7 +136,7 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
         {"--bench", &o.bench},
         {"--dtype", &o.dtype},
         {"--target", &o.target},
-        {"--form", &o.form},
+        {"--form", &o.variant.form},
         {"--cases", &o.cases},
         {"--call", &o.call},
         {"--input", &o.input},
@@ -148,13 +145,13 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
         {"--pool-rounding", &o.poolRounding},
         {"--rounding-seed", &o.roundingSeed}};
     std::map<std::string, int64_t *> numbers = {
-        {"--chunk-size", &o.chunkSize},
+        {"--chunk-size", &o.variant.chunkSize},
         {"--reps", &o.reps},
         {"--max-tokens", &o.maxTokens},
         {"--output-bytes", &o.outputBytes},
         {"--checkpoint-interval", &o.checkpointInterval},
-        {"--heads-per-block", &o.headsPerBlock},
-        {"--pipeline-stages", &o.pipelineStages}};
+        {"--heads-per-block", &o.variant.headsPerBlock},
+        {"--pipeline-stages", &o.variant.pipelineStages}};
     if (i + 1 >= argc || (!text.count(arg) && !numbers.count(arg))) {
       error = text.count(arg) || numbers.count(arg)
                   ? "flag '" + arg + "' needs a value"
@@ -181,23 +178,23 @@ bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
                                      "stochastic";
     return false;
   }
-  if (o.invariant && !o.chunkedChoiceGiven.empty()) {
+  if (o.variant.invariant && !o.chunkedChoiceGiven.empty()) {
     error =
         "--invariant runs the serial GPU kernel only: " + o.chunkedChoiceGiven +
         " (a chunked kernel's choice) does not apply";
     return false;
   }
   // The same ranges as the compiler's (one table, SettingRanges.h).
-  error = mlir::ssd::whyOutOfRange("", "--chunk-size",
-                                   mlir::ssd::kGPUChunkSizeRange, o.chunkSize);
+  error = mlir::ssd::whyOutOfRange(
+      "", "--chunk-size", mlir::ssd::kGPUChunkSizeRange, o.variant.chunkSize);
   if (error.empty())
     error = mlir::ssd::whyOutOfRange("", "--heads-per-block",
                                      mlir::ssd::kHeadsPerBlockRange,
-                                     o.headsPerBlock);
+                                     o.variant.headsPerBlock);
   if (error.empty())
     error = mlir::ssd::whyOutOfRange("", "--pipeline-stages",
                                      mlir::ssd::kPipelineStagesRange,
-                                     o.pipelineStages);
+                                     o.variant.pipelineStages);
   return error.empty();
 }
 
@@ -233,8 +230,7 @@ bool poolOptions(const Options &o, ssd::PoolDType &poolDType,
 }
 
 std::string variantKey(const ssd::ScanProblem &p, const Options &o) {
-  return ssd::variantKey(p, o.form, o.chunkSize, o.headsPerBlock,
-                         o.pipelineStages, o.invariant, o.cbInBlock);
+  return ssd::variantKey(p, o.variant);
 }
 
 const Variant *findVariant(const ssd::ScanProblem &p, const Options &o,
@@ -353,7 +349,7 @@ int bench(const Options &o, ssd::ModelDType dtype) {
     }
     double bytes = ssd::minimumBytesMoved(p);
     if (o.bench == "prefill") {
-      double flops = ssd::chunkedFlops(p, o.chunkSize);
+      double flops = ssd::chunkedFlops(p, o.variant.chunkSize);
       double roofline = std::max(flops / peakFlops, bytes / copyBW);
       std::printf("%8lld %6lld %10.3f %12.2f %9.1f %8.1f%%\n", (long long)p.T,
                   (long long)p.batch, best * 1e3, p.T / best / 1e6,
@@ -514,8 +510,8 @@ int runOne(const Options &o) {
   ssd::ModelDType dtype;
   mlir::ssd::FormChoice form;
   if (!ssd::parseModelDTypeFlag("--dtype", o.dtype, dtype, error) ||
-      !mlir::ssd::parseEnumFlag(mlir::ssd::kFormChoiceNames, "--form", o.form,
-                                form, error))
+      !mlir::ssd::parseEnumFlag(mlir::ssd::kFormChoiceNames, "--form",
+                                o.variant.form, form, error))
     return fail(error);
   if (!o.bench.empty())
     return bench(o, dtype);
@@ -529,14 +525,15 @@ int runOne(const Options &o) {
   if (target != "reference" && target != linked)
     return fail("--target " + target + ": this executable runs on " + linked +
                 " (linked with " + ssd::aot::deviceLibrary() + ")");
-  const bool defaultHeads = o.headsPerBlock == mlir::ssd::kDefaultHeadsPerBlock;
+  const bool defaultHeads =
+      o.variant.headsPerBlock == mlir::ssd::kDefaultHeadsPerBlock;
   const bool defaultStages =
-      o.pipelineStages == mlir::ssd::kDefaultPipelineStages;
+      o.variant.pipelineStages == mlir::ssd::kDefaultPipelineStages;
   if (target == "reference" && !defaultHeads)
     return fail("--heads-per-block needs --target cuda or gpu-emu");
   if (target == "reference" && !defaultStages)
     return fail("--pipeline-stages needs --target cuda or gpu-emu");
-  if (target == "reference" && o.cbInBlock)
+  if (target == "reference" && o.variant.cbInBlock)
     return fail("--cb-in-block needs --target cuda or gpu-emu");
 
   ssd::PoolDType poolDType;
@@ -575,16 +572,18 @@ int runOne(const Options &o) {
     return fail(error);
   std::string chunkedChoices;
   if (!defaultHeads)
-    chunkedChoices += " heads_per_block=" + std::to_string(o.headsPerBlock);
+    chunkedChoices +=
+        " heads_per_block=" + std::to_string(o.variant.headsPerBlock);
   if (!defaultStages)
-    chunkedChoices += " pipeline_stages=" + std::to_string(o.pipelineStages);
-  if (o.cbInBlock)
+    chunkedChoices +=
+        " pipeline_stages=" + std::to_string(o.variant.pipelineStages);
+  if (o.variant.cbInBlock)
     chunkedChoices += " cb_in_block";
   std::printf(
       "ssd-aot-run: %s form=%s%s%s dtype=%s%s T=%lld batch=%lld%s time=%.3f "
       "ms\n",
-      target.c_str(), o.form.c_str(), chunkedChoices.c_str(),
-      o.invariant ? " invariant" : "", ssd::toString(dtype),
+      target.c_str(), o.variant.form.c_str(), chunkedChoices.c_str(),
+      o.variant.invariant ? " invariant" : "", ssd::toString(dtype),
       poolDType == ssd::PoolDType::F32
           ? ""
           : (std::string(" pool=") + ssd::toString(poolDType) +

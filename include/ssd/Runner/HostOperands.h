@@ -12,6 +12,7 @@
 #define SSD_RUNNER_HOSTOPERANDS_H
 
 #include "ssd/Runner/Problem.h"
+#include "ssd/Transforms/FormSelection.h"
 #include "ssd/Transforms/GPUChip.h"
 
 #include <cstdint>
@@ -49,19 +50,30 @@ stridedDescriptors(const std::vector<std::vector<int64_t>> &shapes,
 /// function fits.
 std::string signatureKey(const ScanProblem &problem);
 
+/// The kernel choices an ahead-of-time compiled variant is built with,
+/// besides its signature. Named fields rather than positional arguments:
+/// two integers and two flags in a row are easy to swap at a call site.
+struct VariantChoices {
+  /// The form asked for: "auto", "serial" or "chunked".
+  std::string form = "auto";
+  int64_t chunkSize = mlir::ssd::kChunkSizeDefault;
+  /// The chunked kernels' bound on the heads a block serves.
+  int64_t headsPerBlock = mlir::ssd::kDefaultHeadsPerBlock;
+  /// The chunked kernels' bound on their operand ring's stages.
+  int64_t pipelineStages = mlir::ssd::kDefaultPipelineStages;
+  /// C·Bᵀ computed in the chunk kernel's state blocks.
+  bool cbInBlock = false;
+  /// The op marked invariant (one token-serial kernel).
+  bool invariant = false;
+};
+
 /// The key under which an ahead-of-time compiled variant registers (and the
-/// AOT runner looks it up): the signature, the form asked for ("auto",
-/// "serial" or "chunked"), the chunk size and, when the chunked kernels were
-/// given another bound on the heads a block serves (heads-per-block) or on
-/// their pipeline stages (pipeline-stages), those too, " cb_in_block" where
-/// they compute C·Bᵀ in the state blocks (cb-in-block), and " invariant"
-/// for an invariant op.
-std::string
-variantKey(const ScanProblem &problem, const std::string &form,
-           int64_t chunkSize,
-           int64_t headsPerBlock = mlir::ssd::kDefaultHeadsPerBlock,
-           int64_t pipelineStages = mlir::ssd::kDefaultPipelineStages,
-           bool invariant = false, bool cbInBlock = false);
+/// AOT runner looks it up): the signature, the form, the chunk size and,
+/// when the chunked kernels were given another bound on the heads a block
+/// serves or on their pipeline stages, those too, " cb_in_block" where they
+/// compute C·Bᵀ in the state blocks, and " invariant" for an invariant op.
+std::string variantKey(const ScanProblem &problem,
+                       const VariantChoices &choices);
 
 /// Bytes the CPU loops of ssd-lower-to-loops allocate on the heap for one
 /// call on `p` (as a double: the product can exceed 64 bits for absurd
