@@ -559,7 +559,7 @@ def print_needs(label, kernels, resources, chain, tokens, target):
     factor its design terms must all fall by, at the kernels' own
     occupancy and with every kernel at WARPS_TO_OVERLAP warps per SM (all
     terms hidden under the binding one), and whether any one term alone
-    could get there."""
+    could get there at the kernels' own occupancy."""
     budget = tokens / target
     now = call_model(kernels, resources, chain=chain)[1]
     floor = call_model(kernels, resources, chain=chain,
@@ -588,6 +588,8 @@ def print_needs(label, kernels, resources, chain, tokens, target):
             print("  %s: l2, shared and issue each x%.3f (%s us summed over "
                   "the kernels)" % (where, factor, summed(factor)))
     for term in DESIGN_TERMS:
+        if not any(kernel_terms(k, resources)[0][term] for k in kernels):
+            continue  # nothing of it to take away
         factor = needed_scale(kernels, resources, chain, budget, (term,))
         if factor is None:
             print("  %s alone: not enough (%.2f us with it at zero)"
@@ -859,7 +861,7 @@ def main():
                     help="also print what each modelled call needs to run "
                     "this many Mtokens/s: the factor its l2, shared and "
                     "issue terms must fall by, and whether one alone "
-                    "suffices")
+                    "suffices (default 0: not printed)")
     ap.add_argument("--floor", action="store_true",
                     help="print the model's floor per heads per block and "
                     "warps per SM (no runs): the prefill shapes, or the one "
@@ -907,7 +909,7 @@ def main():
                     lists["chunks_in_a_row"], lists["warps_per_sm"],
                     args.target)
         return
-    if args.need < 0:
+    if not args.need >= 0:  # negative or NaN; 0, the default, is off
         sys.exit("gpu-model: --need needs a positive Mtokens/s")
     ptxas = find_ptxas(args.ptxas)
 
