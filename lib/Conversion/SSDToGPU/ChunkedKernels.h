@@ -514,6 +514,18 @@ private:
                  std::pair<Value, Value> ref);
   Value readByItsWarps(ImplicitLocOpBuilder &b, const OutputTile &ot,
                        const WPieces &w, Value r, Value j0);
+  /// The decay mask's arithmetic, one definition for the pieces' builder
+  /// and the in-block one (cb_in_block), so that both give W the same bits
+  /// (docs/gpu.md, "The decay mask, factored"). Whether the k-step from j0
+  /// lies wholly below the warp's first row (the factored form's steps):
+  Value wStepBelowWarp(ImplicitLocOpBuilder &b, Value i0, Value warpRow,
+                       Value j0);
+  /// K_j d_j = exp(cum_ref - cum_j) d_j, a column's factor there:
+  Value wColumnFactor(ImplicitLocOpBuilder &b, std::pair<Value, Value> ref,
+                      Value hiJ, Value loJ, Value dJ);
+  /// G exp(cum_i - cum_j) d_j, the exact element (before the causal test):
+  Value wExactElement(ImplicitLocOpBuilder &b, Value g, Value hiI, Value loI,
+                      Value hiJ, Value loJ, Value dJ);
   SmallVector<Value> columnValues(ImplicitLocOpBuilder &b, const OutputTile &ot,
                                   const WPieces &w, Value jb, int64_t h);
   SmallVector<Value> fetchWPieces(ImplicitLocOpBuilder &b, const OutputTile &ot,

@@ -459,6 +459,23 @@ SmallVector<Value> OutputTileBuilder::fetchWPieces(ImplicitLocOpBuilder &b,
   return values;
 }
 
+Value OutputTileBuilder::wStepBelowWarp(ImplicitLocOpBuilder &b, Value i0,
+                                        Value warpRow, Value j0) {
+  return ule(b, add(b, j0, idx(b, kStep)), add(b, i0, warpRow));
+}
+
+Value OutputTileBuilder::wColumnFactor(ImplicitLocOpBuilder &b,
+                                       std::pair<Value, Value> ref, Value hiJ,
+                                       Value loJ, Value dJ) {
+  return fmul(b, decayBetween(b, ref.first, ref.second, hiJ, loJ), dJ);
+}
+
+Value OutputTileBuilder::wExactElement(ImplicitLocOpBuilder &b, Value g,
+                                       Value hiI, Value loI, Value hiJ,
+                                       Value loJ, Value dJ) {
+  return fmul(b, fmul(b, g, decayBetween(b, hiI, loI, hiJ, loJ)), dJ);
+}
+
 /// The step's W pieces of head h (columns from jb = j0 + the thread's
 /// column) from the thread's C Bᵀ `pieces`: W[i, j] =
 /// G[i, j] exp(cum_i - cum_j) d_j for j <= i, else 0, stored to the stage.
@@ -510,10 +527,8 @@ void OutputTileBuilder::storeWPieces(ImplicitLocOpBuilder &b,
         w.refCum.empty() ? refCum(b, ot, w, h) : w.refCum[h];
     SmallVector<Value> kd;
     for (int64_t q = 0; q < kWCols; ++q)
-      kd.push_back(fmul(b,
-                        decayBetween(b, ref.first, ref.second,
-                                     at(b, column[0], q), at(b, column[1], q)),
-                        at(b, column[2], q)));
+      kd.push_back(wColumnFactor(b, ref, at(b, column[0], q),
+                                 at(b, column[1], q), at(b, column[2], q)));
     Value columnFactor = vector::FromElementsOp::create(b, f32xW, kd);
     for (size_t m = 0; m < w.rows.size(); ++m) {
       Value r = add(b, w.row, w.rows[m]);
@@ -543,11 +558,8 @@ void OutputTileBuilder::storeWPieces(ImplicitLocOpBuilder &b,
           Value valid = arith::CmpIOp::create(b, arith::CmpIPredicate::slt,
                                               idx(b, q), kept);
           Value weight =
-              fmul(b,
-                   fmul(b, at(b, g, q),
-                        decayBetween(b, hiI, loI, at(b, column[0], q),
-                                     at(b, column[1], q))),
-                   at(b, column[2], q));
+              wExactElement(b, at(b, g, q), hiI, loI, at(b, column[0], q),
+                            at(b, column[1], q), at(b, column[2], q));
           weights.push_back(select(b, valid, weight, f32(b, 0.0)));
         }
         return vector::FromElementsOp::create(b, f32xW, weights).getResult();
@@ -555,7 +567,7 @@ void OutputTileBuilder::storeWPieces(ImplicitLocOpBuilder &b,
     }
     return {};
   };
-  Value below = ule(b, add(b, j0, idx(b, kStep)), add(b, ot.i0, w.warpRow));
+  Value below = wStepBelowWarp(b, ot.i0, w.warpRow, j0);
   e.ifElseValues(b, below, TypeRange{}, factored, exact);
 }
 
@@ -790,7 +802,7 @@ void OutputTileBuilder::addIntraChunkTermInBlock(ImplicitLocOpBuilder &b,
   // W from G (the chain's m64n32 accumulators), to the W tile.
   auto storeW = [&](ImplicitLocOpBuilder &b, ValueRange g, Value j0) {
     SwizzledTile wTile = ws.high;
-    Value below = ule(b, add(b, j0, idx(b, kStep)), add(b, i0, w.warpRow));
+    Value below = wStepBelowWarp(b, i0, w.warpRow, j0);
     for (int64_t ni = 0; ni < kStep / 8; ++ni) {
       Value col = add(b, lane.pair, 8 * ni);
       Value j = add(b, j0, col);
@@ -816,10 +828,8 @@ void OutputTileBuilder::addIntraChunkTermInBlock(ImplicitLocOpBuilder &b,
         SmallVector<Value> v(4);
         for (int64_t q = 0; q < 2; ++q) {
           Value columnFactor =
-              fmul(b,
-                   decayBetween(b, ref.first, ref.second, element(b, cumHiJ, q),
-                                element(b, cumLoJ, q)),
-                   element(b, dJ, q));
+              wColumnFactor(b, ref, element(b, cumHiJ, q),
+                            element(b, cumLoJ, q), element(b, dJ, q));
           for (int64_t half = 0; half < 2; ++half)
             v[2 * half + q] =
                 fmul(b, fmul(b, element(b, gPair[half], q), rowScaleOf[half]),
@@ -834,12 +844,9 @@ void OutputTileBuilder::addIntraChunkTermInBlock(ImplicitLocOpBuilder &b,
           auto [hiI, loI] = rowCum(b, ot, w, rowOf[half], 0);
           Value inChunk = ult(b, i, c.len);
           for (int64_t q = 0; q < 2; ++q) {
-            Value weight =
-                fmul(b,
-                     fmul(b, element(b, gPair[half], q),
-                          decayBetween(b, hiI, loI, element(b, cumHiJ, q),
-                                       element(b, cumLoJ, q))),
-                     element(b, dJ, q));
+            Value weight = wExactElement(
+                b, element(b, gPair[half], q), hiI, loI, element(b, cumHiJ, q),
+                element(b, cumLoJ, q), element(b, dJ, q));
             v[2 * half + q] =
                 select(b, both(b, inChunk, ule(b, add(b, j, q), i)), weight,
                        f32(b, 0.0));
